@@ -1,0 +1,266 @@
+/* Critical-path piggyback of the MPI adapter (pop-metrics.md §1, §4; OTF-CPT style).
+ *
+ * Every location carries Lamport clocks {cue, com, coo} (pm_cp_global). A completed message makes
+ * the receiver merge the sender's clocks as of the send; a collective merges the maximum over the
+ * communicator. The clocks travel in separate small messages on a *shadow communicator*: a private
+ * communicator with the same group and ranks as the user communicator (MPI_Comm_split(comm, 0,
+ * rank) -- not MPI_Comm_dup, which would run the application's attribute copy callbacks), created
+ * collectively right after the user communicator is created and attached to it with an attribute
+ * (its delete callback releases the shadow when the user frees the communicator).
+ *
+ * Protocol (see README.md for the argument why it cannot deadlock nor change results):
+ *  - sender, BEFORE posting the data message (any mode: standard, buffered, synchronous, ready,
+ *    blocking or not, persistent at MPI_Start): PMPI_Isend of 3 uint64 to the same destination
+ *    with the same tag on the shadow. Non-blocking, so the sender never waits for the receiver;
+ *    the 24-byte buffer lives in a per-thread pool of slots that are recycled once PMPI_Test says
+ *    the send completed (the pool grows when many clock messages are in flight).
+ *  - receiver, when a receive completes (MPI_Recv, Sendrecv*, Mrecv, or Wait/Test of a tracked
+ *    receive request): receives the clock message from status.MPI_SOURCE with status.MPI_TAG on the
+ *    shadow (wildcards are resolved by the status) and merges it after pm_call_exit. Skipped for
+ *    MPI_PROC_NULL, cancelled receives and empty statuses. Improbe + Mrecv, so two threads
+ *    receiving from the same (source, tag) never steal each other's clock between probe and receive.
+ *  - blocking collectives: PMPI_Allreduce(MAX) of the clocks on the shadow after the collective.
+ * The protocol runs whenever PM_MPI_CP is set, also for threads without a location (zero clocks),
+ * so both sides of every message always agree on whether a clock message exists. */
+#include "mpi_adapter.h"
+#include "pm_lifecycle.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PM_CP_CHUNK 64
+#define PM_CP_TIMEOUT_NS (10ull * 1000000000ull)
+
+static int keyval = MPI_KEYVAL_INVALID;
+static pm_mpi_shadow *sh_world;
+static int recv_disabled;            /* set after a clock message did not arrive in time */
+static uint64_t lost_clocks;
+
+/* ------------------------------------------------------------------------- shadow communicators */
+static int MPIAPI_delete_cb(MPI_Comm comm, int kv, void *attr, void *extra) {
+  (void)comm; (void)kv; (void)extra;
+  pm_mpi_shadow *sh = attr;
+  if (sh == sh_world) sh_world = NULL;
+  pm_mpi_shadow_unref(sh);
+  return MPI_SUCCESS;
+}
+
+pm_mpi_shadow *pm_mpi_shadow_get(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD) return sh_world;
+  if (keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL) return NULL;
+  void *v = NULL;
+  int flag = 0;
+  if (PMPI_Comm_get_attr(comm, keyval, &v, &flag) != MPI_SUCCESS || !flag) return NULL;
+  return v;
+}
+
+pm_mpi_shadow *pm_mpi_shadow_ref(MPI_Comm comm) {
+  pm_mpi_shadow *sh = pm_mpi_shadow_get(comm);
+  if (sh) __atomic_add_fetch(&sh->refs, 1, __ATOMIC_RELAXED);
+  return sh;
+}
+
+void pm_mpi_shadow_unref(pm_mpi_shadow *sh) {
+  if (!sh) return;
+  if (__atomic_sub_fetch(&sh->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+  int fin = 1;
+  if (PMPI_Finalized(&fin) == MPI_SUCCESS && !fin && sh->comm != MPI_COMM_NULL) PMPI_Comm_free(&sh->comm);
+  free(sh);
+}
+
+static pm_mpi_shadow *shadow_new(MPI_Comm base, int use_dup) {
+  MPI_Comm c = MPI_COMM_NULL;
+  int rc;
+  if (use_dup) {
+    rc = PMPI_Comm_dup(base, &c);
+  } else {
+    int r = 0;
+    PMPI_Comm_rank(base, &r);
+    rc = PMPI_Comm_split(base, 0, r, &c);
+  }
+  if (rc != MPI_SUCCESS || c == MPI_COMM_NULL) return NULL;
+  PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);   /* a failing clock message never aborts */
+  pm_mpi_shadow *sh = malloc(sizeof *sh);
+  if (!sh) { PMPI_Comm_free(&c); return NULL; }
+  sh->comm = c;
+  sh->refs = 1;
+  if (PMPI_Comm_set_attr(base, keyval, sh) != MPI_SUCCESS) { PMPI_Comm_free(&sh->comm); free(sh); return NULL; }
+  return sh;
+}
+
+void pm_mpi_cp_newcomm(MPI_Comm newcomm) {
+  if (!(pm_mpi_flags & PM_MPI_CP) || newcomm == MPI_COMM_NULL) return;
+  if (!shadow_new(newcomm, 0))
+    pm_warn("could not create the critical-path shadow of a new communicator; its messages carry no clocks");
+}
+
+/* --------------------------------------------------------------------------- clock send pool */
+typedef struct {
+  MPI_Request req;
+  uint64_t clk[3];
+} cslot;
+
+typedef struct cpool {
+  struct cpool *next;
+  cslot **chunks;
+  int nchunks, head;
+} cpool;
+
+static __thread cpool *tl_pool;
+static cpool *all_pools;
+static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int pool_grow(cpool *p) {
+  cslot **nc = realloc(p->chunks, (size_t)(p->nchunks + 1) * sizeof *nc);
+  if (!nc) return -1;
+  p->chunks = nc;
+  cslot *c = malloc(PM_CP_CHUNK * sizeof *c);
+  if (!c) return -1;
+  for (int i = 0; i < PM_CP_CHUNK; i++) c[i].req = MPI_REQUEST_NULL;
+  p->chunks[p->nchunks] = c;
+  p->head = p->nchunks * PM_CP_CHUNK;
+  p->nchunks++;
+  return 0;
+}
+
+static cpool *pool_self(void) {
+  cpool *p = tl_pool;
+  if (PM_LIKELY(p != NULL)) return p;
+  p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  if (pool_grow(p) != 0) { free(p->chunks); free(p); return NULL; }
+  pthread_mutex_lock(&pools_lock);
+  p->next = all_pools;
+  all_pools = p;
+  pthread_mutex_unlock(&pools_lock);
+  tl_pool = p;
+  return p;
+}
+
+static inline cslot *pool_at(cpool *p, int i) { return &p->chunks[i / PM_CP_CHUNK][i % PM_CP_CHUNK]; }
+
+/* A free slot: the oldest ones are tried first (clock sends are eager and complete quickly). */
+static cslot *slot_get(cpool *p) {
+  int n = p->nchunks * PM_CP_CHUNK;
+  for (int tries = 0; tries < 2; tries++) {
+    cslot *s = pool_at(p, p->head);
+    p->head = (p->head + 1) % n;
+    if (s->req == MPI_REQUEST_NULL) return s;
+    int flag = 0;
+    if (PMPI_Test(&s->req, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag) return s;
+  }
+  if (pool_grow(p) == 0) {
+    cslot *s = pool_at(p, p->head);
+    p->head = (p->head + 1) % (p->nchunks * PM_CP_CHUNK);
+    return s;
+  }
+  return NULL;
+}
+
+void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int tag) {
+  if (!sh || peer < 0) return;      /* MPI_PROC_NULL (and invalid ranks) carry no message */
+  cpool *p = pool_self();
+  cslot *s = p ? slot_get(p) : NULL;
+  if (!s) {
+    /* Out of memory: a clock message must still be sent (the receiver waits for it). */
+    static uint64_t zero[3];
+    uint64_t *buf = malloc(sizeof zero);
+    MPI_Request r;
+    if (X->L) { pm_cp_clock c = pm_cp_global(X->L); if (buf) { buf[0] = c.cue; buf[1] = c.com; buf[2] = c.coo; } }
+    else if (buf) memset(buf, 0, sizeof zero);
+    if (PMPI_Isend(buf ? buf : zero, 3, MPI_UINT64_T, peer, tag, sh->comm, &r) == MPI_SUCCESS) PMPI_Request_free(&r);
+    return;   /* 'buf' is leaked on purpose: it may be in flight */
+  }
+  if (X->L) {
+    pm_cp_clock c = pm_cp_global(X->L);
+    s->clk[0] = c.cue; s->clk[1] = c.com; s->clk[2] = c.coo;
+  } else {
+    s->clk[0] = s->clk[1] = s->clk[2] = 0;
+  }
+  if (PMPI_Isend(s->clk, 3, MPI_UINT64_T, peer, tag, sh->comm, &s->req) != MPI_SUCCESS) s->req = MPI_REQUEST_NULL;
+}
+
+void pm_mpi_cp_recv_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st) {
+  if (!sh || !st || recv_disabled) return;
+  int src = st->MPI_SOURCE, tag = st->MPI_TAG;
+  if (src < 0 || tag < 0) return;    /* MPI_PROC_NULL, or an empty status (inactive request) */
+  MPI_Message m = MPI_MESSAGE_NULL;
+  MPI_Status s2;
+  int flag = 0;
+  if (PMPI_Improbe(src, tag, sh->comm, &flag, &m, &s2) != MPI_SUCCESS) return;
+  if (!flag) {
+    /* The clock was posted before the data, so it is normally here already; wait for it, but never
+     * forever (a sender outside popmeter's wrappers would otherwise hang the application). */
+    uint64_t t0 = pm_clock_now();
+    for (unsigned i = 1; !flag; i++) {
+      if (PMPI_Improbe(src, tag, sh->comm, &flag, &m, &s2) != MPI_SUCCESS) return;
+      if (!flag && (i & 255) == 0 && pm_clock_now() - t0 > PM_CP_TIMEOUT_NS) {
+        __atomic_add_fetch(&lost_clocks, 1, __ATOMIC_RELAXED);
+        if (!__atomic_exchange_n(&recv_disabled, 1, __ATOMIC_RELAXED))
+          pm_warn("critical path: the clock of a message from rank %d (tag %d) did not arrive within 10 s "
+                  "(was it sent by code outside popmeter's MPI wrappers?); this rank stops receiving "
+                  "clocks, critical-path metrics are unreliable", src, tag);
+        return;
+      }
+    }
+  }
+  uint64_t buf[3];
+  if (PMPI_Mrecv(buf, 3, MPI_UINT64_T, &m, MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
+  pm_mpi_ctx_merge_in(X, (pm_cp_clock){buf[0], buf[1], buf[2]});
+}
+
+void pm_mpi_cp_coll(pm_mpi_ctx *X, MPI_Comm comm) {
+  pm_mpi_shadow *sh = pm_mpi_shadow_get(comm);
+  if (!sh) return;
+  uint64_t in[3] = {0, 0, 0}, out[3];
+  if (X->L) { pm_cp_clock c = pm_cp_global(X->L); in[0] = c.cue; in[1] = c.com; in[2] = c.coo; }
+  if (PMPI_Allreduce(in, out, 3, MPI_UINT64_T, MPI_MAX, sh->comm) != MPI_SUCCESS) return;
+  pm_mpi_ctx_merge_in(X, (pm_cp_clock){out[0], out[1], out[2]});
+}
+
+uint64_t pm_mpi_cp_lost_clocks(void) { return __atomic_load_n(&lost_clocks, __ATOMIC_RELAXED); }
+
+/* --------------------------------------------------------------------------------- lifecycle */
+int pm_mpi_cp_setup(MPI_Comm tool_comm) {
+  int want = pm_config_get()->i[PM_CFG_CRITICAL_PATH] ? 1 : 0, all = 0;
+  /* Every rank must agree, or a receiver would wait for clocks that are never sent. */
+  if (PMPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, tool_comm) != MPI_SUCCESS) all = 0;
+  if (!all) return 0;
+  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPIAPI_delete_cb, &keyval, NULL) != MPI_SUCCESS) {
+    keyval = MPI_KEYVAL_INVALID;
+    return 0;
+  }
+  sh_world = shadow_new(MPI_COMM_WORLD, 1);
+  pm_mpi_shadow *self = shadow_new(MPI_COMM_SELF, 1);
+  int ok = (sh_world != NULL && self != NULL), allok = 0;
+  if (PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, tool_comm) != MPI_SUCCESS) allok = 0;
+  if (!allok) {
+    if (sh_world) PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
+    if (self) PMPI_Comm_delete_attr(MPI_COMM_SELF, keyval);
+    PMPI_Comm_free_keyval(&keyval);
+    keyval = MPI_KEYVAL_INVALID;
+    sh_world = NULL;
+    pm_warn("critical path: could not create the shadow communicators; no clocks along MPI messages");
+    return 0;
+  }
+  recv_disabled = 0;
+  return 1;
+}
+
+void pm_mpi_cp_shutdown(void) {
+  /* Clock sends still in flight (receives the application never completed): release them so that
+   * MPI_Finalize does not wait for them. Other threads are out of MPI by now (MPI's rule). */
+  pthread_mutex_lock(&pools_lock);
+  for (cpool *p = all_pools; p; p = p->next) {
+    for (int i = 0; i < p->nchunks * PM_CP_CHUNK; i++) {
+      cslot *s = pool_at(p, i);
+      if (s->req == MPI_REQUEST_NULL) continue;
+      int flag = 0;
+      if (PMPI_Test(&s->req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || !flag) {
+        if (s->req != MPI_REQUEST_NULL) PMPI_Request_free(&s->req);
+      }
+      s->req = MPI_REQUEST_NULL;
+    }
+  }
+  pthread_mutex_unlock(&pools_lock);
+}

@@ -1,0 +1,85 @@
+/* StarPU adapter of popmeter: internal interface shared by its files.
+ *   sp_real.c       resolution of StarPU functions (interposed: RTLD_NEXT; called: RTLD_DEFAULT)
+ *   sp_lifecycle.c  starpu_initialize / starpu_shutdown, scheduler hooks, worker classification
+ *   sp_task.c       task submission, ready / pop prologues, start / end of task bodies
+ *   sp_sync.c       waits, data acquire / release, explicit and tag dependencies, handle lifetime
+ *   sp_mpi.c        StarPU-MPI: per-handle sends and receives (peer, bytes, post / complete)
+ *   sp_mpi_clock.c  critical-path clocks across processes for StarPU-MPI transfers (side channel)
+ * See README.md in this folder for the hook points and the clock protocol.
+ *
+ * Preload hygiene (hooks.md): libpopmeter has no hard reference to a StarPU symbol. The functions
+ * StarPU's own libraries call through the PLT are interposed by defining them here and calling the
+ * next definition (dlsym RTLD_NEXT, resolved lazily); StarPU functions we merely call are looked up
+ * with dlsym(RTLD_DEFAULT) once StarPU is initialised. Struct layouts come from the headers. */
+#ifndef SP_ADAPTER_H
+#define SP_ADAPTER_H
+#include <starpu.h>
+#include "pm_core.h"
+#include "pm_taskgraph.h"
+#include "pm_task_stats.h"
+
+#define SP_EXPORT __attribute__((visibility("default")))
+
+/* --------------------------------------------------------------------------- StarPU functions */
+typedef struct {
+  struct starpu_task *(*task_get_current)(void);
+  int (*worker_get_id)(void);
+  enum starpu_worker_archtype (*worker_get_type)(int id);
+  void (*worker_get_name)(int id, char *dst, size_t maxlen);
+  unsigned (*worker_get_memory_node)(unsigned workerid);
+  size_t (*data_get_size)(starpu_data_handle_t h);
+  unsigned (*data_get_sequential_consistency_flag)(starpu_data_handle_t h);
+  struct starpu_sched_policy *(*sched_ctx_get_sched_policy)(unsigned ctx);
+  unsigned (*sched_ctx_get_context)(void);
+  enum starpu_node_kind (*node_get_kind)(unsigned node);
+  int (*data_get_nb_children)(starpu_data_handle_t h);
+  starpu_data_handle_t (*data_get_child)(starpu_data_handle_t h, unsigned i);
+  void (*get_version)(int *major, int *minor, int *release);
+} sp_fns;
+PM_HIDDEN extern sp_fns sp_fn;
+PM_HIDDEN int sp_resolve(void);               /* fills sp_fn; 0 when everything needed was found */
+PM_HIDDEN void *sp_next(const char *name);    /* next definition of an interposed function */
+#define SP_REAL(var, name) do { if (PM_UNLIKELY(!(var))) (var) = sp_next(#name); } while (0)
+
+/* ---------------------------------------------------------------------------- adapter state */
+PM_HIDDEN extern int sp_on;                   /* StarPU initialised and hooks installed */
+PM_HIDDEN extern uint64_t sp_t_init;          /* start of the first starpu_initialize */
+enum { SP_R_INIT, SP_R_SHUTDOWN, SP_R_SUBMIT, SP_R_WAIT, SP_R_ACQUIRE, SP_R_MPI, SP_R_COUNT };
+PM_HIDDEN extern pm_region_id sp_region[SP_R_COUNT];
+PM_HIDDEN void sp_regions_init(void);       /* registers sp_region[] once (after activation) */
+PM_HIDDEN void sp_patch_ctx(unsigned ctx);    /* installs the exec hooks on a context's policy */
+
+/* Per thread (allocated on first use; the TLS slot holds only a pointer). */
+enum { SP_THREAD_UNKNOWN = 0, SP_THREAD_APP, SP_THREAD_WORKER, SP_THREAD_PROGRESS };
+typedef struct {
+  int kind;
+  int workerid, wtype, memnode;    /* workers: wtype 0 CPU, 1 accelerator */
+  int running;                     /* task bodies in progress (asynchronous OpenCL may overlap) */
+  pm_ts_thread *stats;
+  pm_tg_thread th;                 /* the thread's DAG clock (application threads) */
+} sp_thread;
+PM_HIDDEN sp_thread *sp_self(void);
+/* First sight of a worker thread: role, name, backdated idle start (sp_lifecycle.c). */
+PM_HIDDEN void sp_classify_worker(sp_thread *T, pm_loc *L);
+
+/* ------------------------------------------------------------------------------------- tasks */
+PM_HIDDEN void sp_task_pre_exec(struct starpu_task *task);
+PM_HIDDEN void sp_task_post_exec(struct starpu_task *task);
+/* Record of a task (created on first sight: declare_deps may name a task before its submission). */
+PM_HIDDEN pm_tg_task *sp_task_record(struct starpu_task *task);
+PM_HIDDEN int sp_access_class(enum starpu_data_access_mode mode);
+/* Merges every task clock ended so far into the calling application thread (after a wait). */
+PM_HIDDEN void sp_thread_merge_all(pm_loc *L, sp_thread *T);
+/* The clock of the calling thread as a dependency source. */
+PM_HIDDEN void sp_thread_clock(pm_tg_clk *out, pm_loc *L, sp_thread *T);
+
+/* Thread named "MPI" (StarPU-MPI's progress thread) -> progress role; installed as the core's
+ * thread classifier, so it runs when the thread first appears (sp_lifecycle.c). */
+PM_HIDDEN void sp_classify_thread(pm_loc *L);
+
+/* ------------------------------------------------------------------------------------ StarPU-MPI */
+/* Data release (StarPU-MPI releases a received handle this way before running its callback):
+ * returns 1 when it completed a tracked receive of h. Weak: absent when built without MPI. */
+PM_HIDDEN int sp_mpi_on_release(starpu_data_handle_t h) __attribute__((weak));
+
+#endif

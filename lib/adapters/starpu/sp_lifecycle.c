@@ -1,0 +1,187 @@
+/* StarPU adapter: activation at starpu_initialize, the scheduler's exec hooks, the worker timeline.
+ *
+ * Exec hooks: after the real starpu_initialize, pre_exec_hook / post_exec_hook of the policy of
+ * each scheduling context are replaced by trampolines that chain the policy's own hooks (StarPU
+ * copies the policy per context, and passing a wrapped policy in the conf fails once STARPU_SCHED
+ * is set -- hooks.md). The global context is patched at init; other contexts when the first task
+ * is submitted to them (starpu_sched_ctx_create is variadic and cannot be forwarded).
+ * StarPU 1.3 runs the post-exec hook before releasing the task's dependencies, so a successor
+ * never starts before its predecessor's end was published (pm_taskgraph.h).
+ *
+ * Worker timeline: IDLE from StarPU's init (the worker exists from then on) and whenever the
+ * worker looks for a task (_starpu_get_worker_task, which both the CPU and the OpenCL drivers call
+ * through the PLT and in which a worker without work sleeps); RUNTIME from the pop of a task
+ * (pop prologue) to the start of its body (data fetch) and after the body (dependency release,
+ * callbacks); USEFUL during the body (pre_exec -> post_exec), under the codelet's region. */
+#define _GNU_SOURCE
+#include "sp_adapter.h"
+#include "pm_lifecycle.h"
+#include "pm_location.h"
+#include "pm_task_comm.h"
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sp_on;
+uint64_t sp_t_init;
+pm_region_id sp_region[SP_R_COUNT];
+
+/* ------------------------------------------------------------------------------- threads */
+static __thread sp_thread *tls_thread __attribute__((tls_model("initial-exec")));
+
+sp_thread *sp_self(void) {
+  sp_thread *T = tls_thread;
+  if (PM_LIKELY(T != NULL)) return T;
+  /* never freed: a thread's statistics are read at finalize, possibly after it exited */
+  T = calloc(1, sizeof *T);
+  if (T) T->workerid = -1;
+  tls_thread = T;
+  return T;
+}
+
+static const char *node_kind_name(enum starpu_node_kind k) {
+  switch (k) {
+    case STARPU_CPU_RAM: return "RAM";
+    case STARPU_CUDA_RAM: return "CUDA";
+    case STARPU_OPENCL_RAM: return "OpenCL";
+    case STARPU_DISK_RAM: return "disk";
+    default: return "other";
+  }
+}
+
+void sp_classify_worker(sp_thread *T, pm_loc *L) {
+  int id = sp_fn.worker_get_id ? sp_fn.worker_get_id() : -1;
+  if (id < 0) return;                            /* not a StarPU worker after all */
+  T->kind = SP_THREAD_WORKER;
+  T->workerid = id;
+  T->wtype = sp_fn.worker_get_type(id) == STARPU_CPU_WORKER ? 0 : 1;
+  char name[48] = "";
+  sp_fn.worker_get_name(id, name, sizeof name);
+  pm_loc_set_role(L, T->wtype ? PM_ROLE_ACCEL_WORKER : PM_ROLE_WORKER, name[0] ? name : NULL);
+  /* the worker existed (idle) since StarPU's initialisation began */
+  pm_loc_backdate(L, sp_t_init, PM_STATE_IDLE, pm_clock_now());
+  T->memnode = (int)sp_fn.worker_get_memory_node((unsigned)id);
+  if (sp_fn.node_get_kind) pm_tc_node_kind(T->memnode, node_kind_name(sp_fn.node_get_kind((unsigned)T->memnode)));
+  T->stats = pm_ts_self(T->wtype, (int)pm_loc_id(L));
+}
+
+void sp_classify_thread(pm_loc *L) {
+  char name[16] = "";
+  if (pthread_getname_np(pthread_self(), name, sizeof name) != 0 || strcmp(name, "MPI") != 0) return;
+  sp_thread *T = sp_self();
+  if (T) T->kind = SP_THREAD_PROGRESS;
+  pm_loc_set_role(L, PM_ROLE_PROGRESS, "StarPU-MPI progress");
+  /* outside MPI calls the progress thread runs StarPU-MPI's own logic: runtime, never useful */
+  pm_state_set(L, PM_STATE_RUNTIME, pm_clock_now());
+}
+
+/* A worker looks for its next task: unless a body still runs (asynchronous OpenCL), it is idle. */
+SP_EXPORT struct starpu_task *_starpu_get_worker_task(void *worker, int workerid, unsigned memnode) {
+  static struct starpu_task *(*real)(void *, int, unsigned);
+  SP_REAL(real, _starpu_get_worker_task);
+  if (PM_LIKELY(sp_on)) {
+    pm_loc *L = pm_loc_self();
+    sp_thread *T = L ? sp_self() : NULL;
+    if (T) {
+      if (PM_UNLIKELY(T->kind != SP_THREAD_WORKER)) sp_classify_worker(T, L);
+      if (T->running == 0 && pm_state_get(L) != PM_STATE_IDLE && L->depth == 0)
+        pm_state_set(L, PM_STATE_IDLE, pm_clock_now());
+    }
+  }
+  return real ? real(worker, workerid, memnode) : NULL;
+}
+
+/* ---------------------------------------------------------------------------- exec hooks */
+typedef void (*exec_hook)(struct starpu_task *, unsigned);
+static struct { exec_hook pre, post; struct starpu_sched_policy *policy; } ctxs[STARPU_NMAX_SCHED_CTXS];
+static int patched[STARPU_NMAX_SCHED_CTXS];
+static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void pre_exec_trampoline(struct starpu_task *task, unsigned ctx) {
+  /* the policy's own hook first: our timestamp is then the closest to the body */
+  if (ctx < STARPU_NMAX_SCHED_CTXS && ctxs[ctx].pre) ctxs[ctx].pre(task, ctx);
+  sp_task_pre_exec(task);
+}
+static void post_exec_trampoline(struct starpu_task *task, unsigned ctx) {
+  sp_task_post_exec(task);
+  if (ctx < STARPU_NMAX_SCHED_CTXS && ctxs[ctx].post) ctxs[ctx].post(task, ctx);
+}
+
+void sp_patch_ctx(unsigned ctx) {
+  if (ctx >= STARPU_NMAX_SCHED_CTXS || __atomic_load_n(&patched[ctx], __ATOMIC_ACQUIRE)) return;
+  pthread_mutex_lock(&patch_lock);
+  struct starpu_sched_policy *p = patched[ctx] ? NULL : sp_fn.sched_ctx_get_sched_policy(ctx);
+  if (p) {
+    /* a policy we already patched (shared or re-initialised) keeps its recorded originals */
+    if (p->pre_exec_hook != pre_exec_trampoline) { ctxs[ctx].pre = p->pre_exec_hook; ctxs[ctx].post = p->post_exec_hook; }
+    ctxs[ctx].policy = p;
+    p->pre_exec_hook = pre_exec_trampoline;
+    p->post_exec_hook = post_exec_trampoline;
+    __atomic_store_n(&patched[ctx], 1, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&patch_lock);
+}
+
+static void unpatch_all(void) {
+  pthread_mutex_lock(&patch_lock);
+  memset(patched, 0, sizeof patched);
+  memset(ctxs, 0, sizeof ctxs);
+  pthread_mutex_unlock(&patch_lock);
+}
+
+/* --------------------------------------------------------------------------- init / shutdown */
+void sp_regions_init(void) {
+  static int done;
+  if (__atomic_load_n(&done, __ATOMIC_ACQUIRE)) return;
+  static const char *const names[SP_R_COUNT] = {
+    [SP_R_INIT] = "starpu_init", [SP_R_SHUTDOWN] = "starpu_shutdown", [SP_R_SUBMIT] = "starpu_task_submit",
+    [SP_R_WAIT] = "starpu_wait", [SP_R_ACQUIRE] = "starpu_data_acquire", [SP_R_MPI] = "starpu_mpi"};
+  for (int i = 0; i < SP_R_COUNT; i++)
+    sp_region[i] = pm_region_register(names[i], PM_PARADIGM_STARPU, i == SP_R_WAIT ? PM_ROLE_BARRIER : PM_ROLE_WRAPPER);
+  __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+}
+
+SP_EXPORT int starpu_initialize(struct starpu_conf *conf, int *argc, char ***argv) {
+  static int (*real)(struct starpu_conf *, int *, char ***);
+  SP_REAL(real, starpu_initialize);
+  if (!real) return -ENODEV;
+  if (!pm_core_activate()) return real(conf, argc, argv);
+  pm_loc *L = pm_enter_tool();
+  if (!L) return real(conf, argc, argv);
+  sp_regions_init();
+  uint64_t t0 = pm_clock_now();
+  if (!sp_t_init) sp_t_init = t0;
+  pm_loc_set_thread_classifier(sp_classify_thread);
+  sp_self()->kind = SP_THREAD_APP;
+  pm_call_enter(L, sp_region[SP_R_INIT], PM_STATE_RUNTIME, t0);
+  pm_leave_tool(L);
+  int rc = real(conf, argc, argv);
+  L = pm_enter_tool();
+  if (rc == 0) {
+    if (sp_resolve() == 0) {
+      sp_patch_ctx(0);
+      __atomic_store_n(&sp_on, 1, __ATOMIC_RELEASE);
+    } else {
+      pm_warn("StarPU adapter: this StarPU lacks functions popmeter needs; tasks are not measured");
+    }
+  }
+  if (L) { pm_call_exit(L, pm_clock_now()); pm_leave_tool(L); }
+  return rc;
+}
+
+SP_EXPORT void starpu_shutdown(void) {
+  static void (*real)(void);
+  SP_REAL(real, starpu_shutdown);
+  if (!real) return;
+  pm_loc *L = sp_on ? pm_enter_tool() : NULL;
+  if (L) { pm_call_enter(L, sp_region[SP_R_SHUTDOWN], PM_STATE_RUNTIME, pm_clock_now()); pm_leave_tool(L); }
+  real();
+  __atomic_store_n(&sp_on, 0, __ATOMIC_RELEASE);
+  unpatch_all();
+  if (L && (L = pm_enter_tool()) != NULL) {
+    pm_call_exit(L, pm_clock_now());
+    sp_thread_merge_all(L, sp_self());   /* shutdown waited for every task */
+    pm_leave_tool(L);
+  }
+}

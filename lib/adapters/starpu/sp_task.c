@@ -1,0 +1,246 @@
+/* StarPU adapter: tasks. Submission (starpu_task_submit, which starpu_task_insert and
+ * starpu_mpi_task_insert call through the PLT), ready and pop times (chained prologue callbacks),
+ * body start and end (exec hooks, sp_lifecycle.c), the end of body-less tasks (chained callback).
+ *
+ * Per task, popmeter keeps a record (pm_tg_task, from a slab) found from the task pointer; it is
+ * dropped when the task ends, because StarPU's task pointers are recycled (hooks.md). The task is
+ * read and changed only before the real submit returns control (a detached task may already be
+ * freed afterwards) and in its own hooks. What the application set stays observable: its prologue
+ * callbacks are called from ours with their own arguments, and the task's fields are restored when
+ * its body ends; popmeter never touches callback_arg nor the *_arg_free flags. */
+#define _GNU_SOURCE
+#include "sp_adapter.h"
+#include "pm_lifecycle.h"
+#include "pm_location.h"
+#include "pm_ptrmap.h"
+#include "pm_task_comm.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { U_PROLOGUE = 0, U_POP_PROLOGUE = 1, U_CALLBACK = 2 };   /* pm_tg_task.user[] slots */
+#define HAS_TAG_FLAG 0x10000u                                  /* pm_tg_task.flags: tag for statistics */
+
+/* ------------------------------------------------------------------------------- codelets */
+typedef struct { const char *name_ptr; uint32_t id; } codelet_entry;
+static pm_ptrmap codelet_cache;     /* struct starpu_codelet * -> codelet_entry */
+
+static uint32_t codelet_id(struct starpu_task *task) {
+  struct starpu_codelet *cl = task->cl;
+  codelet_entry *e = pm_ptrmap_get(&codelet_cache, cl);
+  /* a codelet struct freed and reused with another name at the same address is re-registered */
+  if (PM_LIKELY(e && e->name_ptr == cl->name)) return e->id;
+  const char *name = cl->name ? cl->name : cl->model && cl->model->symbol ? cl->model->symbol : task->name;
+  char buf[40];
+  if (!name) { snprintf(buf, sizeof buf, "codelet@%p", (void *)cl); name = buf; }
+  pm_region_id r = pm_region_register(name, PM_PARADIGM_STARPU, PM_ROLE_TASK);
+  uint32_t id = pm_ts_codelet(name, r);
+  codelet_entry *n = malloc(sizeof *n);      /* one per codelet: not a per-task allocation */
+  if (n) {
+    *n = (codelet_entry){cl->name, id};
+    pm_ptrmap_put(&codelet_cache, cl, n);    /* a replaced entry leaks: codelets are few */
+  }
+  return id;
+}
+
+int sp_access_class(enum starpu_data_access_mode mode) {
+  if (mode & STARPU_SCRATCH) return PM_TG_ACC_NONE;
+  if (mode & STARPU_REDUX) return PM_TG_ACC_COMMUTE;
+  if (mode & STARPU_W) return (mode & STARPU_COMMUTE) ? PM_TG_ACC_COMMUTE : PM_TG_ACC_WRITE;
+  if (mode & STARPU_R) return PM_TG_ACC_READ;
+  return PM_TG_ACC_NONE;
+}
+
+static int has_body(const struct starpu_task *task) {
+  if (!task->cl) return 0;
+  int32_t where = task->where != -1 ? task->where : (int32_t)task->cl->where;
+  return where != STARPU_NOWHERE;
+}
+
+/* Codelet, buffers (handles, access classes, sizes), tag, flops. Once per record. */
+static void fill_record(pm_tg_task *rec, struct starpu_task *task) {
+  rec->flags |= PM_TG_HAS_BODY;
+  rec->codelet = codelet_id(task);
+  rec->flops = task->flops > 0 ? task->flops : 0;
+  rec->tag = task->tag_id;
+  if (task->use_tag) rec->flags |= PM_TG_USE_TAG;
+  if (task->use_tag || task->tag_id != 0) rec->flags |= HAS_TAG_FLAG;
+  unsigned n = STARPU_TASK_GET_NBUFFERS(task);
+  for (unsigned i = 0; i < n; i++) {
+    starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+    if (!h) continue;
+    enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+    int acc = sp_access_class(mode);
+    /* without sequential consistency StarPU orders nothing through this handle: the
+     * application's explicit dependencies carry the order (and are tracked) */
+    if (!task->sequential_consistency ||
+        (task->handles_sequential_consistency && !task->handles_sequential_consistency[i]) ||
+        (sp_fn.data_get_sequential_consistency_flag && !sp_fn.data_get_sequential_consistency_flag(h)))
+      acc = PM_TG_ACC_NONE;
+    pm_tg_handle *hh = pm_tg_handle_get(h);
+    if (hh && pm_tg_task_add_buf(rec, hh, acc, sp_fn.data_get_size(h)) == 0)
+      pm_tg_task_buf(rec, rec->nbufs - 1)->mode = (uint32_t)mode;
+  }
+}
+
+pm_tg_task *sp_task_record(struct starpu_task *task) { return pm_tg_task_find_or_new(task); }
+
+/* ------------------------------------------------------------------------------- prologues */
+static void ready_prologue(void *arg) {
+  struct starpu_task *task = sp_fn.task_get_current();
+  pm_tg_task *rec = task ? pm_tg_task_find(task) : NULL;
+  if (!rec) return;
+  rec->t_ready = pm_clock_now();
+  void (*orig)(void *) = (void (*)(void *))rec->user[U_PROLOGUE];
+  if (orig) orig(arg);
+}
+
+static void pop_prologue(void *arg) {
+  struct starpu_task *task = sp_fn.task_get_current();
+  pm_tg_task *rec = task ? pm_tg_task_find(task) : NULL;
+  if (!rec) return;
+  uint64_t t = pm_clock_now();
+  rec->t_pop = t;
+  pm_loc *L = pm_loc_self();
+  sp_thread *T = L ? sp_self() : NULL;
+  if (T) {
+    if (PM_UNLIKELY(T->kind != SP_THREAD_WORKER)) sp_classify_worker(T, L);
+    if (T->running == 0 && L->depth == 0) pm_state_set(L, PM_STATE_RUNTIME, t);
+  }
+  void (*orig)(void *) = (void (*)(void *))rec->user[U_POP_PROLOGUE];
+  if (orig) orig(arg);
+}
+
+/* End of a task without body: StarPU runs its callback (after releasing its successors, which
+ * pm_tg_task_value covers) -- the only event such a task produces. */
+static void bodyless_callback(void *arg) {
+  struct starpu_task *task = sp_fn.task_get_current();
+  pm_tg_task *rec = task ? pm_tg_task_find(task) : NULL;
+  if (!rec) return;
+  void (*orig)(void *) = (void (*)(void *))rec->user[U_CALLBACK];
+  task->callback_func = orig;
+  pm_tg_task_end_bodyless(rec);
+  pm_tg_task_unmap(rec);
+  pm_tg_task_unref(rec);
+  if (orig) orig(arg);
+}
+
+static void restore_fields(struct starpu_task *task, pm_tg_task *rec) {
+  if (task->prologue_callback_func == ready_prologue) task->prologue_callback_func = (void (*)(void *))rec->user[U_PROLOGUE];
+  if (task->prologue_callback_pop_func == pop_prologue)
+    task->prologue_callback_pop_func = (void (*)(void *))rec->user[U_POP_PROLOGUE];
+  if (task->callback_func == bodyless_callback) task->callback_func = (void (*)(void *))rec->user[U_CALLBACK];
+}
+
+/* ------------------------------------------------------------------------------- submission */
+void sp_thread_clock(pm_tg_clk *out, pm_loc *L, sp_thread *T) {
+  if (T) { pm_tg_thread_clock(&T->th, L, pm_core_rank(), out); return; }
+  memset(out, 0, sizeof *out);
+  out->hb_pl = pm_cp_process(L);
+  out->hb_g = pm_cp_global(L);
+}
+
+static pm_tg_task *track_submit(struct starpu_task *task, pm_loc *L, uint64_t t) {
+  pm_tg_task *rec = pm_tg_task_find(task);
+  if (rec && (rec->flags & PM_TG_SUBMITTED)) {   /* a stale record of a recycled task pointer */
+    pm_tg_task_unmap(rec);
+    pm_tg_task_unref(rec);
+    rec = NULL;
+  }
+  if (!rec && !(rec = pm_tg_task_new(task))) return NULL;
+  if (has_body(task)) {
+    fill_record(rec, task);
+    if (task->prologue_callback_func != ready_prologue) {
+      rec->user[U_PROLOGUE] = (void *)task->prologue_callback_func;
+      task->prologue_callback_func = ready_prologue;
+    }
+    if (task->prologue_callback_pop_func != pop_prologue) {
+      rec->user[U_POP_PROLOGUE] = (void *)task->prologue_callback_pop_func;
+      task->prologue_callback_pop_func = pop_prologue;
+    }
+  } else {
+    rec->tag = task->tag_id;
+    if (task->use_tag) rec->flags |= PM_TG_USE_TAG;
+    if (task->callback_func != bodyless_callback) {
+      rec->user[U_CALLBACK] = (void *)task->callback_func;
+      task->callback_func = bodyless_callback;
+    }
+  }
+  pm_tg_clk c;
+  sp_thread_clock(&c, L, sp_self());
+  pm_tg_task_submit(rec, &c, t);
+  return rec;
+}
+
+SP_EXPORT int starpu_task_submit(struct starpu_task *task) {
+  static int (*real)(struct starpu_task *);
+  SP_REAL(real, starpu_task_submit);
+  if (!real) return -ENOSYS;
+  if (!PM_LIKELY(sp_on) || !task) return real(task);
+  pm_loc *L = pm_enter_tool();
+  if (!L) return real(task);
+  unsigned ctx = task->sched_ctx < STARPU_NMAX_SCHED_CTXS ? task->sched_ctx : sp_fn.sched_ctx_get_context();
+  if (ctx < STARPU_NMAX_SCHED_CTXS) sp_patch_ctx(ctx);
+  uint64_t t0 = pm_clock_now();
+  pm_call_enter(L, sp_region[SP_R_SUBMIT], PM_STATE_RUNTIME, t0);
+  pm_tg_task *rec = track_submit(task, L, t0);
+  pm_leave_tool(L);
+  int rc = real(task);
+  if ((L = pm_enter_tool()) != NULL) {
+    pm_call_exit(L, pm_clock_now());
+    pm_leave_tool(L);
+  }
+  if (rc != 0 && rec) {            /* not submitted: the task is still the application's */
+    restore_fields(task, rec);
+    pm_tg_task_unmap(rec);
+    pm_tg_task_unref(rec);
+  }
+  return rc;
+}
+
+/* ------------------------------------------------------------------------------- bodies */
+void sp_task_pre_exec(struct starpu_task *task) {
+  pm_loc *L = pm_loc_self();
+  if (!L) return;
+  sp_thread *T = sp_self();
+  if (!T) return;
+  if (PM_UNLIKELY(T->kind != SP_THREAD_WORKER)) sp_classify_worker(T, L);
+  pm_tg_task *rec = pm_tg_task_find(task);
+  if (PM_UNLIKELY(!rec || !(rec->flags & PM_TG_HAS_BODY))) {
+    /* a task regenerated by StarPU (no new submission) or declared but never seen submitted */
+    if (!rec && !(rec = pm_tg_task_new(task))) return;
+    fill_record(rec, task);
+    rec->flags |= PM_TG_SUBMITTED;
+  }
+  rec->predicted = task->predicted;
+  /* data the worker's memory node lacked has just been fetched (bus transfer) */
+  for (uint32_t i = 0; i < rec->nbufs; i++) {
+    pm_tg_buf *b = pm_tg_task_buf(rec, i);
+    if ((b->mode & (STARPU_SCRATCH | STARPU_REDUX)) == 0 &&
+        pm_tg_handle_place(b->h, T->memnode, (b->mode & STARPU_R) != 0, (b->mode & STARPU_W) != 0))
+      pm_tc_transfer(T->memnode, b->bytes);
+  }
+  uint64_t t = pm_clock_now();
+  T->running++;
+  pm_call_enter(L, pm_ts_codelet_region(rec->codelet), PM_STATE_USEFUL, t);
+  pm_tg_task_start(rec, L, t);
+}
+
+void sp_task_post_exec(struct starpu_task *task) {
+  pm_loc *L = pm_loc_self();
+  sp_thread *T = L ? sp_self() : NULL;
+  pm_tg_task *rec = pm_tg_task_find(task);
+  if (!rec || !T || !(rec->flags & PM_TG_STARTED)) return;
+  uint64_t t = pm_clock_now();
+  pm_call_exit(L, t);
+  if (T->running > 0) T->running--;
+  pm_tg_task_end(rec, L, t, pm_tg_key(pm_core_rank(), pm_ts_codelet_hash(rec->codelet)));
+  pm_ts_sample s = {t - rec->t_start, rec->t_start, rec->flops, rec->predicted, rec->bytes, rec->tag,
+                    (rec->flags & HAS_TAG_FLAG) != 0};
+  pm_ts_record(T->stats, rec->codelet, &s);
+  restore_fields(task, rec);
+  pm_tg_task_unmap(rec);
+  pm_tg_task_unref(rec);
+}

@@ -1,0 +1,310 @@
+#define _GNU_SOURCE
+/* Locations: lazy per-thread registration, the state machine and the per-location call-path tree.
+ * Hot path rules: no locks, no syscalls, no malloc except when a call path is seen for the first
+ * time (bounded by the number of call paths); one clock read per transition, done by the caller. */
+#include "pm_location.h"
+#include "pm_state_tables.h"
+#include "pm_lifecycle.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+static __thread pm_loc *tls_loc __attribute__((tls_model("initial-exec")));
+static __thread int tls_guard __attribute__((tls_model("initial-exec")));
+static pm_loc *locations[PM_MAX_LOCATIONS];
+static uint32_t nlocations;
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static int locations_exhausted;
+
+uint32_t pm_loc_count(void) { return __atomic_load_n(&nlocations, __ATOMIC_ACQUIRE); }
+pm_loc *pm_loc_at(uint32_t i) { return i < pm_loc_count() ? locations[i] : NULL; }
+uint32_t pm_loc_id(const pm_loc *L) { return L->id; }
+uint32_t pm_loc_node_count(const pm_loc *L) { return __atomic_load_n(&L->nnodes, __ATOMIC_ACQUIRE); }
+pm_cpnode *pm_loc_node(const pm_loc *L, uint32_t idx) {
+  return &L->chunks[idx / PM_NODE_CHUNK][idx % PM_NODE_CHUNK];
+}
+
+/* ------------------------------------------------------------------------------ call-path nodes */
+static uint64_t slot_hash(uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 20; }
+
+static int hash_grow(pm_loc *L) {
+  uint32_t ncap = L->hash_cap ? L->hash_cap * 2 : 512;
+  pm_cpslot *n = calloc(ncap, sizeof *n);
+  if (!n) return -1;
+  for (uint32_t i = 0; i < L->hash_cap; i++) {
+    if (!L->hash[i].node) continue;
+    uint64_t j = slot_hash(L->hash[i].key) & (ncap - 1);
+    while (n[j].node) j = (j + 1) & (ncap - 1);
+    n[j] = L->hash[i];
+  }
+  free(L->hash);
+  L->hash = n;
+  L->hash_cap = ncap;
+  return 0;
+}
+
+/* Appends a node; returns its index or UINT32_MAX when the per-location bound is reached. */
+static uint32_t node_new(pm_loc *L, uint32_t parent, pm_region_id region) {
+  uint32_t idx = L->nnodes;
+  if (idx >= PM_NODE_CHUNK * PM_MAX_NODE_CHUNKS) { L->nodes_exhausted = 1; return UINT32_MAX; }
+  if (!L->chunks[idx / PM_NODE_CHUNK]) {
+    L->chunks[idx / PM_NODE_CHUNK] = calloc(PM_NODE_CHUNK, sizeof(pm_cpnode));
+    if (!L->chunks[idx / PM_NODE_CHUNK]) { L->nodes_exhausted = 1; return UINT32_MAX; }
+  }
+  pm_cpnode *n = pm_loc_node(L, idx);
+  n->region = region;
+  n->parent = parent;
+  __atomic_store_n(&L->nnodes, idx + 1, __ATOMIC_RELEASE);
+  return idx;
+}
+
+/* The child of 'parent' for 'region', created on first use. Falls back to the parent itself when
+ * memory or the bound runs out, so accounting continues (coarser, never lost). */
+static uint32_t node_child(pm_loc *L, uint32_t parent, pm_region_id region) {
+  uint64_t key = ((uint64_t)parent << 32) | region;
+  if (L->hash_cap) {
+    for (uint64_t j = slot_hash(key) & (L->hash_cap - 1);; j = (j + 1) & (L->hash_cap - 1)) {
+      if (!L->hash[j].node) break;
+      if (L->hash[j].key == key) return L->hash[j].node - 1;
+    }
+  }
+  if ((L->nnodes + 1) * 2 > L->hash_cap && hash_grow(L) != 0) return parent;
+  uint32_t idx = node_new(L, parent, region);
+  if (idx == UINT32_MAX) return parent;
+  uint64_t j = slot_hash(key) & (L->hash_cap - 1);
+  while (L->hash[j].node) j = (j + 1) & (L->hash_cap - 1);
+  L->hash[j] = (pm_cpslot){key, idx + 1};
+  return idx;
+}
+
+/* ---------------------------------------------------------------------------------- registration */
+static void thread_exit(void *arg) {
+  pm_loc *L = arg;
+  if (L && !L->closed) {
+    pm_state_set(L, PM_STATE_OFF, pm_clock_now());
+    L->closed = 1;
+  }
+}
+static void make_exit_key(void) { pthread_key_create(&exit_key, thread_exit); }
+
+static pm_loc *loc_new(pm_loc_role role, const char *name, int is_virtual) {
+  pm_loc *L = calloc(1, sizeof *L);
+  if (!L) return NULL;
+  if (role == PM_ROLE_THREAD && !is_virtual && (pid_t)syscall(SYS_gettid) == getpid()) role = PM_ROLE_MAIN;
+  L->role = role;
+  L->is_virtual = is_virtual;
+  snprintf(L->name, sizeof L->name, "%s", name ? name : pm_loc_role_name(role));
+  pm_region_id root = pm_region_register(role == PM_ROLE_MAIN ? "main" : "thread",
+                                         PM_PARADIGM_USER, PM_ROLE_FUNCTION);
+  if (hash_grow(L) != 0 || node_new(L, UINT32_MAX, root) != 0) { free(L->hash); free(L->chunks[0]); free(L); return NULL; }
+  L->cur = 0;
+  L->cur_node = L->byte_node = pm_loc_node(L, 0);
+  L->cur_node->visits = 1;
+  L->state = PM_STATE_USEFUL;
+  /* One critical section takes the id and publishes the location, so two threads registering at
+   * once can never get the same id. */
+  pthread_mutex_lock(&reg_lock);
+  if (nlocations >= PM_MAX_LOCATIONS) {
+    pthread_mutex_unlock(&reg_lock);
+    free(L->hash); free(L->chunks[0]); free(L);
+    if (!__atomic_exchange_n(&locations_exhausted, 1, __ATOMIC_RELAXED))
+      pm_warn("more than %d threads: further threads are not measured", PM_MAX_LOCATIONS);
+    return NULL;
+  }
+  L->id = nlocations;
+  L->t_last = L->t_registered = pm_clock_now();
+  locations[L->id] = L;
+  __atomic_store_n(&nlocations, L->id + 1, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&reg_lock);
+  return L;
+}
+
+/* Set by an adapter that can tell what a new thread is (a StarPU worker, the MPI progress
+ * thread...); called once per thread right after its location is registered. */
+static void (*thread_classifier)(pm_loc *);
+void pm_loc_set_thread_classifier(void (*fn)(pm_loc *L)) {
+  __atomic_store_n(&thread_classifier, fn, __ATOMIC_RELEASE);
+}
+
+pm_loc *pm_loc_self(void) {
+  pm_loc *L = tls_loc;
+  if (PM_LIKELY(L != NULL)) return pm_core_is_active() ? L : NULL;
+  if (!pm_core_is_active()) return NULL;
+  L = loc_new(PM_ROLE_THREAD, NULL, 0);
+  if (!L) return NULL;
+  tls_loc = L;
+  pthread_once(&exit_key_once, make_exit_key);
+  pthread_setspecific(exit_key, L);
+  void (*classify)(pm_loc *) = __atomic_load_n(&thread_classifier, __ATOMIC_ACQUIRE);
+  if (classify) classify(L);
+  return L;
+}
+
+pm_loc *pm_enter_tool(void) {
+  if (tls_guard) return NULL;
+  pm_loc *L = pm_loc_self();
+  if (L) tls_guard = 1;
+  return L;
+}
+void pm_leave_tool(pm_loc *L) { (void)L; tls_guard = 0; }
+int pm_in_tool(void) { return tls_guard; }
+void pm_set_in_tool(int v) { tls_guard = v; }
+
+pm_loc *pm_loc_create_virtual(pm_loc_role role, const char *name) { return loc_new(role, name, 1); }
+
+void pm_loc_backdate(pm_loc *L, uint64_t t, pm_state s, uint64_t now) {
+  if (L->t_last == L->t_registered && L->depth == 0 && t < L->t_registered) {
+    L->t_registered = L->t_last = t;        /* nothing charged yet: the interval simply starts earlier */
+    L->state = s;
+  } else {
+    pm_state_set(L, s, now);
+  }
+}
+
+void pm_loc_set_role(pm_loc *L, pm_loc_role role, const char *name) {
+  L->role = role;
+  if (name) snprintf(L->name, sizeof L->name, "%s", name);
+}
+
+/* -------------------------------------------------------------------------------- state machine */
+/* Time never runs backwards for a location: an event stamped before the last transition (a caller
+ * that read the clock before popmeter activated, or a skewed device timestamp) charges nothing. */
+static inline void charge(pm_loc *L, uint64_t now) {
+  if (PM_UNLIKELY(now <= L->t_last)) return;
+  uint64_t dt = now - L->t_last;
+  unsigned s = L->state;
+  L->t_last = now;
+  L->time[L->ctx][s] += dt;
+  L->cur_node->time[s] += dt;
+  uint64_t cue = dt & pm_cp_mask_cue[s], com = dt & pm_cp_mask_com[s], coo = dt & pm_cp_mask_coo[s];
+  L->cp_process.cue += cue; L->cp_process.com += com; L->cp_process.coo += coo;
+  L->cp_global.cue += cue;  L->cp_global.com += com;  L->cp_global.coo += coo;
+}
+
+pm_state pm_state_set(pm_loc *L, pm_state s, uint64_t now) {
+  charge(L, now);
+  pm_state old = (pm_state)L->state;
+  L->state = s;
+  return old;
+}
+pm_state pm_state_get(const pm_loc *L) { return (pm_state)L->state; }
+
+void pm_ctx_set(pm_loc *L, int ctx, uint64_t now) {
+  charge(L, now);
+  L->ctx = ctx ? PM_CTX_PARALLEL : PM_CTX_SERIAL;
+}
+
+static inline void push(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
+  charge(L, now);
+  uint32_t d = L->depth++;
+  if (PM_UNLIKELY(d >= PM_MAX_DEPTH)) return;      /* too deep: ignored, see PM_MAX_DEPTH */
+  L->stack_node[d] = L->cur;
+  L->stack_state[d] = (uint8_t)L->state;
+  uint32_t c = node_child(L, L->cur, r);
+  L->cur = c;
+  L->cur_node = L->byte_node = pm_loc_node(L, c);
+  L->cur_node->visits++;
+  L->state = s;
+}
+
+static inline void pop(pm_loc *L, uint64_t now) {
+  charge(L, now);
+  if (PM_UNLIKELY(L->depth == 0)) return;          /* unbalanced exit: ignored */
+  uint32_t d = --L->depth;
+  if (PM_UNLIKELY(d >= PM_MAX_DEPTH)) return;
+  L->cur = L->stack_node[d];
+  L->cur_node = pm_loc_node(L, L->cur);
+  L->state = L->stack_state[d];
+}
+
+void pm_call_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) { push(L, r, s, now); }
+void pm_call_exit(pm_loc *L, uint64_t now) { pop(L, now); }
+void pm_region_enter(pm_loc *L, pm_region_id r, uint64_t now) { push(L, r, (pm_state)L->state, now); }
+void pm_region_exit(pm_loc *L, uint64_t now) { pop(L, now); }
+
+void pm_count_poll(pm_loc *L, pm_region_id r) {
+  uint64_t key = (((uint64_t)L->cur << 32) | r) + 1;
+  if (PM_UNLIKELY(L->poll_key != key)) {
+    L->poll_node = pm_loc_node(L, node_child(L, L->cur, r));
+    L->poll_key = key;
+  }
+  L->poll_node->polls++;
+  L->polls++;
+}
+
+void pm_add_sent(pm_loc *L, uint64_t bytes, uint64_t messages) {
+  L->bytes_sent += bytes; L->msgs_sent += messages;
+  L->byte_node->bytes_sent += bytes; L->byte_node->msgs_sent += messages;
+}
+void pm_add_received(pm_loc *L, uint64_t bytes, uint64_t messages) {
+  L->bytes_received += bytes; L->msgs_received += messages;
+  L->byte_node->bytes_received += bytes; L->byte_node->msgs_received += messages;
+}
+void pm_add_collective(pm_loc *L, uint64_t bytes_out, uint64_t bytes_in) {
+  L->coll_bytes_out += bytes_out; L->coll_bytes_in += bytes_in; L->coll_calls++;
+  L->byte_node->bytes_sent += bytes_out; L->byte_node->bytes_received += bytes_in;
+}
+void pm_add_io(pm_loc *L, uint64_t bytes_read, uint64_t bytes_written) {
+  L->io_bytes_read += bytes_read; L->io_bytes_written += bytes_written;
+  L->byte_node->io_bytes_read += bytes_read; L->byte_node->io_bytes_written += bytes_written;
+}
+
+/* ------------------------------------------------------------------------------- critical path */
+pm_cp_clock pm_cp_global(const pm_loc *L) { return L->cp_global; }
+pm_cp_clock pm_cp_process(const pm_loc *L) { return L->cp_process; }
+static inline void cp_max(pm_cp_clock *c, pm_cp_clock in) {
+  if (in.cue > c->cue) c->cue = in.cue;
+  if (in.com > c->com) c->com = in.com;
+  if (in.coo > c->coo) c->coo = in.coo;
+}
+void pm_cp_merge_global(pm_loc *L, pm_cp_clock in) { cp_max(&L->cp_global, in); }
+void pm_cp_merge_process(pm_loc *L, pm_cp_clock in) { cp_max(&L->cp_process, in); }
+
+/* ------------------------------------------------------------------------------------ finalize */
+void pm_loc_flush(pm_loc *L, uint64_t now) {
+  if (!L->closed) charge(L, now);
+}
+
+void pm_loc_restart(pm_loc *L, uint64_t now) {
+  memset(L->time, 0, sizeof L->time);
+  memset(&L->cp_process, 0, sizeof L->cp_process);
+  memset(&L->cp_global, 0, sizeof L->cp_global);
+  L->bytes_sent = L->bytes_received = L->msgs_sent = L->msgs_received = 0;
+  L->coll_bytes_out = L->coll_bytes_in = L->coll_calls = 0;
+  L->io_bytes_read = L->io_bytes_written = L->polls = 0;
+  uint32_t n = pm_loc_node_count(L);
+  for (uint32_t i = 0; i < n; i++) {
+    pm_cpnode *c = pm_loc_node(L, i);
+    pm_region_id r = c->region;
+    uint32_t parent = c->parent;
+    memset(c, 0, sizeof *c);
+    c->region = r;
+    c->parent = parent;
+  }
+  /* the nodes on the current stack are being visited now */
+  pm_loc_node(L, 0)->visits = 1;
+  for (uint32_t d = 1; d < L->depth && d < PM_MAX_DEPTH; d++) pm_loc_node(L, L->stack_node[d])->visits = 1;
+  if (L->depth > 0 && L->depth <= PM_MAX_DEPTH) L->cur_node->visits = 1;
+  L->t_last = L->t_registered = now;
+}
+
+void pm_locations_reset(void) {
+  uint32_t n = pm_loc_count();
+  for (uint32_t i = 0; i < n; i++) {
+    pm_loc *L = locations[i];
+    for (uint32_t c = 0; c < PM_MAX_NODE_CHUNKS && L->chunks[c]; c++) free(L->chunks[c]);
+    free(L->hash);
+    free(L);
+    locations[i] = NULL;
+  }
+  __atomic_store_n(&nlocations, 0, __ATOMIC_RELEASE);
+  tls_loc = NULL;
+  tls_guard = 0;
+  locations_exhausted = 0;
+  thread_classifier = NULL;
+}

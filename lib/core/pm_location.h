@@ -1,0 +1,72 @@
+/* Internal layout of a location (one per thread or device stream). Only the owning thread writes
+ * the hot fields; the finalizer reads them (at finalize the owner is normally quiet; a thread that
+ * still runs may make a few nanoseconds of its last interval inexact, never inconsistent). */
+#ifndef PM_LOCATION_H
+#define PM_LOCATION_H
+#include "pm_core.h"
+
+#define PM_MAX_DEPTH 128           /* nesting kept; deeper enters are ignored (counted in L->depth only) */
+#define PM_NODE_CHUNK 256          /* call-path nodes are allocated in chunks that never move */
+#define PM_MAX_NODE_CHUNKS 256     /* => at most 65536 call paths per location (bounded memory) */
+#define PM_MAX_LOCATIONS 4096
+
+/* One call path as seen by one location. Times are exclusive (charged while this is the current
+ * node), per state. Node 0 is the root ("main"/thread root). */
+typedef struct {
+  pm_region_id region;
+  uint32_t parent;                    /* node index; UINT32_MAX for the root */
+  uint64_t visits;
+  uint64_t polls;
+  uint64_t time[PM_STATE_COUNT];      /* ns, exclusive */
+  uint64_t bytes_sent, bytes_received, msgs_sent, msgs_received;
+  uint64_t io_bytes_read, io_bytes_written;
+} pm_cpnode;
+
+typedef struct { uint64_t key; uint32_t node; } pm_cpslot;
+
+struct pm_loc {
+  /* ---- hot: written on every transition by the owning thread ---- */
+  uint64_t t_last;                    /* time of the last transition */
+  uint32_t state;                     /* current pm_state */
+  uint32_t ctx;                       /* PM_CTX_SERIAL / PM_CTX_PARALLEL */
+  uint32_t cur;                       /* current call-path node */
+  pm_cpnode *cur_node;                /* == pm_loc_node(L, cur), cached for the hot path */
+  pm_cpnode *byte_node;               /* node most recently entered: pm_add_* charge it */
+  uint64_t poll_key;                  /* one-entry cache for pm_count_poll: (cur,region)+1 */
+  pm_cpnode *poll_node;
+  uint32_t depth;                     /* region stack depth (can exceed PM_MAX_DEPTH: folded) */
+  uint64_t time[PM_CTX_COUNT][PM_STATE_COUNT];
+  pm_cp_clock cp_process, cp_global;  /* Lamport clocks (ns of weighted time) */
+  uint64_t bytes_sent, bytes_received, msgs_sent, msgs_received;
+  uint64_t coll_bytes_out, coll_bytes_in, coll_calls;
+  uint64_t io_bytes_read, io_bytes_written;
+  uint64_t polls;
+  int in_tool;                        /* reentrancy guard depth */
+  uint32_t stack_node[PM_MAX_DEPTH];  /* call-path node at each depth (0 = root) */
+  uint8_t stack_state[PM_MAX_DEPTH];  /* state to restore when leaving that depth */
+  /* ---- call-path storage (owner allocates; chunks never move, so the finalizer can read) ---- */
+  pm_cpnode *chunks[PM_MAX_NODE_CHUNKS];
+  uint32_t nnodes;                    /* published with release order after a node is initialised */
+  pm_cpslot *hash;                    /* (parent,region) -> node, open addressing, owner only */
+  uint32_t hash_cap;
+  int nodes_exhausted;                /* set once when the bound is hit (reported at finalize) */
+  /* ---- identity ---- */
+  uint32_t id;
+  pm_loc_role role;
+  int is_virtual;                     /* device stream: no thread behind it */
+  int closed;                         /* thread exited: state frozen at OFF */
+  uint64_t t_registered;
+  char name[48];
+};
+
+PM_HIDDEN pm_cpnode *pm_loc_node(const pm_loc *L, uint32_t idx);
+PM_HIDDEN uint32_t pm_loc_node_count(const pm_loc *L);
+PM_HIDDEN uint32_t pm_loc_count(void);
+PM_HIDDEN pm_loc *pm_loc_at(uint32_t i);
+/* Close every open interval at time 'now' without changing states (finalize-time snapshot). */
+PM_HIDDEN void pm_loc_flush(pm_loc *L, uint64_t now);
+PM_HIDDEN void pm_locations_reset(void);
+/* Forgets what location L measured so far (times, counts, clocks; call paths keep their shape):
+ * the measured window restarts at 'now'. */
+PM_HIDDEN void pm_loc_restart(pm_loc *L, uint64_t now);
+#endif

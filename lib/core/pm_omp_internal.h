@@ -1,0 +1,112 @@
+/* Internal layout of the OpenMP accounting layer (pm_omp.h): threads, frames, teams, tasks and
+ * region aggregates. Shared by pm_omp_team.c, pm_omp_tasks.c, pm_omp_regions.c and unit tests. */
+#ifndef PM_OMP_INTERNAL_H
+#define PM_OMP_INTERNAL_H
+#include "pm_omp.h"
+#include "pm_location.h"
+
+#define PM_OMP_MAX_NEST 8        /* implicit-task frames per thread; deeper regions are not measured */
+#define PM_OMP_MAX_TEAM 256      /* per-thread region statistics; threads beyond fold into the last */
+#define PM_OMP_MAX_REGIONS 1024  /* distinct parallel regions; more fold into one "other" entry */
+#define PM_OMP_MAX_RETIRED 65536 /* task records with dependences kept until the next barrier */
+
+enum { PM_OMP_RUNNING = 1, PM_OMP_IN_BARRIER, PM_OMP_ENDED, PM_OMP_CLOSED };
+
+/* Aggregates of one parallel region over its instances (ns). Written with atomic adds by the
+ * masters at their joins; read at finalize. */
+typedef struct pm_omp_rstat {
+  uintptr_t key;                     /* code address */
+  pm_region_id rid;                  /* call-path region */
+  char *name;
+  uint32_t nthreads;                 /* largest team seen (capped at PM_OMP_MAX_TEAM) */
+  uint64_t instances, span;
+  uint64_t useful[PM_OMP_MAX_TEAM], idle[PM_OMP_MAX_TEAM];
+} pm_omp_rstat;
+
+/* A member's implicit task in a team. */
+struct pm_omp_frame {
+  pm_omp_team *team;
+  uint32_t tid, status;
+  uint32_t epoch;                    /* barriers this member has passed in the team */
+  uint32_t depth0;                   /* location stack depth when the frame began */
+  uint32_t ctx_saved;                /* context and state to restore when it closes (workers) */
+  uint32_t state_saved;
+  int is_master;
+  uint64_t useful0, idle0;           /* location counters (PM_CTX_PARALLEL) at the begin */
+  uint64_t t_join;                   /* join time, stored by the master (atomic); 0: not yet */
+};
+
+typedef struct pm_omp_thread {
+  pm_loc *L;
+  uint32_t depth;                    /* frames in use */
+  uint32_t overflow;                 /* implicit tasks nested beyond PM_OMP_MAX_NEST (ignored) */
+  pm_omp_frame frame[PM_OMP_MAX_NEST];
+  uint32_t forks;                    /* teams this thread is the open master of */
+  pm_omp_team *team_cache[PM_OMP_MAX_NEST];
+  uint8_t impl_state;                /* state of the implicit task when it switched to a task */
+  int named;
+  pm_omp_task *free_tasks, *retired_tasks;
+  uint32_t nretired;
+} pm_omp_thread;
+
+/* One member's slot, on its own cache lines. cp[e & 1] holds the clock at the arrival at the
+ * team's barrier number e: a fast member reaching barrier e+1 cannot overwrite what a slow one
+ * still reads after barrier e (it writes the other half), and cannot reach e+2 before the slow one
+ * has arrived at e+1, i.e. finished reading. last/t_arrive/useful/idle: at the latest arrival
+ * (barrier or end of the implicit task), read by the master after the join. */
+typedef struct {
+  _Alignas(64) pm_omp_cp2 cp[2];
+  pm_omp_cp2 last;
+  pm_omp_frame *frame;
+  uint64_t t_arrive, useful, idle;
+} pm_omp_slot;
+
+struct pm_omp_team {
+  pm_omp_rstat *region;
+  pm_omp_thread *master;
+  uint32_t cap, nthreads;
+  uint32_t ctx_saved, state_saved;   /* master's context, state and stack depth before the fork */
+  uint32_t depth0;
+  uint64_t t_fork, m_useful0, m_idle0;
+  pm_omp_cp2 fork_cp;                /* master's clocks at the fork */
+  pm_omp_cp2 task_cp[2];             /* max end clock of the tasks completed in each barrier phase */
+  void *user[2];                     /* adapter data (GOMP: outlined function and its argument) */
+  pm_omp_team *retired_next;         /* replaced by a larger team: kept until reset */
+  pm_omp_slot slot[];
+};
+
+struct pm_omp_task {
+  pm_omp_cp2 create, end;
+  pm_omp_task *next;                 /* free / retired list */
+  pm_omp_task **pred;                /* predecessors (pred_inline or heap) */
+  uint32_t npred, cappred;
+  pm_omp_task *pred_inline[4];
+  uint8_t has_deps, started, done, saved_state;
+};
+
+PM_HIDDEN pm_omp_thread *pm_omp_thread_of(pm_loc *L);
+PM_HIDDEN pm_omp_thread *pm_omp_thread_at(uint32_t loc_id);
+/* The frame whose team the thread works in now, or NULL (none, or inside an ignored region). */
+static inline pm_omp_frame *pm_omp_top(pm_omp_thread *th) {
+  return th->depth && !th->overflow ? &th->frame[th->depth - 1] : NULL;
+}
+/* Time of L inside parallel regions that OpenMP made non-useful: waits and runtime overhead. */
+static inline uint64_t pm_omp_idle_ns(const pm_loc *L) {
+  const uint64_t *t = L->time[PM_CTX_PARALLEL];
+  return t[PM_STATE_SYNC_WAIT] + t[PM_STATE_IDLE] + t[PM_STATE_RUNTIME];
+}
+PM_HIDDEN void pm_omp_cp2_max(pm_omp_cp2 *a, const pm_omp_cp2 *b);
+PM_HIDDEN void pm_omp_cp2_atomic_max(pm_omp_cp2 *a, const pm_omp_cp2 *b);
+PM_HIDDEN pm_omp_cp2 pm_omp_clocks(const pm_loc *L);
+PM_HIDDEN void pm_omp_merge(pm_loc *L, const pm_omp_cp2 *c);
+
+/* Tasks (pm_omp_tasks.c): records completed with dependences become reusable after a barrier. */
+PM_HIDDEN void pm_omp_tasks_release(pm_omp_thread *th);
+PM_HIDDEN void pm_omp_tasks_reset(void);
+
+/* Regions (pm_omp_regions.c) */
+PM_HIDDEN pm_omp_rstat *pm_omp_region_get(const void *code);
+PM_HIDDEN void pm_omp_region_add(pm_omp_rstat *r, uint32_t nthreads, uint64_t span);
+PM_HIDDEN void pm_omp_region_add_thread(pm_omp_rstat *r, uint32_t tid, uint64_t useful, uint64_t idle);
+PM_HIDDEN void pm_omp_regions_reset(void);
+#endif

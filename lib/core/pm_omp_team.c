@@ -1,0 +1,390 @@
+/* OpenMP teams: fork, implicit tasks, barriers and join (see pm_omp.h for the model).
+ *
+ * States of a member's frame: RUNNING (in its implicit task) -> IN_BARRIER (between barrier enter
+ * and exit) -> RUNNING ... -> ENDED (implicit task finished, waiting for the join) -> CLOSED. The
+ * master closes its own frame at the join; a worker closes its frame when it learns the join time
+ * (t_join, stored by the master), at its next OpenMP event or at finalize.
+ *
+ * Clocks (Lamport, pm_core.h): fork: every member merges the master's clocks at the fork.
+ * Barrier number e: each member publishes its clocks into slot.cp[e & 1] on arrival and, after the
+ * runtime's barrier returns, merges the max over the team (see pm_omp_slot for why two halves are
+ * enough) and the end clocks of the tasks completed in that phase. Join: the master merges every
+ * member's last published clocks and all task end clocks. No lock: the runtime's own barrier
+ * orders the writes before the reads. */
+#define _GNU_SOURCE
+#include "pm_omp_internal.h"
+#include "pm_lifecycle.h"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pm_omp_ompt_active;
+
+static pm_omp_thread *threads[PM_MAX_LOCATIONS];
+static pm_omp_team *retired_teams;
+static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---------------------------------------------------------------------------------- construct names */
+static const char *const rnames[PM_OMP_R_COUNT] = {
+  [PM_OMP_R_BARRIER] = "omp barrier", [PM_OMP_R_IMPLICIT_BARRIER] = "omp implicit barrier",
+  [PM_OMP_R_TASKWAIT] = "omp taskwait", [PM_OMP_R_TASKGROUP] = "omp taskgroup",
+  [PM_OMP_R_CRITICAL] = "omp critical", [PM_OMP_R_LOCK] = "omp lock", [PM_OMP_R_ORDERED] = "omp ordered",
+  [PM_OMP_R_SINGLE] = "omp single", [PM_OMP_R_LOOP] = "omp loop", [PM_OMP_R_SECTIONS] = "omp sections",
+  [PM_OMP_R_WORKSHARE] = "omp workshare", [PM_OMP_R_SCHEDULE] = "omp schedule",
+  [PM_OMP_R_TASK_CREATE] = "omp task create"};
+static pm_region_id rids[PM_OMP_R_COUNT];
+static int rids_ready;
+
+pm_region_id pm_omp_region(pm_omp_rkind k) {
+  if (PM_UNLIKELY(!__atomic_load_n(&rids_ready, __ATOMIC_ACQUIRE))) {
+    /* concurrent first calls register the same names: the registry returns the same ids */
+    for (int i = 0; i < PM_OMP_R_COUNT; i++) {
+      pm_region_role role = i <= PM_OMP_R_TASKGROUP ? PM_ROLE_BARRIER : PM_ROLE_FUNCTION;
+      rids[i] = pm_region_register(rnames[i], PM_PARADIGM_OPENMP, role);
+    }
+    __atomic_store_n(&rids_ready, 1, __ATOMIC_RELEASE);
+  }
+  return rids[k];
+}
+
+/* ------------------------------------------------------------------------------------- helpers */
+pm_omp_thread *pm_omp_thread_at(uint32_t id) {
+  return id < PM_MAX_LOCATIONS ? __atomic_load_n(&threads[id], __ATOMIC_ACQUIRE) : NULL;
+}
+
+pm_omp_thread *pm_omp_thread_of(pm_loc *L) {
+  uint32_t id = pm_loc_id(L);
+  if (PM_UNLIKELY(id >= PM_MAX_LOCATIONS)) return NULL;
+  pm_omp_thread *th = __atomic_load_n(&threads[id], __ATOMIC_ACQUIRE);
+  if (PM_LIKELY(th != NULL)) return th;
+  th = calloc(1, sizeof *th);                  /* once per thread that takes part in OpenMP */
+  if (!th) return NULL;
+  th->L = L;
+  th->impl_state = PM_STATE_USEFUL;
+  __atomic_store_n(&threads[id], th, __ATOMIC_RELEASE);
+  return th;
+}
+
+pm_omp_cp2 pm_omp_clocks(const pm_loc *L) { return (pm_omp_cp2){pm_cp_process(L), pm_cp_global(L)}; }
+void pm_omp_merge(pm_loc *L, const pm_omp_cp2 *c) {
+  pm_cp_merge_process(L, c->p);
+  pm_cp_merge_global(L, c->g);
+}
+static void clock_max(pm_cp_clock *a, const pm_cp_clock *b) {
+  if (b->cue > a->cue) a->cue = b->cue;
+  if (b->com > a->com) a->com = b->com;
+  if (b->coo > a->coo) a->coo = b->coo;
+}
+void pm_omp_cp2_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) { clock_max(&a->p, &b->p); clock_max(&a->g, &b->g); }
+
+static void u64_atomic_max(uint64_t *a, uint64_t v) {
+  uint64_t cur = __atomic_load_n(a, __ATOMIC_RELAXED);
+  while (v > cur && !__atomic_compare_exchange_n(a, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+}
+void pm_omp_cp2_atomic_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) {
+  u64_atomic_max(&a->p.cue, b->p.cue); u64_atomic_max(&a->p.com, b->p.com); u64_atomic_max(&a->p.coo, b->p.coo);
+  u64_atomic_max(&a->g.cue, b->g.cue); u64_atomic_max(&a->g.com, b->g.com); u64_atomic_max(&a->g.coo, b->g.coo);
+}
+/* Reads a clock pair that other threads update with pm_omp_cp2_atomic_max (no torn values). */
+static pm_omp_cp2 cp2_load(const pm_omp_cp2 *a) {
+  pm_omp_cp2 c;
+  c.p.cue = __atomic_load_n(&a->p.cue, __ATOMIC_RELAXED); c.p.com = __atomic_load_n(&a->p.com, __ATOMIC_RELAXED);
+  c.p.coo = __atomic_load_n(&a->p.coo, __ATOMIC_RELAXED); c.g.cue = __atomic_load_n(&a->g.cue, __ATOMIC_RELAXED);
+  c.g.com = __atomic_load_n(&a->g.com, __ATOMIC_RELAXED); c.g.coo = __atomic_load_n(&a->g.coo, __ATOMIC_RELAXED);
+  return c;
+}
+
+/* Brings L's times and clocks up to now without changing its state. */
+static void charge(pm_loc *L, uint64_t now) { pm_state_set(L, pm_state_get(L), now); }
+
+/* Pushes region r; a region the registry could not take (PM_REGION_NONE: it is full) is accounted
+ * to a child of the current node's region, so pushes and pops stay balanced. */
+static void push(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
+  pm_call_enter(L, r != PM_REGION_NONE ? r : L->cur_node->region, s, now);
+}
+
+/* ---------------------------------------------------------------------------------------- teams */
+static void retire_team(pm_omp_team *t) {
+  pthread_mutex_lock(&retired_lock);
+  t->retired_next = retired_teams;
+  retired_teams = t;
+  pthread_mutex_unlock(&retired_lock);
+}
+
+/* The master's team for its current fork depth, with room for cap members. A team replaced by a
+ * larger one is retired, not freed: a late reader must never touch freed memory. */
+static pm_omp_team *team_get(pm_omp_thread *th, uint32_t cap) {
+  pm_omp_team *t = th->team_cache[th->forks];
+  if (cap == 0) cap = 1;
+  if (PM_LIKELY(t && t->cap >= cap)) return t;
+  uint32_t ncap = cap < 4 ? 4 : cap;
+  if (t && ncap < 2 * t->cap) ncap = 2 * t->cap;
+  size_t sz = sizeof(pm_omp_team) + (size_t)ncap * sizeof(pm_omp_slot);
+  sz = (sz + 63) & ~(size_t)63;
+  pm_omp_team *n = aligned_alloc(64, sz);
+  if (!n) return NULL;
+  memset(n, 0, sz);
+  n->cap = ncap;
+  if (t) retire_team(t);
+  th->team_cache[th->forks] = n;
+  return n;
+}
+
+pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now) {
+  pm_omp_thread *th = pm_omp_thread_of(L);
+  if (!th || th->overflow || th->forks >= PM_OMP_MAX_NEST) return NULL;
+  pm_omp_rstat *r = pm_omp_region_get(code);
+  pm_omp_team *t = r ? team_get(th, cap) : NULL;
+  if (!t) return NULL;
+  th->forks++;
+  t->region = r;
+  t->master = th;
+  t->nthreads = 0;
+  t->ctx_saved = L->ctx;
+  t->state_saved = pm_state_get(L);
+  t->depth0 = L->depth;
+  pm_ctx_set(L, PM_CTX_PARALLEL, now);
+  push(L, r->rid, PM_STATE_RUNTIME, now);
+  t->t_fork = now;
+  t->m_useful0 = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL];
+  t->m_idle0 = pm_omp_idle_ns(L);
+  t->fork_cp = pm_omp_clocks(L);
+  memset(t->task_cp, 0, sizeof t->task_cp);
+  /* Clock halves are not cleared: what a previous instance left there is older than the fork clock
+   * every member merges first, so it can never win a max. */
+  for (uint32_t j = 0; j < t->cap; j++) {
+    t->slot[j].frame = NULL;
+    t->slot[j].t_arrive = 0;
+  }
+  return t;
+}
+
+void **pm_omp_team_user(pm_omp_team *t) { return t->user; }
+
+/* Publishes the member's clocks and statistics (L charged up to now by the caller). */
+static void publish(pm_loc *L, pm_omp_frame *f, uint64_t now) {
+  pm_omp_team *t = f->team;
+  if (f->tid >= t->cap) return;
+  pm_omp_slot *s = &t->slot[f->tid];
+  pm_omp_cp2 c = pm_omp_clocks(L);
+  s->cp[f->epoch & 1] = c;
+  s->last = c;
+  s->useful = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL] - f->useful0;
+  s->idle = pm_omp_idle_ns(L) - f->idle0;
+  s->t_arrive = now;
+}
+
+/* Closes the top frame f at time t: pops what the implicit task left on the location's stack (a
+ * worker's region node too), restores a worker's context and state. */
+static void frame_close(pm_omp_thread *th, pm_loc *L, pm_omp_frame *f, uint64_t t) {
+  while (L->depth > f->depth0) pm_call_exit(L, t);
+  if (!f->is_master) {
+    pm_ctx_set(L, (int)f->ctx_saved, t);
+    pm_state_set(L, (pm_state)f->state_saved, t);
+  }
+  f->status = PM_OMP_CLOSED;
+  th->depth--;
+  pm_omp_tasks_release(th);
+}
+
+/* Closes the finished frames on top of the thread's stack: those whose implicit task ended, and
+ * a join barrier the master has completed. A frame in another barrier is an enclosing region
+ * (the thread runs a task there) and stays. An ended frame without a join time (a pooled thread
+ * reused before its master recorded the join) is closed now. */
+static void close_finished(pm_omp_thread *th, pm_loc *L, uint64_t now) {
+  while (th->depth && !th->overflow) {
+    pm_omp_frame *f = &th->frame[th->depth - 1];
+    uint64_t tj = __atomic_load_n(&f->t_join, __ATOMIC_ACQUIRE);
+    if (f->is_master || !(f->status == PM_OMP_ENDED || (f->status == PM_OMP_IN_BARRIER && tj))) break;
+    frame_close(th, L, f, tj && tj <= now ? tj : now);
+  }
+}
+
+pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uint32_t nthreads, uint64_t now) {
+  pm_omp_thread *th = pm_omp_thread_of(L);
+  if (!th) return NULL;
+  close_finished(th, L, now);
+  if (!t || th->overflow || th->depth >= PM_OMP_MAX_NEST) { th->overflow++; return NULL; }
+  pm_omp_frame *f = &th->frame[th->depth++];
+  memset(f, 0, sizeof *f);
+  f->team = t;
+  f->tid = tid;
+  f->status = PM_OMP_RUNNING;
+  f->is_master = tid == 0 && t->master == th;
+  if (nthreads) __atomic_store_n(&t->nthreads, nthreads, __ATOMIC_RELAXED);
+  if (f->is_master) {
+    f->depth0 = L->depth;                      /* above the region node pushed at the fork */
+    pm_state_set(L, PM_STATE_USEFUL, now);
+  } else {
+    if (!th->named && L->role == PM_ROLE_THREAD) {
+      char name[48];
+      snprintf(name, sizeof name, "OpenMP thread %u", tid);
+      pm_loc_set_role(L, PM_ROLE_THREAD, name);
+      th->named = 1;
+    }
+    f->ctx_saved = L->ctx;
+    /* a worker's bottom frame returns it to idle; a nested one to what it was doing */
+    f->state_saved = th->depth == 1 ? PM_STATE_IDLE : pm_state_get(L);
+    f->depth0 = L->depth;
+    pm_ctx_set(L, PM_CTX_PARALLEL, now);
+    push(L, t->region->rid, PM_STATE_USEFUL, now);
+    pm_omp_merge(L, &t->fork_cp);
+  }
+  f->useful0 = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL];
+  f->idle0 = pm_omp_idle_ns(L);
+  if (tid < t->cap) __atomic_store_n(&t->slot[tid].frame, f, __ATOMIC_RELEASE);
+  return f;
+}
+
+void pm_omp_implicit_end(pm_loc *L, pm_omp_frame *f, int join_wait, uint64_t now) {
+  pm_omp_thread *th = pm_omp_thread_of(L);
+  if (!th) return;
+  if (!f) { if (th->overflow) th->overflow--; return; }
+  if (f->status == PM_OMP_CLOSED || pm_omp_top(th) != f) return;
+  if (f->status == PM_OMP_RUNNING) {
+    if (join_wait) push(L, pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER), PM_STATE_SYNC_WAIT, now);
+    else pm_state_set(L, PM_STATE_RUNTIME, now);   /* after its join barrier: leaving the region */
+    publish(L, f, now);
+  }
+  f->status = PM_OMP_ENDED;
+}
+
+void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
+  pm_omp_thread *th = pm_omp_thread_of(L);
+  if (!th || !t) return;
+  pm_omp_frame *f = pm_omp_top(th);
+  if (f && f->team == t && f->is_master) frame_close(th, L, f, now);
+  while (L->depth > t->depth0) pm_call_exit(L, now);      /* the region node of the fork */
+  charge(L, now);
+  pm_omp_rstat *r = t->region;
+  uint32_t n = __atomic_load_n(&t->nthreads, __ATOMIC_RELAXED);
+  uint64_t span = now > t->t_fork ? now - t->t_fork : 0;
+  if (n == 0) n = 1;
+  pm_omp_region_add(r, n, span);
+  pm_omp_region_add_thread(r, 0, L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL] - t->m_useful0,
+                           pm_omp_idle_ns(L) - t->m_idle0);
+  pm_omp_cp2 m = pm_omp_clocks(L);
+  for (uint32_t j = 1; j < n; j++) {
+    if (j >= t->cap) { pm_omp_region_add_thread(r, j, 0, span); continue; }
+    pm_omp_slot *s = &t->slot[j];
+    pm_omp_frame *wf = __atomic_load_n(&s->frame, __ATOMIC_ACQUIRE);
+    if (s->t_arrive) {
+      /* the member waited from its arrival to now: that wait is idle inside the region */
+      pm_omp_region_add_thread(r, j, s->useful, s->idle + (now > s->t_arrive ? now - s->t_arrive : 0));
+      pm_omp_cp2_max(&m, &s->last);
+    } else {
+      pm_omp_region_add_thread(r, j, 0, span);       /* not measured: it did nothing we saw */
+    }
+    if (wf) __atomic_store_n(&wf->t_join, now, __ATOMIC_RELEASE);
+  }
+  pm_omp_cp2 tc0 = cp2_load(&t->task_cp[0]), tc1 = cp2_load(&t->task_cp[1]);
+  pm_omp_cp2_max(&m, &tc0);
+  pm_omp_cp2_max(&m, &tc1);
+  pm_omp_merge(L, &m);
+  pm_ctx_set(L, (int)t->ctx_saved, now);
+  pm_state_set(L, (pm_state)t->state_saved, now);
+  th->forks--;
+}
+
+/* ------------------------------------------------------------------------------------- barriers */
+void pm_omp_barrier_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
+  pm_omp_thread *th = pm_omp_thread_of(L);
+  push(L, r, s, now);
+  pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
+  if (f && f->status == PM_OMP_RUNNING) {
+    publish(L, f, now);
+    f->status = PM_OMP_IN_BARRIER;
+  }
+}
+
+/* The late end of a worker's join barrier (libomp reports it at the next fork). */
+static int is_late_join(const pm_omp_frame *f) {
+  return f && !f->is_master && f->status == PM_OMP_IN_BARRIER && __atomic_load_n(&f->t_join, __ATOMIC_ACQUIRE);
+}
+
+void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
+  pm_omp_thread *th = pm_omp_thread_of(L);
+  pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
+  if (is_late_join(f)) {
+    uint64_t tj = __atomic_load_n(&f->t_join, __ATOMIC_ACQUIRE);
+    frame_close(th, L, f, tj <= now ? tj : now);
+    return;
+  }
+  pm_call_exit(L, now);
+  if (f && f->status == PM_OMP_IN_BARRIER) {
+    pm_omp_team *t = f->team;
+    uint32_t n = __atomic_load_n(&t->nthreads, __ATOMIC_RELAXED), e = f->epoch & 1;
+    if (n > t->cap) n = t->cap;
+    pm_omp_cp2 m = pm_omp_clocks(L);
+    for (uint32_t j = 0; j < n; j++) pm_omp_cp2_max(&m, &t->slot[j].cp[e]);
+    pm_omp_cp2 tc = cp2_load(&t->task_cp[e]);
+    pm_omp_cp2_max(&m, &tc);
+    pm_omp_merge(L, &m);
+    f->epoch++;
+    f->status = PM_OMP_RUNNING;
+    pm_omp_tasks_release(th);
+  }
+}
+
+void pm_omp_wait(pm_loc *L, int begin, uint64_t now) {
+  pm_omp_thread *th = pm_omp_thread_of(L);
+  if (th && is_late_join(pm_omp_top(th))) return;
+  pm_state_set(L, begin ? PM_STATE_SYNC_WAIT : PM_STATE_RUNTIME, now);
+}
+
+void pm_omp_taskwait_enter(pm_loc *L, pm_region_id r, uint64_t now) { push(L, r, PM_STATE_SYNC_WAIT, now); }
+
+void pm_omp_taskwait_exit(pm_loc *L, uint64_t now) {
+  pm_call_exit(L, now);
+  pm_omp_thread *th = pm_omp_thread_of(L);
+  pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
+  if (f) {
+    /* an over-approximation: every task of the team completed in this phase, not only children */
+    pm_omp_cp2 tc = cp2_load(&f->team->task_cp[f->epoch & 1]);
+    pm_omp_merge(L, &tc);
+  }
+}
+
+/* ----------------------------------------------------------------------------------- lifecycle */
+void pm_omp_thread_end(pm_loc *L, uint64_t now) {
+  pm_omp_thread *th = pm_omp_thread_of(L);
+  if (th) close_finished(th, L, now);
+}
+
+void pm_omp_finalize(uint64_t t_end) {
+  uint32_t n = pm_loc_count();
+  for (uint32_t i = 0; i < n && i < PM_MAX_LOCATIONS; i++) {
+    pm_omp_thread *th = pm_omp_thread_at(i);
+    if (!th || th->L != pm_loc_at(i) || th->L->closed) continue;
+    /* only frames with a recorded join: a worker still inside a region keeps its state */
+    while (th->depth && !th->overflow) {
+      pm_omp_frame *f = &th->frame[th->depth - 1];
+      uint64_t tj = __atomic_load_n(&f->t_join, __ATOMIC_ACQUIRE);
+      if (f->is_master || !tj || tj > t_end || (f->status != PM_OMP_ENDED && f->status != PM_OMP_IN_BARRIER))
+        break;
+      frame_close(th, th->L, f, tj);
+    }
+  }
+}
+
+void pm_omp_reset(void) {
+  for (uint32_t i = 0; i < PM_MAX_LOCATIONS; i++) {
+    pm_omp_thread *th = threads[i];
+    if (!th) continue;
+    for (int d = 0; d < PM_OMP_MAX_NEST; d++) free(th->team_cache[d]);
+    free(th);
+    threads[i] = NULL;
+  }
+  pthread_mutex_lock(&retired_lock);
+  while (retired_teams) {
+    pm_omp_team *t = retired_teams;
+    retired_teams = t->retired_next;
+    free(t);
+  }
+  pthread_mutex_unlock(&retired_lock);
+  pm_omp_tasks_reset();
+  pm_omp_regions_reset();
+  __atomic_store_n(&rids_ready, 0, __ATOMIC_RELEASE);
+  pm_omp_ompt_active = 0;
+}

@@ -1,0 +1,98 @@
+/* Builds this process's run profile from the live locations (at finalize). */
+#include "pm_location.h"
+#include "pm_lifecycle.h"
+#include "pm_profile.h"
+#include "pm_omp.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NS 1e-9
+
+/* Appends location L's call paths; lmap maps L's node index -> profile cnode. */
+static int add_callpaths(pm_profile *p, const pm_loc *L, int loc_index, int *regmap) {
+  uint32_t n = pm_loc_node_count(L);
+  int *nmap = malloc(sizeof(int) * (n + 1));
+  pm_prof_value *v = realloc(p->val, sizeof *p->val * (size_t)(p->nvalues + (int)n + 1));
+  if (!nmap || !v) { free(nmap); if (v) p->val = v; return -1; }
+  p->val = v;
+  for (uint32_t i = 0; i < n; i++) {
+    const pm_cpnode *c = pm_loc_node(L, i);
+    pm_region_id r = c->region;
+    if (regmap[r] < 0)
+      regmap[r] = pm_profile_add_region(p, pm_region_name(r), pm_region_paradigm(r), pm_region_role_of(r));
+    int parent = c->parent == UINT32_MAX ? -1 : nmap[c->parent];   /* parents precede children */
+    nmap[i] = pm_profile_add_cnode(p, parent, regmap[r]);
+    if (regmap[r] < 0 || nmap[i] < 0) { free(nmap); return -1; }
+    pm_prof_value *pv = &p->val[p->nvalues++];
+    memset(pv, 0, sizeof *pv);
+    pv->cnode = nmap[i];
+    pv->location = loc_index;
+    pv->visits = c->visits; pv->polls = c->polls;
+    pv->bytes_sent = c->bytes_sent; pv->bytes_received = c->bytes_received;
+    pv->msgs_sent = c->msgs_sent; pv->msgs_received = c->msgs_received;
+    pv->io_bytes_read = c->io_bytes_read; pv->io_bytes_written = c->io_bytes_written;
+    for (int s = 0; s < PM_STATE_COUNT; s++) pv->time[s] = (double)c->time[s] * NS;
+  }
+  free(nmap);
+  return 0;
+}
+
+pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
+  pm_profile *p = pm_profile_new();
+  int *regmap = NULL;
+  if (!p) return NULL;
+  uint32_t nreg = pm_region_count(), nloc = pm_loc_count();
+  regmap = malloc(sizeof(int) * (nreg + 1));
+  p->proc = calloc(1, sizeof *p->proc);
+  p->loc = calloc(nloc + 1, sizeof *p->loc);
+  if (!regmap || !p->proc || !p->loc) goto fail;
+  for (uint32_t r = 0; r < nreg; r++) regmap[r] = -1;
+  pm_process_identity(p);
+  p->nprocesses = 1;
+  pm_prof_process *q = &p->proc[0];
+  q->rank = pm_core_rank();
+  q->pid = (long)getpid();
+  if (gethostname(q->host, sizeof q->host - 1) != 0) strcpy(q->host, "localhost");
+  q->window = (double)(t_end - t_start) * NS;
+  p->has_critical_path = pm_config_get()->i[PM_CFG_CRITICAL_PATH] ? 1 : 0;
+  /* The main thread first (the models take the first thread of a process as its master), then
+   * the others in registration order. MPI may be initialised on another thread, which would
+   * otherwise come first. */
+  uint32_t *order = malloc(sizeof *order * (nloc + 1));
+  if (!order) goto fail;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < nloc; i++) if (pm_loc_at(i)->role == PM_ROLE_MAIN) order[k++] = i;
+  for (uint32_t i = 0; i < nloc; i++) if (pm_loc_at(i)->role != PM_ROLE_MAIN) order[k++] = i;
+  for (uint32_t j = 0; j < nloc; j++) {
+    uint32_t i = order[j];
+    pm_loc *L = pm_loc_at(i);
+    pm_prof_location *l = &p->loc[p->nlocations];
+    snprintf(l->name, sizeof l->name, "%s", L->name);
+    l->role = L->role;
+    l->process = 0;
+    l->thread = (int)j;
+    l->registered = L->t_registered > t_start ? (double)(L->t_registered - t_start) * NS : 0;
+    for (int c = 0; c < PM_CTX_COUNT; c++)
+      for (int s = 0; s < PM_STATE_COUNT; s++) l->time[c][s] = (double)L->time[c][s] * NS;
+    l->msgs_sent = L->msgs_sent; l->msgs_received = L->msgs_received;
+    l->bytes_sent = L->bytes_sent; l->bytes_received = L->bytes_received;
+    l->coll_calls = L->coll_calls; l->coll_bytes_out = L->coll_bytes_out; l->coll_bytes_in = L->coll_bytes_in;
+    l->polls = L->polls;
+    l->io_bytes_read = L->io_bytes_read; l->io_bytes_written = L->io_bytes_written;
+    l->cp_process = (pm_prof_cp){L->cp_process.cue * NS, L->cp_process.com * NS, L->cp_process.coo * NS};
+    l->cp_global = (pm_prof_cp){L->cp_global.cue * NS, L->cp_global.com * NS, L->cp_global.coo * NS};
+    l->callpaths_truncated = L->nodes_exhausted;
+    if (add_callpaths(p, L, p->nlocations, regmap) != 0) goto fail;
+    p->nlocations++;
+  }
+  if (pm_omp_regions_export(p) != 0) goto fail;     /* OpenMP parallel regions (pm_omp_regions.c) */
+  if (pm_profile_build_tasks(p, t_start) != 0) goto fail;   /* task runtime (pm_profile_build_tasks.c) */
+  free(regmap);
+  pm_profile_finish(p);
+  return p;
+fail:
+  free(regmap);
+  pm_profile_free(p);
+  return NULL;
+}

@@ -1,0 +1,513 @@
+/* Online critical path through the task DAG (see pm_taskgraph.h for the model and the reasons). */
+#include "pm_taskgraph.h"
+#include "pm_ptrmap.h"
+#include "pm_location.h"
+#include "pm_state_tables.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------ clock arithmetic */
+static inline int cp_max(pm_cp_clock *d, const pm_cp_clock *s) {
+  int cue_won = s->cue > d->cue;
+  if (cue_won) d->cue = s->cue;
+  if (s->com > d->com) d->com = s->com;
+  if (s->coo > d->coo) d->coo = s->coo;
+  return cue_won;
+}
+
+uint32_t pm_tg_name_hash(const char *name) {
+  uint32_t h = 2166136261u;
+  for (const unsigned char *p = (const unsigned char *)(name ? name : ""); *p; p++) h = (h ^ *p) * 16777619u;
+  return h == PM_TG_KEY_APP ? h - 1 : h;
+}
+
+void pm_tg_clk_merge_global(pm_tg_clk *d, const pm_tg_clk *s) {
+  cp_max(&d->hb_g, &s->hb_g);
+  int coo_won = s->dag_g.coo > d->dag_g.coo;
+  if (cp_max(&d->dag_g, &s->dag_g)) d->comp = s->comp;
+  if (coo_won) d->coo_mpi = s->coo_mpi;
+}
+
+void pm_tg_clk_merge(pm_tg_clk *d, const pm_tg_clk *s) {
+  cp_max(&d->hb_pl, &s->hb_pl);
+  cp_max(&d->dag_pl, &s->dag_pl);
+  pm_tg_clk_merge_global(d, s);
+}
+
+void pm_tg_comp_add(pm_tg_comp *c, uint64_t key, uint64_t ns) {
+  if (!ns) return;
+  uint32_t i, imin = 0;
+  for (i = 0; i < c->n; i++)
+    if (c->e[i].key == key) { c->e[i].ns += ns; return; }
+  if (c->n < PM_TG_COMP_N) { c->e[c->n++] = (pm_tg_part){key, ns}; return; }
+  /* full: the smallest share (the new one included) moves to 'other' */
+  for (i = 1; i < c->n; i++) if (c->e[i].ns < c->e[imin].ns) imin = i;
+  if (ns <= c->e[imin].ns) { c->other += ns; return; }
+  c->other += c->e[imin].ns;
+  c->e[imin] = (pm_tg_part){key, ns};
+}
+
+uint64_t pm_tg_comp_sum(const pm_tg_comp *c) {
+  uint64_t s = c->other;
+  for (uint32_t i = 0; i < c->n; i++) s += c->e[i].ns;
+  return s;
+}
+
+void pm_tg_clk_advance(pm_tg_clk *c, uint64_t cue, uint64_t com, uint64_t coo, uint64_t key) {
+  c->dag_pl.cue += cue; c->dag_pl.com += com; c->dag_pl.coo += coo;
+  c->dag_g.cue += cue;  c->dag_g.com += com;  c->dag_g.coo += coo;
+  pm_tg_comp_add(&c->comp, key, cue);
+}
+
+void pm_tg_clk_add_mpi(pm_tg_clk *c, uint64_t ns) {
+  c->dag_pl.coo += ns;
+  c->dag_g.coo += ns;
+  c->coo_mpi += ns;
+}
+
+/* The location's own time weighted per variant (what its clocks gained by itself, no merges). */
+static void own_time(const pm_loc *L, uint64_t own[3]) {
+  own[0] = own[1] = own[2] = 0;
+  for (int x = 0; x < PM_CTX_COUNT; x++)
+    for (int s = 0; s < PM_STATE_COUNT; s++) {
+      uint64_t t = L->time[x][s];
+      own[0] += t & pm_cp_mask_cue[s];
+      own[1] += t & pm_cp_mask_com[s];
+      own[2] += t & pm_cp_mask_coo[s];
+    }
+}
+
+void pm_tg_thread_sync(pm_tg_thread *th, const pm_loc *L, int rank) {
+  uint64_t own[3];
+  own_time(L, own);
+  if (!th->init) {               /* everything the thread did before its first event counts */
+    memset(th, 0, sizeof *th);
+    th->init = 1;
+  }
+  uint64_t d[3];
+  for (int i = 0; i < 3; i++) d[i] = own[i] > th->mark[i] ? own[i] - th->mark[i] : 0;
+  pm_tg_clk_advance(&th->clk, d[0], d[1], d[2], pm_tg_key(rank, PM_TG_KEY_APP));
+  memcpy(th->mark, own, sizeof own);
+}
+
+void pm_tg_thread_merge(pm_tg_thread *th, const pm_tg_clk *c) {
+  cp_max(&th->clk.dag_pl, &c->dag_pl);
+  int coo_won = c->dag_g.coo > th->clk.dag_g.coo;
+  if (cp_max(&th->clk.dag_g, &c->dag_g)) th->clk.comp = c->comp;
+  if (coo_won) th->clk.coo_mpi = c->coo_mpi;
+}
+
+void pm_tg_thread_clock(pm_tg_thread *th, const pm_loc *L, int rank, pm_tg_clk *out) {
+  pm_tg_thread_sync(th, L, rank);
+  *out = th->clk;
+  out->hb_pl = pm_cp_process(L);
+  out->hb_g = pm_cp_global(L);
+}
+
+void pm_tg_clk_pack(const pm_tg_clk *c, uint64_t *w) {
+  memset(w, 0, PM_TG_WIRE_WORDS * sizeof *w);
+  w[0] = c->hb_g.cue; w[1] = c->hb_g.com; w[2] = c->hb_g.coo;
+  w[3] = c->dag_g.cue; w[4] = c->dag_g.com; w[5] = c->dag_g.coo;
+  w[6] = c->coo_mpi;
+  w[7] = c->comp.n;
+  for (uint32_t i = 0; i < c->comp.n && i < PM_TG_COMP_N; i++) { w[8 + 2 * i] = c->comp.e[i].key; w[9 + 2 * i] = c->comp.e[i].ns; }
+  w[8 + 2 * PM_TG_COMP_N] = c->comp.other;
+}
+
+void pm_tg_clk_unpack(pm_tg_clk *c, const uint64_t *w) {
+  memset(c, 0, sizeof *c);
+  c->hb_g = (pm_cp_clock){w[0], w[1], w[2]};
+  c->dag_g = (pm_cp_clock){w[3], w[4], w[5]};
+  c->coo_mpi = w[6];
+  c->comp.n = w[7] <= PM_TG_COMP_N ? (uint32_t)w[7] : PM_TG_COMP_N;
+  for (uint32_t i = 0; i < c->comp.n; i++) c->comp.e[i] = (pm_tg_part){w[8 + 2 * i], w[9 + 2 * i]};
+  c->comp.other = w[8 + 2 * PM_TG_COMP_N];
+}
+
+/* ------------------------------------------------------------------------------ global tables */
+static pm_ptrmap task_map, handle_map, tag_map;
+static pm_slab task_slab = {.size = (sizeof(pm_tg_task) + 15) & ~(size_t)15, .per_chunk = 256};
+
+/* ------------------------------------------------------------------------------------ handles */
+struct pm_tg_handle {
+  const void *key;
+  uint32_t refs;
+  pm_spin lock;
+  pm_tg_clk w;        /* last exclusive writer */
+  pm_tg_clk r;        /* readers since that writer */
+  pm_tg_clk *c;       /* commuting / reduction writers since that writer (allocated on first use) */
+  uint64_t valid;     /* memory nodes with a valid copy */
+  int placed;         /* valid is known (home seen, or first access) */
+};
+static pm_slab handle_slab = {.size = (sizeof(struct pm_tg_handle) + 15) & ~(size_t)15, .per_chunk = 128};
+
+static void *handle_make(void *key) {
+  pm_tg_handle *h = pm_slab_alloc(&handle_slab);
+  if (h) { h->key = key; h->refs = 1; }   /* the table's reference */
+  return h;
+}
+static void handle_hold(void *v) { __atomic_add_fetch(&((pm_tg_handle *)v)->refs, 1, __ATOMIC_RELAXED); }
+
+pm_tg_handle *pm_tg_handle_get(const void *key) {
+  return pm_ptrmap_get_or_make(&handle_map, key, handle_make, (void *)key, handle_hold);
+}
+void pm_tg_handle_ref(pm_tg_handle *h) { handle_hold(h); }
+void pm_tg_handle_put(pm_tg_handle *h) {
+  if (!h || __atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+  free(h->c);
+  pm_slab_free(&handle_slab, h);
+}
+void pm_tg_handle_forget(const void *key) { pm_tg_handle_put(pm_ptrmap_take(&handle_map, key)); }
+const void *pm_tg_handle_key(const pm_tg_handle *h) { return h->key; }
+
+void pm_tg_handle_home(pm_tg_handle *h, int node) {
+  pm_spin_lock(&h->lock);
+  h->valid = node >= 0 && node < 64 ? 1ull << node : 0;
+  h->placed = 1;
+  pm_spin_unlock(&h->lock);
+}
+
+int pm_tg_handle_place(pm_tg_handle *h, int node, int reads, int writes) {
+  if (node < 0 || node >= 64 || (!reads && !writes)) return 0;
+  uint64_t bit = 1ull << node;
+  int moved = 0;
+  pm_spin_lock(&h->lock);
+  if (!h->placed) { h->placed = 1; h->valid = bit; }
+  if (reads && !(h->valid & bit) && h->valid) moved = 1;     /* nothing valid anywhere: nothing to move */
+  h->valid = writes ? bit : h->valid | bit;
+  pm_spin_unlock(&h->lock);
+  return moved;
+}
+
+void pm_tg_handle_pre(pm_tg_handle *h, int acc, pm_tg_clk *in) {
+  if (acc == PM_TG_ACC_NONE) return;
+  pm_spin_lock(&h->lock);
+  pm_tg_clk_merge(in, &h->w);
+  if (acc != PM_TG_ACC_READ) pm_tg_clk_merge(in, &h->r);            /* write after read */
+  if (acc != PM_TG_ACC_COMMUTE && h->c) pm_tg_clk_merge(in, h->c);  /* after the commuting group */
+  pm_spin_unlock(&h->lock);
+}
+
+void pm_tg_handle_post(pm_tg_handle *h, int acc, const pm_tg_clk *out) {
+  if (acc == PM_TG_ACC_NONE) return;
+  pm_tg_clk *c = NULL;
+  if (acc == PM_TG_ACC_COMMUTE && !h->c && !(c = calloc(1, sizeof *c))) acc = PM_TG_ACC_WRITE;   /* OOM: serialise */
+  pm_spin_lock(&h->lock);
+  if (acc == PM_TG_ACC_READ) {
+    pm_tg_clk_merge(&h->r, out);
+  } else if (acc == PM_TG_ACC_COMMUTE) {
+    if (!h->c) { h->c = c; c = NULL; }
+    pm_tg_clk_merge(h->c, out);
+  } else {
+    h->w = *out;
+    memset(&h->r, 0, sizeof h->r);
+    if (h->c) memset(h->c, 0, sizeof *h->c);
+  }
+  pm_spin_unlock(&h->lock);
+  free(c);
+}
+
+/* -------------------------------------------------------------------------------------- tasks */
+/* Guards every preds array: explicit dependencies are far rarer than tasks, one lock is enough. */
+static pm_spin preds_lock;
+
+pm_tg_task *pm_tg_task_new(const void *key) {
+  pm_tg_task *t = pm_slab_alloc(&task_slab);
+  if (!t) return NULL;
+  t->key = key;
+  t->refs = 1;
+  if (key) {
+    if (pm_ptrmap_put(&task_map, key, t) != 0) { pm_slab_free(&task_slab, t); return NULL; }
+    t->flags = PM_TG_MAPPED;
+  }
+  return t;
+}
+
+pm_tg_task *pm_tg_task_find(const void *key) { return pm_ptrmap_get(&task_map, key); }
+
+pm_tg_task *pm_tg_task_find_or_new(const void *key) {
+  pm_tg_task *t = pm_tg_task_find(key);
+  return t ? t : pm_tg_task_new(key);
+}
+
+void pm_tg_task_unmap(pm_tg_task *t) {
+  if (!(t->flags & PM_TG_MAPPED)) return;
+  pm_ptrmap_take_if(&task_map, t->key, t);
+  __atomic_and_fetch(&t->flags, ~(uint32_t)PM_TG_MAPPED, __ATOMIC_RELEASE);
+}
+
+pm_tg_buf *pm_tg_task_buf(pm_tg_task *t, uint32_t i) {
+  return i < PM_TG_INLINE_BUFS ? &t->buf[i] : &t->more_buf[i - PM_TG_INLINE_BUFS];
+}
+
+int pm_tg_task_add_buf(pm_tg_task *t, pm_tg_handle *h, int acc, uint64_t bytes) {
+  uint32_t i = t->nbufs;
+  if (i >= PM_TG_INLINE_BUFS && ((i - PM_TG_INLINE_BUFS) & (i - PM_TG_INLINE_BUFS - 1)) == 0) {
+    /* the overflow array doubles at sizes 0, 1, 2, 4, ... */
+    uint32_t cap = i == PM_TG_INLINE_BUFS ? 1 : 2 * (i - PM_TG_INLINE_BUFS);
+    pm_tg_buf *n = realloc(t->more_buf, cap * sizeof *n);
+    if (!n) { pm_tg_handle_put(h); return -1; }
+    t->more_buf = n;
+  }
+  *pm_tg_task_buf(t, i) = (pm_tg_buf){h, (uint16_t)acc, 0, bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes};
+  t->nbufs = i + 1;
+  t->bytes += bytes;
+  return 0;
+}
+
+static void release_preds(pm_tg_task *t) {
+  pm_spin_lock(&preds_lock);
+  pm_tg_task **p = t->preds;
+  uint32_t n = t->npreds;
+  t->preds = NULL;
+  t->npreds = t->cap_preds = 0;
+  pm_spin_unlock(&preds_lock);
+  for (uint32_t i = 0; i < n; i++) pm_tg_task_unref(p[i]);
+  free(p);
+}
+
+void pm_tg_task_unref(pm_tg_task *t) {
+  if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+  if (t->flags & PM_TG_MAPPED) pm_tg_task_unmap(t);
+  release_preds(t);
+  for (uint32_t i = 0; i < t->nbufs; i++) pm_tg_handle_put(pm_tg_task_buf(t, i)->h);
+  free(t->more_buf);
+  pm_slab_free(&task_slab, t);
+}
+
+int pm_tg_task_add_pred(pm_tg_task *succ, pm_tg_task *pred) {
+  int rc = 0;
+  pm_spin_lock(&preds_lock);
+  if (succ->npreds == succ->cap_preds) {
+    uint32_t cap = succ->cap_preds ? 2 * succ->cap_preds : 4;
+    pm_tg_task **n = realloc(succ->preds, cap * sizeof *n);
+    if (!n) rc = -1;
+    else { succ->preds = n; succ->cap_preds = cap; }
+  }
+  if (rc == 0) {
+    __atomic_add_fetch(&pred->refs, 1, __ATOMIC_RELAXED);
+    succ->preds[succ->npreds++] = pred;
+  }
+  pm_spin_unlock(&preds_lock);
+  return rc;
+}
+
+/* value() of a pending body-less task walks its predecessors; the lock keeps their arrays alive. */
+static void value_rec(pm_tg_task *t, pm_tg_clk *v, int depth) {
+  uint32_t f = __atomic_load_n(&t->flags, __ATOMIC_ACQUIRE);
+  if (f & PM_TG_ENDED) { pm_tg_clk_merge(v, &t->out); return; }
+  pm_tg_clk_merge(v, &t->in);
+  if ((f & PM_TG_HAS_BODY) || depth >= PM_TG_MAX_PRED_DEPTH) return;
+  for (uint32_t i = 0; i < t->npreds; i++) value_rec(t->preds[i], v, depth + 1);
+}
+
+void pm_tg_task_value(pm_tg_task *t, pm_tg_clk *v) {
+  memset(v, 0, sizeof *v);
+  pm_spin_lock(&preds_lock);
+  value_rec(t, v, 0);
+  pm_spin_unlock(&preds_lock);
+}
+
+void pm_tg_task_submit(pm_tg_task *t, const pm_tg_clk *submitter, uint64_t now) {
+  if (submitter) pm_tg_clk_merge(&t->in, submitter);
+  t->t_submit = now;
+  t->flags |= PM_TG_SUBMITTED;
+}
+
+void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
+  if (t->npreds) {
+    pm_tg_clk v;
+    pm_spin_lock(&preds_lock);
+    for (uint32_t i = 0; i < t->npreds; i++) { memset(&v, 0, sizeof v); value_rec(t->preds[i], &v, 1); pm_tg_clk_merge(&t->in, &v); }
+    pm_spin_unlock(&preds_lock);
+    release_preds(t);
+  }
+  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_merge_deps(t->tag, &t->in);
+  for (uint32_t i = 0; i < t->nbufs; i++) {
+    pm_tg_buf *b = pm_tg_task_buf(t, i);
+    pm_tg_handle_pre(b->h, (int)b->acc, &t->in);
+  }
+  if (W) {
+    pm_cp_merge_process(W, t->in.hb_pl);
+    pm_cp_merge_global(W, t->in.hb_g);
+  }
+  t->t_start = now;
+  t->flags |= PM_TG_STARTED;
+}
+
+void pm_tg_task_end(pm_tg_task *t, pm_loc *W, uint64_t now, uint64_t key) {
+  t->t_end = now;
+  t->out = t->in;
+  if (W) {
+    pm_cp_clock pl = pm_cp_process(W), g = pm_cp_global(W);
+    cp_max(&t->out.hb_pl, &pl);
+    cp_max(&t->out.hb_g, &g);
+  }
+  uint64_t body = now > t->t_start ? now - t->t_start : 0;
+  uint64_t fetch = t->t_pop && t->t_pop <= t->t_start ? t->t_start - t->t_pop : 0;
+  pm_tg_clk_advance(&t->out, body, body + fetch, body, key);
+  for (uint32_t i = 0; i < t->nbufs; i++) {
+    pm_tg_buf *b = pm_tg_task_buf(t, i);
+    pm_tg_handle_post(b->h, (int)b->acc, &t->out);
+  }
+  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_done(t->tag, &t->out);
+  __atomic_or_fetch(&t->flags, PM_TG_ENDED, __ATOMIC_RELEASE);
+  pm_tg_note_end(&t->out, 0);
+}
+
+void pm_tg_task_end_bodyless(pm_tg_task *t) {
+  pm_tg_clk v;
+  pm_tg_task_value(t, &v);
+  t->out = v;
+  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_done(t->tag, &t->out);
+  pm_spin_lock(&preds_lock);   /* readers in value_rec see ENDED and stop walking preds */
+  __atomic_or_fetch(&t->flags, PM_TG_ENDED, __ATOMIC_RELEASE);
+  pm_spin_unlock(&preds_lock);
+  release_preds(t);
+  pm_tg_note_end(&t->out, 1);
+}
+
+/* ---------------------------------------------------------------------------------------- tags */
+typedef struct {
+  pm_spin lock;
+  int done;
+  int ndeps;
+  uint64_t *deps;
+  pm_tg_clk clk;
+} tag_entry;
+
+static inline const void *tag_key(uint64_t tag) { return (const void *)(uintptr_t)(tag + 1); }
+static void *tag_make(void *arg) { (void)arg; return calloc(1, sizeof(tag_entry)); }
+
+void pm_tg_tag_declare(uint64_t tag, int ndeps, const uint64_t *deps) {
+  if (tag == UINT64_MAX || ndeps <= 0) return;
+  for (int i = 0; i < ndeps; i++)
+    if (deps[i] != UINT64_MAX) pm_ptrmap_get_or_make(&tag_map, tag_key(deps[i]), tag_make, NULL, NULL);
+  tag_entry *e = pm_ptrmap_get_or_make(&tag_map, tag_key(tag), tag_make, NULL, NULL);
+  if (!e) return;
+  pm_spin_lock(&e->lock);
+  uint64_t *n = realloc(e->deps, (size_t)(e->ndeps + ndeps) * sizeof *n);
+  if (n) {
+    memcpy(n + e->ndeps, deps, (size_t)ndeps * sizeof *n);
+    e->deps = n;
+    e->ndeps += ndeps;
+  }
+  pm_spin_unlock(&e->lock);
+}
+
+void pm_tg_tag_merge_deps(uint64_t tag, pm_tg_clk *in) {
+  if (tag == UINT64_MAX) return;
+  tag_entry *e = pm_ptrmap_get(&tag_map, tag_key(tag));
+  if (!e) return;
+  pm_spin_lock(&e->lock);
+  int n = e->ndeps;
+  uint64_t small[16], *deps = n <= 16 ? small : malloc((size_t)n * sizeof *deps);
+  if (deps) memcpy(deps, e->deps, (size_t)n * sizeof *deps);
+  pm_spin_unlock(&e->lock);
+  for (int i = 0; deps && i < n; i++) {
+    tag_entry *d = deps[i] == UINT64_MAX ? NULL : pm_ptrmap_get(&tag_map, tag_key(deps[i]));
+    if (!d) continue;
+    pm_spin_lock(&d->lock);
+    if (d->done) pm_tg_clk_merge(in, &d->clk);
+    pm_spin_unlock(&d->lock);
+  }
+  if (deps != small) free(deps);
+}
+
+void pm_tg_tag_done(uint64_t tag, const pm_tg_clk *out) {
+  if (tag == UINT64_MAX) return;
+  tag_entry *e = pm_ptrmap_get(&tag_map, tag_key(tag));
+  if (!e) return;
+  pm_spin_lock(&e->lock);
+  e->clk = *out;
+  e->done = 1;
+  pm_spin_unlock(&e->lock);
+}
+
+/* Entries are not freed while threads may hold them: a forgotten tag is reset in place. */
+void pm_tg_tag_forget(uint64_t tag) {
+  if (tag == UINT64_MAX) return;
+  tag_entry *e = pm_ptrmap_get(&tag_map, tag_key(tag));
+  if (!e) return;
+  pm_spin_lock(&e->lock);
+  e->done = 0;
+  e->ndeps = 0;
+  memset(&e->clk, 0, sizeof e->clk);
+  pm_spin_unlock(&e->lock);
+}
+
+/* ------------------------------------------------------------------------------------- summary */
+typedef struct sink {
+  struct sink *next;
+  uint64_t tasks, bodyless;
+  pm_tg_clk max;
+} sink;
+static __thread sink *tls_sink __attribute__((tls_model("initial-exec")));
+static sink *sinks;
+static pthread_mutex_t sinks_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t sinks_epoch;
+static __thread uint64_t tls_sink_epoch __attribute__((tls_model("initial-exec")));
+
+static sink *sink_self(void) {
+  /* pm_tg_reset (tests) starts a new epoch: a thread's cached sink from before is gone */
+  if (PM_LIKELY(tls_sink != NULL && tls_sink_epoch == __atomic_load_n(&sinks_epoch, __ATOMIC_RELAXED))) return tls_sink;
+  sink *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  pthread_mutex_lock(&sinks_lock);
+  s->next = sinks;
+  __atomic_store_n(&sinks, s, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&sinks_lock);
+  tls_sink = s;
+  tls_sink_epoch = __atomic_load_n(&sinks_epoch, __ATOMIC_RELAXED);
+  return s;
+}
+
+void pm_tg_note_end(const pm_tg_clk *out, int bodyless) {
+  sink *s = sink_self();
+  if (!s) return;
+  if (bodyless) s->bodyless++; else s->tasks++;
+  pm_tg_clk_merge(&s->max, out);
+}
+
+void pm_tg_max_so_far(pm_tg_clk *out) {
+  memset(out, 0, sizeof *out);
+  for (sink *s = __atomic_load_n(&sinks, __ATOMIC_ACQUIRE); s; s = s->next) pm_tg_clk_merge(out, &s->max);
+}
+
+void pm_tg_get_summary(pm_tg_summary *sum) {
+  memset(sum, 0, sizeof *sum);
+  for (sink *s = __atomic_load_n(&sinks, __ATOMIC_ACQUIRE); s; s = s->next) {
+    sum->tasks += s->tasks;
+    sum->bodyless += s->bodyless;
+    pm_tg_clk_merge(&sum->max, &s->max);
+  }
+  sum->live_tasks = task_slab.live;
+  sum->peak_tasks = task_slab.high_water;
+  sum->live_handles = handle_slab.live;
+}
+
+static void free_tag(const void *key, void *val, void *arg) {
+  (void)key; (void)arg;
+  tag_entry *e = val;
+  free(e->deps);
+  free(e);
+}
+static void free_handle_c(const void *key, void *val, void *arg) {
+  (void)key; (void)arg;
+  free(((pm_tg_handle *)val)->c);
+}
+
+void pm_tg_reset(void) {
+  pm_ptrmap_foreach(&tag_map, free_tag, NULL);
+  pm_ptrmap_foreach(&handle_map, free_handle_c, NULL);
+  pm_ptrmap_destroy(&tag_map);
+  pm_ptrmap_destroy(&handle_map);
+  pm_ptrmap_destroy(&task_map);
+  pm_slab_destroy(&task_slab);      /* records' overflow arrays are leaked if any were live */
+  pm_slab_destroy(&handle_slab);
+  pthread_mutex_lock(&sinks_lock);
+  while (sinks) { sink *n = sinks->next; free(sinks); sinks = n; }
+  __atomic_add_fetch(&sinks_epoch, 1, __ATOMIC_RELAXED);
+  pthread_mutex_unlock(&sinks_lock);
+}

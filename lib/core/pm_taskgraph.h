@@ -1,0 +1,192 @@
+/* Online critical path through a task DAG (pop-metrics.md §4, §6): Lamport-clock propagation
+ * during the run, no trace.
+ *
+ * Every task carries two families of clocks, each with the CUE / COM / COO variants of pm_core.h:
+ *  - happens-before clocks (hb_*): the clocks of the core's locations. A task's input is merged
+ *    into its worker's location when it starts and its output is the worker's clock when it ends,
+ *    so they include the worker's program order: they are the execution's Lamport clocks and feed
+ *    TL/PL/G-CUE of the critical-path model (t_i <= PL-CUE <= G-CUE holds by construction).
+ *  - DAG clocks (dag_*): cp(task) = own time + max cp(predecessors), over dependency edges only
+ *    (no worker order): the critical-path bound CPB of the task model. Own time: CUE the task
+ *    body; COM body + data fetch (runtime weighs in COM); COO body, plus MPI transfer time on
+ *    StarPU-MPI receive edges.
+ * Each family exists with process-local scope (pl: no cross-process edge) and global scope (g).
+ * The thread-local scope is the core's (a location's useful time).
+ *
+ * Edges: (1) submission: a task cannot start before the thread that submitted it reached that
+ * point, so its input starts at the submitter's location clock; (2) data: per data handle, the
+ * clocks of the last writer and of the readers since (last writer / readers, as StarPU's
+ * sequential consistency orders them), merged when a task starts and updated when it ends;
+ * (3) explicit task dependencies (records kept alive by reference counts until the successor
+ * started); (4) tag dependencies; (5) across processes: StarPU-MPI transfers of a handle carry the
+ * writer's clock (lib/adapters/starpu/sp_mpi_clock.c).
+ * Why handle clocks rather than pointers to predecessor tasks: the state per handle is bounded
+ * and needs no task to outlive its end; it is exact as long as StarPU orders the accesses to a
+ * handle (sequential consistency on), because a successor starts only after the post-exec hook of
+ * its predecessor ran (StarPU 1.3 calls it before releasing dependencies, hooks.md).
+ *
+ * "What lies on the path": the DAG clock dag_g.cue carries its composition, a bounded sparse
+ * vector of (key, ns) whose entries sum to dag_g.cue; key = rank << 32 | 32-bit hash of the
+ * codelet name (PM_TG_KEY_APP: time of application threads before a submission). When more than
+ * PM_TG_COMP_N keys meet on one path the smallest share goes to 'other'. dag_g.coo carries the MPI
+ * part of its chain (coo_mpi). */
+#ifndef PM_TASKGRAPH_H
+#define PM_TASKGRAPH_H
+#include "pm_core.h"
+#include "pm_slab.h"
+
+#define PM_TG_COMP_N 6
+#define PM_TG_KEY_APP 0xffffffffu          /* low half of a key: application thread time */
+static inline uint64_t pm_tg_key(int rank, uint32_t what) { return ((uint64_t)(uint32_t)rank << 32) | what; }
+PM_HIDDEN uint32_t pm_tg_name_hash(const char *name);   /* FNV-1a 32, never PM_TG_KEY_APP */
+
+typedef struct { uint64_t key, ns; } pm_tg_part;
+typedef struct {
+  uint32_t n;
+  pm_tg_part e[PM_TG_COMP_N];
+  uint64_t other;
+} pm_tg_comp;
+
+typedef struct {
+  pm_cp_clock hb_pl, hb_g;     /* happens-before (location domain) */
+  pm_cp_clock dag_pl, dag_g;   /* task DAG only */
+  uint64_t coo_mpi;            /* MPI share of dag_g.coo along its chain */
+  pm_tg_comp comp;             /* composition of dag_g.cue */
+} pm_tg_clk;
+
+/* dst = max(dst, src) per clock; comp and coo_mpi follow their clock's argmax (ties keep dst). */
+PM_HIDDEN void pm_tg_clk_merge(pm_tg_clk *dst, const pm_tg_clk *src);
+/* Merges only the global parts (a clock from another process: hb_g, dag_g, coo_mpi, comp). */
+PM_HIDDEN void pm_tg_clk_merge_global(pm_tg_clk *dst, const pm_tg_clk *src);
+/* Adds a task's own time to the DAG clocks (both scopes); key attributes cue to the composition. */
+PM_HIDDEN void pm_tg_clk_advance(pm_tg_clk *c, uint64_t cue, uint64_t com, uint64_t coo, uint64_t key);
+/* Adds MPI transfer time on a receive edge to the COO DAG clocks. */
+PM_HIDDEN void pm_tg_clk_add_mpi(pm_tg_clk *c, uint64_t ns);
+PM_HIDDEN void pm_tg_comp_add(pm_tg_comp *c, uint64_t key, uint64_t ns);
+PM_HIDDEN uint64_t pm_tg_comp_sum(const pm_tg_comp *c);
+/* An application thread as a dependency source (it submits tasks, notifies tags, writes data it
+ * acquired). Its happens-before clocks are its location's; its DAG clock is its own: the task DAG
+ * clocks it merged (waits, acquisitions) plus its own time since (weighted per variant like the
+ * location's, attributed to pm_tg_key(rank, APP) in the composition). The location's clock is not
+ * used for the DAG: after a wait it holds the workers' program order, which is no dependency. */
+typedef struct {
+  int init;
+  uint64_t mark[3];            /* the location's own cue/com/coo time at the last update */
+  pm_tg_clk clk;               /* dag_* and comp meaningful; hb_* unused */
+} pm_tg_thread;
+/* Brings th up to the location's current accounting (call after a transition at 'now'). */
+PM_HIDDEN void pm_tg_thread_sync(pm_tg_thread *th, const pm_loc *L, int rank);
+/* The thread now depends on c (dag parts and composition). */
+PM_HIDDEN void pm_tg_thread_merge(pm_tg_thread *th, const pm_tg_clk *c);
+/* The thread's clock as a dependency source: hb = L's clocks, dag = th's (synced first). */
+PM_HIDDEN void pm_tg_thread_clock(pm_tg_thread *th, const pm_loc *L, int rank, pm_tg_clk *out);
+/* Wire form for StarPU-MPI side-channel messages (global parts only). */
+#define PM_TG_WIRE_WORDS (3 + 3 + 1 + 1 + 2 * PM_TG_COMP_N + 1)
+PM_HIDDEN void pm_tg_clk_pack(const pm_tg_clk *c, uint64_t *w);
+PM_HIDDEN void pm_tg_clk_unpack(pm_tg_clk *c, const uint64_t *w);   /* global parts; rest zero */
+
+/* ------------------------------------------------------------------------------------ handles */
+enum { PM_TG_ACC_NONE = 0, PM_TG_ACC_READ, PM_TG_ACC_WRITE, PM_TG_ACC_COMMUTE };
+typedef struct pm_tg_handle pm_tg_handle;
+/* The entry of a foreign data handle, created on first use; returns a new reference (NULL when
+ * memory runs out: the caller then ignores that dependency). */
+PM_HIDDEN pm_tg_handle *pm_tg_handle_get(const void *key);
+PM_HIDDEN void pm_tg_handle_ref(pm_tg_handle *h);
+PM_HIDDEN void pm_tg_handle_put(pm_tg_handle *h);
+/* The handle is unregistered: later uses of the same address get a fresh entry. */
+PM_HIDDEN void pm_tg_handle_forget(const void *key);
+/* Merges into *in what an access of class acc depends on (read: last writer and commuting
+ * writers; write: also the readers since; commute: writer and readers). */
+PM_HIDDEN void pm_tg_handle_pre(pm_tg_handle *h, int acc, pm_tg_clk *in);
+/* Publishes the end of an access: a write becomes the last writer (readers reset). */
+PM_HIDDEN void pm_tg_handle_post(pm_tg_handle *h, int acc, const pm_tg_clk *out);
+PM_HIDDEN const void *pm_tg_handle_key(const pm_tg_handle *h);
+/* Data placement, for bus transfers: the memory nodes (< 64) holding a valid copy, as the
+ * runtime's MSI coherence keeps them (a read copies the data into the node, a write leaves the
+ * node's copy the only valid one). Eviction under memory pressure is not modelled. */
+PM_HIDDEN void pm_tg_handle_home(pm_tg_handle *h, int node);   /* registration: valid = {node}; < 0: none */
+/* An access on 'node'; returns 1 when the data had to be transferred into node (a read of data
+ * valid elsewhere only). A handle whose home was never seen starts valid where first accessed. */
+PM_HIDDEN int pm_tg_handle_place(pm_tg_handle *h, int node, int reads, int writes);
+
+/* -------------------------------------------------------------------------------------- tasks */
+enum {
+  PM_TG_HAS_BODY = 1,      /* runs a codelet: pre/post-exec hooks fire */
+  PM_TG_SUBMITTED = 2,
+  PM_TG_STARTED = 4,
+  PM_TG_ENDED = 8,         /* out is valid */
+  PM_TG_MAPPED = 16,       /* reachable from its foreign pointer */
+  PM_TG_USE_TAG = 32,      /* task->use_tag: tag dependencies and notification */
+};
+#define PM_TG_INLINE_BUFS 8
+#define PM_TG_MAX_PRED_DEPTH 32
+/* acc: PM_TG_ACC_*; mode: the runtime's own access mode bits (opaque here); bytes: data size */
+typedef struct { pm_tg_handle *h; uint16_t acc, mode; uint32_t bytes; } pm_tg_buf;
+
+typedef struct pm_tg_task {
+  const void *key;             /* foreign task pointer */
+  uint32_t refs;               /* 1 (own life) + 1 per explicit successor not yet started */
+  uint32_t flags;
+  uint32_t nbufs, npreds, cap_preds;
+  uint32_t codelet;            /* the adapter's codelet index */
+  uint64_t tag;                /* task tag (tag_id) */
+  uint64_t t_submit, t_ready, t_pop, t_start, t_end;
+  uint64_t bytes;              /* sum of the sizes of the task's data */
+  double flops, predicted;     /* declared flops (0: unknown); scheduler's prediction in us */
+  pm_tg_clk in, out;
+  pm_tg_buf buf[PM_TG_INLINE_BUFS];
+  pm_tg_buf *more_buf;         /* buffers beyond PM_TG_INLINE_BUFS (malloc'd, rare) */
+  struct pm_tg_task **preds;   /* explicit predecessors (malloc'd on first explicit dependency) */
+  void *user[3];               /* adapter's slots (original prologue / callback functions) */
+} pm_tg_task;
+
+/* New record for foreign task pointer key (may be NULL: an unmapped record); refs = 1. */
+PM_HIDDEN pm_tg_task *pm_tg_task_new(const void *key);
+PM_HIDDEN pm_tg_task *pm_tg_task_find(const void *key);
+/* The record of key, created (unsubmitted) if absent. */
+PM_HIDDEN pm_tg_task *pm_tg_task_find_or_new(const void *key);
+/* Removes the record from the map (the foreign pointer may be recycled from now on). */
+PM_HIDDEN void pm_tg_task_unmap(pm_tg_task *t);
+PM_HIDDEN void pm_tg_task_unref(pm_tg_task *t);
+/* Buffer i of the task (i < nbufs), and appending one (handle reference moves into the record). */
+PM_HIDDEN pm_tg_buf *pm_tg_task_buf(pm_tg_task *t, uint32_t i);
+PM_HIDDEN int pm_tg_task_add_buf(pm_tg_task *t, pm_tg_handle *h, int acc, uint64_t bytes);
+/* Explicit dependency succ -> pred (takes a reference on pred). 0 or -1 (out of memory). */
+PM_HIDDEN int pm_tg_task_add_pred(pm_tg_task *succ, pm_tg_task *pred);
+
+/* Lifecycle, called by the adapter in this order (times in ns):
+ *  submit: in = clock of the submitting thread (pm_tg_clk_of_thread)
+ *  start (on the worker, location W): merges explicit predecessors, tag dependencies and the
+ *         handles' clocks into in, then in.hb into W's location clocks
+ *  end (on the worker): out.hb = W's clocks, out.dag = in.dag + own time; publishes out to the
+ *         handles, the tag and the thread's running maximum. */
+PM_HIDDEN void pm_tg_task_submit(pm_tg_task *t, const pm_tg_clk *submitter, uint64_t now);
+PM_HIDDEN void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now);
+PM_HIDDEN void pm_tg_task_end(pm_tg_task *t, pm_loc *W, uint64_t now, uint64_t key);
+/* A task without body (cl NULL or STARPU_NOWHERE) is complete: out = value of its predecessors. */
+PM_HIDDEN void pm_tg_task_end_bodyless(pm_tg_task *t);
+/* The clock a successor sees from t (out when ended; for a body-less task still pending, the
+ * maximum over its own predecessors). */
+PM_HIDDEN void pm_tg_task_value(pm_tg_task *t, pm_tg_clk *v);
+
+/* ---------------------------------------------------------------------------------------- tags */
+PM_HIDDEN void pm_tg_tag_declare(uint64_t tag, int ndeps, const uint64_t *deps);
+PM_HIDDEN void pm_tg_tag_merge_deps(uint64_t tag, pm_tg_clk *in);
+PM_HIDDEN void pm_tg_tag_done(uint64_t tag, const pm_tg_clk *out);   /* kept only if declared */
+PM_HIDDEN void pm_tg_tag_forget(uint64_t tag);
+
+/* ------------------------------------------------------------------------------------- summary */
+/* Every thread that ends tasks keeps the maximum of their clocks; this merges them all. */
+typedef struct {
+  uint64_t tasks;              /* tasks ended (with a body) */
+  uint64_t bodyless;           /* body-less tasks completed */
+  pm_tg_clk max;               /* per-clock maximum over ended tasks (comp of the dag_g.cue argmax) */
+  uint64_t live_tasks, live_handles, peak_tasks;
+} pm_tg_summary;
+PM_HIDDEN void pm_tg_get_summary(pm_tg_summary *s);
+/* Merges a clock into the calling thread's running maximum (tasks ended, receives completed). */
+PM_HIDDEN void pm_tg_note_end(const pm_tg_clk *out, int bodyless);
+/* The running maximum of every thread merged (used by waits: starpu_task_wait_for_all). */
+PM_HIDDEN void pm_tg_max_so_far(pm_tg_clk *out);
+PM_HIDDEN void pm_tg_reset(void);    /* frees everything (tests, and after the run's report) */
+#endif

@@ -1,0 +1,48 @@
+/* The public API of popmeter.h: user regions, pause/resume, queries. */
+#include "popmeter.h"
+#include "pm_location.h"
+#include "pm_lifecycle.h"
+#include <string.h>
+
+#define PM_API __attribute__((visibility("default")))
+
+static int mismatch_reported;
+
+PM_API void pm_region_begin(const char *name) {
+  pm_loc *L = pm_enter_tool();
+  if (!L) return;
+  pm_region_id r = pm_region_register(name ? name : "(null)", PM_PARADIGM_USER, PM_ROLE_FUNCTION);
+  if (r != PM_REGION_NONE) pm_region_enter(L, r, pm_clock_now());
+  pm_leave_tool(L);
+}
+
+PM_API void pm_region_end(const char *name) {
+  pm_loc *L = pm_enter_tool();
+  if (!L) return;
+  const char *cur = pm_region_name(L->cur_node->region);
+  if (L->depth == 0 || L->depth > PM_MAX_DEPTH || (name && strcmp(cur, name) != 0)) {
+    if (!__atomic_exchange_n(&mismatch_reported, 1, __ATOMIC_RELAXED))
+      pm_warn("pm_region_end(\"%s\") does not close the innermost open region (\"%s\"); ignored",
+              name ? name : "(null)", L->depth ? cur : "none");
+  } else {
+    pm_region_exit(L, pm_clock_now());
+  }
+  pm_leave_tool(L);
+}
+
+PM_API void pm_pause(void) { if (pm_core_is_active()) pm_core_pause(); }
+PM_API void pm_resume(void) { if (pm_core_is_active()) pm_core_resume(); }
+PM_API int pm_is_active(void) { return pm_core_is_active(); }
+
+PM_API int pm_query_thread(pm_thread_times *out) {
+  memset(out, 0, sizeof *out);
+  pm_loc *L = pm_loc_self();
+  if (!L) return -1;
+  pm_state cur = pm_state_set(L, (pm_state)L->state, pm_clock_now());   /* brings the times up to now */
+  (void)cur;
+  double *slot[PM_CLASS_COUNT] = {&out->useful, &out->mpi, &out->io, &out->runtime, &out->idle,
+                                  &out->device, &out->other};
+  for (int c = 0; c < PM_CTX_COUNT; c++)
+    for (int s = 0; s < PM_STATE_COUNT; s++) *slot[pm_state_class_of((pm_state)s)] += (double)L->time[c][s] * 1e-9;
+  return 0;
+}

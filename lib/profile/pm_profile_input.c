@@ -1,0 +1,82 @@
+#include "pm_profile_input.h"
+#include "pm_profile_tasks.h"
+#include <stdlib.h>
+#include <string.h>
+
+static pm_loc_kind kind_of(int role) {
+  switch (role) {
+    case PM_ROLE_WORKER: return PM_LOC_WORKER;
+    case PM_ROLE_ACCEL_WORKER: return PM_LOC_ACCEL;
+    case PM_ROLE_PROGRESS: return PM_LOC_PROGRESS;
+    case PM_ROLE_DEVICE: return PM_LOC_DEVICE;
+    default: return PM_LOC_THREAD;
+  }
+}
+
+int pm_profile_to_input(const pm_profile *p, int io_as_useful, pm_run_input_buf *buf) {
+  memset(buf, 0, sizeof *buf);
+  buf->loc = calloc((size_t)p->nlocations + 1, sizeof *buf->loc);
+  buf->pl_cue = calloc((size_t)p->nprocesses + 1, sizeof *buf->pl_cue);
+  if (!buf->loc || !buf->pl_cue) { pm_run_input_buf_free(buf); return -1; }
+  pm_run_input *in = &buf->in;
+  in->runtime = p->runtime;
+  in->nprocesses = p->nprocesses;
+  in->nnodes = p->nnodes;
+  in->nlocations = p->nlocations;
+  in->loc = buf->loc;
+  in->has_critical_path = p->has_critical_path;
+  in->pl_cue = buf->pl_cue;
+  in->nworker_types = 0;
+  in->io_as_useful = io_as_useful;
+  int has_cpu_worker = 0, has_accel = 0;
+  for (int i = 0; i < p->nlocations; i++) {
+    const pm_prof_location *l = &p->loc[i];
+    pm_location_input *x = &buf->loc[i];
+    x->process = l->process;
+    x->node = p->proc[l->process].node;
+    x->kind = kind_of(l->role);
+    x->useful = pm_prof_loc_class(l, PM_CLASS_USEFUL);
+    x->mpi = pm_prof_loc_class(l, PM_CLASS_MPI);
+    x->io = pm_prof_loc_class(l, PM_CLASS_IO);
+    x->runtime = pm_prof_loc_class(l, PM_CLASS_RUNTIME);
+    x->idle = pm_prof_loc_class(l, PM_CLASS_IDLE);
+    x->gpu_runtime = pm_prof_loc_class(l, PM_CLASS_DEVICE);
+    x->calls_mpi = x->mpi > 0 || l->polls > 0;
+    for (int s = 0; s < PM_STATE_COUNT; s++) x->in_parallel += l->time[PM_CTX_PARALLEL][s];
+    x->serial_useful = l->time[PM_CTX_SERIAL][PM_STATE_USEFUL];
+    x->omp_useful = l->time[PM_CTX_PARALLEL][PM_STATE_USEFUL];
+    x->tl_cue = x->useful;
+    if (x->kind == PM_LOC_WORKER || x->kind == PM_LOC_ACCEL) x->exec = x->useful;
+    has_cpu_worker |= x->kind == PM_LOC_WORKER;
+    has_accel |= x->kind == PM_LOC_ACCEL;
+    if (l->cp_global.cue > in->g_cue) in->g_cue = l->cp_global.cue;
+    if (l->cp_global.com > in->g_com) in->g_com = l->cp_global.com;
+    if (l->cp_global.coo > in->g_coo) in->g_coo = l->cp_global.coo;
+    if (l->cp_process.cue > buf->pl_cue[l->process]) buf->pl_cue[l->process] = l->cp_process.cue;
+  }
+  in->nworker_types = has_cpu_worker + has_accel;
+  /* OpenMP parallel regions: per-region additive efficiency, TALP's OpenMP split */
+  if (p->nomp_regions > 0) {
+    buf->omp = calloc((size_t)p->nomp_regions, sizeof *buf->omp);
+    if (!buf->omp) { pm_run_input_buf_free(buf); return -1; }
+    for (int i = 0; i < p->nomp_regions; i++) {
+      const pm_prof_omp_region *r = &p->omp_region[i];
+      buf->omp[i] = (pm_omp_region_input){r->name, r->process, r->nthreads, r->span, r->thread_idle,
+                                          r->thread_useful};
+    }
+    in->nomp_regions = p->nomp_regions;
+    in->omp_regions = buf->omp;
+  }
+  /* task runtime: codelet totals (area bound, locality) and the task-DAG critical path (CPB) */
+  if (pm_prof_tasks_input(p, &buf->codelets, &in->ncodelets, &in->cp_bound) != 0) { pm_run_input_buf_free(buf); return -1; }
+  in->codelets = buf->codelets;
+  return 0;
+}
+
+void pm_run_input_buf_free(pm_run_input_buf *buf) {
+  free(buf->loc);
+  free(buf->pl_cue);
+  free(buf->omp);
+  free(buf->codelets);
+  memset(buf, 0, sizeof *buf);
+}

@@ -1,0 +1,17 @@
+/* From a run profile to the models' plain input (metrics/pm_input.h). Used at the end of a run and
+ * offline (popmeter show, reports), so the models see exactly the same numbers in both places. */
+#ifndef PM_PROFILE_INPUT_H
+#define PM_PROFILE_INPUT_H
+#include "pm_profile.h"
+#include "pm_input.h"
+typedef struct {
+  pm_run_input in;
+  pm_location_input *loc;     /* owned */
+  double *pl_cue;             /* owned */
+  pm_omp_region_input *omp;   /* owned array; names and per-thread arrays point into the profile */
+  pm_codelet_input *codelets; /* owned array (task runtime); names point into the profile */
+} pm_run_input_buf;
+/* Fills buf from p; io_as_useful is passed to the models (they count I/O as useful). 0 or -1. */
+int pm_profile_to_input(const pm_profile *p, int io_as_useful, pm_run_input_buf *buf);
+void pm_run_input_buf_free(pm_run_input_buf *buf);
+#endif

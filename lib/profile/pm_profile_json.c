@@ -1,0 +1,322 @@
+/* popmeter.json <-> pm_profile. The reader validates every field (type, range, cross-references):
+ * a malformed or foreign file gives an error message naming the problem, never a crash. */
+#include "pm_profile_json.h"
+#include "pm_profile_tasks.h"
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* -------------------------------------------------------------------------------------- writing */
+static json_t *states_obj(const double *t) {
+  json_t *o = json_object();
+  for (int s = 0; s < PM_STATE_COUNT; s++) json_object_set_new(o, pm_state_name((pm_state)s), json_real(t[s]));
+  return o;
+}
+static json_t *cp_obj(pm_prof_cp c) { return json_pack("{s:f,s:f,s:f}", "cue", c.cue, "com", c.com, "coo", c.coo); }
+
+/* OpenMP parallel regions: written only when the run had some (readers treat absence as none). */
+static json_t *omp_regions_json(const pm_profile *p) {
+  json_t *a = json_array();
+  for (int i = 0; i < p->nomp_regions; i++) {
+    const pm_prof_omp_region *r = &p->omp_region[i];
+    json_t *u = json_array(), *w = json_array();
+    for (int j = 0; j < r->nthreads; j++) {
+      json_array_append_new(u, json_real(r->thread_useful[j]));
+      json_array_append_new(w, json_real(r->thread_idle[j]));
+    }
+    json_array_append_new(a, json_pack("{s:s,s:i,s:i,s:I,s:f,s:o,s:o}", "name", r->name, "process", r->process,
+                                       "nthreads", r->nthreads, "instances", (json_int_t)r->instances,
+                                       "span", r->span, "thread_useful", u, "thread_idle", w));
+  }
+  return a;
+}
+
+json_t *pm_profile_to_json(const pm_profile *p) {
+  json_t *procs = json_array(), *locs = json_array(), *regs = json_array(), *cps = json_array(), *vals = json_array();
+  for (int i = 0; i < p->nprocesses; i++) {
+    const pm_prof_process *q = &p->proc[i];
+    json_array_append_new(procs, json_pack("{s:i,s:s,s:i,s:I,s:f}", "rank", q->rank, "host", q->host,
+                                           "node", q->node, "pid", (json_int_t)q->pid, "window", q->window));
+  }
+  for (int i = 0; i < p->nlocations; i++) {
+    const pm_prof_location *l = &p->loc[i];
+    json_t *o = json_pack("{s:s,s:s,s:i,s:i,s:f}", "name", l->name, "role", pm_loc_role_name((pm_loc_role)l->role),
+                          "process", l->process, "thread", l->thread, "registered", l->registered);
+    json_object_set_new(o, "time", states_obj(l->time[PM_CTX_SERIAL]));
+    json_object_set_new(o, "time_in_parallel", states_obj(l->time[PM_CTX_PARALLEL]));
+    json_object_set_new(o, "comm", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+        "msgs_sent", (json_int_t)l->msgs_sent, "msgs_received", (json_int_t)l->msgs_received,
+        "bytes_sent", (json_int_t)l->bytes_sent, "bytes_received", (json_int_t)l->bytes_received,
+        "coll_calls", (json_int_t)l->coll_calls, "coll_bytes_out", (json_int_t)l->coll_bytes_out,
+        "coll_bytes_in", (json_int_t)l->coll_bytes_in, "polls", (json_int_t)l->polls));
+    json_object_set_new(o, "io", json_pack("{s:I,s:I}", "bytes_read", (json_int_t)l->io_bytes_read,
+                                           "bytes_written", (json_int_t)l->io_bytes_written));
+    json_object_set_new(o, "critical_path", json_pack("{s:o,s:o}", "process", cp_obj(l->cp_process),
+                                                      "global", cp_obj(l->cp_global)));
+    if (l->callpaths_truncated) json_object_set_new(o, "callpaths_truncated", json_true());
+    json_array_append_new(locs, o);
+  }
+  for (int i = 0; i < p->nregions; i++)
+    json_array_append_new(regs, json_pack("{s:s,s:i,s:i}", "name", p->reg[i].name, "paradigm", p->reg[i].paradigm,
+                                          "role", p->reg[i].role));
+  for (int i = 0; i < p->ncnodes; i++)
+    json_array_append_new(cps, json_pack("[i,i]", p->cnode[i].parent, p->cnode[i].region));
+  for (int i = 0; i < p->nvalues; i++) {
+    const pm_prof_value *v = &p->val[i];
+    json_t *a = json_pack("[i,i,I,I,I,I,I,I,I,I]", v->cnode, v->location, (json_int_t)v->visits, (json_int_t)v->polls,
+                          (json_int_t)v->bytes_sent, (json_int_t)v->bytes_received, (json_int_t)v->msgs_sent,
+                          (json_int_t)v->msgs_received, (json_int_t)v->io_bytes_read, (json_int_t)v->io_bytes_written);
+    for (int s = 0; s < PM_STATE_COUNT; s++) json_array_append_new(a, json_real(v->time[s]));
+    json_array_append_new(vals, a);
+  }
+  json_t *states = json_array();
+  for (int s = 0; s < PM_STATE_COUNT; s++) json_array_append_new(states, json_string(pm_state_name((pm_state)s)));
+  json_t *root = json_pack("{s:s,s:i,s:s,s:s,s:s,s:f,s:b,s:i,s:o,s:o,s:o,s:o,s:o,s:o}",
+                   "schema", PM_PROFILE_SCHEMA, "version", PM_PROFILE_VERSION, "app", p->app, "command", p->command,
+                   "start_time", p->start_time, "runtime", p->runtime, "has_critical_path", p->has_critical_path,
+                   "nnodes", p->nnodes, "states", states, "processes", procs, "locations", locs, "regions", regs,
+                   "callpaths", cps, "values", vals);
+  if (root && p->nomp_regions > 0) json_object_set_new(root, "omp_regions", omp_regions_json(p));
+  if (root && p->tasks) json_object_set_new(root, "tasks", pm_prof_tasks_to_json(p->tasks));   /* task runtime */
+  return root;
+}
+
+char *pm_profile_to_json_string(const pm_profile *p) {
+  json_t *j = pm_profile_to_json(p);
+  if (!j) return NULL;
+  char *s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  json_decref(j);
+  return s;
+}
+
+/* -------------------------------------------------------------------------------------- reading */
+typedef struct { char *err; size_t len; int failed; } ctx;
+static void fail(ctx *c, const char *fmt, ...) {
+  if (c->failed++) return;
+  va_list ap; va_start(ap, fmt); vsnprintf(c->err, c->len, fmt, ap); va_end(ap);
+}
+static const json_t *member(ctx *c, const json_t *o, const char *key, json_type t, const char *where) {
+  const json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
+  if (!v || (json_typeof(v) != t && !(t == JSON_REAL && json_is_integer(v)))) {
+    fail(c, "%s: missing or wrong type for \"%s\"", where, key);
+    return NULL;
+  }
+  return v;
+}
+static double num(ctx *c, const json_t *o, const char *key, const char *where) {
+  const json_t *v = member(c, o, key, JSON_REAL, where);
+  double x = v ? json_number_value(v) : 0;
+  if (v && !(x >= 0 && x < 1e15)) fail(c, "%s: \"%s\" out of range", where, key);
+  return x;
+}
+static uint64_t u64(ctx *c, const json_t *o, const char *key, const char *where) {
+  const json_t *v = member(c, o, key, JSON_INTEGER, where);
+  json_int_t x = v ? json_integer_value(v) : 0;
+  if (x < 0) fail(c, "%s: \"%s\" is negative", where, key);
+  return (uint64_t)x;
+}
+static void str(ctx *c, const json_t *o, const char *key, char *dst, size_t n, const char *where) {
+  const json_t *v = member(c, o, key, JSON_STRING, where);
+  snprintf(dst, n, "%s", v ? json_string_value(v) : "");
+}
+static void states(ctx *c, const json_t *o, double *t, const char *where) {
+  if (!json_is_object(o)) { fail(c, "%s: time is not an object", where); return; }
+  for (int s = 0; s < PM_STATE_COUNT; s++) t[s] = num(c, o, pm_state_name((pm_state)s), where);
+}
+static pm_prof_cp cp(ctx *c, const json_t *o, const char *where) {
+  return (pm_prof_cp){num(c, o, "cue", where), num(c, o, "com", where), num(c, o, "coo", where)};
+}
+static int role_from_name(const char *s) {
+  for (int r = 0; r < PM_LOC_ROLE_COUNT; r++) if (!strcmp(s, pm_loc_role_name((pm_loc_role)r))) return r;
+  return -1;
+}
+
+/* Optional "omp_regions": each entry validated (types, ranges, process index, array lengths). */
+static void omp_regions_read(ctx *c, const json_t *a, pm_profile *p) {
+  char where[64];
+  if (!a) return;
+  if (!json_is_array(a)) { fail(c, "profile: \"omp_regions\" is not an array"); return; }
+  for (size_t i = 0; i < json_array_size(a) && !c->failed; i++) {
+    const json_t *o = json_array_get(a, i);
+    snprintf(where, sizeof where, "omp_regions[%zu]", i);
+    char name[1024];
+    str(c, o, "name", name, sizeof name, where);
+    uint64_t proc = u64(c, o, "process", where), nt = u64(c, o, "nthreads", where);
+    pm_prof_omp_region r = {name, (int)proc, (int)nt, u64(c, o, "instances", where), num(c, o, "span", where),
+                            NULL, NULL};
+    const json_t *u = member(c, o, "thread_useful", JSON_ARRAY, where);
+    const json_t *w = member(c, o, "thread_idle", JSON_ARRAY, where);
+    if (c->failed) return;
+    if (proc >= (uint64_t)p->nprocesses) { fail(c, "%s: process %llu out of range", where, (unsigned long long)proc); return; }
+    if (nt > 1000000 || json_array_size(u) != nt || json_array_size(w) != nt) {
+      fail(c, "%s: thread_useful / thread_idle do not have nthreads (%llu) entries", where, (unsigned long long)nt);
+      return;
+    }
+    double *du = malloc(sizeof(double) * nt + 1), *dw = malloc(sizeof(double) * nt + 1);
+    for (size_t j = 0; du && dw && j < nt; j++) {
+      const json_t *x = json_array_get(u, j), *y = json_array_get(w, j);
+      if (!json_is_number(x) || !json_is_number(y) || !(json_number_value(x) >= 0) || !(json_number_value(y) >= 0)) {
+        fail(c, "%s: bad time for thread %zu", where, j);
+        break;
+      }
+      du[j] = json_number_value(x);
+      dw[j] = json_number_value(y);
+    }
+    if (!du || !dw) fail(c, "out of memory");
+    r.thread_useful = du;
+    r.thread_idle = dw;
+    if (!c->failed && pm_profile_add_omp_region(p, &r) < 0) fail(c, "out of memory");
+    free(du);
+    free(dw);
+  }
+}
+
+pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
+  ctx c = {err, errlen, 0};
+  char where[96];
+  if (!json_is_object(root)) { fail(&c, "not a JSON object"); return NULL; }
+  const json_t *schema = json_object_get(root, "schema");
+  if (!json_is_string(schema) || strcmp(json_string_value(schema), PM_PROFILE_SCHEMA)) {
+    fail(&c, "not a popmeter profile (no \"schema\": \"%s\")", PM_PROFILE_SCHEMA); return NULL;
+  }
+  const json_t *ver = json_object_get(root, "version");
+  if (!json_is_integer(ver) || json_integer_value(ver) != PM_PROFILE_VERSION) {
+    fail(&c, "unsupported profile version (this popmeter reads version %d)", PM_PROFILE_VERSION); return NULL;
+  }
+  pm_profile *p = pm_profile_new();
+  if (!p) { fail(&c, "out of memory"); return NULL; }
+  str(&c, root, "app", p->app, sizeof p->app, "profile");
+  str(&c, root, "command", p->command, sizeof p->command, "profile");
+  str(&c, root, "start_time", p->start_time, sizeof p->start_time, "profile");
+  p->runtime = num(&c, root, "runtime", "profile");
+  const json_t *hcp = json_object_get(root, "has_critical_path");
+  if (!json_is_boolean(hcp)) fail(&c, "profile: missing or wrong type for \"has_critical_path\"");
+  p->has_critical_path = json_is_true(hcp);
+  const json_t *procs = member(&c, root, "processes", JSON_ARRAY, "profile");
+  const json_t *locs = member(&c, root, "locations", JSON_ARRAY, "profile");
+  const json_t *regs = member(&c, root, "regions", JSON_ARRAY, "profile");
+  const json_t *cps = member(&c, root, "callpaths", JSON_ARRAY, "profile");
+  const json_t *vals = member(&c, root, "values", JSON_ARRAY, "profile");
+  if (c.failed) goto bad;
+  size_t np = json_array_size(procs), nl = json_array_size(locs), nr = json_array_size(regs);
+  size_t nc = json_array_size(cps), nv = json_array_size(vals);
+  if (np == 0 || np > 10000000 || nl > 100000000 || nr > 10000000 || nc > 100000000 || nv > 1000000000) {
+    fail(&c, "profile: implausible sizes (%zu processes, %zu locations)", np, nl); goto bad;
+  }
+  p->proc = calloc(np, sizeof *p->proc); p->loc = calloc(nl + 1, sizeof *p->loc);
+  p->reg = calloc(nr + 1, sizeof *p->reg); p->cnode = calloc(nc + 1, sizeof *p->cnode);
+  p->val = calloc(nv + 1, sizeof *p->val);
+  if (!p->proc || !p->loc || !p->reg || !p->cnode || !p->val) { fail(&c, "out of memory"); goto bad; }
+  for (size_t i = 0; i < np && !c.failed; i++) {
+    const json_t *o = json_array_get(procs, i);
+    snprintf(where, sizeof where, "processes[%zu]", i);
+    pm_prof_process *q = &p->proc[i];
+    q->rank = (int)u64(&c, o, "rank", where);
+    str(&c, o, "host", q->host, sizeof q->host, where);
+    q->node = (int)u64(&c, o, "node", where);
+    q->pid = (long)u64(&c, o, "pid", where);
+    q->window = num(&c, o, "window", where);
+    p->nprocesses++;
+  }
+  for (size_t i = 0; i < nr && !c.failed; i++) {
+    const json_t *o = json_array_get(regs, i);
+    snprintf(where, sizeof where, "regions[%zu]", i);
+    char name[1024];
+    str(&c, o, "name", name, sizeof name, where);
+    int par = (int)u64(&c, o, "paradigm", where), role = (int)u64(&c, o, "role", where);
+    if (c.failed) break;
+    p->reg[i] = (pm_prof_region){strdup(name), par, role};
+    p->nregions++;
+  }
+  for (size_t i = 0; i < nc && !c.failed; i++) {
+    const json_t *a = json_array_get(cps, i);
+    if (!json_is_array(a) || json_array_size(a) != 2 || !json_is_integer(json_array_get(a, 0)) ||
+        !json_is_integer(json_array_get(a, 1))) { fail(&c, "callpaths[%zu]: expected [parent, region]", i); break; }
+    json_int_t par = json_integer_value(json_array_get(a, 0)), reg = json_integer_value(json_array_get(a, 1));
+    if (par < -1 || par >= (json_int_t)i || reg < 0 || reg >= (json_int_t)nr) {
+      fail(&c, "callpaths[%zu]: parent %lld or region %lld out of range", i, (long long)par, (long long)reg); break;
+    }
+    p->cnode[i] = (pm_prof_cnode){(int)par, (int)reg};
+    p->ncnodes++;
+  }
+  for (size_t i = 0; i < nl && !c.failed; i++) {
+    const json_t *o = json_array_get(locs, i);
+    snprintf(where, sizeof where, "locations[%zu]", i);
+    pm_prof_location *l = &p->loc[i];
+    str(&c, o, "name", l->name, sizeof l->name, where);
+    char role[32];
+    str(&c, o, "role", role, sizeof role, where);
+    l->role = role_from_name(role);
+    if (!c.failed && l->role < 0) fail(&c, "%s: unknown role \"%s\"", where, role);
+    l->process = (int)u64(&c, o, "process", where);
+    if (!c.failed && l->process >= (int)np) fail(&c, "%s: process %d out of range", where, l->process);
+    l->thread = (int)u64(&c, o, "thread", where);
+    l->registered = num(&c, o, "registered", where);
+    states(&c, json_object_get(o, "time"), l->time[PM_CTX_SERIAL], where);
+    states(&c, json_object_get(o, "time_in_parallel"), l->time[PM_CTX_PARALLEL], where);
+    const json_t *cm = member(&c, o, "comm", JSON_OBJECT, where), *io = member(&c, o, "io", JSON_OBJECT, where);
+    const json_t *crit = member(&c, o, "critical_path", JSON_OBJECT, where);
+    if (c.failed) break;
+    l->msgs_sent = u64(&c, cm, "msgs_sent", where); l->msgs_received = u64(&c, cm, "msgs_received", where);
+    l->bytes_sent = u64(&c, cm, "bytes_sent", where); l->bytes_received = u64(&c, cm, "bytes_received", where);
+    l->coll_calls = u64(&c, cm, "coll_calls", where); l->coll_bytes_out = u64(&c, cm, "coll_bytes_out", where);
+    l->coll_bytes_in = u64(&c, cm, "coll_bytes_in", where); l->polls = u64(&c, cm, "polls", where);
+    l->io_bytes_read = u64(&c, io, "bytes_read", where); l->io_bytes_written = u64(&c, io, "bytes_written", where);
+    l->cp_process = cp(&c, json_object_get(crit, "process"), where);
+    l->cp_global = cp(&c, json_object_get(crit, "global"), where);
+    l->callpaths_truncated = json_is_true(json_object_get(o, "callpaths_truncated"));
+    p->nlocations++;
+  }
+  for (size_t i = 0; i < nv && !c.failed; i++) {
+    const json_t *a = json_array_get(vals, i);
+    if (!json_is_array(a) || json_array_size(a) != 10 + PM_STATE_COUNT) { fail(&c, "values[%zu]: wrong length", i); break; }
+    json_int_t k[10];
+    for (int j = 0; j < 10; j++) {
+      const json_t *e = json_array_get(a, (size_t)j);
+      if (!json_is_integer(e) || json_integer_value(e) < 0) { fail(&c, "values[%zu][%d]: not a count", i, j); break; }
+      k[j] = json_integer_value(e);
+    }
+    if (c.failed) break;
+    if (k[0] >= (json_int_t)nc || k[1] >= (json_int_t)nl) { fail(&c, "values[%zu]: call path or location out of range", i); break; }
+    pm_prof_value *v = &p->val[i];
+    *v = (pm_prof_value){(int)k[0], (int)k[1], (uint64_t)k[2], (uint64_t)k[3], (uint64_t)k[4], (uint64_t)k[5],
+                         (uint64_t)k[6], (uint64_t)k[7], (uint64_t)k[8], (uint64_t)k[9], {0}};
+    for (int s = 0; s < PM_STATE_COUNT; s++) {
+      const json_t *e = json_array_get(a, (size_t)(10 + s));
+      if (!json_is_number(e) || !(json_number_value(e) >= 0)) { fail(&c, "values[%zu]: bad time", i); break; }
+      v->time[s] = json_number_value(e);
+    }
+    p->nvalues++;
+  }
+  omp_regions_read(&c, json_object_get(root, "omp_regions"), p);
+  if (c.failed) goto bad;
+  const json_t *tasks = json_object_get(root, "tasks");      /* optional task-runtime part */
+  if (tasks && !(p->tasks = pm_prof_tasks_from_json(tasks, p->nprocesses, p->nlocations, err, errlen))) goto bad;
+  for (int i = 0; i < p->nprocesses; i++)
+    if (p->proc[i].node >= p->nprocesses) { fail(&c, "processes[%d]: node out of range", i); goto bad; }
+  pm_profile_finish(p);
+  return p;
+bad:
+  pm_profile_free(p);
+  return NULL;
+}
+
+pm_profile *pm_profile_from_json_string(const char *text, char *err, size_t errlen) {
+  json_error_t je;
+  json_t *root = json_loads(text, 0, &je);
+  if (!root) { snprintf(err, errlen, "invalid JSON at line %d: %s", je.line, je.text); return NULL; }
+  pm_profile *p = pm_profile_from_json(root, err, errlen);
+  json_decref(root);
+  return p;
+}
+
+pm_profile *pm_profile_read_file(const char *path, char *err, size_t errlen) {
+  json_error_t je;
+  json_t *root = json_load_file(path, 0, &je);
+  if (!root) { snprintf(err, errlen, "%s: %s (line %d)", path, je.text, je.line); return NULL; }
+  char inner[400];
+  pm_profile *p = pm_profile_from_json(root, inner, sizeof inner);
+  if (!p) snprintf(err, errlen, "%s: %s", path, inner);
+  json_decref(root);
+  return p;
+}

@@ -1,0 +1,58 @@
+#include "pm_report.h"
+#include "pm_report_models.h"
+#include "pm_profile_json.h"
+#include "pm_output.h"
+#include "pm_cube.h"
+#include "pm_lifecycle.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int write_json(const char *dir, const pm_profile *run, const pm_model_set *set, int overwrite) {
+  json_t *root = pm_profile_to_json(run);
+  if (!root) { pm_error("out of memory while writing popmeter.json"); return -1; }
+  json_object_set_new(root, "models", pm_report_models_json(set));
+  pm_output_file of;
+  int rc = -1;
+  if (pm_output_open(&of, dir, "popmeter.json", overwrite) == 0) {
+    if (json_dumpf(root, of.f, JSON_INDENT(1) | JSON_REAL_PRECISION(12)) != 0) pm_error("writing %s failed", of.path);
+    fputc('\n', of.f);
+    rc = pm_output_close(&of);
+  }
+  json_decref(root);
+  return rc;
+}
+
+void pm_report_run(pm_profile *run, const char *note, double reduce_seconds) {
+  const pm_config *cfg = pm_config_get();
+  pm_report_options o = {cfg->s[PM_CFG_MODELS], (int)cfg->i[PM_CFG_TABLE_WIDTH], (int)cfg->i[PM_CFG_IO_AS_USEFUL]};
+  pm_model_set set;
+  if (pm_report_compute(run, &o, &set) != 0) pm_warn("out of memory while computing the models: some are missing");
+  if (set.bad_model[0]) pm_warn("POPMETER_MODELS: unknown model '%s'; using the default models", set.bad_model);
+  char dir[4096] = "";
+  int want_files = cfg->i[PM_CFG_JSON];
+  int overwrite = (int)cfg->i[PM_CFG_OVERWRITE];
+  /* A process of a parallel run that reports alone (no MPI_Finalize, failed reduction) writes into
+   * a directory of its own, so the ranks never race for one. */
+  char suffix[32] = "";
+  if (run->nprocesses == 1 && pm_core_size() > 1) snprintf(suffix, sizeof suffix, ".rank%d", pm_core_rank());
+  if (want_files && pm_output_prepare(cfg->s[PM_CFG_OUTPUT], run->app, run->start_time, overwrite, suffix, dir,
+                                      sizeof dir) != 0)
+    want_files = 0;
+  /* the files first: if the table crashes a terminal or stderr is closed, the data is on disk */
+  if (want_files && cfg->i[PM_CFG_JSON] && write_json(dir, run, &set, overwrite) == 0)
+    pm_info("wrote %s/popmeter.json", dir);
+  if (want_files && cfg->i[PM_CFG_CUBE]) {
+    char cube[4200], why[512];
+    snprintf(cube, sizeof cube, "%s/profile.cubex", dir);
+    if (pm_cube_write(run, (const pm_metric *const *)set.tree, set.n, cube, overwrite, why, sizeof why) == 0)
+      pm_info("wrote %s", cube);
+    else
+      pm_error("%s", why);
+  }
+  if (cfg->i[PM_CFG_REPORT]) {
+    pm_report_write_table(stderr, run, &set, o.width, note, reduce_seconds);
+    if (want_files) fprintf(stderr, " Output: %s/\n", dir);
+    fflush(stderr);
+  }
+  pm_model_set_free(&set);
+}

@@ -1,0 +1,71 @@
+/* Internal helpers shared by the model files: values that carry their own "n/a" reason, location
+ * classification, per-process bookkeeping and node builders. Not part of the public API. */
+#ifndef PM_MODEL_UTIL_H
+#define PM_MODEL_UTIL_H
+#include "pm_input.h"
+#include "pm_metric.h"
+
+/* A number or "n/a because <na>". Arithmetic propagates the first reason, so a model is written as
+ * plain formulas and every undefined step (division by zero, missing input) surfaces as n/a.
+ * Reasons are static strings. */
+typedef struct {
+  double v;
+  const char *na;   /* NULL: v is valid */
+} pm_val;
+
+pm_val pm_v(double v);
+pm_val pm_v_na(const char *why);
+/* a / b; n/a with why_zero when b == 0 (or the quotient is not finite) */
+pm_val pm_v_div(pm_val a, pm_val b, const char *why_zero);
+pm_val pm_v_mul(pm_val a, pm_val b);
+pm_val pm_v_sub(pm_val a, pm_val b);
+
+/* Common n/a reasons (one wording everywhere). */
+#define PM_NA_NO_INPUT "no run input"
+#define PM_NA_NO_LOCATIONS "no locations measured"
+#define PM_NA_ZERO_RUNTIME "zero runtime"
+#define PM_NA_NO_COMPUTE "no thread, worker or accelerator locations"
+#define PM_NA_NO_USEFUL "no useful time measured"
+#define PM_NA_NO_CP "no critical path measured"
+#define PM_NA_NONFINITE "invalid input: a time or count is not a finite number"
+
+/* Thread, worker or accelerator worker: the locations whose time is "application" time. Progress
+ * threads and device streams are not. */
+int pm__is_compute(const pm_location_input *l);
+/* Task-runtime worker (CPU worker or accelerator worker). */
+int pm__is_worker(const pm_location_input *l);
+/* useful time of a location, plus its I/O time when the run counts I/O as useful. */
+double pm__useful(const pm_run_input *in, const pm_location_input *l);
+
+/* Checks what every model needs (input present, location array, process indices in range, at least
+ * one location, positive runtime). Returns NULL when fine, else the reason (static string). */
+const char *pm__input_problem(const pm_run_input *in);
+
+/* Application thread (main or OpenMP thread): the locations with a serial / parallel-region
+ * structure. */
+int pm__is_thread(const pm_location_input *l);
+
+/* Per-process view of the locations a selector accepts (pm__is_compute or pm__is_thread).
+ * master[p] is the first selected location of process p in array order (the measurement side lists
+ * the main thread of a process first); -1 if none. */
+typedef struct {
+  int nproc;
+  int *nloc;        /* selected locations per process (t_p) */
+  int *master;      /* location index of the master thread of p, or -1 */
+} pm_procs;
+
+/* Returns 0 on allocation failure. Requires pm__input_problem(in) == NULL. */
+int pm__procs_init(pm_procs *pp, const pm_run_input *in, int (*select)(const pm_location_input *));
+void pm__procs_free(pm_procs *pp);
+
+/* A model root (heading). */
+pm_metric *pm__root(const char *id, const char *name, const char *description);
+/* Adds a child with the value v (or n/a with v.na) and returns it (NULL on allocation failure). */
+pm_metric *pm__leaf(pm_metric *parent, const char *id, const char *name, const char *unit,
+                    const char *description, pm_val v);
+/* Sets value or n/a from v. */
+void pm__set(pm_metric *m, pm_val v);
+/* Returns root when the tree was built completely, else frees it and returns NULL. */
+pm_metric *pm__finish(pm_metric *root);
+
+#endif

@@ -1,0 +1,353 @@
+/*
+ * mfs.h — public API of libmfsolve, a multifrontal sparse Cholesky solver.
+ *
+ * Pipeline:  mfs_matrix (lower CSC)  --mfs_analyze-->  mfs_symbolic (fronts of tiles + operation list)
+ *            --mfs_factorize_seq-->  mfs_factor (factor tiles)  --mfs_solve-->  x
+ *
+ * The numeric phase is nothing but the execution of S->ops, a list of per-front tile operations
+ * (init, assemble, potrf, trsm, syrk, gemm, cleanup) in an order that is valid sequentially.
+ * mfs_factorize_seq runs them one after the other; a task-based executor (StarPU) submits the same
+ * operations as tasks, deriving dependencies from the tiles each one reads and writes
+ * (see mfs_op_access). Everything a task needs is in mfs_symbolic and mfs_factor.
+ *
+ * Numbering: unless stated otherwise, indices are 0-based. "Permuted" columns are those of
+ * P A P^T, where perm[k] is the input column eliminated k-th.
+ */
+#ifndef MFS_H
+#define MFS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------ errors */
+
+typedef enum {
+    MFS_OK = 0,
+    MFS_ERR_ARG,           /* invalid argument (bad generator spec, option out of range, ...) */
+    MFS_ERR_NOMEM,         /* out of memory */
+    MFS_ERR_IO,            /* cannot open or read a file */
+    MFS_ERR_FORMAT,        /* malformed Matrix Market file (err->line names the line) */
+    MFS_ERR_UNSUPPORTED,   /* well-formed input this solver does not handle (complex, non-square, ...) */
+    MFS_ERR_NOT_SYMMETRIC, /* "general" matrix whose values are not symmetric */
+    MFS_ERR_NOT_SPD,       /* non-positive pivot (err->column names the column) */
+    MFS_ERR_ORDERING,      /* the ordering library failed or is not built in */
+    MFS_ERR_OVERFLOW,      /* a size does not fit the index types */
+    MFS_ERR_INTERNAL       /* an internal consistency check failed (a bug) */
+} mfs_status;
+
+typedef struct {
+    mfs_status status;
+    long line;       /* Matrix Market line (1-based) for MFS_ERR_FORMAT & co, else 0 */
+    int64_t column;  /* failing pivot, input numbering, 0-based (MFS_ERR_NOT_SPD), else -1 */
+    char msg[400];   /* complete human-readable message */
+} mfs_error;
+
+const char *mfs_strerror(mfs_status s);
+
+/* ------------------------------------------------------------------------------- memory tracking */
+/* Every allocation made by libmfsolve is counted: heap blocks by their requested size, the tile
+ * arenas of the numeric phase by their committed (touched) size. The counters are process-wide and
+ * atomic so that a multi-threaded executor can share them. */
+int64_t mfs_mem_current(void);
+int64_t mfs_mem_peak(void);
+void mfs_mem_reset_peak(void); /* peak := current */
+
+/* --------------------------------------------------------------------------------------- matrices */
+
+/* Symmetric matrix, lower triangle (diagonal included) in compressed sparse columns: rows sorted
+ * ascending in each column, no duplicates, rowind[p] >= column. */
+typedef struct {
+    int32_t n;
+    int64_t nnz;       /* stored entries (lower triangle) */
+    int64_t *colptr;   /* n+1 */
+    int32_t *rowind;   /* nnz */
+    double *val;       /* nnz */
+} mfs_matrix;
+
+/* Matrix Market "matrix coordinate real|integer general|symmetric". General files must hold a
+ * numerically symmetric matrix; duplicates are summed; upper-triangle entries of symmetric files are
+ * mirrored. Errors name the line. `name` is used in messages only. */
+mfs_status mfs_matrix_read_mm(const char *path, mfs_matrix *A, mfs_error *err);
+mfs_status mfs_matrix_read_mm_stream(FILE *f, const char *name, mfs_matrix *A, mfs_error *err);
+
+typedef enum { MFS_STENCIL_LAP2D5, MFS_STENCIL_LAP3D7, MFS_STENCIL_LAP3D27 } mfs_stencil;
+
+/* Grid Laplacians with Dirichlet boundaries (diagonal = number of stencil neighbours, off-diagonal
+ * -1), points numbered x fastest. nz must be 1 for the 2D stencil. */
+mfs_status mfs_matrix_stencil(mfs_stencil kind, int nx, int ny, int nz, mfs_matrix *A, mfs_error *err);
+/* "lap2d:N", "lap2d:NXxNY", "lap3d:N", "lap3d:NXxNYxNZ", "lap3d27:N", "lap3d27:NXxNYxNZ" */
+mfs_status mfs_matrix_generate(const char *spec, mfs_matrix *A, mfs_error *err);
+
+/* Builds A from a symmetric triplet list; (i,j) and (j,i) denote the same entry (stored once,
+ * duplicates summed). Used by the tests and by callers that assemble matrices themselves. */
+mfs_status mfs_matrix_from_triplets(int32_t n, int64_t nz, const int32_t *ri, const int32_t *ci,
+                                    const double *v, mfs_matrix *A, mfs_error *err);
+mfs_status mfs_matrix_check(const mfs_matrix *A, mfs_error *err); /* structural validity */
+void mfs_matrix_free(mfs_matrix *A);
+void mfs_matrix_symv(const mfs_matrix *A, const double *x, double *y); /* y = A x */
+double mfs_matrix_norm_inf(const mfs_matrix *A);                      /* of the full symmetric A */
+
+/* ------------------------------------------------------------------------- ordering & elimination */
+
+typedef enum { MFS_ORDER_METIS, MFS_ORDER_AMD, MFS_ORDER_NATURAL, MFS_ORDER_GIVEN } mfs_ordering;
+
+const char *mfs_ordering_name(mfs_ordering o);
+int mfs_ordering_available(mfs_ordering o);
+/* Fill-reducing permutation: perm[k] = input column eliminated k-th. */
+mfs_status mfs_order(const mfs_matrix *A, mfs_ordering kind, int32_t *perm, mfs_error *err);
+
+/* Elimination tree of a symmetric pattern given by its lower triangle (CSC; entries with row <=
+ * column are ignored): parent[j] = min{ i > j : L(i,j) != 0 }, -1 for roots. */
+mfs_status mfs_etree(int32_t n, const int64_t *colptr, const int32_t *rowind, int32_t *parent);
+/* post[k] = k-th node of a depth-first postorder (children visited in increasing index order). */
+mfs_status mfs_postorder(int32_t n, const int32_t *parent, int32_t *post);
+/* Column counts of L (diagonal included) by the Gilbert-Ng-Peyton row-subtree method, in
+ * O(nnz(A) alpha(n)) time: parent = etree of the same pattern, post any postorder of it. */
+mfs_status mfs_colcounts(int32_t n, const int64_t *colptr, const int32_t *rowind,
+                         const int32_t *parent, const int32_t *post, int32_t *cc);
+/* Fundamental supernodes of a postordered tree (parent[j] > j): first[s] .. first[s+1]-1 are the
+ * columns of supernode s; first has room for n+1 entries. Returns the number of supernodes. */
+int32_t mfs_fundamental_supernodes(int32_t n, const int32_t *parent, const int32_t *cc, int32_t *first);
+
+/* Relaxed amalgamation of a supernodal tree (children numbered before parents). Supernode s has
+ * ncol[s] columns and nstruct[s] rows below them. A child merges into its parent when the merged
+ * front keeps at most `threshold` explicit zeros (fraction of its factor entries), or when it is
+ * small (<= 4 columns; <= 16 columns and <= 80 % zeros; <= 48 columns and <= 10 % zeros: the rules
+ * CHOLMOD uses, because tiny fronts waste far more time in kernel calls than the zeros cost).
+ * threshold <= 0 disables amalgamation. On return rep[s] is the supernode that absorbed s
+ * (rep[s] == s for the fronts that remain) and zeros[s] (optional) the explicit zeros of front s. */
+void mfs_amalgamate(int32_t ns, const int32_t *sparent, const int32_t *ncol, const int32_t *nstruct,
+                    double threshold, int32_t *rep, int64_t *zeros);
+
+/* ----------------------------------------------------------------------- fronts, tiles, operations */
+
+/* A front is a dense (nrow x nrow) symmetric matrix, lower triangle only. Its first ncol rows/columns
+ * are its own (fully summed) columns col0 .. col0+ncol-1; the trailing (nrow-ncol)^2 block is the
+ * contribution block (CB) passed to the parent. Rows and columns are split into tiles at the
+ * boundaries blk[0] = 0 < ... < blk[nbt] = nrow, with blk[nbp] = ncol so that a tile holds either
+ * factor or CB entries. Tile (i,j), i >= j, is a column-major (blk[i+1]-blk[i]) x (blk[j+1]-blk[j])
+ * array whose leading dimension is its row count. Tiles (i,j) with j < nbp form the factor L;
+ * tiles with j >= nbp the CB. */
+typedef struct {
+    int32_t parent;      /* parent front, -1 for a root */
+    int32_t child0;      /* children: S->child[child0 .. child0+nchild) (in execution order) */
+    int32_t nchild;
+    int32_t col0, ncol;  /* own (eliminated) columns, permuted numbering */
+    int32_t nrow;        /* order of the front */
+    int32_t nbp;         /* tile rows/columns covering the own columns */
+    int32_t nbt;         /* tile rows/columns in all */
+    int64_t rows;        /* S->rowind + rows: the nrow permuted row indices, ascending (first ncol = own) */
+    int64_t blk;         /* S->blkptr + blk: the nbt+1 tile boundaries (front-local rows) */
+    int64_t cmap;        /* S->cmap + cmap: front-local row in the parent of each CB row (nrow-ncol) */
+    int64_t tile0;       /* first of the nbt(nbt+1)/2 tiles of this front in the global tile table */
+    int64_t op_begin, op_end; /* S->ops[op_begin .. op_end): what runs when this front is processed:
+                                 its INIT, the ASSEMBLE and CLEANUP of its children, its factorization */
+    int64_t l_bytes;     /* bytes of the factor tiles (each tile padded to 64 bytes) */
+    int64_t cb_bytes;    /* bytes of the CB tiles */
+    int64_t zeros;       /* explicit zeros stored in the factor columns because of amalgamation */
+    double flops;        /* potrf+trsm+syrk+gemm flops of this front */
+    double subtree_flops;/* flops of the front and all its descendants */
+} mfs_front;
+
+/* Index of tile (i,j), i >= j, among the nbt(nbt+1)/2 tiles of a front (column by column). */
+static inline int64_t mfs_tile_index(int32_t nbt, int32_t i, int32_t j)
+{
+    return (int64_t)j * nbt - (int64_t)j * (j - 1) / 2 + (i - j);
+}
+
+typedef enum {
+    MFS_OP_INIT,     /* allocate the tiles of `front`, zero them, scatter the entries of A */
+    MFS_OP_ASSEMBLE, /* tile (i,j) of `front` += the part of CB tile (ci,cj) of `child` that maps to it */
+    MFS_OP_POTRF,    /* tile (k,k) := chol(tile (k,k))                       (i = j = k) */
+    MFS_OP_TRSM,     /* tile (i,k) := tile (i,k) L(k,k)^-T                    (j = k) */
+    MFS_OP_SYRK,     /* tile (i,i) -= L(i,k) L(i,k)^T                         (j = i) */
+    MFS_OP_GEMM,     /* tile (i,j) -= L(i,k) L(j,k)^T                         (i > j > k) */
+    MFS_OP_CLEANUP,  /* free the CB tiles of `front` (its parent has assembled them) */
+    MFS_NOPTYPES
+} mfs_optype;
+
+const char *mfs_op_name(mfs_optype t);
+
+typedef struct {
+    int32_t type;    /* mfs_optype */
+    int32_t front;   /* assembly-tree node (front index) whose tiles the operation writes or frees */
+    int32_t i, j, k; /* tile coordinates in `front` (-1 where unused) */
+    int32_t child;   /* ASSEMBLE: the child front read; -1 otherwise */
+    int32_t ci, cj;  /* ASSEMBLE: the CB tile of `child` read */
+    double flops;    /* analytic flops (ASSEMBLE: additions; INIT/CLEANUP: 0) */
+} mfs_op;
+
+/* The tiles an operation reads or writes (at most 3), for dependency tracking. */
+typedef enum { MFS_ACCESS_R = 1, MFS_ACCESS_W = 2, MFS_ACCESS_RW = 3 } mfs_access_mode;
+typedef struct {
+    int32_t front, i, j;
+    int32_t mode;    /* mfs_access_mode; ASSEMBLE writes commute with each other */
+} mfs_tile_access;
+/* Fills acc[] and returns the count. INIT and CLEANUP access every tile of the front (reported as
+ * one entry with i = j = -1). */
+int mfs_op_access(const mfs_op *op, mfs_tile_access acc[3]);
+
+typedef struct {
+    mfs_ordering ordering; /* default METIS when built in, else AMD */
+    const int32_t *given_perm; /* MFS_ORDER_GIVEN: perm[k] = input column eliminated k-th */
+    int nb;                /* tile size (default 256) */
+    double amalg;          /* amalgamation zero threshold (default 0.05); <= 0: fundamental supernodes */
+} mfs_options;
+
+void mfs_options_default(mfs_options *o);
+
+typedef struct {
+    int32_t n;
+    mfs_options opts;
+    int32_t *perm;        /* n: input column eliminated k-th (final: ordering + postorder + amalgamation) */
+    int32_t *iperm;       /* n: inverse of perm */
+    int32_t *parent;      /* n: elimination tree of P A P^T (permuted numbering) */
+    int32_t *colcount;    /* n: nnz of each column of L (diagonal included), permuted numbering */
+    int32_t *col2front;   /* n: front owning each permuted column */
+
+    int32_t nfronts;      /* fronts are numbered in a postorder: children before parents */
+    mfs_front *fronts;
+    int32_t *child;       /* children lists (see mfs_front.child0) */
+    int32_t *rowind;      /* rows of all fronts */
+    int32_t *blkptr;      /* tile boundaries of all fronts */
+    int32_t *cmap;        /* relative index maps of all CBs (extend-add) */
+    int64_t ntiles;       /* size of the global tile table */
+
+    /* Entries of A in the permuted numbering, by permuted column: a_lrow[p] is the front-local row,
+     * a_src[p] the index of the value in the input A->val. Lets INIT scatter A without searching. */
+    int64_t *a_colptr;    /* n+1 */
+    int32_t *a_lrow;
+    int64_t *a_src;
+
+    mfs_op *ops;          /* the numeric phase, in a valid sequential order */
+    int64_t nops;
+    int64_t nops_type[MFS_NOPTYPES];
+    double flops_type[MFS_NOPTYPES];
+
+    int32_t nsupernodes;  /* fundamental supernodes before amalgamation */
+    int64_t nnz_l;        /* nnz(L) of the exact factor (sum of colcount) */
+    int64_t nnz_l_stored; /* factor entries held by the fronts (lower trapezoids, zeros included) */
+    double flops_exact;   /* Cholesky flops of the exact factor (sum colcount^2) */
+    double flops;         /* potrf+trsm+syrk+gemm flops of the numeric phase as scheduled */
+    int64_t mem_factor;   /* bytes of all factor tiles */
+    int64_t mem_fixed;    /* bytes the executor allocates before the first front (tile tables) */
+    int64_t mem_cb_region;/* footprint of the CB arena in the sequential run (live CBs + holes) */
+    int64_t mem_peak_live;/* peak of live bytes (factor so far + stacked CBs + active front) */
+    int64_t mem_peak;     /* predicted peak committed bytes of the sequential numeric phase:
+                             mem_fixed + mem_factor + mem_cb_region */
+    double time_order, time_symbolic; /* seconds */
+} mfs_symbolic;
+
+/* Ordering, elimination tree, postorder, column counts, supernodes, amalgamation, memory-minimising
+ * child order, front structures, tiles, operations, flops and the memory estimate. */
+mfs_status mfs_analyze(const mfs_matrix *A, const mfs_options *opt, mfs_symbolic **S, mfs_error *err);
+void mfs_symbolic_free(mfs_symbolic *S);
+
+/* Bytes of the factor and CB tiles of a front, exactly as the executor allocates them. */
+void mfs_front_bytes(int32_t ncol, int32_t nrow, int nb, int64_t *l_bytes, int64_t *cb_bytes);
+/* Splits len rows into ceil(len/nb) nearly equal blocks; writes the nblk+1 boundaries (offset by
+ * `base`) into bnd when non-NULL and returns nblk. */
+int32_t mfs_split_blocks(int32_t len, int nb, int32_t base, int32_t *bnd);
+
+/* Analytic flop counts (LAPACK conventions). */
+double mfs_flops_potrf(double n);
+double mfs_flops_trsm(double m, double n);          /* B (m x n) := B L^-T, L n x n */
+double mfs_flops_syrk(double n, double k);
+double mfs_flops_gemm(double m, double n, double k);
+
+/* --------------------------------------------------------------------- task grouping and mapping */
+
+/* qr_mumps' pruning: find a layer of fronts such that the subtrees below it, each run as one
+ * sequential task, balance over `nworkers`; the fronts above (and on) the layer are run as tiled
+ * tasks. subtree_root[f] is the root of the sequential subtree containing f, -1 when f is a tiled
+ * front. */
+typedef struct {
+    int nworkers;
+    int32_t nlayer;       /* fronts of the final layer */
+    int32_t *layer;
+    int32_t nsubtrees;    /* sequential subtrees (their roots) */
+    int32_t *subtree_roots;
+    int32_t *subtree_first; /* first front of each subtree: fronts are postordered, so subtree s is
+                               fronts subtree_first[s] .. subtree_roots[s] and a do_subtree task runs
+                               S->ops[fronts[first].op_begin .. fronts[root].op_end) */
+    int32_t *subtree_root; /* nfronts */
+    double threshold;     /* final smallness threshold (fraction of the total flops) */
+    double balance;       /* min/max worker load of the greedy layer mapping (1 when nworkers == 1) */
+    double subtree_flops; /* flops inside sequential subtrees */
+} mfs_pruning;
+
+mfs_status mfs_prune(const mfs_symbolic *S, int nworkers, mfs_pruning *P, mfs_error *err);
+void mfs_pruning_free(mfs_pruning *P);
+
+/* Proportional mapping of the assembly tree onto nranks processes: each subtree gets a share of its
+ * parent's ranks proportional to its flops; a subtree whose share is at most one rank lives on one
+ * rank. owner[f] (nfronts) is the rank that owns front f; when rank_lo/rank_hi are non-NULL they
+ * receive the range of ranks sharing front f (rank_hi exclusive). load (optional, nranks) receives
+ * the flops of the fronts each rank owns. */
+mfs_status mfs_map_proportional(const mfs_symbolic *S, int nranks, int32_t *owner, int32_t *rank_lo,
+                                int32_t *rank_hi, double *load, mfs_error *err);
+
+/* ------------------------------------------------------------------------------- numeric phase */
+
+struct mfs_arena; /* tile memory (internal) */
+
+typedef struct {
+    const mfs_symbolic *S;
+    double **tile;        /* S->ntiles: tile(f,i,j) = tile[S->fronts[f].tile0 + mfs_tile_index(nbt,i,j)] */
+    double **lblock;      /* per front: the allocation holding its factor tiles */
+    double **cbblock;     /* per front: the allocation holding its CB tiles (NULL once cleaned) */
+    struct mfs_arena *arena_l;  /* factor tiles (bump allocation, kept with the factor) */
+    struct mfs_arena *arena_cb; /* CB tiles (first fit; released when the factorization ends) */
+    int64_t mem_base;     /* mfs_mem_current() before the numeric phase */
+    int64_t mem_peak;     /* measured peak of the numeric phase (bytes above mem_base) */
+    double time;          /* seconds */
+    double flops_done;
+} mfs_factor;
+
+typedef void (*mfs_progress_fn)(void *ctx, double flops_done, double flops_total);
+
+/* Single-threaded BLAS and flush-to-zero: call in every thread that runs kernels. */
+void mfs_kernels_init(void);
+unsigned mfs_fpu_flush_denormals(void);  /* returns the previous MXCSR (0 where not x86) */
+void mfs_fpu_restore(unsigned csr);
+
+/* Allocates an empty factor (tile tables only). */
+mfs_status mfs_factor_create(const mfs_symbolic *S, mfs_factor **F, mfs_error *err);
+/* Executes one operation on F. */
+mfs_status mfs_op_execute(mfs_factor *F, const mfs_matrix *A, const mfs_op *op, mfs_error *err);
+/* The sequential executor: creates F and runs S->ops in order. It restarts the tracked high-water
+ * mark (mfs_mem_reset_peak) so that F->mem_peak measures the numeric phase alone; it also sets
+ * single-threaded BLAS and flush-to-zero for its duration. */
+mfs_status mfs_factorize_seq(const mfs_symbolic *S, const mfs_matrix *A, mfs_factor **F,
+                             mfs_progress_fn progress, void *ctx, mfs_error *err);
+void mfs_factor_free(mfs_factor *F);
+
+/* Tile kernels on raw column-major arrays (what a task codelet calls). */
+int mfs_kernel_potrf(int n, double *a, int lda); /* returns LAPACK info */
+void mfs_kernel_trsm(int m, int n, const double *l, int ldl, double *b, int ldb);
+void mfs_kernel_syrk(int n, int k, const double *a, int lda, double *c, int ldc);
+void mfs_kernel_gemm(int m, int n, int k, const double *a, int lda, const double *b, int ldb,
+                     double *c, int ldc);
+void mfs_kernel_init_front(const mfs_symbolic *S, int32_t f, const double *aval, double *const *tiles);
+void mfs_kernel_assemble(const mfs_symbolic *S, const mfs_op *op, const double *ctile, double *ptile);
+
+/* ----------------------------------------------------------------------------------------- solve */
+
+/* Solves A X = B in place (B: n x nrhs, column-major, leading dimension ldb). */
+mfs_status mfs_solve(const mfs_factor *F, int nrhs, double *b, int ldb, mfs_error *err);
+/* ||A x - b||_inf / (||A||_inf ||x||_inf + ||b||_inf) */
+double mfs_residual(const mfs_matrix *A, const double *x, const double *b);
+/* x := solution of A x = b followed by up to maxiter refinement steps (stops when the residual no
+ * longer decreases). resid (optional, maxiter+1 entries) receives the residual after each step;
+ * *iters the number of refinement steps done. */
+mfs_status mfs_solve_refine(const mfs_factor *F, const mfs_matrix *A, const double *b, double *x,
+                            int maxiter, double *resid, int *iters, mfs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,40 @@
+/*
+ * mfs_internal.h — helpers shared by the libmfsolve sources (not installed, not part of the API).
+ * Internal names follow the project rule module__verb.
+ */
+#ifndef MFS_INTERNAL_H
+#define MFS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "mfs.h"
+
+/* Tracked allocation (mfs_alloc.c). Blocks are 64-byte aligned so that tiles start on a cache line
+ * and the BLAS kernels see aligned columns; free takes no size because a header stores it. */
+void *mem__alloc(size_t bytes);
+void *mem__calloc(size_t count, size_t size);
+void *mem__realloc(void *p, size_t bytes);
+void mem__free(void *p);
+/* Counts memory obtained elsewhere (the arenas' committed pages) in the same counters. */
+void mem__account(int64_t delta);
+
+/* Sets *err (when non-NULL) and returns status. printf-style message. */
+mfs_status err__set(mfs_error *err, mfs_status status, long line, int64_t column, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static inline mfs_status err__nomem(mfs_error *err)
+{
+    return err__set(err, MFS_ERR_NOMEM, 0, -1, "out of memory");
+}
+
+/* Lower-CSC pattern transpose: upper CSC (column j holds rows i < j) of a symmetric pattern given
+ * by its lower triangle; diagonal entries dropped. mfs_etree.c. */
+mfs_status pattern__upper(int32_t n, const int64_t *colptr, const int32_t *rowind, int64_t **uptr,
+                          int32_t **uind);
+
+double time__now(void); /* CLOCK_MONOTONIC seconds */
+
+/* Analysis stages that fill parts of mfs_symbolic (mfs_front.c, mfs_memory.c). */
+mfs_status front__build_ops(mfs_symbolic *S, mfs_error *err);
+void memory__predict(mfs_symbolic *S);
+
+#endif

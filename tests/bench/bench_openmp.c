@@ -1,0 +1,107 @@
+/* Benchmark (not a test): cost popmeter adds to an empty OpenMP parallel region, side by side in
+ * one run. Built twice: with gcc (libgomp: the GOMP wrappers) and with clang (libomp: OMPT).
+ * The program runs itself as children (fork + exec, so each starts fresh): once without popmeter
+ * and once with libpopmeter.so preloaded and measuring (its report and files off). Each child
+ * times batches of empty regions on 2 threads and prints the best batch in ns per region; the
+ * parent prints both, the difference and the ratio, alternating the two children REPS times so a
+ * load change on the machine hits both alike.
+ *   bench_openmp_gomp [REGIONS]    (default 20000 per batch)
+ * POPMETER_LIB overrides the library (default: the build tree's). */
+#define _GNU_SOURCE
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PM_LIB
+#define PM_LIB "libpopmeter.so"
+#endif
+#ifndef PM_RUNTIME
+#define PM_RUNTIME "OpenMP"
+#endif
+#define BATCHES 7
+#define REPS 3
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static volatile int sink;
+
+/* Child: best of BATCHES batches of n empty regions, in ns per region. */
+static int child(long n) {
+  double best = 1e30;
+  for (long i = 0; i < 1000; i++) {      /* warm-up: threads created, popmeter activated */
+#pragma omp parallel
+    sink = 1;
+  }
+  for (int b = 0; b < BATCHES; b++) {
+    double t0 = now();
+    for (long i = 0; i < n; i++) {
+#pragma omp parallel
+      sink = 1;
+    }
+    double t = (now() - t0) / (double)n * 1e9;
+    if (t < best) best = t;
+  }
+  printf("%.1f\n", best);
+  return 0;
+}
+
+/* Runs this program as a child with or without the preload; returns its ns per region. */
+static double run_child(const char *self, const char *nstr, const char *lib) {
+  int fd[2];
+  if (pipe(fd) != 0) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fd[1], 1);
+    close(fd[0]);
+    close(fd[1]);
+    if (lib) {
+      setenv("LD_PRELOAD", lib, 1);
+      setenv("POPMETER_REPORT", "0", 1);
+      setenv("POPMETER_JSON", "0", 1);
+      setenv("POPMETER_CUBE", "0", 1);
+    } else {
+      unsetenv("LD_PRELOAD");
+    }
+    execl(self, self, "--child", nstr, (char *)NULL);
+    _exit(127);
+  }
+  close(fd[1]);
+  char buf[64] = "";
+  ssize_t k = read(fd[0], buf, sizeof buf - 1);
+  close(fd[0]);
+  int status;
+  waitpid(pid, &status, 0);
+  if (k <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+  return atof(buf);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 2 && !strcmp(argv[1], "--child")) return child(atol(argv[2]));
+  const char *nstr = argc > 1 ? argv[1] : "20000";
+  const char *lib = getenv("POPMETER_LIB") ? getenv("POPMETER_LIB") : PM_LIB;
+  setenv("OMP_NUM_THREADS", "2", 0);
+  char self[4096];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len <= 0) return 1;
+  self[len] = '\0';
+  double base = 1e30, with = 1e30;
+  for (int r = 0; r < REPS; r++) {
+    double b = run_child(self, nstr, NULL), w = run_child(self, nstr, lib);
+    if (b < 0 || w < 0) { fprintf(stderr, "bench_openmp: a child failed (library %s)\n", lib); return 1; }
+    if (b < base) base = b;
+    if (w < with) with = w;
+  }
+  printf("empty parallel region, %s, %s threads (best of %d x %d batches of %s):\n", PM_RUNTIME,
+         getenv("OMP_NUM_THREADS"), REPS, BATCHES, nstr);
+  printf("  without popmeter  %8.1f ns\n", base);
+  printf("  with popmeter     %8.1f ns   (+%.1f ns per region, %.2fx)\n", with, with - base, with / base);
+  return 0;
+}

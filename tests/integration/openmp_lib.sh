@@ -1,0 +1,22 @@
+# Helpers for the OpenMP integration tests (sourced after tests/tap.sh).
+pmjson="/usr/bin/python3 $top_srcdir/tests/integration/pmjson.py"
+lib="$top_builddir/lib/.libs/libpopmeter.so"
+launcher="$top_builddir/tools/popmeter"
+progs="$top_builddir/tests/integration/progs"
+
+# near VALUE EXPECTED TOL: |VALUE - EXPECTED| <= TOL (VALUE "na" or empty fails)
+near() { awk -v v="$1" -v e="$2" -v t="$3" 'BEGIN { if (v == "" || v == "na") exit 1; d = v - e; if (d < 0) d = -d; exit !(d <= t) }'; }
+# check_near DESCRIPTION VALUE EXPECTED TOL
+check_near() { if near "$2" "$3" "$4"; then ok "$1: $2 (expected $3 +- $4)"; else notok "$1: $2 (expected $3 +- $4)"; fi; }
+# less VALUE BOUND: VALUE < BOUND
+less() { awk -v v="$1" -v b="$2" 'BEGIN { exit !(v != "" && v != "na" && v + 0 < b + 0) }'; }
+# calc EXPR: arithmetic with awk (floating point)
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
+
+# The libomp.so.5 that the clang programs use (for running GCC binaries on libomp).
+libomp_so() {
+  for f in "$LIBOMP_DIR/libomp.so.5" /usr/lib/x86_64-linux-gnu/libomp.so.5; do
+    [ -n "$f" ] && [ -f "$f" ] && { echo "$f"; return 0; }
+  done
+  return 1
+}

@@ -1,0 +1,146 @@
+/* Synthetic StarPU programs with known task DAGs, for the online critical path (tests/integration/
+ * test_starpu_dag.sh). Task bodies busy-wait on CLOCK_MONOTONIC, so a body lasts at least its
+ * nominal duration whatever the machine's load (it may last longer if the thread is preempted at
+ * its very end). Tasks are submitted while StarPU is paused: the only constraints on the run are
+ * then the DAG's, and the application thread is idle while the tasks run.
+ *
+ *   sp_dag DAG [UNIT_MS]       DAG: chain | forkjoin | diamond | independent
+ * prints on stdout (rank 0): "cp_ms=<nominal critical path> work_ms=<nominal total work>
+ * cp_actual_ms=<critical path recomputed from the bodies' own measured durations>
+ * work_actual_ms=<sum of the measured durations>". On a loaded machine a body can outlast its
+ * nominal duration (preempted after its deadline), so the test compares popmeter's critical path
+ * with cp_actual, which uses the same durations the tool saw (minus the hooks' overhead). With
+ * -DSP_DAG_MPI the
+ * same DAGs run over the ranks of MPI_COMM_WORLD with starpu_mpi_task_insert (data owned and
+ * tasks executed as described below), and the critical path crosses ranks.
+ *   chain       8 tasks A (1 unit) in sequence on one handle          cp = 8, ranks alternate
+ *   forkjoin    A (1) -> 4 x B (2) -> C (1)                            cp = 4, B_i on rank i % P
+ *   diamond     A (1) -> B (3), C (1) -> D (1)                          cp = 5, B on rank 1 % P
+ *   independent 8 tasks A (1) on distinct handles                      cp = 1, task i on rank i % P */
+#include <starpu.h>
+#ifdef SP_DAG_MPI
+#include <starpu_mpi.h>
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#define NTASKS 16
+static double dur[NTASKS];     /* measured body durations (s), indexed by task number */
+
+static void busy(void *buffers[], void *arg) {
+  (void)buffers;
+  int us, id;
+  starpu_codelet_unpack_args(arg, &us, &id);
+  double t0 = now_s(), end = t0 + 1e-6 * us, t;
+  while ((t = now_s()) < end) {}
+  if (id >= 0 && id < NTASKS) dur[id] = t - t0;
+}
+static double max2(double a, double b) { return a > b ? a : b; }
+
+#define CL(var, nm) static struct starpu_codelet var = {.cpu_funcs = {busy}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = nm}
+CL(cl_a, "dag_A");
+CL(cl_b, "dag_B");
+CL(cl_c, "dag_C");
+CL(cl_d, "dag_D");
+
+static int rank = 0, size = 1;
+static starpu_data_handle_t h[16];
+static int val[16];
+
+static void reg(int i, int owner) {
+  starpu_variable_data_register(&h[i], owner == rank ? STARPU_MAIN_RAM : -1,
+                                owner == rank ? (uintptr_t)&val[i] : 0, sizeof val[i]);
+#ifdef SP_DAG_MPI
+  starpu_mpi_data_register(h[i], 100 + i, owner);
+#else
+  (void)owner;
+#endif
+}
+
+/* One task on rank 'where' (ignored without MPI); varargs: access mode, handle pairs, then 0. */
+static int ntask;
+#ifdef SP_DAG_MPI
+#define TASK(cl, where, us, ...) \
+  starpu_mpi_task_insert(MPI_COMM_WORLD, &(cl), STARPU_VALUE, &(int){us}, sizeof(int), \
+                         STARPU_VALUE, &(int){ntask++}, sizeof(int), STARPU_EXECUTE_ON_NODE, (where) % size, \
+                         __VA_ARGS__, 0)
+#else
+#define TASK(cl, where, us, ...) \
+  starpu_task_insert(&(cl), STARPU_VALUE, &(int){us}, sizeof(int), STARPU_VALUE, &(int){ntask++}, sizeof(int), \
+                     __VA_ARGS__, 0)
+#endif
+
+int main(int argc, char **argv) {
+  const char *dag = argc > 1 ? argv[1] : "chain";
+  int u = (argc > 2 ? atoi(argv[2]) : 10) * 1000;   /* unit in us */
+#ifdef SP_DAG_MPI
+  /* MPI is the application's (initialize_mpi = 0), so that the durations can be gathered after
+   * StarPU-MPI has shut down */
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+  if (starpu_mpi_init_conf(&argc, &argv, 0, MPI_COMM_WORLD, NULL) != 0) return 77;
+  starpu_mpi_comm_rank(MPI_COMM_WORLD, &rank);
+  starpu_mpi_comm_size(MPI_COMM_WORLD, &size);
+#else
+  if (starpu_init(NULL) != 0) return 77;
+#endif
+  int cp, work;
+  starpu_pause();
+  if (!strcmp(dag, "chain")) {
+    reg(0, 0);
+    for (int i = 0; i < 8; i++) TASK(cl_a, i, u, STARPU_RW, h[0]);
+    cp = 8, work = 8;
+  } else if (!strcmp(dag, "forkjoin")) {
+    for (int i = 0; i < 5; i++) reg(i, i % size);
+    TASK(cl_a, 0, u, STARPU_W, h[0]);
+    for (int i = 1; i <= 4; i++) TASK(cl_b, i, 2 * u, STARPU_R, h[0], STARPU_W, h[i]);
+    TASK(cl_c, 0, u, STARPU_R, h[1], STARPU_R, h[2], STARPU_R, h[3], STARPU_R, h[4]);
+    cp = 4, work = 10;
+  } else if (!strcmp(dag, "diamond")) {
+    reg(0, 0); reg(1, 1 % size); reg(2, 0);
+    TASK(cl_a, 0, u, STARPU_W, h[0]);
+    TASK(cl_b, 1, 3 * u, STARPU_R, h[0], STARPU_W, h[1]);
+    TASK(cl_c, 0, u, STARPU_R, h[0], STARPU_W, h[2]);
+    TASK(cl_d, 0, u, STARPU_R, h[1], STARPU_R, h[2]);
+    cp = 5, work = 6;
+  } else if (!strcmp(dag, "independent")) {
+    for (int i = 0; i < 8; i++) reg(i, i % size);
+    for (int i = 0; i < 8; i++) TASK(cl_a, i, u, STARPU_W, h[i]);
+    cp = 1, work = 8;
+  } else {
+    fprintf(stderr, "unknown DAG %s\n", dag);
+    return 2;
+  }
+  starpu_resume();
+  starpu_task_wait_for_all();
+  for (int i = 0; i < 16; i++) if (h[i]) starpu_data_unregister(h[i]);
+#ifdef SP_DAG_MPI
+  starpu_mpi_shutdown();
+  double all[NTASKS];
+  MPI_Reduce(dur, all, NTASKS, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  memcpy(dur, all, sizeof dur);
+#else
+  starpu_shutdown();
+#endif
+  double cpa = 0, worka = 0, *d = dur;
+  for (int i = 0; i < ntask; i++) worka += d[i];
+  if (!strcmp(dag, "chain")) cpa = worka;
+  else if (!strcmp(dag, "forkjoin")) cpa = d[0] + max2(max2(d[1], d[2]), max2(d[3], d[4])) + d[5];
+  else if (!strcmp(dag, "diamond")) cpa = d[0] + max2(d[1], d[2]) + d[3];
+  else for (int i = 0; i < ntask; i++) cpa = max2(cpa, d[i]);
+  if (rank == 0)
+    printf("cp_ms=%d work_ms=%d cp_actual_ms=%.3f work_actual_ms=%.3f\n", cp * u / 1000, work * u / 1000,
+           cpa * 1e3, worka * 1e3);
+#ifdef SP_DAG_MPI
+  MPI_Finalize();
+#endif
+  return 0;
+}

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Critical-path piggyback: (1) the clocks travel: rank 0 computes T seconds then communicates with
+# ranks 1 and 2, which waited; their global CUE clock must reach ~T through every kind of operation
+# (blocking, synchronous, non-blocking completed by Wait/Waitany/Test, Sendrecv, persistent,
+# matched probe, wildcard receive, collectives, a duplicated communicator), and stay small without
+# the piggyback. (2) it never changes results nor hangs: a stress program with wildcards, messages
+# to self, rendezvous-size messages, hundreds of messages in flight, cancelled and persistent
+# requests, communicators created and freed (one while a receive on it is pending),
+# intercommunicators, and MPI_THREAD_MULTIPLE with cross-thread completion.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/integration/mpi_common.sh"
+T=0.4
+ge() { $py -c "import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)" "$1" "$2"; }
+
+for mode in send ssend isend irecv-waitany irecv-test sendrecv persistent mprobe wildcard bcast barrier allreduce subcomm; do
+  out="$work/cp.$mode"
+  run_pm 3 "$out" "$progs/mpi_cpath" $mode $T
+  rc=$?
+  c1=$($mpiprof "$out" --get 1 cp_global_cue); c2=$($mpiprof "$out" --get 2 cp_global_cue)
+  diag "$mode: CUE of rank 1 = $c1 s, rank 2 = $c2 s (rank 0 computed $T s first)"
+  check "$mode: exit 0, data ok" sh -c "test $rc -eq 0 && test \$(grep -c 'data ok' '$out.out') -eq 3"
+  if ge "$c1" 0.3 && ge "$c2" 0.3; then
+    ok "$mode: rank 0's computation is on the critical path of ranks 1 and 2"
+  else
+    notok "$mode: rank 0's computation is on the critical path of ranks 1 and 2"
+  fi
+done
+for mode in send barrier; do
+  out="$work/nocp.$mode"
+  PM_MPIRUN_OPTS="-x POPMETER_CRITICAL_PATH=0" run_pm 3 "$out" "$progs/mpi_cpath" $mode $T
+  check "$mode, POPMETER_CRITICAL_PATH=0: exit 0" test $? -eq 0
+  c1=$($mpiprof "$out" --get 1 cp_global_cue)
+  diag "$mode without piggyback: CUE of rank 1 = $c1 s"
+  check "$mode, POPMETER_CRITICAL_PATH=0: no propagation" ge 0.2 "$c1"
+done
+
+stress() {   # $1 label, $2 nranks, $3... options for mpirun then -- program args
+  label=$1; np=$2; shift 2
+  out="$work/stress.$(echo "$label" | tr -c 'a-z0-9\n' _)"
+  PM_MPIRUN_OPTS="$PM_OPTS" run_pm "$np" "$out" "$progs/mpi_stress" "$@"
+  rc=$?
+  if [ $rc -eq 124 ]; then notok "$label: no hang (timed out)"; else ok "$label: no hang"; fi
+  check "$label: exit 0 and data ok" sh -c "test $rc -eq 0 && grep -q 'data ok' '$out.out'"
+  w=$(pm_warnings "$out.err")
+  check "$label: no popmeter warning${w:+ ($w)}" test -z "$w"
+}
+PM_OPTS= stress "stress, 2 ranks" 2
+PM_OPTS= stress "stress, 4 ranks" 4
+PM_OPTS= stress "stress, 3 ranks" 3
+PM_OPTS="-x POPMETER_CRITICAL_PATH=0" stress "stress, 4 ranks, POPMETER_CRITICAL_PATH=0" 4
+PM_OPTS= stress "stress, MPI_THREAD_MULTIPLE, 2 threads x 3 ranks" 3 threads
+tap_done

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Online critical path through StarPU task DAGs of known shape (progs/sp_dag.c), one process, two
+# CPU workers, under several schedulers: popmeter's task-DAG critical path equals the DAG's
+# critical path recomputed from the bodies' own durations, within the band explained in
+# starpu_check.py. Nominal paths: chain 80 ms, fork-join 40 ms, diamond 50 ms, independent 10 ms.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/integration/starpu_common.sh"
+run() {   # run SCHED DAG
+  out="$work/$1-$2"
+  res=$(STARPU_SCHED=$1 POPMETER_OUTPUT="$out" LD_PRELOAD="$lib" "$progs/sp_dag" "$2" 10 2>"$work/err")
+  rc=$?
+  if [ $rc -eq 77 ]; then skip "$1 $2: StarPU could not start"; return; fi
+  check "$1 $2: runs (exit 0)" test $rc -eq 0
+  cpa=$(echo "$res" | sed -n 's/.*cp_actual_ms=\([0-9.]*\).*/\1/p')
+  worka=$(echo "$res" | sed -n 's/.*work_actual_ms=\([0-9.]*\).*/\1/p')
+  if [ ! -s "$out/popmeter.json" ] || [ -z "$cpa" ]; then notok "$1 $2: profile and durations written"; cat "$work/err" >&2; return; fi
+  $check_py dag "$out/popmeter.json" "$1 $2" "$cpa" "$worka" | tap_lines
+}
+for dag in chain forkjoin diamond independent; do run eager $dag; run dmda $dag; done
+for s in prio lws ws dmdas heteroprio modular-eager modular-heft; do run $s forkjoin; done
+# the timeline of one run: two workers, never counted as progress threads; efficiencies in [0, 1]
+j="$work/eager-forkjoin/popmeter.json"
+check "two CPU workers" test "$($pmjson "$j" --tasks role-count worker)" = 2
+check "no progress thread without StarPU-MPI" test "$($pmjson "$j" --tasks role-count progress)" = 0
+for m in task/e/e_runtime task/e/e_pipeline task/bound; do
+  v=$($pmjson "$j" $m)
+  check "$m = $v in [0, 1]" awk -v v="$v" 'BEGIN { exit !(v >= 0 && v <= 1) }'
+done
+check "chain: the whole path is dag_A" awk -v a="$($pmjson "$work/eager-chain/popmeter.json" --tasks cp-part dag_A)" \
+  -v c="$($pmjson "$work/eager-chain/popmeter.json" --tasks cp)" 'BEGIN { exit !(a > 0.97 * c) }'
+check "fork-join: 4 tasks dag_B counted" test "$($pmjson "$j" --tasks codelet dag_B count)" = 4
+tap_done

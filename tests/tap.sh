@@ -1,0 +1,10 @@
+# Minimal TAP helpers for shell tests: source this file, call ok/fail/skip, then tap_done.
+tap_n=0
+tap_failed=0
+ok()   { tap_n=$((tap_n+1)); echo "ok $tap_n - $*"; }
+notok(){ tap_n=$((tap_n+1)); tap_failed=$((tap_failed+1)); echo "not ok $tap_n - $*"; }
+skip() { tap_n=$((tap_n+1)); echo "ok $tap_n - # SKIP $*"; }
+# check DESCRIPTION COMMAND...: ok when the command succeeds
+check(){ d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
+diag() { echo "# $*"; }
+tap_done(){ echo "1..$tap_n"; exit 0; }

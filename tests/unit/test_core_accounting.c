@@ -1,0 +1,249 @@
+/* Core accounting with the virtual clock: every expected value below is derived by hand from the
+ * event stream fed to the core, in nanoseconds. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "test_assert.h"
+#include <stdlib.h>
+#include <string.h>
+#include "pm_location.h"
+#include "pm_lifecycle.h"
+#include "pm_profile.h"
+
+#define T0 1000000000ull   /* the virtual clock starts at 1 s */
+
+static int setup(void **state) {
+  (void)state;
+  pm_core_reset_for_tests();
+  setenv("POPMETER_REPORT", "0", 1);
+  pm_clock_use_virtual(T0);
+  assert_int_equal(pm_core_activate(), 1);
+  return 0;
+}
+static int teardown(void **state) { (void)state; pm_core_reset_for_tests(); return 0; }
+
+/* Stream: t=0 activate (useful) | +100 enter MPI_Send (p2p) | +30 exit | +200 enter MPI_Barrier
+ * (coll) | +70 exit | +50 end.  useful = 100 + 200 + 50 = 350, p2p = 30, coll = 70. */
+static void test_states_exact(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  assert_non_null(L);
+  pm_region_id send = pm_region_register("MPI_Send", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  pm_region_id bar = pm_region_register("MPI_Barrier", PM_PARADIGM_MPI, PM_ROLE_BARRIER);
+  pm_clock_advance(100); pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
+  pm_clock_advance(30);  pm_call_exit(L, pm_clock_now());
+  pm_clock_advance(200); pm_call_enter(L, bar, PM_STATE_MPI_COLL, pm_clock_now());
+  pm_clock_advance(70);  pm_call_exit(L, pm_clock_now());
+  pm_clock_advance(50);  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 350);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_P2P], 30);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_COLL], 70);
+  assert_int_equal(pm_state_get(L), PM_STATE_USEFUL);
+  /* call paths: root(main) + MPI_Send + MPI_Barrier, exclusive times per node */
+  assert_int_equal(pm_loc_node_count(L), 3);
+  assert_int_equal(pm_loc_node(L, 0)->time[PM_STATE_USEFUL], 350);
+  assert_int_equal(pm_loc_node(L, 1)->region, send);
+  assert_int_equal(pm_loc_node(L, 1)->time[PM_STATE_MPI_P2P], 30);
+  assert_int_equal(pm_loc_node(L, 1)->visits, 1);
+  assert_int_equal(pm_loc_node(L, 2)->time[PM_STATE_MPI_COLL], 70);
+  /* critical-path clocks: cue = useful = 350; com = all but MPI = 350; coo = all but runtime = 450 */
+  assert_int_equal(L->cp_global.cue, 350);
+  assert_int_equal(L->cp_global.com, 350);
+  assert_int_equal(L->cp_global.coo, 450);
+}
+
+/* Nested user regions and repeated calls: region "solve" entered twice, MPI_Send inside it 3 times.
+ * t: +10 enter solve | +5 send(+2) | +5 send(+2) | +1 exit solve | +10 enter solve | +3 send(+4)
+ * | +6 exit solve | +20 end.
+ * root useful = 10 + 10 + 20 = 40; solve useful = 5+5+1 + 3+6 = 20; send p2p = 2+2+4 = 8. */
+static void test_callpath_nesting(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id solve = pm_region_register("solve", PM_PARADIGM_USER, PM_ROLE_FUNCTION);
+  pm_region_id send = pm_region_register("MPI_Send", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  uint64_t steps_solve1[] = {5, 5};
+  pm_clock_advance(10); pm_region_enter(L, solve, pm_clock_now());
+  for (int i = 0; i < 2; i++) {
+    pm_clock_advance(steps_solve1[i]); pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
+    pm_clock_advance(2); pm_call_exit(L, pm_clock_now());
+  }
+  pm_clock_advance(1); pm_region_exit(L, pm_clock_now());
+  pm_clock_advance(10); pm_region_enter(L, solve, pm_clock_now());
+  pm_clock_advance(3); pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
+  pm_clock_advance(4); pm_call_exit(L, pm_clock_now());
+  pm_clock_advance(6); pm_region_exit(L, pm_clock_now());
+  pm_clock_advance(20); pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(pm_loc_node_count(L), 3);
+  pm_cpnode *root = pm_loc_node(L, 0), *s = pm_loc_node(L, 1), *snd = pm_loc_node(L, 2);
+  assert_int_equal(s->region, solve);
+  assert_int_equal(s->parent, 0);
+  assert_int_equal(snd->parent, 1);
+  assert_int_equal(root->time[PM_STATE_USEFUL], 40);
+  assert_int_equal(s->time[PM_STATE_USEFUL], 20);
+  assert_int_equal(s->visits, 2);
+  assert_int_equal(snd->visits, 3);
+  assert_int_equal(snd->time[PM_STATE_MPI_P2P], 8);
+  assert_int_equal(L->depth, 0);
+}
+
+/* Polls: counted per call path, no time charged, no state change. */
+static void test_polls(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  for (int i = 0; i < 1000; i++) pm_count_poll(L, test);
+  pm_clock_advance(10);
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(L->polls, 1000);
+  assert_int_equal(pm_loc_node(L, 1)->polls, 1000);
+  assert_int_equal(pm_loc_node(L, 1)->visits, 0);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 10);
+}
+
+/* Bytes go to the call path entered last. */
+static void test_bytes(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id send = pm_region_register("MPI_Send", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
+  pm_call_exit(L, pm_clock_now());
+  pm_add_sent(L, 800, 1);
+  pm_add_received(L, 16, 2);
+  assert_int_equal(L->bytes_sent, 800);
+  assert_int_equal(L->msgs_received, 2);
+  assert_int_equal(pm_loc_node(L, 1)->bytes_sent, 800);
+  assert_int_equal(pm_loc_node(L, 1)->bytes_received, 16);
+  assert_int_equal(pm_loc_node(L, 0)->bytes_sent, 0);
+}
+
+/* OpenMP context split: 40 serial useful, then 60 in a parallel region (useful 50 + sync 10). */
+static void test_parallel_context(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_clock_advance(40); pm_ctx_set(L, PM_CTX_PARALLEL, pm_clock_now());
+  pm_clock_advance(50); pm_state_set(L, PM_STATE_SYNC_WAIT, pm_clock_now());
+  pm_clock_advance(10); pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
+  pm_ctx_set(L, PM_CTX_SERIAL, pm_clock_now());
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 40);
+  assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 50);
+  assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 10);
+  /* COO weights runtime/sync waits 0: 40 + 50 = 90; COM counts them: 100 */
+  assert_int_equal(L->cp_process.coo, 90);
+  assert_int_equal(L->cp_process.com, 100);
+}
+
+/* Lamport merge: the clock becomes the componentwise max. */
+static void test_cp_merge(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_clock_advance(100); pm_loc_flush(L, pm_clock_now());
+  pm_cp_merge_global(L, (pm_cp_clock){500, 50, 700});
+  pm_cp_clock g = pm_cp_global(L), p = pm_cp_process(L);
+  assert_int_equal(g.cue, 500); assert_int_equal(g.com, 100); assert_int_equal(g.coo, 700);
+  assert_int_equal(p.cue, 100);   /* the process clock is untouched by a global merge */
+  pm_clock_advance(10); pm_loc_flush(L, pm_clock_now());
+  g = pm_cp_global(L);
+  assert_int_equal(g.cue, 510);
+}
+
+/* Unbalanced exits are ignored; nesting beyond PM_MAX_DEPTH keeps accounting consistent. */
+static void test_unbalanced_and_deep(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_call_exit(L, pm_clock_now());
+  assert_int_equal(L->depth, 0);
+  pm_region_id r = pm_region_register("rec", PM_PARADIGM_USER, PM_ROLE_FUNCTION);
+  for (int i = 0; i < PM_MAX_DEPTH + 10; i++) { pm_clock_advance(1); pm_region_enter(L, r, pm_clock_now()); }
+  for (int i = 0; i < PM_MAX_DEPTH + 10; i++) { pm_clock_advance(1); pm_region_exit(L, pm_clock_now()); }
+  assert_int_equal(L->depth, 0);
+  assert_int_equal(L->cur, 0);
+  pm_loc_flush(L, pm_clock_now());
+  /* every nanosecond is accounted once: 2 * (PM_MAX_DEPTH + 10) in total, all useful */
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 2 * (PM_MAX_DEPTH + 10));
+  uint64_t sum = 0;
+  for (uint32_t i = 0; i < pm_loc_node_count(L); i++) sum += pm_loc_node(L, i)->time[PM_STATE_USEFUL];
+  assert_int_equal(sum, 2 * (PM_MAX_DEPTH + 10));
+}
+
+/* An event stamped before the last transition (read before activation, skewed device clock)
+ * charges nothing and does not move the location's time back: +100 useful, then an enter stamped
+ * 50 ns in the past, then +30 in MPI: useful 100, p2p 30, total 130 = elapsed. */
+static void test_time_never_backwards(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id r = pm_region_register("MPI_Init", PM_PARADIGM_MPI, PM_ROLE_FUNCTION);
+  pm_clock_advance(100);
+  pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
+  pm_call_enter(L, r, PM_STATE_MPI_P2P, pm_clock_now() - 50);
+  pm_clock_advance(30);
+  pm_call_exit(L, pm_clock_now());
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 100);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_P2P], 30);
+}
+
+/* Process profile from the live locations: window and exact seconds. */
+static void test_profile_build(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id send = pm_region_register("MPI_Send", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  pm_clock_advance(3000000);  pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
+  pm_clock_advance(1000000);  pm_call_exit(L, pm_clock_now());
+  pm_loc_flush(L, pm_clock_now());
+  pm_profile *p = pm_profile_build_process(T0, pm_clock_now());
+  assert_non_null(p);
+  assert_int_equal(p->nprocesses, 1);
+  assert_int_equal(p->nlocations, 1);
+  assert_double_equal(p->runtime, 0.004, 1e-15);
+  assert_double_equal(p->loc[0].time[0][PM_STATE_USEFUL], 0.003, 1e-15);
+  assert_double_equal(p->loc[0].time[0][PM_STATE_MPI_P2P], 0.001, 1e-15);
+  assert_int_equal(p->ncnodes, 2);
+  assert_int_equal(p->nvalues, 2);
+  assert_string_equal(p->reg[p->cnode[1].region].name, "MPI_Send");
+  assert_int_equal(p->loc[0].role, PM_ROLE_MAIN);
+  pm_profile_free(p);
+}
+
+/* A second thread is its own location; its registration time is recorded. */
+#include <pthread.h>
+static void *worker(void *arg) {
+  (void)arg;
+  pm_loc *L = pm_loc_self();
+  pm_state_set(L, PM_STATE_IDLE, pm_clock_now());
+  return L;
+}
+static void test_threads(void **state) {
+  (void)state;
+  pm_loc *main_loc = pm_loc_self();
+  pthread_t t;
+  pm_clock_advance(500);
+  pthread_create(&t, NULL, worker, NULL);
+  void *ret;
+  pthread_join(t, &ret);
+  pm_loc *W = ret;
+  assert_ptr_not_equal(W, main_loc);
+  assert_int_equal(pm_loc_count(), 2);
+  assert_int_equal(W->role, PM_ROLE_THREAD);
+  assert_int_equal(W->t_registered, T0 + 500);
+  assert_int_equal(W->closed, 1);        /* thread exit closed it */
+  assert_int_equal(pm_state_get(W), PM_STATE_OFF);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_states_exact, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_callpath_nesting, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_polls, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_bytes, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_parallel_context, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cp_merge, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_unbalanced_and_deep, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_time_never_backwards, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_profile_build, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
+  };
+  return cmocka_run_group_tests_name("core accounting", tests, NULL, NULL);
+}

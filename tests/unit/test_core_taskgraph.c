@@ -1,0 +1,344 @@
+/* Task-DAG critical path (lib/core/pm_taskgraph.c) with the virtual clock. Every expected value is
+ * derived by hand from the event stream below, in nanoseconds after T0. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "test_assert.h"
+#include <stdlib.h>
+#include <string.h>
+#include "pm_location.h"
+#include "pm_lifecycle.h"
+#include "pm_ptrmap.h"
+#include "pm_taskgraph.h"
+
+#define T0 1000000000ull
+#define KA pm_tg_key(0, 1)
+#define KB pm_tg_key(0, 2)
+#define KC pm_tg_key(0, 3)
+
+static int setup(void **state) {
+  (void)state;
+  pm_core_reset_for_tests();
+  pm_tg_reset();
+  setenv("POPMETER_REPORT", "0", 1);
+  pm_clock_use_virtual(T0);
+  assert_int_equal(pm_core_activate(), 1);
+  return 0;
+}
+static int teardown(void **state) { (void)state; pm_tg_reset(); pm_core_reset_for_tests(); return 0; }
+
+static void assert_cp(pm_cp_clock c, uint64_t cue, uint64_t com, uint64_t coo) {
+  assert_int_equal(c.cue, cue);
+  assert_int_equal(c.com, com);
+  assert_int_equal(c.coo, coo);
+}
+
+static pm_tg_task *task_on(uintptr_t id, pm_tg_handle *h, int acc) {
+  pm_tg_task *t = pm_tg_task_new((const void *)id);
+  assert_non_null(t);
+  t->flags |= PM_TG_HAS_BODY;
+  if (h) { pm_tg_handle_ref(h); assert_int_equal(pm_tg_task_add_buf(t, h, acc, 8), 0); }
+  return t;
+}
+
+/* One body on worker W: pop at tp, start at ts, end at te (times after T0); the worker is idle
+ * before the pop and after the end, like the StarPU adapter's timeline. */
+static void run(pm_tg_task *t, pm_loc *W, pm_region_id r, uint64_t tp, uint64_t ts, uint64_t te, uint64_t key) {
+  t->t_pop = T0 + tp;
+  pm_state_set(W, PM_STATE_RUNTIME, T0 + tp);
+  pm_call_enter(W, r, PM_STATE_USEFUL, T0 + ts);
+  pm_tg_task_start(t, W, T0 + ts);
+  pm_call_exit(W, T0 + te);
+  pm_tg_task_end(t, W, T0 + te, key);
+  pm_state_set(W, PM_STATE_IDLE, T0 + te);
+}
+
+/* Chain A -> B -> C on one handle (RW), A and C on worker W0, B on W1; submitted at t=0 by the
+ * main thread (no own time yet: submission clock 0).
+ *   W0: pop A 10, start 12, end 112 | W1: pop B 112, start 113, end 313 | W0: pop C 320, start 330, end 380
+ * DAG: cue = 100 + 200 + 50 = 350; com adds the fetches 2 + 1 + 10 = 363; coo = 350.
+ * Happens-before (worker clocks): A ends with W0 = {cue 100, com 112 (idle 10 + runtime 2 + body),
+ * coo 100}; B: W1 at 113 has {0, 113, 0}, merges A -> {100, 113, 100}, ends {300, 313, 300};
+ * C: W0 at 330 has {100, 330, 100}, merges B -> {300, 330, 300}, ends {350, 380, 350}. */
+static void test_chain_exact(void **state) {
+  (void)state;
+  pm_loc *W0 = pm_loc_create_virtual(PM_ROLE_WORKER, "W0"), *W1 = pm_loc_create_virtual(PM_ROLE_WORKER, "W1");
+  pm_state_set(W0, PM_STATE_IDLE, T0);
+  pm_state_set(W1, PM_STATE_IDLE, T0);
+  pm_region_id r = pm_region_register("cl", PM_PARADIGM_STARPU, PM_ROLE_TASK);
+  pm_tg_handle *h = pm_tg_handle_get((void *)0x1000);
+  pm_tg_task *A = task_on(0x10, h, PM_TG_ACC_WRITE), *B = task_on(0x20, h, PM_TG_ACC_WRITE),
+             *C = task_on(0x30, h, PM_TG_ACC_WRITE);
+  pm_tg_handle_put(h);
+  pm_tg_thread th = {0};
+  pm_tg_clk sub;
+  pm_tg_thread_clock(&th, pm_loc_self(), 0, &sub);
+  assert_int_equal(sub.dag_g.cue, 0);
+  pm_tg_task_submit(A, &sub, T0); pm_tg_task_submit(B, &sub, T0); pm_tg_task_submit(C, &sub, T0);
+  run(A, W0, r, 10, 12, 112, KA);
+  assert_cp(A->out.dag_g, 100, 102, 100);
+  assert_cp(A->out.hb_g, 100, 112, 100);
+  run(B, W1, r, 112, 113, 313, KB);
+  assert_cp(B->out.dag_g, 300, 303, 300);
+  assert_cp(B->out.hb_g, 300, 313, 300);
+  run(C, W0, r, 320, 330, 380, KC);
+  assert_cp(C->out.dag_g, 350, 363, 350);
+  assert_cp(C->out.dag_pl, 350, 363, 350);
+  assert_cp(C->out.hb_g, 350, 380, 350);
+  assert_cp(pm_cp_global(W0), 350, 380, 350);
+  /* what lies on the path: each task's body under its key, summing to the length */
+  assert_int_equal(C->out.comp.n, 3);
+  assert_int_equal(C->out.comp.e[0].key, KA); assert_int_equal(C->out.comp.e[0].ns, 100);
+  assert_int_equal(C->out.comp.e[1].key, KB); assert_int_equal(C->out.comp.e[1].ns, 200);
+  assert_int_equal(C->out.comp.e[2].key, KC); assert_int_equal(C->out.comp.e[2].ns, 50);
+  pm_tg_summary s;
+  pm_tg_get_summary(&s);
+  assert_int_equal(s.tasks, 3);
+  assert_cp(s.max.dag_g, 350, 363, 350);
+  assert_cp(s.max.hb_g, 350, 380, 350);
+  pm_tg_task *all[3] = {A, B, C};
+  for (int i = 0; i < 3; i++) { pm_tg_task_unmap(all[i]); pm_tg_task_unref(all[i]); }
+  pm_tg_get_summary(&s);
+  assert_int_equal(s.live_tasks, 0);
+}
+
+/* DAG-only stream (no worker locations): A writes h [0,10]; B1 reads h, writes g1 [10,40];
+ * B2 reads h, writes g2 [10,20]; C reads g1, g2 and writes h [40,45] -- it depends on A (last
+ * writer) and on B1, B2 (readers of h since A, write after read): cue 45. A reader D of h after C
+ * [45,47] sees C only: 47. The readers of h do not depend on each other: B2 = 20, not 50. */
+static void test_readers_writers(void **state) {
+  (void)state;
+  pm_tg_handle *h = pm_tg_handle_get((void *)0x2000), *g1 = pm_tg_handle_get((void *)0x2001),
+               *g2 = pm_tg_handle_get((void *)0x2002);
+  pm_tg_task *A = task_on(1, h, PM_TG_ACC_WRITE), *B1 = task_on(2, h, PM_TG_ACC_READ), *B2 = task_on(3, h, PM_TG_ACC_READ),
+             *C = task_on(4, h, PM_TG_ACC_WRITE), *D = task_on(5, h, PM_TG_ACC_READ);
+  pm_tg_handle_ref(g1); pm_tg_task_add_buf(B1, g1, PM_TG_ACC_WRITE, 8);
+  pm_tg_handle_ref(g2); pm_tg_task_add_buf(B2, g2, PM_TG_ACC_WRITE, 8);
+  pm_tg_handle_ref(g1); pm_tg_task_add_buf(C, g1, PM_TG_ACC_READ, 8);
+  pm_tg_handle_ref(g2); pm_tg_task_add_buf(C, g2, PM_TG_ACC_READ, 8);
+  pm_tg_handle_put(h); pm_tg_handle_put(g1); pm_tg_handle_put(g2);
+  pm_tg_task_start(A, NULL, T0); pm_tg_task_end(A, NULL, T0 + 10, KA);
+  pm_tg_task_start(B1, NULL, T0 + 10); pm_tg_task_start(B2, NULL, T0 + 10);
+  pm_tg_task_end(B2, NULL, T0 + 20, KB); pm_tg_task_end(B1, NULL, T0 + 40, KB);
+  assert_int_equal(B2->out.dag_g.cue, 20);
+  assert_int_equal(B1->out.dag_g.cue, 40);
+  pm_tg_task_start(C, NULL, T0 + 40); pm_tg_task_end(C, NULL, T0 + 45, KC);
+  assert_int_equal(C->out.dag_g.cue, 45);
+  assert_int_equal(C->out.comp.n, 3);          /* A 10 + B1 30 + C 5 */
+  assert_int_equal(C->out.comp.e[1].ns, 30);
+  pm_tg_task_start(D, NULL, T0 + 45); pm_tg_task_end(D, NULL, T0 + 47, KA);
+  assert_int_equal(D->out.dag_g.cue, 47);
+  pm_tg_task *all[] = {A, B1, B2, C, D};
+  for (int i = 0; i < 5; i++) pm_tg_task_unref(all[i]);
+}
+
+/* Commuting writers C1 [10,30] and C2 [30,35] after A [0,10]: StarPU serialises them, but neither
+ * depends on the other (C2 = 10 + 5 = 15). A reader R after them [35,36] depends on both: 31. */
+static void test_commute(void **state) {
+  (void)state;
+  pm_tg_handle *h = pm_tg_handle_get((void *)0x3000);
+  pm_tg_task *A = task_on(1, h, PM_TG_ACC_WRITE), *C1 = task_on(2, h, PM_TG_ACC_COMMUTE),
+             *C2 = task_on(3, h, PM_TG_ACC_COMMUTE), *R = task_on(4, h, PM_TG_ACC_READ);
+  pm_tg_handle_put(h);
+  pm_tg_task_start(A, NULL, T0); pm_tg_task_end(A, NULL, T0 + 10, KA);
+  pm_tg_task_start(C1, NULL, T0 + 10); pm_tg_task_end(C1, NULL, T0 + 30, KB);
+  pm_tg_task_start(C2, NULL, T0 + 30); pm_tg_task_end(C2, NULL, T0 + 35, KB);
+  assert_int_equal(C2->out.dag_g.cue, 15);
+  pm_tg_task_start(R, NULL, T0 + 35); pm_tg_task_end(R, NULL, T0 + 36, KC);
+  assert_int_equal(R->out.dag_g.cue, 31);
+  pm_tg_task *all[] = {A, C1, C2, R};
+  for (int i = 0; i < 4; i++) pm_tg_task_unref(all[i]);
+}
+
+/* Explicit dependencies through a body-less join J: A [0,10], B [0,20] -> J -> C [20,25]. C starts
+ * before J's completion is signalled (StarPU runs J's callback after releasing C): C still sees
+ * max(A, B) = 20 through J's predecessors, and ends at 25. Every record is freed at the end. */
+static void test_explicit_and_bodyless(void **state) {
+  (void)state;
+  pm_tg_task *A = task_on(1, NULL, 0), *B = task_on(2, NULL, 0), *C = task_on(3, NULL, 0);
+  pm_tg_task *J = pm_tg_task_new((void *)4);
+  assert_int_equal(pm_tg_task_add_pred(J, A), 0);
+  assert_int_equal(pm_tg_task_add_pred(J, B), 0);
+  assert_int_equal(pm_tg_task_add_pred(C, J), 0);
+  pm_tg_task_start(A, NULL, T0); pm_tg_task_start(B, NULL, T0);
+  pm_tg_task_end(A, NULL, T0 + 10, KA); pm_tg_task_end(B, NULL, T0 + 20, KB);
+  pm_tg_task_unmap(A); pm_tg_task_unref(A);          /* ended: J still holds them */
+  pm_tg_task_unmap(B); pm_tg_task_unref(B);
+  pm_tg_task_start(C, NULL, T0 + 20);
+  assert_int_equal(C->in.dag_g.cue, 20);
+  pm_tg_task_end_bodyless(J);
+  assert_int_equal(J->out.dag_g.cue, 20);
+  pm_tg_task_unmap(J); pm_tg_task_unref(J);
+  pm_tg_task_end(C, NULL, T0 + 25, KC);
+  assert_int_equal(C->out.dag_g.cue, 25);
+  pm_tg_task_unmap(C); pm_tg_task_unref(C);
+  pm_tg_summary s;
+  pm_tg_get_summary(&s);
+  assert_int_equal(s.live_tasks, 0);
+  assert_int_equal(s.tasks, 3);
+  assert_int_equal(s.bodyless, 1);
+}
+
+/* Tag 30 depends on tags 10 and 20 (declared); T10 [0,7], T20 [0,12]; T30 [12,15] -> 15. A tag
+ * nobody declared keeps no state. */
+static void test_tags(void **state) {
+  (void)state;
+  uint64_t deps[2] = {10, 20};
+  pm_tg_tag_declare(30, 2, deps);
+  pm_tg_task *T10 = task_on(1, NULL, 0), *T20 = task_on(2, NULL, 0), *T30 = task_on(3, NULL, 0), *T99 = task_on(4, NULL, 0);
+  T10->tag = 10; T20->tag = 20; T30->tag = 30; T99->tag = 99;
+  T10->flags |= PM_TG_USE_TAG; T20->flags |= PM_TG_USE_TAG; T30->flags |= PM_TG_USE_TAG; T99->flags |= PM_TG_USE_TAG;
+  pm_tg_task_start(T10, NULL, T0); pm_tg_task_start(T20, NULL, T0); pm_tg_task_start(T99, NULL, T0);
+  pm_tg_task_end(T10, NULL, T0 + 7, KA); pm_tg_task_end(T20, NULL, T0 + 12, KB); pm_tg_task_end(T99, NULL, T0 + 50, KB);
+  pm_tg_task_start(T30, NULL, T0 + 12);
+  assert_int_equal(T30->in.dag_g.cue, 12);
+  pm_tg_task_end(T30, NULL, T0 + 15, KC);
+  assert_int_equal(T30->out.dag_g.cue, 15);
+  pm_tg_tag_forget(20);                 /* a removed tag no longer feeds its dependents */
+  pm_tg_clk in;
+  memset(&in, 0, sizeof in);
+  pm_tg_tag_merge_deps(30, &in);
+  assert_int_equal(in.dag_g.cue, 7);
+  pm_tg_task *all[] = {T10, T20, T30, T99};
+  for (int i = 0; i < 4; i++) pm_tg_task_unref(all[i]);
+}
+
+/* An application thread's DAG clock: its own useful time (50), then a wait merging a task clock
+ * (cue 100 = key K), then 30 more useful: 130 = K 100 + application 30. Its location took no part
+ * in the DAG clock (after the merge its useful time is still 80). */
+static void test_thread_clock(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_tg_thread th = {0};
+  pm_tg_clk c, task;
+  pm_clock_advance(50);
+  pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
+  pm_tg_thread_clock(&th, L, 3, &c);
+  assert_int_equal(c.dag_g.cue, 50);
+  assert_int_equal(c.comp.n, 1);
+  assert_int_equal(c.comp.e[0].key, pm_tg_key(3, PM_TG_KEY_APP));
+  memset(&task, 0, sizeof task);
+  pm_tg_clk_advance(&task, 100, 100, 100, KA);
+  pm_tg_thread_merge(&th, &task);
+  pm_clock_advance(30);
+  pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
+  pm_tg_thread_clock(&th, L, 3, &c);
+  assert_int_equal(c.dag_g.cue, 130);
+  assert_int_equal(pm_tg_comp_sum(&c.comp), 130);
+  assert_int_equal(c.comp.e[0].key, KA);
+  assert_int_equal(c.comp.e[1].key, pm_tg_key(3, PM_TG_KEY_APP));
+  assert_int_equal(c.comp.e[1].ns, 30);
+  assert_int_equal(c.hb_g.cue, 80);
+}
+
+/* Across processes: the wire form keeps the global parts; a receive merges them with its local
+ * input (max) and adds the transfer time to COO only. */
+static void test_remote_merge(void **state) {
+  (void)state;
+  pm_tg_clk remote, got, local;
+  memset(&remote, 0, sizeof remote);
+  pm_tg_clk_advance(&remote, 9, 11, 9, pm_tg_key(1, 7));
+  remote.hb_g = (pm_cp_clock){20, 30, 25};
+  remote.dag_pl = (pm_cp_clock){1, 1, 1};    /* process-local: never sent */
+  uint64_t w[PM_TG_WIRE_WORDS];
+  pm_tg_clk_pack(&remote, w);
+  pm_tg_clk_unpack(&got, w);
+  assert_cp(got.dag_g, 9, 11, 9);
+  assert_cp(got.hb_g, 20, 30, 25);
+  assert_cp(got.dag_pl, 0, 0, 0);
+  assert_int_equal(got.comp.n, 1);
+  assert_int_equal(got.comp.e[0].key, pm_tg_key(1, 7));
+  memset(&local, 0, sizeof local);
+  pm_tg_clk_advance(&local, 5, 40, 5, KA);
+  pm_tg_clk_merge_global(&local, &got);
+  pm_tg_clk_add_mpi(&local, 4);
+  assert_cp(local.dag_g, 9, 40, 13);
+  assert_cp(local.dag_pl, 5, 40, 9);
+  assert_int_equal(local.coo_mpi, 4);
+  assert_int_equal(local.comp.e[0].key, pm_tg_key(1, 7));
+}
+
+/* The composition keeps PM_TG_COMP_N keys; the smallest share moves to 'other'; the sum holds. */
+static void test_composition_bound(void **state) {
+  (void)state;
+  pm_tg_comp c;
+  memset(&c, 0, sizeof c);
+  for (uint64_t k = 1; k <= 7; k++) pm_tg_comp_add(&c, k, k);
+  assert_int_equal(c.n, PM_TG_COMP_N);
+  assert_int_equal(c.other, 1);
+  assert_int_equal(pm_tg_comp_sum(&c), 28);
+  pm_tg_comp_add(&c, 3, 10);              /* an existing key grows in place */
+  assert_int_equal(pm_tg_comp_sum(&c), 38);
+  assert_int_equal(c.other, 1);
+}
+
+/* A handle unregistered and a new one registered at the same address start afresh. */
+static void test_handle_forget(void **state) {
+  (void)state;
+  pm_tg_handle *h = pm_tg_handle_get((void *)0x4000);
+  pm_tg_clk c, in;
+  memset(&c, 0, sizeof c);
+  c.dag_g.cue = 50;
+  pm_tg_handle_post(h, PM_TG_ACC_WRITE, &c);
+  pm_tg_handle_forget((void *)0x4000);
+  memset(&in, 0, sizeof in);
+  pm_tg_handle_pre(h, PM_TG_ACC_READ, &in);     /* the old entry lives while referenced */
+  assert_int_equal(in.dag_g.cue, 50);
+  pm_tg_handle_put(h);
+  pm_tg_handle *n = pm_tg_handle_get((void *)0x4000);
+  memset(&in, 0, sizeof in);
+  pm_tg_handle_pre(n, PM_TG_ACC_WRITE, &in);
+  assert_int_equal(in.dag_g.cue, 0);
+  pm_tg_handle_put(n);
+  pm_tg_summary s;
+  pm_tg_get_summary(&s);
+  assert_int_equal(s.live_handles, 1);
+}
+
+/* The striped map against a reference: random inserts and removals of aligned keys (long probe
+ * runs, backward-shift deletion). */
+static void test_ptrmap_reference(void **state) {
+  (void)state;
+  static pm_ptrmap m;
+  enum { N = 4000 };
+  static void *ref[N];
+  pm_ptrmap_init(&m);
+  uint64_t x = 12345;
+  for (int step = 0; step < 40000; step++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    int k = (int)((x >> 33) % N);
+    const void *key = (const void *)(uintptr_t)(0x10000 + 64 * (uintptr_t)k);
+    if ((x >> 20) & 1) {
+      void *v = (void *)(uintptr_t)(step + 1);
+      assert_int_equal(pm_ptrmap_put(&m, key, v), 0);
+      ref[k] = v;
+    } else {
+      assert_ptr_equal(pm_ptrmap_take(&m, key), ref[k]);
+      ref[k] = NULL;
+    }
+    if (step % 997 == 0)
+      for (int j = 0; j < N; j++) assert_ptr_equal(pm_ptrmap_get(&m, (const void *)(uintptr_t)(0x10000 + 64 * (uintptr_t)j)), ref[j]);
+  }
+  uint64_t live = 0;
+  for (int j = 0; j < N; j++) live += ref[j] != NULL;
+  assert_int_equal(pm_ptrmap_size(&m), live);
+  pm_ptrmap_destroy(&m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_chain_exact, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_readers_writers, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_commute, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_explicit_and_bodyless, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_tags, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_thread_clock, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_remote_merge, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_composition_bound, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_handle_forget, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_ptrmap_reference, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,277 @@
+/* Task-based runtime model, StarPU (pop-metrics.md §6) and the area bound: hand-derived cases. */
+#include "test_metrics_common.h"
+#include <stdlib.h>
+
+static pm_location_input worker(int p, pm_loc_kind kind, double exec, double runtime)
+{
+  pm_location_input l = tm_loc(p, kind, exec);
+  l.exec = exec;
+  l.runtime = runtime;
+  return l;
+}
+
+/* Balanced: 1 process, 4 CPU workers, R = 10, each exec 8, runtime 1 (idle 1).
+ *   e_runtime = 32/(32+4) = 8/9, e_pipeline = 36/(4*10) = 0.9
+ *   codelet gemm: exec 32, predicted 32 -> online e_locality = 32/32 = 1
+ *   no reference run: e_granularity n/a, so e is n/a
+ *   ABE = 32/4 = 8 (one worker type), CPB = cp_bound 5: bound = max(5, 8)/10 = 0.8
+ * With reference runs: one worker took 28.8 in total, the sequential kernels 24:
+ *   e_locality = 28.8/32 = 0.9, e_granularity = 24/28.8 = 5/6,
+ *   e = 5/6 * 0.9 * 8/9 * 0.9 = 0.75 * 0.8 = 0.6 */
+static void test_balanced(void **state)
+{
+  pm_location_input l[4];
+  pm_codelet_input c = {"gemm", 0, 32.0, 32.0, 64};
+  pm_run_input in;
+  pm_metric *t;
+  int i;
+  (void)state;
+  for (i = 0; i < 4; i++)
+    l[i] = worker(0, PM_LOC_WORKER, 8, 1);
+  in = tm_run(l, 4, 1, 10.0);
+  in.codelets = &c;
+  in.ncodelets = 1;
+  in.nworker_types = 1;
+  in.cp_bound = 5.0;
+  t = pm_model_task(&in);
+  assert_string_equal(t->id, "task");
+  ASSERT_VAL(t, "e/e_runtime", 8.0 / 9.0);
+  ASSERT_VAL(t, "e/e_pipeline", 0.9);
+  ASSERT_VAL(t, "e/e_locality", 1.0);
+  ASSERT_NA(t, "e/e_granularity", "needs a reference run (sequential kernels and one worker)");
+  ASSERT_NA(t, "e", "needs a reference run (sequential kernels and one worker)");
+  ASSERT_VAL(t, "bound", 0.8);
+  ASSERT_VAL(t, "bound/cpb", 5.0);
+  ASSERT_VAL(t, "bound/abe", 8.0);
+  assert_null(pm_metric_find(t, "per_process"));   /* one process: no per-process split */
+  tm_check_tree(t, 1);
+  tm_check_render(t);
+  pm_metric_free(t);
+
+  in.task_ref_exec_1worker = 28.8;
+  in.task_ref_exec_seq = 24.0;
+  t = pm_model_task(&in);
+  ASSERT_VAL(t, "e/e_locality", 0.9);
+  ASSERT_VAL(t, "e/e_granularity", 5.0 / 6.0);
+  ASSERT_VAL(t, "e", 0.6);
+  assert_true(pm_metric_find(t, "e")->may_exceed_one);
+  assert_true(pm_metric_find(t, "e/e_locality")->may_exceed_one);
+  tm_check_tree(t, 1);
+  pm_metric_free(t);
+}
+
+/* Imbalanced: 2 processes x 2 CPU workers, R = 10.
+ *   p0: exec 8, 4; runtime 1, 1      p1: exec 6, 2; runtime 2, 2
+ *   sum exec 20, sum runtime 6: e_runtime = 20/26 = 10/13, e_pipeline = 26/40 = 0.65
+ *   per process: p0 runtime 12/14 = 6/7, pipeline 14/20 = 0.7, product 0.6;
+ *                p1 runtime 8/12 = 2/3, pipeline 12/20 = 0.6, product 0.4
+ *   codelets: a (exec 12, predicted 9), b (exec 8, no prediction): e_locality = 9/12 = 0.75
+ *   ABE = 20/4 = 5; no cp_bound but G-CUE = 7 measured: CPB = 7; bound = 7/10 = 0.7 */
+static void test_imbalanced(void **state)
+{
+  pm_location_input l[4];
+  pm_codelet_input c[2] = {{"a", 0, 12.0, 9.0, 10}, {"b", 0, 8.0, 0.0, 10}};
+  pm_run_input in;
+  pm_metric *t;
+  (void)state;
+  l[0] = worker(0, PM_LOC_WORKER, 8, 1);
+  l[1] = worker(0, PM_LOC_WORKER, 4, 1);
+  l[2] = worker(1, PM_LOC_WORKER, 6, 2);
+  l[3] = worker(1, PM_LOC_WORKER, 2, 2);
+  in = tm_run(l, 4, 2, 10.0);
+  in.codelets = c;
+  in.ncodelets = 2;
+  in.has_critical_path = 1;
+  in.g_cue = 7.0;
+  t = pm_model_task(&in);
+  ASSERT_VAL(t, "e/e_runtime", 10.0 / 13.0);
+  ASSERT_VAL(t, "e/e_pipeline", 0.65);
+  ASSERT_VAL(t, "e/e_locality", 0.75);
+  ASSERT_VAL(t, "per_process/p0", 0.6);
+  ASSERT_VAL(t, "per_process/p0/p0_runtime", 6.0 / 7.0);
+  ASSERT_VAL(t, "per_process/p0/p0_pipeline", 0.7);
+  ASSERT_VAL(t, "per_process/p1", 0.4);
+  ASSERT_VAL(t, "per_process/p1/p1_runtime", 2.0 / 3.0);
+  ASSERT_VAL(t, "per_process/p1/p1_pipeline", 0.6);
+  ASSERT_VAL(t, "bound/cpb", 7.0);
+  ASSERT_VAL(t, "bound/abe", 5.0);
+  ASSERT_VAL(t, "bound", 0.7);
+  tm_check_tree(t, 1);
+  pm_metric_free(t);
+}
+
+/* Serialized: a chain of tasks on 1 process with 4 workers, R = 10: one worker executes 10, the
+ * others idle. e_runtime = 10/10 = 1, e_pipeline = 10/40 = 0.25. The task graph is a chain,
+ * CPB = 10: bound = max(10, ABE 10/4)/10 = 1 -- the schedule is optimal, the graph is the limit. */
+static void test_serialized(void **state)
+{
+  pm_location_input l[4];
+  pm_run_input in;
+  pm_metric *t;
+  int i;
+  (void)state;
+  l[0] = worker(0, PM_LOC_WORKER, 10, 0);
+  for (i = 1; i < 4; i++)
+    l[i] = worker(0, PM_LOC_WORKER, 0, 0);
+  in = tm_run(l, 4, 1, 10.0);
+  in.cp_bound = 10.0;
+  t = pm_model_task(&in);
+  ASSERT_VAL(t, "e/e_runtime", 1.0);
+  ASSERT_VAL(t, "e/e_pipeline", 0.25);
+  ASSERT_VAL(t, "bound", 1.0);
+  ASSERT_VAL(t, "bound/abe", 2.5);
+  ASSERT_NA(t, "e/e_locality", "no reference run and no duration-model predictions");
+  tm_check_tree(t, 1);
+  pm_metric_free(t);
+}
+
+/* Two worker types, the LP. 2 CPU workers, 1 accelerator worker.
+ *   gemm: 4 tasks on CPUs (exec 40: d0 = 10), 6 on the GPU (exec 6: d1 = 1); n = 10
+ *   potrf: 2 tasks on CPUs only (exec 4): forced on the CPUs
+ * By hand: x gemm tasks on the GPU: GPU load x <= T, CPU load 4 + 10*(10-x) <= 2T;
+ * equal loads: x = T and 104 - 10T = 2T -> T = 104/12 = 26/3 (x = 26/3 <= 10, feasible). */
+static void test_area_bound_two_types(void **state)
+{
+  pm_codelet_input c[3] = {
+    {"gemm", 0, 40.0, 0.0, 4}, {"gemm", 1, 6.0, 0.0, 6}, {"potrf", 0, 4.0, 0.0, 2}};
+  pm_location_input l[3];
+  pm_run_input in;
+  pm_metric *t;
+  double T = 0.0;
+  const char *why = "x";
+  (void)state;
+  assert_int_equal(pm_task_area_bound(c, 3, 2, 1, &T, &why), 1);
+  assert_null(why);
+  assert_double_equal(T, 26.0 / 3.0, TOL);
+  /* the same through the model: R = 10, bound = 26/3 / 10 (no CPB) */
+  l[0] = worker(0, PM_LOC_WORKER, 22, 0);
+  l[1] = worker(0, PM_LOC_WORKER, 22, 0);
+  l[2] = worker(0, PM_LOC_ACCEL, 6, 0);
+  in = tm_run(l, 3, 1, 10.0);
+  in.codelets = c;
+  in.ncodelets = 3;
+  in.nworker_types = 2;
+  t = pm_model_task(&in);
+  ASSERT_VAL(t, "bound/abe", 26.0 / 3.0);
+  ASSERT_VAL(t, "bound", 26.0 / 30.0);
+  ASSERT_NA(t, "bound/cpb", "no critical path through the task graph measured");
+  pm_metric_free(t);
+}
+
+/* LP cases: (1) forced accelerator work dominates; (2) one codelet moved whole, the next split. */
+static void test_area_bound_cases(void **state)
+{
+  double T = 0.0;
+  const char *why = NULL;
+  (void)state;
+  /* (1) w0 = w1 = 1. k: 1 task on the CPU (10), 1 on the GPU (1) -> n = 2, d0 = 10, d1 = 1;
+   *     GPU-only work 20. CPU load if all k on CPU: 20 = GPU load 20: nothing to move, T = 20. */
+  {
+    pm_codelet_input c[3] = {{"k", 0, 10, 0, 1}, {"k", 1, 1, 0, 1}, {"g", 1, 20, 0, 5}};
+    assert_int_equal(pm_task_area_bound(c, 3, 1, 1, &T, &why), 1);
+    assert_double_equal(T, 20.0, TOL);
+  }
+  /* (2) w0 = w1 = 1. x: CPU 1 task 4, GPU 1 task 1 -> n 2, d0 4, d1 1 (ratio 4);
+   *     y: CPU 1 task 2, GPU 1 task 2 -> n 2, d0 2, d1 2 (ratio 1).
+   *     Start CPU = 8 + 4 = 12, GPU 0. Move x whole: CPU 4, GPU 2. Move z tasks of y:
+   *     CPU 4 - 2z = GPU 2 + 2z -> z = 0.5, T = 3. */
+  {
+    pm_codelet_input c[4] = {
+      {"x", 0, 4, 0, 1}, {"x", 1, 1, 0, 1}, {"y", 0, 2, 0, 1}, {"y", 1, 2, 0, 1}};
+    assert_int_equal(pm_task_area_bound(c, 4, 1, 1, &T, &why), 1);
+    assert_double_equal(T, 3.0, TOL);
+  }
+  /* (3) one worker type: T = sum exec / W = (6 + 4)/4 = 2.5 */
+  {
+    pm_codelet_input c[2] = {{"a", 0, 6, 0, 3}, {"b", 0, 4, 0, 2}};
+    assert_int_equal(pm_task_area_bound(c, 2, 4, 0, &T, &why), 1);
+    assert_double_equal(T, 2.5, TOL);
+  }
+  /* (4) a codelet free on the GPU (d1 = 0) goes there first: CPU 1 task 6, GPU 1 task 0;
+   *     w0 = w1 = 1: all to the GPU at no cost, T = max(0, 0) = 0 */
+  {
+    pm_codelet_input c[2] = {{"f", 0, 6, 0, 1}, {"f", 1, 0, 0, 1}};
+    assert_int_equal(pm_task_area_bound(c, 2, 1, 1, &T, &why), 1);
+    assert_double_equal(T, 0.0, TOL);
+  }
+  /* errors */
+  {
+    pm_codelet_input c[1] = {{"a", 2, 6, 0, 3}};
+    assert_int_equal(pm_task_area_bound(c, 1, 1, 1, &T, &why), 0);
+    assert_string_equal(why, "unknown worker type in codelet totals");
+    c[0].worker_type = 1;
+    assert_int_equal(pm_task_area_bound(c, 1, 1, 0, &T, &why), 0);
+    assert_string_equal(why, "codelet executed on a worker type without workers");
+    assert_int_equal(pm_task_area_bound(c, 1, 0, 0, &T, &why), 0);
+    assert_string_equal(why, "no task workers");
+    assert_int_equal(pm_task_area_bound(NULL, 0, 1, 1, &T, &why), 0);
+    assert_string_equal(why, "no per-codelet execution totals");
+  }
+}
+
+static void test_edges(void **state)
+{
+  pm_location_input l[2];
+  pm_codelet_input c[1] = {{"a", 0, 5, 6, 1}};
+  pm_run_input in;
+  pm_metric *t;
+  (void)state;
+  t = pm_model_task(NULL);
+  ASSERT_NA(t, "e", "no run input");
+  ASSERT_NA(t, "bound/abe", "no run input");
+  pm_metric_free(t);
+  /* threads only: no workers */
+  l[0] = tm_loc(0, PM_LOC_THREAD, 5);
+  in = tm_run(l, 1, 1, 10.0);
+  t = pm_model_task(&in);
+  ASSERT_NA(t, "e/e_runtime", "no task workers");
+  pm_metric_free(t);
+  /* idle workers: no exec, no runtime; locality from a prediction above the observation (> 1,
+   * flagged); more than two worker types; accelerator-only workers use sum exec / W */
+  l[0] = worker(0, PM_LOC_ACCEL, 0, 0);
+  l[1] = worker(0, PM_LOC_ACCEL, 0, 0);
+  in = tm_run(l, 2, 1, 10.0);
+  in.codelets = c;
+  in.ncodelets = 1;
+  t = pm_model_task(&in);
+  ASSERT_NA(t, "e/e_runtime", "no task execution or runtime time");
+  ASSERT_VAL(t, "e/e_pipeline", 0.0);
+  ASSERT_VAL(t, "e/e_locality", 1.2);   /* 6 / 5 */
+  ASSERT_VAL(t, "bound/abe", 0.0);
+  ASSERT_VAL(t, "bound", 0.0);
+  pm_metric_free(t);
+  in.nworker_types = 3;
+  t = pm_model_task(&in);
+  ASSERT_NA(t, "bound/abe", "more than two worker types");
+  ASSERT_NA(t, "bound", "neither the critical-path nor the area bound is known");
+  pm_metric_free(t);
+  /* two types without codelet totals */
+  l[0] = worker(0, PM_LOC_WORKER, 5, 0);
+  in = tm_run(l, 2, 1, 10.0);
+  in.cp_bound = 4.0;
+  t = pm_model_task(&in);
+  ASSERT_NA(t, "bound/abe", "no per-codelet execution totals");
+  ASSERT_VAL(t, "bound", 0.4);   /* CPB alone: 4/10 */
+  pm_metric_free(t);
+  /* reference run with no execution in this run */
+  l[0] = worker(0, PM_LOC_WORKER, 0, 1);
+  in = tm_run(l, 1, 1, 10.0);
+  in.task_ref_exec_1worker = 3.0;
+  t = pm_model_task(&in);
+  ASSERT_NA(t, "e/e_locality", "no task execution time");
+  ASSERT_VAL(t, "e/e_runtime", 0.0);
+  pm_metric_free(t);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_balanced),
+    cmocka_unit_test(test_imbalanced),
+    cmocka_unit_test(test_serialized),
+    cmocka_unit_test(test_area_bound_two_types),
+    cmocka_unit_test(test_area_bound_cases),
+    cmocka_unit_test(test_edges),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

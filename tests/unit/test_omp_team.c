@@ -1,0 +1,298 @@
+/* The OpenMP accounting layer (lib/core/pm_omp*.c) with the virtual clock: states, contexts,
+ * region aggregates and critical-path clocks after fork, barriers, join and tasks. Two team
+ * members are driven from this one thread: the master is the test thread's location, the worker a
+ * virtual location (the layer takes the location explicitly). Every expected value is derived by
+ * hand from the event sequence in the comment above the test, in nanoseconds after T0. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "test_assert.h"
+#include <stdlib.h>
+#include <string.h>
+#include "pm_location.h"
+#include "pm_lifecycle.h"
+#include "pm_omp_internal.h"
+
+#define T0 1000000000ull
+
+/* Code addresses that identify regions (named through the executable's symbol table). */
+volatile int omp_test_sink;
+void omp_test_region_a(void) { omp_test_sink = 1; }
+void omp_test_region_b(void) { omp_test_sink = 2; }
+
+static pm_loc *L0, *L1;
+
+static void at(uint64_t t) {      /* sets the virtual clock to T0 + t */
+  pm_clock_advance(T0 + t - pm_clock_now());
+}
+static uint64_t now(void) { return pm_clock_now(); }
+
+static int setup(void **state) {
+  (void)state;
+  pm_core_reset_for_tests();
+  setenv("POPMETER_REPORT", "0", 1);
+  pm_clock_use_virtual(T0);
+  assert_int_equal(pm_core_activate(), 1);
+  L0 = pm_loc_self();
+  L1 = pm_loc_create_virtual(PM_ROLE_THREAD, NULL);
+  assert_non_null(L0);
+  assert_non_null(L1);
+  pm_state_set(L1, PM_STATE_IDLE, now());     /* a pooled worker: idle until its first region */
+  return 0;
+}
+static int teardown(void **state) { (void)state; pm_core_reset_for_tests(); return 0; }
+
+static pm_omp_rstat *region_of(const void *code) { return pm_omp_region_get(code); }
+
+/* GOMP-style region (join barrier unobserved by the worker):
+ *   0 activate | 200 fork | 210 both begin | 310 master ends (join wait) | 410 worker ends
+ *   | 415 join | 500 finalize (closes the worker's frame at 415, idle afterwards).
+ * master: serial useful 200 + 85, parallel runtime 10, useful 100, sync_wait 100 + 5
+ * worker: serial idle 210 + 85, parallel useful 200, sync_wait 5 (410 -> 415)
+ * region: span 215, useful [100, 200], idle [10 + 105, 0 + 5]
+ * cue: master 200 at the fork; worker 200 + 200 = 400; master max(300, 400) + 85 = 485. */
+static void test_fork_join_lazy_close(void **state) {
+  (void)state;
+  at(200);
+  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
+  assert_non_null(t);
+  at(210);
+  pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, now());
+  pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
+  assert_non_null(f0);
+  assert_non_null(f1);
+  assert_string_equal(L1->name, "OpenMP thread 1");
+  at(310); pm_omp_implicit_end(L0, f0, 1, now());
+  at(410); pm_omp_implicit_end(L1, f1, 1, now());
+  assert_int_equal(pm_state_get(L1), PM_STATE_SYNC_WAIT);
+  at(415); pm_omp_join(L0, t, now());
+  assert_int_equal(pm_state_get(L0), PM_STATE_USEFUL);
+  assert_int_equal(L0->ctx, PM_CTX_SERIAL);
+  at(500);
+  pm_omp_finalize(now());
+  pm_loc_flush(L0, now());
+  pm_loc_flush(L1, now());
+
+  assert_int_equal(L0->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 285);
+  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_RUNTIME], 10);
+  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 100);
+  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 105);
+  assert_int_equal(L1->time[PM_CTX_SERIAL][PM_STATE_IDLE], 295);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 200);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 5);
+  assert_int_equal(L1->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 0);
+  assert_int_equal(L1->ctx, PM_CTX_SERIAL);
+  assert_int_equal(pm_state_get(L1), PM_STATE_IDLE);
+  assert_int_equal(L0->depth, 0);
+  assert_int_equal(L1->depth, 0);
+
+  pm_omp_rstat *r = region_of((const void *)omp_test_region_a);
+  assert_string_equal(r->name, "omp_test_region_a");
+  assert_string_equal(pm_region_name(r->rid), "omp_test_region_a");
+  assert_int_equal(r->instances, 1);
+  assert_int_equal(r->nthreads, 2);
+  assert_int_equal(r->span, 215);
+  assert_int_equal(r->useful[0], 100);
+  assert_int_equal(r->useful[1], 200);
+  assert_int_equal(r->idle[0], 115);
+  assert_int_equal(r->idle[1], 5);
+
+  assert_int_equal(pm_cp_process(L1).cue, 400);
+  assert_int_equal(pm_cp_process(L0).cue, 485);
+  assert_int_equal(pm_cp_global(L0).cue, 485);
+  /* com counts waits and runtime too: master 415 at the join (>= the worker's 210 + 200), +85 */
+  assert_int_equal(pm_cp_process(L0).com, 500);
+}
+
+/* Two barriers in a row, the worker slow to leave the first (parity of the slot halves):
+ *   100 fork, both begin | 150 worker arrives (cue 150) | 200 master arrives (cue 200), leaves:
+ *   max(200, 150) = 200 | 230 master arrives at the 2nd barrier (cue 230, other half)
+ *   | 240 worker leaves the 1st: must see 200, not the master's 230 | 260 worker arrives (cue
+ *   200 + 20 = 220) | 260 both leave: max(230, 220) = 230 | 270 both end | 270 join.
+ * worker sync_wait 150->240 = 90; master sync_wait 200->200 + 230->260 = 30. */
+static void test_barrier_parity(void **state) {
+  (void)state;
+  pm_region_id bar = pm_omp_region(PM_OMP_R_BARRIER);
+  at(100);
+  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
+  pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, now());
+  pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
+  at(150); pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
+  at(200); pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
+  pm_omp_barrier_exit(L0, now());
+  assert_int_equal(pm_cp_process(L0).cue, 200);
+  at(230); pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
+  at(240); pm_omp_barrier_exit(L1, now());
+  assert_int_equal(pm_cp_process(L1).cue, 200);
+  assert_int_equal(f1->epoch, 1);
+  at(260); pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
+  pm_omp_barrier_exit(L0, now());
+  pm_omp_barrier_exit(L1, now());
+  assert_int_equal(pm_cp_process(L0).cue, 230);
+  assert_int_equal(pm_cp_process(L1).cue, 230);
+  assert_int_equal(pm_cp_global(L1).cue, 230);
+  at(270);
+  pm_omp_implicit_end(L0, f0, 1, now());
+  pm_omp_implicit_end(L1, f1, 1, now());
+  pm_omp_join(L0, t, now());
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 90);
+  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 30);
+  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 140);   /* 100->200, 200->230, 260->270 */
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 80);    /* 100->150, 240->260, 260->270 */
+  pm_omp_rstat *r = region_of((const void *)omp_test_region_a);
+  assert_int_equal(r->idle[0], 30);
+  assert_int_equal(r->idle[1], 90);
+  assert_int_equal(r->useful[0] + r->useful[1], 220);
+}
+
+/* OMPT order (libomp): the worker's join barrier ends only at the next fork.
+ *   0 fork, both begin | 100 worker enters the join barrier (runtime), 101 waits | 300 master
+ *   enters, 301 waits, 302 wait ends, 303 leaves (normal exit), ends its implicit task, 305 join
+ *   | 700 next fork: the worker's late wait end (ignored) and barrier exit close its frame at 305,
+ *   its implicit-task end is a no-op, its new implicit task begins.
+ * worker: parallel runtime 1, sync_wait 101 -> 305 = 204; serial idle 305 -> 700 = 395. */
+static void test_ompt_late_join(void **state) {
+  (void)state;
+  pm_region_id ib = pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER);
+  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
+  pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, now());
+  pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
+  at(100); pm_omp_barrier_enter(L1, ib, PM_STATE_RUNTIME, now());
+  at(101); pm_omp_wait(L1, 1, now());
+  at(300); pm_omp_barrier_enter(L0, ib, PM_STATE_RUNTIME, now());
+  at(301); pm_omp_wait(L0, 1, now());
+  at(302); pm_omp_wait(L0, 0, now());
+  at(303); pm_omp_barrier_exit(L0, now());
+  pm_omp_implicit_end(L0, f0, 0, now());
+  at(305); pm_omp_join(L0, t, now());
+  assert_int_equal(f1->t_join, T0 + 305);
+  at(700);
+  pm_omp_team *t2 = pm_omp_fork(L0, (const void *)omp_test_region_b, 2, now());
+  pm_omp_wait(L1, 0, now());
+  assert_int_equal(pm_state_get(L1), PM_STATE_SYNC_WAIT);   /* ignored: the exit closes */
+  pm_omp_barrier_exit(L1, now());
+  assert_int_equal(f1->status, PM_OMP_CLOSED);
+  pm_omp_implicit_end(L1, f1, 0, now());
+  pm_omp_frame *g1 = pm_omp_implicit_begin(L1, t2, 1, 2, now());
+  assert_non_null(g1);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_RUNTIME], 1);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 204);
+  assert_int_equal(L1->time[PM_CTX_SERIAL][PM_STATE_IDLE], 395);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 100);
+  /* master: runtime before its begin 0, barrier 300->301 and 302->303, after its end 303->305 */
+  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_RUNTIME], 4);
+  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 1);
+  pm_omp_rstat *r = region_of((const void *)omp_test_region_a);
+  assert_int_equal(r->idle[1], 1 + 204);      /* worker: runtime + wait from its arrival to the join */
+  assert_int_equal(r->idle[0], 5);
+  assert_int_equal(r->span, 305);
+  /* second region: both end, join */
+  pm_omp_frame *g0 = pm_omp_implicit_begin(L0, t2, 0, 2, now());
+  at(710);
+  pm_omp_implicit_end(L0, g0, 1, now());
+  pm_omp_implicit_end(L1, g1, 1, now());
+  pm_omp_join(L0, t2, now());
+  assert_int_equal(region_of((const void *)omp_test_region_b)->instances, 1);
+  assert_int_equal(region_of((const void *)omp_test_region_a)->instances, 1);
+}
+
+/* Tasks with a dependence, run from barrier waits.
+ *   100 fork, both begin | 100 worker enters a barrier (cue 100) | 110 master creates A (cue 110)
+ *   | 120 master creates B, edge A -> B | 125 master enters the barrier (cue 125) | 130 worker runs
+ *   A: max(100, 110) = 110 | 180 A completes: end 160 | 190 master runs B: max(125, 120, 160) =
+ *   160 | 200 B completes: end 170 | 210 both leave the barrier: the tasks' 170 reaches the worker.
+ * worker: useful 0 + 50 (A), sync_wait 30 + 30; master: useful 25 + 10 (B), sync_wait 65 + 10. */
+static void test_task_dependence(void **state) {
+  (void)state;
+  pm_region_id bar = pm_omp_region(PM_OMP_R_BARRIER);
+  at(100);
+  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
+  pm_omp_implicit_begin(L0, t, 0, 2, now());
+  pm_omp_implicit_begin(L1, t, 1, 2, now());
+  pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
+  at(110); pm_omp_task *a = pm_omp_task_new(L0, 1, now());
+  at(120); pm_omp_task *b = pm_omp_task_new(L0, 1, now());
+  pm_omp_task_depend(a, b);
+  at(125); pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
+  at(130); pm_omp_task_switch(L1, NULL, 0, a, now());
+  assert_int_equal(pm_state_get(L1), PM_STATE_USEFUL);
+  assert_int_equal(pm_cp_process(L1).cue, 110);
+  at(180); pm_omp_task_switch(L1, a, 1, NULL, now());
+  assert_int_equal(pm_state_get(L1), PM_STATE_SYNC_WAIT);
+  assert_int_equal(a->end.p.cue, 160);
+  at(190); pm_omp_task_switch(L0, NULL, 0, b, now());
+  assert_int_equal(pm_cp_process(L0).cue, 160);
+  at(200); pm_omp_task_switch(L0, b, 1, NULL, now());
+  assert_int_equal(pm_cp_process(L0).cue, 170);
+  at(210);
+  pm_omp_barrier_exit(L0, now());
+  pm_omp_barrier_exit(L1, now());
+  assert_int_equal(pm_cp_process(L1).cue, 170);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 50);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 60);
+  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 35);
+  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 75);
+}
+
+/* A GOMP task body runs as a call: 100 fork, both begin | 110 master: creation context (cue 110)
+ * | 115 master enters a taskwait | 150 worker runs the body (its cue 150 already exceeds 110)
+ * | 190 body ends: cue 190, to the team | 200 master leaves the taskwait: merges 190. */
+static void test_task_body_taskwait(void **state) {
+  (void)state;
+  at(100);
+  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
+  pm_omp_implicit_begin(L0, t, 0, 2, now());
+  pm_omp_implicit_begin(L1, t, 1, 2, now());
+  at(110); pm_omp_cp2 c = pm_omp_task_context(L0, now());
+  assert_int_equal(c.p.cue, 110);
+  at(115); pm_omp_taskwait_enter(L0, pm_omp_region(PM_OMP_R_TASKWAIT), now());
+  at(150); pm_state prev = pm_omp_task_body_begin(L1, &c, now());
+  assert_int_equal(prev, PM_STATE_USEFUL);
+  at(190); pm_omp_task_body_end(L1, prev, now());
+  at(200); pm_omp_taskwait_exit(L0, now());
+  assert_int_equal(pm_cp_process(L0).cue, 190);
+  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 85);
+  assert_int_equal(pm_state_get(L0), PM_STATE_USEFUL);
+}
+
+/* Nesting beyond PM_OMP_MAX_NEST: the inner regions are not measured, and the frames of the
+ * enclosing ones stay consistent (every begin is matched by an end). */
+static void test_nesting_overflow(void **state) {
+  (void)state;
+  pm_omp_team *t[PM_OMP_MAX_NEST + 2];
+  pm_omp_frame *f[PM_OMP_MAX_NEST + 2];
+  int n = 0;
+  for (; n < PM_OMP_MAX_NEST + 2; n++) {
+    at(10 * (uint64_t)(n + 1));
+    t[n] = pm_omp_fork(L0, (const void *)omp_test_region_b, 1, now());
+    f[n] = pm_omp_implicit_begin(L0, t[n], 0, 1, now());
+  }
+  assert_null(t[PM_OMP_MAX_NEST]);
+  assert_null(f[PM_OMP_MAX_NEST]);
+  assert_non_null(f[PM_OMP_MAX_NEST - 1]);
+  while (n-- > 0) {
+    pm_omp_implicit_end(L0, f[n], 1, now());
+    if (t[n]) pm_omp_join(L0, t[n], now());
+  }
+  assert_int_equal(L0->depth, 0);
+  assert_int_equal(L0->ctx, PM_CTX_SERIAL);
+  assert_int_equal(region_of((const void *)omp_test_region_b)->instances, PM_OMP_MAX_NEST);
+  pm_omp_thread *th = pm_omp_thread_of(L0);
+  assert_int_equal(th->depth, 0);
+  assert_int_equal(th->overflow, 0);
+  assert_int_equal(th->forks, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_fork_join_lazy_close, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_barrier_parity, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_ompt_late_join, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_task_dependence, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_task_body_taskwait, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_nesting_overflow, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
