@@ -7,6 +7,8 @@
  * (MAP_NORESERVE: untouched pages cost nothing), asks for transparent huge pages, and recycles freed
  * ranges itself, so each page is faulted in at most once per factorization.
  *
+ * The part the analysis predicts will be used is populated up front (see arena__create).
+ *
  * Placement is first fit over an address-ordered list of free extents, with coalescing. The offset
  * logic works without memory too (base == NULL): the analysis replays the sequential executor's
  * allocations through the very same code, so its memory prediction includes fragmentation.
@@ -27,7 +29,7 @@ void arena__init_sim(mfs_arena *a)
     a->reserve = SIZE_MAX;
 }
 
-mfs_status arena__create(mfs_arena *a, size_t reserve)
+mfs_status arena__create(mfs_arena *a, size_t reserve, size_t populate)
 {
     memset(a, 0, sizeof *a);
     pthread_mutex_init(&a->lock, NULL);
@@ -43,6 +45,15 @@ mfs_status arena__create(mfs_arena *a, size_t reserve)
     a->reserve = reserve;
 #ifdef MADV_HUGEPAGE
     madvise(a->base, reserve, MADV_HUGEPAGE); /* a hint: harmless where THP is off */
+#endif
+#ifdef MADV_POPULATE_WRITE
+    /* Fault in what the analysis says will be used, in one system call: measured ~30x faster than
+     * taking the faults one by one on these virtual machines (it also gets the huge pages that
+     * faulting often does not). Older kernels answer EINVAL and the pages fault in as used. */
+    if (populate > reserve) populate = reserve;
+    if (populate) madvise(a->base, (populate + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE, MADV_POPULATE_WRITE);
+#else
+    (void)populate;
 #endif
     return MFS_OK;
 }

@@ -31,7 +31,7 @@ struct mfs_arena {
 };
 
 void arena__init_sim(mfs_arena *a);
-mfs_status arena__create(mfs_arena *a, size_t reserve);
+mfs_status arena__create(mfs_arena *a, size_t reserve, size_t populate);
 void arena__destroy(mfs_arena *a);
 size_t arena__alloc_off(mfs_arena *a, size_t len); /* ARENA_FAIL when the reservation is full */
 void arena__free_off(mfs_arena *a, size_t off, size_t len);

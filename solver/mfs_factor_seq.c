@@ -61,17 +61,18 @@ mfs_status mfs_factor_create(const mfs_symbolic *S, mfs_factor **Fout, mfs_error
     F->tile = mem__calloc((size_t)(S->ntiles ? S->ntiles : 1), sizeof *F->tile);
     F->lblock = mem__calloc((size_t)(S->nfronts ? S->nfronts : 1), sizeof *F->lblock);
     F->cbblock = mem__calloc((size_t)(S->nfronts ? S->nfronts : 1), sizeof *F->cbblock);
-    F->arena_l = mem__alloc(sizeof *F->arena_l);
-    F->arena_cb = mem__alloc(sizeof *F->arena_cb);
+    F->arena_l = mem__calloc(1, sizeof *F->arena_l); /* zeroed: an unmapped arena is safe to destroy */
+    F->arena_cb = mem__calloc(1, sizeof *F->arena_cb);
     if (!F->tile || !F->lblock || !F->cbblock || !F->arena_l || !F->arena_cb) {
         mfs_factor_free(F);
         return err__nomem(err);
     }
     /* an arena that cannot be mapped stays empty and every block falls back to the heap */
-    if (arena__create(F->arena_l, (size_t)S->mem_factor) != MFS_OK) memset(F->arena_l, 0, sizeof *F->arena_l);
-    size_t cbres = 2 * (size_t)S->mem_cb_region;
-    if (cbres < (size_t)S->mem_cb_region + ((size_t)64 << 20)) cbres = (size_t)S->mem_cb_region + ((size_t)64 << 20);
-    if (arena__create(F->arena_cb, cbres) != MFS_OK) memset(F->arena_cb, 0, sizeof *F->arena_cb);
+    size_t lsize = (size_t)S->mem_factor, cbsize = (size_t)S->mem_cb_region;
+    if (arena__create(F->arena_l, lsize, lsize) != MFS_OK) memset(F->arena_l, 0, sizeof *F->arena_l);
+    /* the CB reservation is address space only: room for other execution orders than the predicted */
+    size_t cbres = 2 * cbsize > cbsize + ((size_t)64 << 20) ? 2 * cbsize : cbsize + ((size_t)64 << 20);
+    if (arena__create(F->arena_cb, cbres, cbsize) != MFS_OK) memset(F->arena_cb, 0, sizeof *F->arena_cb);
     *Fout = F;
     return MFS_OK;
 }

@@ -77,12 +77,14 @@ typedef struct {
     double *v;
     long *line;
     int64_t n, cap;
+    int64_t limit; /* the declared NNZ: growth never goes beyond it, so an honest file wastes nothing */
 } triplets;
 
 static int trip_push(triplets *t, int32_t r, int32_t c, double v, long line)
 {
     if (t->n == t->cap) {
         int64_t cap = t->cap ? 2 * t->cap : 1024;
+        if (cap > t->limit) cap = t->limit > t->n ? t->limit : t->n + 1;
         int32_t *nr = mem__realloc(t->r, (size_t)cap * sizeof *nr);
         if (!nr) return 0;
         t->r = nr;
@@ -235,6 +237,7 @@ mfs_status mfs_matrix_read_mm_stream(FILE *f, const char *name, mfs_matrix *A, m
 
     /* --- entries */
     long long got = 0;
+    lo.limit = up.limit = nnz;
     for (;;) {
         if ((rc = next_line(&rd)) < 0) READ_FAIL();
         if (rc == 0) break;

@@ -49,20 +49,25 @@ typedef struct pm_omp_thread {
   uint32_t nretired;
 } pm_omp_thread;
 
-/* One member's slot, on its own cache lines. cp[e & 1] holds the clock at the arrival at the
- * team's barrier number e: a fast member reaching barrier e+1 cannot overwrite what a slow one
- * still reads after barrier e (it writes the other half), and cannot reach e+2 before the slow one
- * has arrived at e+1, i.e. finished reading. last/t_arrive/useful/idle: at the latest arrival
- * (barrier or end of the implicit task), read by the master after the join. */
+/* One member's slot, on its own cache lines, written only by that member. cp[e & 1] holds the
+ * clock at the arrival at the team's barrier number e: a fast member reaching barrier e+1 cannot
+ * overwrite what a slow one still reads after barrier e (it writes the other half), and cannot
+ * reach e+2 before the slow one has arrived at e+1, i.e. finished reading. last/t_arrive/useful/
+ * idle: at the latest arrival (barrier or end of the implicit task), read by the master after the
+ * join. gen / arrived: the team instance the frame and the arrival belong to (the master never
+ * clears slots, so that a fork costs no write to the members' lines). */
 typedef struct {
   _Alignas(64) pm_omp_cp2 cp[2];
   pm_omp_cp2 last;
   pm_omp_frame *frame;
+  uint64_t gen, arrived;
   uint64_t t_arrive, useful, idle;
 } pm_omp_slot;
 
 struct pm_omp_team {
   pm_omp_rstat *region;
+  pm_region_id rid;                  /* the region's call-path id (members need not read region) */
+  uint64_t gen;                      /* instance number of this team object (starts at 1) */
   pm_omp_thread *master;
   uint32_t cap, nthreads;
   uint32_t ctx_saved, state_saved;   /* master's context, state and stack depth before the fork */
@@ -99,6 +104,8 @@ PM_HIDDEN void pm_omp_cp2_max(pm_omp_cp2 *a, const pm_omp_cp2 *b);
 PM_HIDDEN void pm_omp_cp2_atomic_max(pm_omp_cp2 *a, const pm_omp_cp2 *b);
 PM_HIDDEN pm_omp_cp2 pm_omp_clocks(const pm_loc *L);
 PM_HIDDEN void pm_omp_merge(pm_loc *L, const pm_omp_cp2 *c);
+/* Publishes f's clocks and statistics into its team slot (L charged up to now). */
+PM_HIDDEN void pm_omp_publish(pm_loc *L, pm_omp_frame *f, uint64_t now);
 
 /* Tasks (pm_omp_tasks.c): records completed with dependences become reusable after a barrier. */
 PM_HIDDEN void pm_omp_tasks_release(pm_omp_thread *th);

@@ -69,13 +69,18 @@ pm_omp_cp2 pm_omp_task_context(pm_loc *L, uint64_t now) {
   return pm_omp_clocks(L);
 }
 
-/* The end of a task body on L: its clocks to the team of the thread's current frame. */
-static void publish_end(pm_loc *L, pm_omp_cp2 *out) {
+/* The end of a task body on L (charged up to now): its clocks to the team of the thread's current
+ * frame. A thread that runs tasks after it arrived at a barrier or at the end of its implicit task
+ * (often: tasks are run from the join barrier) publishes again, so that the master's statistics at
+ * the join count those bodies as useful, not as waiting. */
+static void publish_end(pm_loc *L, pm_omp_cp2 *out, uint64_t now) {
   pm_omp_cp2 c = pm_omp_clocks(L);
   if (out) *out = c;
   pm_omp_thread *th = pm_omp_thread_of(L);
   pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
-  if (f) pm_omp_cp2_atomic_max(&f->team->task_cp[f->epoch & 1], &c);
+  if (!f) return;
+  pm_omp_cp2_atomic_max(&f->team->task_cp[f->epoch & 1], &c);
+  if (f->status != PM_OMP_RUNNING) pm_omp_publish(L, f, now);
 }
 
 pm_state pm_omp_task_body_begin(pm_loc *L, const pm_omp_cp2 *create, uint64_t now) {
@@ -86,7 +91,7 @@ pm_state pm_omp_task_body_begin(pm_loc *L, const pm_omp_cp2 *create, uint64_t no
 
 void pm_omp_task_body_end(pm_loc *L, pm_state prev, uint64_t now) {
   pm_state_set(L, prev, now);            /* charges the body first, so the end clock includes it */
-  publish_end(L, NULL);
+  publish_end(L, NULL, now);
 }
 
 /* ------------------------------------------------------------------------------- OMPT records */
@@ -131,7 +136,7 @@ void pm_omp_task_depend(pm_omp_task *src, pm_omp_task *sink) {
  * task completes later (detach: the record must survive until the next barrier). */
 static void complete(pm_omp_thread *th, pm_loc *L, pm_omp_task *t, int how, uint64_t now) {
   pm_state_set(L, pm_state_get(L), now);
-  publish_end(L, &t->end);
+  publish_end(L, &t->end, now);
   t->done = 1;
   if (t->has_deps || how == 2) {
     if (!t->has_deps) __atomic_fetch_add(&live_with_deps, 1, __ATOMIC_RELAXED);

@@ -138,7 +138,9 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
   pm_omp_team *t = r ? team_get(th, cap) : NULL;
   if (!t) return NULL;
   th->forks++;
+  t->gen++;
   t->region = r;
+  t->rid = r->rid;
   t->master = th;
   t->nthreads = 0;
   t->ctx_saved = L->ctx;
@@ -151,19 +153,15 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
   t->m_idle0 = pm_omp_idle_ns(L);
   t->fork_cp = pm_omp_clocks(L);
   memset(t->task_cp, 0, sizeof t->task_cp);
-  /* Clock halves are not cleared: what a previous instance left there is older than the fork clock
-   * every member merges first, so it can never win a max. */
-  for (uint32_t j = 0; j < t->cap; j++) {
-    t->slot[j].frame = NULL;
-    t->slot[j].t_arrive = 0;
-  }
+  /* Slots are not cleared (their gen tells the instance). Clock halves left by a previous instance
+   * are older than the fork clock every member merges first, so they can never win a max. */
   return t;
 }
 
 void **pm_omp_team_user(pm_omp_team *t) { return t->user; }
 
 /* Publishes the member's clocks and statistics (L charged up to now by the caller). */
-static void publish(pm_loc *L, pm_omp_frame *f, uint64_t now) {
+void pm_omp_publish(pm_loc *L, pm_omp_frame *f, uint64_t now) {
   pm_omp_team *t = f->team;
   if (f->tid >= t->cap) return;
   pm_omp_slot *s = &t->slot[f->tid];
@@ -173,6 +171,7 @@ static void publish(pm_loc *L, pm_omp_frame *f, uint64_t now) {
   s->useful = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL] - f->useful0;
   s->idle = pm_omp_idle_ns(L) - f->idle0;
   s->t_arrive = now;
+  s->arrived = t->gen;
 }
 
 /* Closes the top frame f at time t: pops what the implicit task left on the location's stack (a
@@ -212,7 +211,9 @@ pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uin
   f->tid = tid;
   f->status = PM_OMP_RUNNING;
   f->is_master = tid == 0 && t->master == th;
-  if (nthreads) __atomic_store_n(&t->nthreads, nthreads, __ATOMIC_RELAXED);
+  /* every member knows the team size; only a change is written (the line is read by all) */
+  if (nthreads && __atomic_load_n(&t->nthreads, __ATOMIC_RELAXED) != nthreads)
+    __atomic_store_n(&t->nthreads, nthreads, __ATOMIC_RELAXED);
   if (f->is_master) {
     f->depth0 = L->depth;                      /* above the region node pushed at the fork */
     pm_state_set(L, PM_STATE_USEFUL, now);
@@ -228,12 +229,16 @@ pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uin
     f->state_saved = th->depth == 1 ? PM_STATE_IDLE : pm_state_get(L);
     f->depth0 = L->depth;
     pm_ctx_set(L, PM_CTX_PARALLEL, now);
-    push(L, t->region->rid, PM_STATE_USEFUL, now);
+    push(L, t->rid, PM_STATE_USEFUL, now);
     pm_omp_merge(L, &t->fork_cp);
   }
   f->useful0 = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL];
   f->idle0 = pm_omp_idle_ns(L);
-  if (tid < t->cap) __atomic_store_n(&t->slot[tid].frame, f, __ATOMIC_RELEASE);
+  if (tid < t->cap) {
+    pm_omp_slot *sl = &t->slot[tid];
+    sl->frame = f;
+    __atomic_store_n(&sl->gen, t->gen, __ATOMIC_RELEASE);
+  }
   return f;
 }
 
@@ -245,7 +250,7 @@ void pm_omp_implicit_end(pm_loc *L, pm_omp_frame *f, int join_wait, uint64_t now
   if (f->status == PM_OMP_RUNNING) {
     if (join_wait) push(L, pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER), PM_STATE_SYNC_WAIT, now);
     else pm_state_set(L, PM_STATE_RUNTIME, now);   /* after its join barrier: leaving the region */
-    publish(L, f, now);
+    pm_omp_publish(L, f, now);
   }
   f->status = PM_OMP_ENDED;
 }
@@ -268,8 +273,8 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   for (uint32_t j = 1; j < n; j++) {
     if (j >= t->cap) { pm_omp_region_add_thread(r, j, 0, span); continue; }
     pm_omp_slot *s = &t->slot[j];
-    pm_omp_frame *wf = __atomic_load_n(&s->frame, __ATOMIC_ACQUIRE);
-    if (s->t_arrive) {
+    pm_omp_frame *wf = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) == t->gen ? s->frame : NULL;
+    if (s->arrived == t->gen) {
       /* the member waited from its arrival to now: that wait is idle inside the region */
       pm_omp_region_add_thread(r, j, s->useful, s->idle + (now > s->t_arrive ? now - s->t_arrive : 0));
       pm_omp_cp2_max(&m, &s->last);
@@ -293,7 +298,7 @@ void pm_omp_barrier_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
   push(L, r, s, now);
   pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
   if (f && f->status == PM_OMP_RUNNING) {
-    publish(L, f, now);
+    pm_omp_publish(L, f, now);
     f->status = PM_OMP_IN_BARRIER;
   }
 }

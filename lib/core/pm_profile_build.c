@@ -41,6 +41,7 @@ static int add_callpaths(pm_profile *p, const pm_loc *L, int loc_index, int *reg
 pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
   pm_profile *p = pm_profile_new();
   int *regmap = NULL;
+  uint32_t *order = NULL;
   if (!p) return NULL;
   uint32_t nreg = pm_region_count(), nloc = pm_loc_count();
   regmap = malloc(sizeof(int) * (nreg + 1));
@@ -59,7 +60,7 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
   /* The main thread first (the models take the first thread of a process as its master), then
    * the others in registration order. MPI may be initialised on another thread, which would
    * otherwise come first. */
-  uint32_t *order = malloc(sizeof *order * (nloc + 1));
+  order = malloc(sizeof *order * (nloc + 1));
   if (!order) goto fail;
   uint32_t k = 0;
   for (uint32_t i = 0; i < nloc; i++) if (pm_loc_at(i)->role == PM_ROLE_MAIN) order[k++] = i;
@@ -89,10 +90,12 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
   if (pm_omp_regions_export(p) != 0) goto fail;     /* OpenMP parallel regions (pm_omp_regions.c) */
   if (pm_profile_build_tasks(p, t_start) != 0) goto fail;   /* task runtime (pm_profile_build_tasks.c) */
   free(regmap);
+  free(order);
   pm_profile_finish(p);
   return p;
 fail:
   free(regmap);
+  free(order);
   pm_profile_free(p);
   return NULL;
 }

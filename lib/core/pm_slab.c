@@ -1,7 +1,23 @@
-/* Fixed-size object pools (see pm_slab.h). */
+/* Fixed-size object pools with per-thread caches (see pm_slab.h). */
 #include "pm_slab.h"
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+void pm_spin_wait(pm_spin *s) {
+  for (unsigned n = 1;; n++) {
+    while (__atomic_load_n(&s->v, __ATOMIC_RELAXED)) {
+      if (++n % 128 == 0) sched_yield();     /* the holder may have been preempted */
+      else __builtin_ia32_pause();
+    }
+    if (!__atomic_exchange_n(&s->v, 1, __ATOMIC_ACQUIRE)) return;
+  }
+}
+
+typedef struct { void *head; uint32_t n; uint64_t epoch; } cache;
+static __thread cache tls_cache[PM_SLAB_MAX] __attribute__((tls_model("initial-exec")));
+static int next_id;
 
 void pm_slab_init(pm_slab *s, size_t size, size_t per_chunk) {
   memset(s, 0, sizeof *s);
@@ -10,7 +26,10 @@ void pm_slab_init(pm_slab *s, size_t size, size_t per_chunk) {
   s->per_chunk = per_chunk ? per_chunk : 256;
 }
 
-/* Called with the lock held: adds one chunk to the free list. */
+static size_t chunk_bytes(const pm_slab *s) { return s->size * s->per_chunk; }
+
+/* Called with the lock held: a new chunk becomes the bump region (its objects are handed out in
+ * address order, without a pass over the chunk to link them). */
 static int grow(pm_slab *s) {
   if (s->nchunks == s->cap_chunks) {
     size_t ncap = s->cap_chunks ? s->cap_chunks * 2 : 16;
@@ -19,42 +38,125 @@ static int grow(pm_slab *s) {
     s->chunks = n;
     s->cap_chunks = ncap;
   }
-  char *c = malloc(s->size * s->per_chunk);
-  if (!c) return -1;
+  /* Pages pre-faulted in one call: a page fault per page costs microseconds in a VM, and a
+   * chunk's pages are all touched soon. */
+  char *c = mmap(NULL, chunk_bytes(s), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (c == MAP_FAILED) return -1;
   s->chunks[s->nchunks++] = c;
-  for (size_t i = s->per_chunk; i-- > 0;) {   /* lowest addresses handed out first */
-    void *o = c + i * s->size;
-    *(void **)o = s->free_list;
-    s->free_list = o;
-  }
+  s->bump = c;
+  s->bump_end = c + chunk_bytes(s);
+  s->nfree += s->per_chunk;
   return 0;
 }
 
-void *pm_slab_alloc(pm_slab *s) {
+static cache *cache_of(pm_slab *s) {
+  int id = __atomic_load_n(&s->id, __ATOMIC_ACQUIRE);
+  if (PM_UNLIKELY(id == 0)) {
+    pm_spin_lock(&s->lock);
+    if (s->id == 0 && next_id < PM_SLAB_MAX) s->id = ++next_id;
+    id = s->id;
+    pm_spin_unlock(&s->lock);
+    if (id == 0) return NULL;                 /* more pools than cache slots: no cache */
+  }
+  cache *c = &tls_cache[id - 1];
+  uint64_t e = __atomic_load_n(&s->epoch, __ATOMIC_RELAXED);
+  if (PM_UNLIKELY(c->epoch != e)) { c->head = NULL; c->n = 0; c->epoch = e; }   /* pool destroyed since */
+  return c;
+}
+
+static uint64_t total(const pm_slab *s) { return (uint64_t)s->nchunks * s->per_chunk; }
+
+/* Called with the lock held: one object off the global list (growing it if needed), or NULL. */
+static void *take_locked(pm_slab *s) {
+  void *x;
+  if (s->free_list) {
+    x = s->free_list;
+    s->free_list = *(void **)x;
+  } else {
+    if (s->bump == s->bump_end && grow(s) != 0) return NULL;
+    x = s->bump;
+    s->bump += s->size;
+  }
+  s->nfree--;
+  if (total(s) - s->nfree > s->high_water) s->high_water = total(s) - s->nfree;
+  return x;
+}
+
+/* Moves a batch from the global list into this thread's cache. */
+static void refill(pm_slab *s, cache *c) {
   pm_spin_lock(&s->lock);
-  if (!s->free_list && grow(s) != 0) { pm_spin_unlock(&s->lock); return NULL; }
-  void *o = s->free_list;
-  s->free_list = *(void **)o;
-  if (++s->live > s->high_water) s->high_water = s->live;
+  for (unsigned k = 0; k < PM_SLAB_BATCH; k++) {
+    void *x = take_locked(s);
+    if (!x) break;
+    *(void **)x = c->head;
+    c->head = x;
+    c->n++;
+  }
   pm_spin_unlock(&s->lock);
-  memset(o, 0, s->size);
+}
+
+void *pm_slab_alloc(pm_slab *s) {
+  cache *c = cache_of(s);
+  void *o = NULL;
+  if (PM_LIKELY(c != NULL)) {
+    if (PM_UNLIKELY(!c->head)) refill(s, c);
+    if ((o = c->head) != NULL) { c->head = *(void **)o; c->n--; }
+  } else {
+    pm_spin_lock(&s->lock);
+    o = take_locked(s);
+    pm_spin_unlock(&s->lock);
+  }
+  if (o) memset(o, 0, s->size);
   return o;
+}
+
+/* Returns n objects of c (from its head) to the global list. */
+static void give_back(pm_slab *s, cache *c, uint32_t n) {
+  if (!n) return;
+  void *first = c->head, *last = first;
+  for (uint32_t k = 1; k < n; k++) last = *(void **)last;
+  c->head = *(void **)last;
+  c->n -= n;
+  pm_spin_lock(&s->lock);
+  *(void **)last = s->free_list;
+  s->free_list = first;
+  s->nfree += n;
+  pm_spin_unlock(&s->lock);
 }
 
 void pm_slab_free(pm_slab *s, void *obj) {
   if (!obj) return;
+  cache *c = cache_of(s);
+  if (PM_UNLIKELY(!c)) {
+    pm_spin_lock(&s->lock);
+    *(void **)obj = s->free_list;
+    s->free_list = obj;
+    s->nfree++;
+    pm_spin_unlock(&s->lock);
+    return;
+  }
+  *(void **)obj = c->head;
+  c->head = obj;
+  if (++c->n >= 2 * PM_SLAB_BATCH) give_back(s, c, PM_SLAB_BATCH);
+}
+
+uint64_t pm_slab_live(pm_slab *s) {
+  cache *c = s->nchunks ? cache_of(s) : NULL;
+  if (c) give_back(s, c, c->n);
   pm_spin_lock(&s->lock);
-  *(void **)obj = s->free_list;
-  s->free_list = obj;
-  s->live--;
+  uint64_t live = total(s) - s->nfree;
   pm_spin_unlock(&s->lock);
+  return live;
 }
 
 void pm_slab_destroy(pm_slab *s) {
-  for (size_t i = 0; i < s->nchunks; i++) free(s->chunks[i]);
+  for (size_t i = 0; i < s->nchunks; i++) munmap(s->chunks[i], chunk_bytes(s));
   free(s->chunks);
-  size_t size = s->size, per = s->per_chunk;
-  memset(s, 0, sizeof *s);
-  s->size = size;
-  s->per_chunk = per;
+  s->chunks = NULL;
+  s->nchunks = s->cap_chunks = 0;
+  s->free_list = NULL;
+  s->bump = s->bump_end = NULL;
+  s->nfree = 0;
+  s->high_water = 0;
+  __atomic_add_fetch(&s->epoch, 1, __ATOMIC_RELAXED);   /* keeps size, per_chunk and id */
 }

@@ -127,7 +127,7 @@ void pm_tg_clk_unpack(pm_tg_clk *c, const uint64_t *w) {
 
 /* ------------------------------------------------------------------------------ global tables */
 static pm_ptrmap task_map, handle_map, tag_map;
-static pm_slab task_slab = {.size = (sizeof(pm_tg_task) + 15) & ~(size_t)15, .per_chunk = 256};
+static pm_slab task_slab = {.size = (sizeof(pm_tg_task) + 15) & ~(size_t)15, .per_chunk = 512};
 
 /* ------------------------------------------------------------------------------------ handles */
 struct pm_tg_handle {
@@ -224,6 +224,19 @@ pm_tg_task *pm_tg_task_new(const void *key) {
   return t;
 }
 
+pm_tg_task *pm_tg_task_new_unmapped(const void *key) {
+  pm_tg_task *t = pm_tg_task_new(NULL);
+  if (t) t->key = key;
+  return t;
+}
+
+int pm_tg_task_map(pm_tg_task *t) {
+  if (t->flags & PM_TG_MAPPED) return 0;
+  if (!t->key || pm_ptrmap_put(&task_map, t->key, t) != 0) return -1;
+  __atomic_or_fetch(&t->flags, PM_TG_MAPPED, __ATOMIC_RELEASE);
+  return 0;
+}
+
 pm_tg_task *pm_tg_task_find(const void *key) { return pm_ptrmap_get(&task_map, key); }
 
 pm_tg_task *pm_tg_task_find_or_new(const void *key) {
@@ -257,6 +270,7 @@ int pm_tg_task_add_buf(pm_tg_task *t, pm_tg_handle *h, int acc, uint64_t bytes) 
 }
 
 static void release_preds(pm_tg_task *t) {
+  if (!__atomic_load_n(&t->preds, __ATOMIC_ACQUIRE)) return;   /* the common case: no lock */
   pm_spin_lock(&preds_lock);
   pm_tg_task **p = t->preds;
   uint32_t n = t->npreds;
@@ -296,8 +310,8 @@ int pm_tg_task_add_pred(pm_tg_task *succ, pm_tg_task *pred) {
 /* value() of a pending body-less task walks its predecessors; the lock keeps their arrays alive. */
 static void value_rec(pm_tg_task *t, pm_tg_clk *v, int depth) {
   uint32_t f = __atomic_load_n(&t->flags, __ATOMIC_ACQUIRE);
-  if (f & PM_TG_ENDED) { pm_tg_clk_merge(v, &t->out); return; }
-  pm_tg_clk_merge(v, &t->in);
+  pm_tg_clk_merge(v, &t->clk);
+  if (f & PM_TG_ENDED) return;
   if ((f & PM_TG_HAS_BODY) || depth >= PM_TG_MAX_PRED_DEPTH) return;
   for (uint32_t i = 0; i < t->npreds; i++) value_rec(t->preds[i], v, depth + 1);
 }
@@ -310,62 +324,76 @@ void pm_tg_task_value(pm_tg_task *t, pm_tg_clk *v) {
 }
 
 void pm_tg_task_submit(pm_tg_task *t, const pm_tg_clk *submitter, uint64_t now) {
-  if (submitter) pm_tg_clk_merge(&t->in, submitter);
+  if (submitter) pm_tg_clk_merge(&t->clk, submitter);
   t->t_submit = now;
   t->flags |= PM_TG_SUBMITTED;
+}
+
+void pm_tg_task_submit_by(pm_tg_task *t, pm_tg_thread *th, const pm_loc *L, int rank, uint64_t now) {
+  pm_tg_thread_sync(th, L, rank);
+  if (t->flags & PM_TG_FRESH) {            /* nothing merged yet: a copy is the maximum */
+    t->clk = th->clk;
+    t->clk.hb_pl = pm_cp_process(L);
+    t->clk.hb_g = pm_cp_global(L);
+  } else {
+    pm_tg_clk c = th->clk;
+    c.hb_pl = pm_cp_process(L);
+    c.hb_g = pm_cp_global(L);
+    pm_tg_clk_merge(&t->clk, &c);
+  }
+  t->t_submit = now;
+  t->flags = (t->flags & ~(uint32_t)PM_TG_FRESH) | PM_TG_SUBMITTED;
 }
 
 void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
   if (t->npreds) {
     pm_tg_clk v;
     pm_spin_lock(&preds_lock);
-    for (uint32_t i = 0; i < t->npreds; i++) { memset(&v, 0, sizeof v); value_rec(t->preds[i], &v, 1); pm_tg_clk_merge(&t->in, &v); }
+    for (uint32_t i = 0; i < t->npreds; i++) { memset(&v, 0, sizeof v); value_rec(t->preds[i], &v, 1); pm_tg_clk_merge(&t->clk, &v); }
     pm_spin_unlock(&preds_lock);
     release_preds(t);
   }
-  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_merge_deps(t->tag, &t->in);
+  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_merge_deps(t->tag, &t->clk);
   for (uint32_t i = 0; i < t->nbufs; i++) {
     pm_tg_buf *b = pm_tg_task_buf(t, i);
-    pm_tg_handle_pre(b->h, (int)b->acc, &t->in);
+    pm_tg_handle_pre(b->h, (int)b->acc, &t->clk);
   }
   if (W) {
-    pm_cp_merge_process(W, t->in.hb_pl);
-    pm_cp_merge_global(W, t->in.hb_g);
+    pm_cp_merge_process(W, t->clk.hb_pl);
+    pm_cp_merge_global(W, t->clk.hb_g);
   }
   t->t_start = now;
   t->flags |= PM_TG_STARTED;
 }
 
 void pm_tg_task_end(pm_tg_task *t, pm_loc *W, uint64_t now, uint64_t key) {
-  t->t_end = now;
-  t->out = t->in;
   if (W) {
     pm_cp_clock pl = pm_cp_process(W), g = pm_cp_global(W);
-    cp_max(&t->out.hb_pl, &pl);
-    cp_max(&t->out.hb_g, &g);
+    cp_max(&t->clk.hb_pl, &pl);
+    cp_max(&t->clk.hb_g, &g);
   }
   uint64_t body = now > t->t_start ? now - t->t_start : 0;
   uint64_t fetch = t->t_pop && t->t_pop <= t->t_start ? t->t_start - t->t_pop : 0;
-  pm_tg_clk_advance(&t->out, body, body + fetch, body, key);
+  pm_tg_clk_advance(&t->clk, body, body + fetch, body, key);
   for (uint32_t i = 0; i < t->nbufs; i++) {
     pm_tg_buf *b = pm_tg_task_buf(t, i);
-    pm_tg_handle_post(b->h, (int)b->acc, &t->out);
+    pm_tg_handle_post(b->h, (int)b->acc, &t->clk);
   }
-  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_done(t->tag, &t->out);
+  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_done(t->tag, &t->clk);
   __atomic_or_fetch(&t->flags, PM_TG_ENDED, __ATOMIC_RELEASE);
-  pm_tg_note_end(&t->out, 0);
+  pm_tg_note_end(&t->clk, 0);
 }
 
 void pm_tg_task_end_bodyless(pm_tg_task *t) {
   pm_tg_clk v;
   pm_tg_task_value(t, &v);
-  t->out = v;
-  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_done(t->tag, &t->out);
+  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_done(t->tag, &v);
   pm_spin_lock(&preds_lock);   /* readers in value_rec see ENDED and stop walking preds */
+  t->clk = v;
   __atomic_or_fetch(&t->flags, PM_TG_ENDED, __ATOMIC_RELEASE);
   pm_spin_unlock(&preds_lock);
   release_preds(t);
-  pm_tg_note_end(&t->out, 1);
+  pm_tg_note_end(&v, 1);
 }
 
 /* ---------------------------------------------------------------------------------------- tags */
@@ -482,9 +510,9 @@ void pm_tg_get_summary(pm_tg_summary *sum) {
     sum->bodyless += s->bodyless;
     pm_tg_clk_merge(&sum->max, &s->max);
   }
-  sum->live_tasks = task_slab.live;
+  sum->live_tasks = pm_slab_live(&task_slab);
   sum->peak_tasks = task_slab.high_water;
-  sum->live_handles = handle_slab.live;
+  sum->live_handles = pm_slab_live(&handle_slab);
 }
 
 static void free_tag(const void *key, void *val, void *arg) {

@@ -117,8 +117,9 @@ enum {
   PM_TG_ENDED = 8,         /* out is valid */
   PM_TG_MAPPED = 16,       /* reachable from its foreign pointer */
   PM_TG_USE_TAG = 32,      /* task->use_tag: tag dependencies and notification */
+  PM_TG_FRESH = 64,        /* set by the caller on a new record whose clock nothing merged into */
 };
-#define PM_TG_INLINE_BUFS 8
+#define PM_TG_INLINE_BUFS 4
 #define PM_TG_MAX_PRED_DEPTH 32
 /* acc: PM_TG_ACC_*; mode: the runtime's own access mode bits (opaque here); bytes: data size */
 typedef struct { pm_tg_handle *h; uint16_t acc, mode; uint32_t bytes; } pm_tg_buf;
@@ -130,10 +131,10 @@ typedef struct pm_tg_task {
   uint32_t nbufs, npreds, cap_preds;
   uint32_t codelet;            /* the adapter's codelet index */
   uint64_t tag;                /* task tag (tag_id) */
-  uint64_t t_submit, t_ready, t_pop, t_start, t_end;
+  uint64_t t_submit, t_ready, t_pop, t_start;
   uint64_t bytes;              /* sum of the sizes of the task's data */
   double flops, predicted;     /* declared flops (0: unknown); scheduler's prediction in us */
-  pm_tg_clk in, out;
+  pm_tg_clk clk;               /* the inputs merged so far; once the task ended (PM_TG_ENDED), its output */
   pm_tg_buf buf[PM_TG_INLINE_BUFS];
   pm_tg_buf *more_buf;         /* buffers beyond PM_TG_INLINE_BUFS (malloc'd, rare) */
   struct pm_tg_task **preds;   /* explicit predecessors (malloc'd on first explicit dependency) */
@@ -142,6 +143,10 @@ typedef struct pm_tg_task {
 
 /* New record for foreign task pointer key (may be NULL: an unmapped record); refs = 1. */
 PM_HIDDEN pm_tg_task *pm_tg_task_new(const void *key);
+/* New record for key that is not reachable from it (the caller keeps the pointer itself). */
+PM_HIDDEN pm_tg_task *pm_tg_task_new_unmapped(const void *key);
+/* Makes an unmapped record reachable from its key. 0, or -1 out of memory. */
+PM_HIDDEN int pm_tg_task_map(pm_tg_task *t);
 PM_HIDDEN pm_tg_task *pm_tg_task_find(const void *key);
 /* The record of key, created (unsubmitted) if absent. */
 PM_HIDDEN pm_tg_task *pm_tg_task_find_or_new(const void *key);
@@ -155,18 +160,20 @@ PM_HIDDEN int pm_tg_task_add_buf(pm_tg_task *t, pm_tg_handle *h, int acc, uint64
 PM_HIDDEN int pm_tg_task_add_pred(pm_tg_task *succ, pm_tg_task *pred);
 
 /* Lifecycle, called by the adapter in this order (times in ns):
- *  submit: in = clock of the submitting thread (pm_tg_clk_of_thread)
+ *  submit: clk = clock of the submitting thread (pm_tg_thread_clock)
  *  start (on the worker, location W): merges explicit predecessors, tag dependencies and the
- *         handles' clocks into in, then in.hb into W's location clocks
- *  end (on the worker): out.hb = W's clocks, out.dag = in.dag + own time; publishes out to the
- *         handles, the tag and the thread's running maximum. */
+ *         handles' clocks into clk, then clk.hb into W's location clocks
+ *  end (on the worker): clk.hb = W's clocks, clk.dag += own time (in place: the inputs are not
+ *         needed any more); publishes clk to the handles, the tag and the thread's maximum. */
 PM_HIDDEN void pm_tg_task_submit(pm_tg_task *t, const pm_tg_clk *submitter, uint64_t now);
+/* The same, the submitter being an application thread (th, at location L): saves a copy. */
+PM_HIDDEN void pm_tg_task_submit_by(pm_tg_task *t, pm_tg_thread *th, const pm_loc *L, int rank, uint64_t now);
 PM_HIDDEN void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now);
 PM_HIDDEN void pm_tg_task_end(pm_tg_task *t, pm_loc *W, uint64_t now, uint64_t key);
-/* A task without body (cl NULL or STARPU_NOWHERE) is complete: out = value of its predecessors. */
+/* A task without body (cl NULL or STARPU_NOWHERE) is complete: its output is its predecessors'. */
 PM_HIDDEN void pm_tg_task_end_bodyless(pm_tg_task *t);
-/* The clock a successor sees from t (out when ended; for a body-less task still pending, the
- * maximum over its own predecessors). */
+/* The clock a successor sees from t (its output when ended; for a body-less task still pending,
+ * the maximum over its own predecessors). */
 PM_HIDDEN void pm_tg_task_value(pm_tg_task *t, pm_tg_clk *v);
 
 /* ---------------------------------------------------------------------------------------- tags */

@@ -23,7 +23,7 @@
 #define PM_RUNTIME "OpenMP"
 #endif
 #define BATCHES 7
-#define REPS 3
+#define REPS 5
 
 static double now(void) {
   struct timespec t;

@@ -53,6 +53,7 @@ typedef struct {
     double peak;     /* bytes */
     double lnz;      /* entries stored in L */
     double num_peak; /* mfsolve: measured peak of the numeric phase */
+    double warm;     /* CHOLMOD: a second factorization into the same, already faulted-in L */
 } run_result;
 
 /* One CHOLMOD run with a fresh Common, so memory_usage is this run's peak (A included). */
@@ -78,6 +79,9 @@ static int run_cholmod(const mfs_matrix *A, const int32_t *perm, const double *b
     int ok = L && cholmod_l_factorize(Ac, L, &c) && c.status == CHOLMOD_OK;
     r->time = now() - t0;
     if (ok) {
+        t0 = now();
+        cholmod_l_factorize(Ac, L, &c);
+        r->warm = now() - t0;
         r->lnz = (double)L->xsize;
         cholmod_dense *B = cholmod_l_allocate_dense(A->n, 1, A->n, CHOLMOD_REAL, &c);
         memcpy(B->x, b, A->n * sizeof(double));
@@ -178,7 +182,7 @@ int main(int argc, char **argv)
         double *xs = malloc(A.n * sizeof *xs), *b = malloc(A.n * sizeof *b);
         for (int32_t i = 0; i < A.n; i++) xs[i] = 1.0 + (i % 17) / 17.0;
         mfs_matrix_symv(&A, xs, b);
-        double tm[50], tc[50];
+        double tm[50], tc[50], tw[50];
         run_result rm = {0}, rc = {0};
         double mpeak = 0, cpeak = 0;
         for (int r = 0; r < reps; r++) {
@@ -187,6 +191,7 @@ int main(int argc, char **argv)
                 return 1;
             }
             tc[r] = rc.time;
+            tw[r] = rc.warm;
             cpeak = fmax(cpeak, rc.peak);
             if (!run_mfs(&A, S, analysis_peak, b, &rm)) return 1;
             tm[r] = rm.time;
@@ -203,6 +208,9 @@ int main(int argc, char **argv)
         printf("  %-22s %12.3f %12.3f %8.3f\n", "factor time median (s)", tmed_m, tmed_c, tmed_m / tmed_c);
         printf("  %-22s %12.2f %12.2f %8.3f\n", "GFlop/s (exact, min t)", flops / tmin_m * 1e-9, flops / tmin_c * 1e-9,
                tmin_c / tmin_m);
+        double tw_min = minimum(tw, reps);
+        printf("  %-22s %12s %12.3f %8.3f   (CHOLMOD refactorization into memory already faulted in)\n",
+               "warm-memory time (s)", "", tw_min, tmin_m / tw_min);
         printf("  %-22s %12.0f %12.0f %8.3f\n", "entries stored in L", rm.lnz, rc.lnz, rm.lnz / rc.lnz);
         printf("  %-22s %12.1f %12.1f %8.3f\n", "peak memory (MB)", mpeak / 1e6, cpeak / 1e6, mpeak / cpeak);
         printf("  %-22s %12.2e %12.2e\n", "scaled residual", rm.resid, rc.resid);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# MPI + OpenMP, 2 ranks x 2 threads (progs/omp_hybrid.c), unit U = 0.2 s: the hybrid models must
+# MPI + OpenMP, 2 ranks x 2 threads (progs/omp_hybrid.c), unit U = 0.3 s: the hybrid models must
 # separate the MPI-level imbalance from the thread-level one. Rank r, thread t:
 #   barrier | serial U | region: t waits (t+1)(r+1)U | barrier.  Rank 1's region lasts 4U, rank 0's
 #   2U, so rank 0 then waits 2U in MPI_Barrier: R = U + 4U = 5U.
@@ -11,11 +11,12 @@
 #   Process LB = 1 - (5 - 3 - 1)/5 = 0.8); Thread = 1 - (3 + 1 - 2.75)/5 = 0.75; Amdahl = 1 - (U x 1
 #   x 2 ranks/4)/5U = 0.9; OpenMP = 1 - ((2-1) + 0 + (4-2) + 0)U/4/5U = 0.85.
 # popmeter is preloaded with mpirun -x LD_PRELOAD (activation in MPI_Init), so MPI_Init is outside
-# the window. Tolerances: efficiencies +-0.06 (4 busy threads on 2 cores: preemption delays
-# wake-ups at the barriers; busy waits keep their wall-clock length).
+# the window. Tolerances: efficiencies +-0.06. 4 busy threads share 2 cores, so starting the
+# workers and waking up at barriers is delayed; those delays (~50 ms, mostly at the first fork)
+# stretch R, which U = 0.3 s keeps to a few percent. Busy waits keep their wall-clock length.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/openmp_lib.sh"
-U=0.2
+U=0.3
 TE=0.06
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmomp.XXXXXX")
 trap 'rm -rf "$work"' EXIT

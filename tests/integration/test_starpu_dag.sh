@@ -14,7 +14,8 @@ run() {   # run SCHED DAG
   cpa=$(echo "$res" | sed -n 's/.*cp_actual_ms=\([0-9.]*\).*/\1/p')
   worka=$(echo "$res" | sed -n 's/.*work_actual_ms=\([0-9.]*\).*/\1/p')
   if [ ! -s "$out/popmeter.json" ] || [ -z "$cpa" ]; then notok "$1 $2: profile and durations written"; cat "$work/err" >&2; return; fi
-  $check_py dag "$out/popmeter.json" "$1 $2" "$cpa" "$worka" | tap_lines
+  $check_py dag "$out/popmeter.json" "$1 $2" "$cpa" "$worka" >"$work/check"
+  tap_lines "$work/check"
 }
 for dag in chain forkjoin diamond independent; do run eager $dag; run dmda $dag; done
 for s in prio lws ws dmdas heteroprio modular-eager modular-heft; do run $s forkjoin; done

@@ -78,21 +78,21 @@ static void test_chain_exact(void **state) {
   assert_int_equal(sub.dag_g.cue, 0);
   pm_tg_task_submit(A, &sub, T0); pm_tg_task_submit(B, &sub, T0); pm_tg_task_submit(C, &sub, T0);
   run(A, W0, r, 10, 12, 112, KA);
-  assert_cp(A->out.dag_g, 100, 102, 100);
-  assert_cp(A->out.hb_g, 100, 112, 100);
+  assert_cp(A->clk.dag_g, 100, 102, 100);
+  assert_cp(A->clk.hb_g, 100, 112, 100);
   run(B, W1, r, 112, 113, 313, KB);
-  assert_cp(B->out.dag_g, 300, 303, 300);
-  assert_cp(B->out.hb_g, 300, 313, 300);
+  assert_cp(B->clk.dag_g, 300, 303, 300);
+  assert_cp(B->clk.hb_g, 300, 313, 300);
   run(C, W0, r, 320, 330, 380, KC);
-  assert_cp(C->out.dag_g, 350, 363, 350);
-  assert_cp(C->out.dag_pl, 350, 363, 350);
-  assert_cp(C->out.hb_g, 350, 380, 350);
+  assert_cp(C->clk.dag_g, 350, 363, 350);
+  assert_cp(C->clk.dag_pl, 350, 363, 350);
+  assert_cp(C->clk.hb_g, 350, 380, 350);
   assert_cp(pm_cp_global(W0), 350, 380, 350);
   /* what lies on the path: each task's body under its key, summing to the length */
-  assert_int_equal(C->out.comp.n, 3);
-  assert_int_equal(C->out.comp.e[0].key, KA); assert_int_equal(C->out.comp.e[0].ns, 100);
-  assert_int_equal(C->out.comp.e[1].key, KB); assert_int_equal(C->out.comp.e[1].ns, 200);
-  assert_int_equal(C->out.comp.e[2].key, KC); assert_int_equal(C->out.comp.e[2].ns, 50);
+  assert_int_equal(C->clk.comp.n, 3);
+  assert_int_equal(C->clk.comp.e[0].key, KA); assert_int_equal(C->clk.comp.e[0].ns, 100);
+  assert_int_equal(C->clk.comp.e[1].key, KB); assert_int_equal(C->clk.comp.e[1].ns, 200);
+  assert_int_equal(C->clk.comp.e[2].key, KC); assert_int_equal(C->clk.comp.e[2].ns, 50);
   pm_tg_summary s;
   pm_tg_get_summary(&s);
   assert_int_equal(s.tasks, 3);
@@ -122,14 +122,14 @@ static void test_readers_writers(void **state) {
   pm_tg_task_start(A, NULL, T0); pm_tg_task_end(A, NULL, T0 + 10, KA);
   pm_tg_task_start(B1, NULL, T0 + 10); pm_tg_task_start(B2, NULL, T0 + 10);
   pm_tg_task_end(B2, NULL, T0 + 20, KB); pm_tg_task_end(B1, NULL, T0 + 40, KB);
-  assert_int_equal(B2->out.dag_g.cue, 20);
-  assert_int_equal(B1->out.dag_g.cue, 40);
+  assert_int_equal(B2->clk.dag_g.cue, 20);
+  assert_int_equal(B1->clk.dag_g.cue, 40);
   pm_tg_task_start(C, NULL, T0 + 40); pm_tg_task_end(C, NULL, T0 + 45, KC);
-  assert_int_equal(C->out.dag_g.cue, 45);
-  assert_int_equal(C->out.comp.n, 3);          /* A 10 + B1 30 + C 5 */
-  assert_int_equal(C->out.comp.e[1].ns, 30);
+  assert_int_equal(C->clk.dag_g.cue, 45);
+  assert_int_equal(C->clk.comp.n, 3);          /* A 10 + B1 30 + C 5 */
+  assert_int_equal(C->clk.comp.e[1].ns, 30);
   pm_tg_task_start(D, NULL, T0 + 45); pm_tg_task_end(D, NULL, T0 + 47, KA);
-  assert_int_equal(D->out.dag_g.cue, 47);
+  assert_int_equal(D->clk.dag_g.cue, 47);
   pm_tg_task *all[] = {A, B1, B2, C, D};
   for (int i = 0; i < 5; i++) pm_tg_task_unref(all[i]);
 }
@@ -145,9 +145,9 @@ static void test_commute(void **state) {
   pm_tg_task_start(A, NULL, T0); pm_tg_task_end(A, NULL, T0 + 10, KA);
   pm_tg_task_start(C1, NULL, T0 + 10); pm_tg_task_end(C1, NULL, T0 + 30, KB);
   pm_tg_task_start(C2, NULL, T0 + 30); pm_tg_task_end(C2, NULL, T0 + 35, KB);
-  assert_int_equal(C2->out.dag_g.cue, 15);
+  assert_int_equal(C2->clk.dag_g.cue, 15);
   pm_tg_task_start(R, NULL, T0 + 35); pm_tg_task_end(R, NULL, T0 + 36, KC);
-  assert_int_equal(R->out.dag_g.cue, 31);
+  assert_int_equal(R->clk.dag_g.cue, 31);
   pm_tg_task *all[] = {A, C1, C2, R};
   for (int i = 0; i < 4; i++) pm_tg_task_unref(all[i]);
 }
@@ -167,12 +167,12 @@ static void test_explicit_and_bodyless(void **state) {
   pm_tg_task_unmap(A); pm_tg_task_unref(A);          /* ended: J still holds them */
   pm_tg_task_unmap(B); pm_tg_task_unref(B);
   pm_tg_task_start(C, NULL, T0 + 20);
-  assert_int_equal(C->in.dag_g.cue, 20);
+  assert_int_equal(C->clk.dag_g.cue, 20);
   pm_tg_task_end_bodyless(J);
-  assert_int_equal(J->out.dag_g.cue, 20);
+  assert_int_equal(J->clk.dag_g.cue, 20);
   pm_tg_task_unmap(J); pm_tg_task_unref(J);
   pm_tg_task_end(C, NULL, T0 + 25, KC);
-  assert_int_equal(C->out.dag_g.cue, 25);
+  assert_int_equal(C->clk.dag_g.cue, 25);
   pm_tg_task_unmap(C); pm_tg_task_unref(C);
   pm_tg_summary s;
   pm_tg_get_summary(&s);
@@ -193,9 +193,9 @@ static void test_tags(void **state) {
   pm_tg_task_start(T10, NULL, T0); pm_tg_task_start(T20, NULL, T0); pm_tg_task_start(T99, NULL, T0);
   pm_tg_task_end(T10, NULL, T0 + 7, KA); pm_tg_task_end(T20, NULL, T0 + 12, KB); pm_tg_task_end(T99, NULL, T0 + 50, KB);
   pm_tg_task_start(T30, NULL, T0 + 12);
-  assert_int_equal(T30->in.dag_g.cue, 12);
+  assert_int_equal(T30->clk.dag_g.cue, 12);
   pm_tg_task_end(T30, NULL, T0 + 15, KC);
-  assert_int_equal(T30->out.dag_g.cue, 15);
+  assert_int_equal(T30->clk.dag_g.cue, 15);
   pm_tg_tag_forget(20);                 /* a removed tag no longer feeds its dependents */
   pm_tg_clk in;
   memset(&in, 0, sizeof in);

@@ -257,6 +257,31 @@ static void test_task_body_taskwait(void **state) {
   assert_int_equal(pm_state_get(L0), PM_STATE_USEFUL);
 }
 
+/* A worker that runs a task after its implicit task ended (from libgomp's join barrier): the
+ * region's statistics count the body as its useful time, not as waiting.
+ *   100 fork, both begin | 150 worker ends | 160-190 it runs a task body | 200 master ends | 210 join
+ * worker: useful 50 + 30 = 80, idle 10 (150->160) + 20 (190->210) = 30; master: useful 100, idle 10. */
+static void test_task_in_join_wait(void **state) {
+  (void)state;
+  at(100);
+  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
+  pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, now());
+  pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
+  pm_omp_cp2 c = pm_omp_task_context(L0, now());
+  at(150); pm_omp_implicit_end(L1, f1, 1, now());
+  at(160); pm_state prev = pm_omp_task_body_begin(L1, &c, now());
+  assert_int_equal(prev, PM_STATE_SYNC_WAIT);
+  at(190); pm_omp_task_body_end(L1, prev, now());
+  at(200); pm_omp_implicit_end(L0, f0, 1, now());
+  at(210); pm_omp_join(L0, t, now());
+  pm_omp_rstat *r = region_of((const void *)omp_test_region_a);
+  assert_int_equal(r->useful[1], 80);
+  assert_int_equal(r->idle[1], 30);
+  assert_int_equal(r->useful[0], 100);
+  assert_int_equal(r->idle[0], 10);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 80);
+}
+
 /* Nesting beyond PM_OMP_MAX_NEST: the inner regions are not measured, and the frames of the
  * enclosing ones stay consistent (every begin is matched by an end). */
 static void test_nesting_overflow(void **state) {
@@ -292,6 +317,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_ompt_late_join, setup, teardown),
     cmocka_unit_test_setup_teardown(test_task_dependence, setup, teardown),
     cmocka_unit_test_setup_teardown(test_task_body_taskwait, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_task_in_join_wait, setup, teardown),
     cmocka_unit_test_setup_teardown(test_nesting_overflow, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,7 +102,9 @@ static void test_garbage_files(void **state)
   static const char *const junk[] = {"", "{", "null", "[]", "{\"schema\":\"popmeter-profile\"}",
                                      "\xff\xfe\x00\x01", "{\"schema\":\"popmeter-profile\","
                                      "\"version\":1,\"processes\":[]}"};
-  char path[] = "/tmp/pmreportfuzzXXXXXX";
+  char path[4096];
+  const char *tmp = getenv("TMPDIR");
+  snprintf(path, sizeof path, "%s/pmreportfuzzXXXXXX", tmp && tmp[0] ? tmp : P_tmpdir);
   rp_study s;
   unsigned i;
   (void)state;

@@ -23,12 +23,9 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
   return 1;
 }
 
-static void tool_finalize(ompt_data_t *tool_data) {
-  /* libomp shuts down (exit): the report is written by the core's own exit handler or by
-   * MPI_Finalize, whichever comes first; nothing is pending here. */
-}
-
 PM_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version) {
-  static ompt_start_tool_result_t result = {tool_initialize, tool_finalize, {0}};
+  /* No finalizer: when libomp shuts down, nothing is pending here; the report is written by the
+   * core's exit handler or by MPI_Finalize, whichever comes first. */
+  static ompt_start_tool_result_t result = {tool_initialize, NULL, {0}};
   return pm_core_activate() ? &result : NULL;
 }

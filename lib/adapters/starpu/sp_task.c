@@ -27,11 +27,18 @@ enum { U_PROLOGUE = 0, U_POP_PROLOGUE = 1, U_CALLBACK = 2 };   /* pm_tg_task.use
 typedef struct { const char *name_ptr; uint32_t id; } codelet_entry;
 static pm_ptrmap codelet_cache;     /* struct starpu_codelet * -> codelet_entry */
 
+static __thread struct { const struct starpu_codelet *cl; const char *name_ptr; uint32_t id; } tls_last_cl;
+
 static uint32_t codelet_id(struct starpu_task *task) {
   struct starpu_codelet *cl = task->cl;
+  /* a thread usually submits (or runs) runs of tasks of one codelet: a one-entry cache first */
+  if (PM_LIKELY(tls_last_cl.cl == cl && tls_last_cl.name_ptr == cl->name)) return tls_last_cl.id;
   codelet_entry *e = pm_ptrmap_get(&codelet_cache, cl);
-  /* a codelet struct freed and reused with another name at the same address is re-registered */
-  if (PM_LIKELY(e && e->name_ptr == cl->name)) return e->id;
+  if (e && e->name_ptr == cl->name) {
+    tls_last_cl.cl = cl; tls_last_cl.name_ptr = cl->name; tls_last_cl.id = e->id;
+    return e->id;
+  }
+  /* (a codelet struct freed and reused with another name at the same address is re-registered) */
   const char *name = cl->name ? cl->name : cl->model && cl->model->symbol ? cl->model->symbol : task->name;
   char buf[40];
   if (!name) { snprintf(buf, sizeof buf, "codelet@%p", (void *)cl); name = buf; }
@@ -85,32 +92,71 @@ static void fill_record(pm_tg_task *rec, struct starpu_task *task) {
   }
 }
 
-pm_tg_task *sp_task_record(struct starpu_task *task) { return pm_tg_task_find_or_new(task); }
 
 /* ------------------------------------------------------------------------------- prologues */
-static void ready_prologue(void *arg) {
-  struct starpu_task *task = sp_fn.task_get_current();
-  pm_tg_task *rec = task ? pm_tg_task_find(task) : NULL;
-  if (!rec) return;
-  rec->t_ready = pm_clock_now();
-  void (*orig)(void *) = (void (*)(void *))rec->user[U_PROLOGUE];
-  if (orig) orig(arg);
-}
+/* Ready time (prologue_callback_func, any thread) and pop time (prologue_callback_pop_func, the
+ * worker). When the application set no such prologue (the common case), popmeter's takes the
+ * record itself as argument ("direct": no lookup on the per-task path); otherwise popmeter's
+ * chains the application's, whose argument stays in place, and finds the record from the task. */
+static void on_ready(pm_tg_task *rec) { rec->t_ready = pm_clock_now(); }
 
-static void pop_prologue(void *arg) {
-  struct starpu_task *task = sp_fn.task_get_current();
-  pm_tg_task *rec = task ? pm_tg_task_find(task) : NULL;
-  if (!rec) return;
+static void on_pop(pm_tg_task *rec) {
   uint64_t t = pm_clock_now();
   rec->t_pop = t;
   pm_loc *L = pm_loc_self();
   sp_thread *T = L ? sp_self() : NULL;
-  if (T) {
-    if (PM_UNLIKELY(T->kind != SP_THREAD_WORKER)) sp_classify_worker(T, L);
-    if (T->running == 0 && L->depth == 0) pm_state_set(L, PM_STATE_RUNTIME, t);
+  if (!T) return;
+  if (PM_UNLIKELY(T->kind != SP_THREAD_WORKER)) sp_classify_worker(T, L);
+  if (T->running == 0 && L->depth == 0) pm_state_set(L, PM_STATE_RUNTIME, t);
+}
+
+static void ready_direct(void *arg) { on_ready(arg); }
+static void pop_direct(void *arg) { on_pop(arg); }
+
+/* The record of a task: from the pop prologue's argument when direct, else from the task map. */
+static pm_tg_task *record_of(struct starpu_task *task) {
+  if (PM_LIKELY(task->prologue_callback_pop_func == pop_direct)) {
+    pm_tg_task *rec = task->prologue_callback_pop_arg;
+    if (PM_LIKELY(rec && rec->key == task)) return rec;
   }
+  return pm_tg_task_find(task);
+}
+
+static pm_tg_task *current_record(void) {
+  struct starpu_task *task = sp_fn.task_get_current();
+  return task ? record_of(task) : NULL;
+}
+static void ready_chained(void *arg) {
+  pm_tg_task *rec = current_record();
+  if (!rec) return;
+  on_ready(rec);
+  void (*orig)(void *) = (void (*)(void *))rec->user[U_PROLOGUE];
+  if (orig) orig(arg);
+}
+static void pop_chained(void *arg) {
+  pm_tg_task *rec = current_record();
+  if (!rec) return;
+  on_pop(rec);
   void (*orig)(void *) = (void (*)(void *))rec->user[U_POP_PROLOGUE];
   if (orig) orig(arg);
+}
+
+static void install_prologues(struct starpu_task *task, pm_tg_task *rec) {
+  if (task->prologue_callback_func == ready_direct || task->prologue_callback_func == ready_chained) return;
+  if (!task->prologue_callback_func && !task->prologue_callback_arg && !task->prologue_callback_arg_free) {
+    task->prologue_callback_func = ready_direct;
+    task->prologue_callback_arg = rec;
+  } else {
+    rec->user[U_PROLOGUE] = (void *)task->prologue_callback_func;
+    task->prologue_callback_func = ready_chained;
+  }
+  if (!task->prologue_callback_pop_func && !task->prologue_callback_pop_arg && !task->prologue_callback_pop_arg_free) {
+    task->prologue_callback_pop_func = pop_direct;
+    task->prologue_callback_pop_arg = rec;
+  } else {
+    rec->user[U_POP_PROLOGUE] = (void *)task->prologue_callback_pop_func;
+    task->prologue_callback_pop_func = pop_chained;
+  }
 }
 
 /* End of a task without body: StarPU runs its callback (after releasing its successors, which
@@ -128,8 +174,10 @@ static void bodyless_callback(void *arg) {
 }
 
 static void restore_fields(struct starpu_task *task, pm_tg_task *rec) {
-  if (task->prologue_callback_func == ready_prologue) task->prologue_callback_func = (void (*)(void *))rec->user[U_PROLOGUE];
-  if (task->prologue_callback_pop_func == pop_prologue)
+  if (task->prologue_callback_func == ready_direct) { task->prologue_callback_func = NULL; task->prologue_callback_arg = NULL; }
+  else if (task->prologue_callback_func == ready_chained) task->prologue_callback_func = (void (*)(void *))rec->user[U_PROLOGUE];
+  if (task->prologue_callback_pop_func == pop_direct) { task->prologue_callback_pop_func = NULL; task->prologue_callback_pop_arg = NULL; }
+  else if (task->prologue_callback_pop_func == pop_chained)
     task->prologue_callback_pop_func = (void (*)(void *))rec->user[U_POP_PROLOGUE];
   if (task->callback_func == bodyless_callback) task->callback_func = (void (*)(void *))rec->user[U_CALLBACK];
 }
@@ -142,25 +190,46 @@ void sp_thread_clock(pm_tg_clk *out, pm_loc *L, sp_thread *T) {
   out->hb_g = pm_cp_global(L);
 }
 
-static pm_tg_task *track_submit(struct starpu_task *task, pm_loc *L, uint64_t t) {
+/* Records made before submission (declare_deps names tasks not yet submitted): while there has
+ * been none, a submission needs no lookup. */
+static int records_before_submit;
+
+/* The record of a task named by the application (explicit dependencies): a submitted task with
+ * a direct pop prologue carries it; otherwise it is found, or made, in the task map. */
+pm_tg_task *sp_task_record(struct starpu_task *task) {
+  if (task->prologue_callback_pop_func == pop_direct) {
+    pm_tg_task *rec = task->prologue_callback_pop_arg;
+    if (rec && rec->key == task) return rec;
+  }
   pm_tg_task *rec = pm_tg_task_find(task);
+  if (rec) return rec;
+  __atomic_store_n(&records_before_submit, 1, __ATOMIC_RELEASE);
+  return pm_tg_task_new(task);
+}
+
+static pm_tg_task *track_submit(struct starpu_task *task, pm_loc *L, uint64_t t) {
+  pm_tg_task *rec = __atomic_load_n(&records_before_submit, __ATOMIC_ACQUIRE) ? pm_tg_task_find(task) : NULL;
   if (rec && (rec->flags & PM_TG_SUBMITTED)) {   /* a stale record of a recycled task pointer */
     pm_tg_task_unmap(rec);
     pm_tg_task_unref(rec);
     rec = NULL;
   }
-  if (!rec && !(rec = pm_tg_task_new(task))) return NULL;
+  /* a record is reached from its task through the pop prologue's argument (direct mode); only
+   * tasks that need a lookup by pointer go into the task map */
+  if (!rec) {
+    if (!(rec = pm_tg_task_new_unmapped(task))) return NULL;
+    rec->flags |= PM_TG_FRESH;
+  }
   if (has_body(task)) {
     fill_record(rec, task);
-    if (task->prologue_callback_func != ready_prologue) {
-      rec->user[U_PROLOGUE] = (void *)task->prologue_callback_func;
-      task->prologue_callback_func = ready_prologue;
-    }
-    if (task->prologue_callback_pop_func != pop_prologue) {
-      rec->user[U_POP_PROLOGUE] = (void *)task->prologue_callback_pop_func;
-      task->prologue_callback_pop_func = pop_prologue;
+    install_prologues(task, rec);
+    if (task->prologue_callback_pop_func != pop_direct && pm_tg_task_map(rec) != 0) {
+      restore_fields(task, rec);
+      pm_tg_task_unref(rec);
+      return NULL;
     }
   } else {
+    if (pm_tg_task_map(rec) != 0) { pm_tg_task_unref(rec); return NULL; }
     rec->tag = task->tag_id;
     if (task->use_tag) rec->flags |= PM_TG_USE_TAG;
     if (task->callback_func != bodyless_callback) {
@@ -168,9 +237,9 @@ static pm_tg_task *track_submit(struct starpu_task *task, pm_loc *L, uint64_t t)
       task->callback_func = bodyless_callback;
     }
   }
-  pm_tg_clk c;
-  sp_thread_clock(&c, L, sp_self());
-  pm_tg_task_submit(rec, &c, t);
+  sp_thread *T = sp_self();
+  if (T) pm_tg_task_submit_by(rec, &T->th, L, pm_core_rank(), t);
+  else pm_tg_task_submit(rec, NULL, t);
   return rec;
 }
 
@@ -207,7 +276,7 @@ void sp_task_pre_exec(struct starpu_task *task) {
   sp_thread *T = sp_self();
   if (!T) return;
   if (PM_UNLIKELY(T->kind != SP_THREAD_WORKER)) sp_classify_worker(T, L);
-  pm_tg_task *rec = pm_tg_task_find(task);
+  pm_tg_task *rec = record_of(task);
   if (PM_UNLIKELY(!rec || !(rec->flags & PM_TG_HAS_BODY))) {
     /* a task regenerated by StarPU (no new submission) or declared but never seen submitted */
     if (!rec && !(rec = pm_tg_task_new(task))) return;
@@ -231,7 +300,7 @@ void sp_task_pre_exec(struct starpu_task *task) {
 void sp_task_post_exec(struct starpu_task *task) {
   pm_loc *L = pm_loc_self();
   sp_thread *T = L ? sp_self() : NULL;
-  pm_tg_task *rec = pm_tg_task_find(task);
+  pm_tg_task *rec = record_of(task);
   if (!rec || !T || !(rec->flags & PM_TG_STARTED)) return;
   uint64_t t = pm_clock_now();
   pm_call_exit(L, t);
