@@ -109,8 +109,31 @@ static void data_movement(FILE *out, const pm_prof_tasks *t) {
             b_str((double)by[1], b, sizeof b), t_str(n[1] ? tm[1] / (double)n[1] : 0, (char[32]){0}, 32));
 }
 
+/* Per worker type: how busy the workers were (for accelerators: the device efficiency). */
+static void worker_types(FILE *out, const pm_profile *p) {
+  static const struct { int role; const char *name; } types[] = {{PM_ROLE_WORKER, "CPU workers"},
+                                                                  {PM_ROLE_ACCEL_WORKER, "accelerator workers"}};
+  double R = p->runtime > 0 ? p->runtime : 1;
+  for (unsigned k = 0; k < sizeof types / sizeof *types; k++) {
+    int n = 0;
+    double use = 0, rt = 0, idle = 0;
+    for (int i = 0; i < p->nlocations; i++) {
+      const pm_prof_location *l = &p->loc[i];
+      if (l->role != types[k].role) continue;
+      n++;
+      use += pm_prof_loc_class(l, PM_CLASS_USEFUL);
+      rt += pm_prof_loc_class(l, PM_CLASS_RUNTIME);
+      idle += pm_prof_loc_class(l, PM_CLASS_IDLE);
+    }
+    if (!n) continue;
+    fprintf(out, " %-20s %3d: executing %5.1f %%, runtime %5.1f %%, idle %5.1f %% of their time (average)\n",
+            types[k].name, n, 100 * use / (n * R), 100 * rt / (n * R), 100 * idle / (n * R));
+  }
+}
+
 void pm_report_tasks(FILE *out, const pm_profile *p, int width) {
   if (!p->tasks) return;
+  worker_types(out, p);
   critical_path(out, p);
   top_codelets(out, p->tasks, p->nprocesses, width);
   data_movement(out, p->tasks);

@@ -37,10 +37,19 @@ static void slurp(int fd, char *buf, size_t cap)
     close(fd);
 }
 
+/* A mkstemp template in $TMPDIR (or the system's temporary directory). */
+static void tmp_template(char *buf, size_t n, const char *stem)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(buf, n, "%s/%sXXXXXX", tmp && tmp[0] ? tmp : P_tmpdir, stem);
+}
+
 /* Runs mfsolve with the NULL-terminated argument list; stdout/stderr go to temporary files. */
 static void run(result *r, const char *const *args)
 {
-    char fo[] = "/tmp/mfs_cli_outXXXXXX", fe[] = "/tmp/mfs_cli_errXXXXXX";
+    char fo[4096], fe[4096];
+    tmp_template(fo, sizeof fo, "mfs_cli_out");
+    tmp_template(fe, sizeof fe, "mfs_cli_err");
     int o = mkstemp(fo), e = mkstemp(fe);
     assert_true(o >= 0 && e >= 0);
     unlink(fo);
@@ -163,7 +172,8 @@ static void test_files(void **state)
     assert_int_equal(r.code, 1);
     assert_non_null(strstr(r.err, "cannot open"));
 
-    char path[] = "/tmp/mfs_cli_indefXXXXXX";
+    char path[4096];
+    tmp_template(path, sizeof path, "mfs_cli_indef");
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     const char *text = "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 4\n2 2 1\n3 2 2\n3 3 1\n";

@@ -298,17 +298,20 @@ void sp_task_pre_exec(struct starpu_task *task) {
 }
 
 void sp_task_post_exec(struct starpu_task *task) {
+  pm_tg_task *rec = record_of(task);
+  if (!rec) return;
   pm_loc *L = pm_loc_self();
   sp_thread *T = L ? sp_self() : NULL;
-  pm_tg_task *rec = record_of(task);
-  if (!rec || !T || !(rec->flags & PM_TG_STARTED)) return;
-  uint64_t t = pm_clock_now();
-  pm_call_exit(L, t);
-  if (T->running > 0) T->running--;
-  pm_tg_task_end(rec, L, t, pm_tg_key(pm_core_rank(), pm_ts_codelet_hash(rec->codelet)));
-  pm_ts_sample s = {t - rec->t_start, rec->t_start, rec->flops, rec->predicted, rec->bytes, rec->tag,
-                    (rec->flags & HAS_TAG_FLAG) != 0};
-  pm_ts_record(T->stats, rec->codelet, &s);
+  if (T && (rec->flags & PM_TG_STARTED)) {
+    uint64_t t = pm_clock_now();
+    pm_call_exit(L, t);
+    if (T->running > 0) T->running--;
+    pm_tg_task_end(rec, L, t, pm_tg_key(pm_core_rank(), pm_ts_codelet_hash(rec->codelet)));
+    pm_ts_sample s = {t - rec->t_start, rec->t_start, rec->flops, rec->predicted, rec->bytes, rec->tag,
+                      (rec->flags & HAS_TAG_FLAG) != 0};
+    pm_ts_record(T->stats, rec->codelet, &s);
+  }
+  /* also once popmeter has finalized: the task is the application's again either way */
   restore_fields(task, rec);
   pm_tg_task_unmap(rec);
   pm_tg_task_unref(rec);
