@@ -169,3 +169,34 @@ void pm_format_2f(double v, char *buf, size_t size)
   if (strcmp(buf, "-0.00") == 0)   /* rounding noise such as 1 - (1 + 1e-17) */
     snprintf(buf, size, "0.00");
 }
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid: an overlong form, a code point
+ * out of range or a surrogate. Shared by the JSON renderer and the report writers. */
+size_t pm_utf8_seq(const unsigned char *s)
+{
+  size_t n, i;
+  unsigned cp;
+  if (s[0] < 0x80)
+    return 1;
+  if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+    n = 2;
+    cp = s[0] & 0x1F;
+  } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+    n = 3;
+    cp = s[0] & 0x0F;
+  } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+    n = 4;
+    cp = s[0] & 0x07;
+  } else {
+    return 0;
+  }
+  for (i = 1; i < n; i++) {
+    if ((s[i] & 0xC0) != 0x80)
+      return 0;
+    cp = (cp << 6) | (s[i] & 0x3F);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+      (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;   /* overlong form, out of range, or a surrogate */
+  return n;
+}

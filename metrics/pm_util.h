@@ -33,6 +33,8 @@ char *pm_sb_take(pm_sb *b);
 
 /* Display width of a UTF-8 string: the number of code points (continuation bytes not counted). */
 size_t pm_utf8_width(const char *s);
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when the bytes there are not valid UTF-8. */
+size_t pm_utf8_seq(const unsigned char *s);
 /* Byte length of the longest prefix of s that is at most w code points. */
 size_t pm_utf8_prefix(const char *s, size_t w);
 

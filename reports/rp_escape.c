@@ -2,38 +2,10 @@
  * and may hold anything: every writer goes through here, so that the HTML stays valid, the CSV
  * parseable and the Markdown table unbroken whatever a name contains. */
 #include "rp_output.h"
+#include "pm_util.h"
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid (same rules as metrics' JSON). */
-static size_t utf8_seq(const unsigned char *s)
-{
-  size_t n, i;
-  unsigned cp;
-  if (s[0] < 0x80)
-    return 1;
-  if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-    n = 2;
-    cp = s[0] & 0x1F;
-  } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-    n = 3;
-    cp = s[0] & 0x0F;
-  } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-    n = 4;
-    cp = s[0] & 0x07;
-  } else {
-    return 0;
-  }
-  for (i = 1; i < n; i++) {
-    if ((s[i] & 0xC0) != 0x80)
-      return 0;
-    cp = (cp << 6) | (s[i] & 0x3F);
-  }
-  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-      (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
-  return n;
-}
 
 typedef const char *(*escape_fn)(unsigned char c);
 
@@ -42,7 +14,7 @@ static void put_escaped(FILE *out, const char *s, escape_fn esc)
 {
   const unsigned char *p = (const unsigned char *)(s ? s : "");
   while (*p) {
-    size_t n = utf8_seq(p);
+    size_t n = pm_utf8_seq(p);
     if (n == 0) {
       fputs("\xEF\xBF\xBD", out);
       p++;
@@ -106,7 +78,7 @@ char *rp_utf8_clean(const char *s)
   if (!out)
     return NULL;
   while (*p) {
-    size_t n = utf8_seq(p);
+    size_t n = pm_utf8_seq(p);
     if (n == 0) {
       memcpy(o, "\xEF\xBF\xBD", 3);
       o += 3;
