@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "bench_util.h"
 #include "pm_location.h"
 #include "pm_lifecycle.h"
 
-static double now_s(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
 
 #define REPS 5
 typedef void (*body_fn)(pm_loc *, long);
@@ -31,9 +31,9 @@ static void b_poll(pm_loc *L, long n) { for (long i = 0; i < n; i++) pm_count_po
 static double run(body_fn f, pm_loc *L, long n) {
   double best = 1e30;
   for (int r = 0; r < REPS; r++) {
-    double t0 = now_s();
+    double t0 = bench_now_s();
     f(L, n);
-    double t = (now_s() - t0) / n * 1e9;
+    double t = (bench_now_s() - t0) / n * 1e9;
     if (t < best) best = t;
   }
   return best;

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench_util.h"
 
 #ifndef PM_LIB
 #define PM_LIB "libpopmeter.so"
@@ -25,11 +26,6 @@
 #define BATCHES 7
 #define REPS 5
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static volatile int sink;
 
@@ -41,46 +37,23 @@ static int child(long n) {
     sink = 1;
   }
   for (int b = 0; b < BATCHES; b++) {
-    double t0 = now();
+    double t0 = bench_now_s();
     for (long i = 0; i < n; i++) {
 #pragma omp parallel
       sink = 1;
     }
-    double t = (now() - t0) / (double)n * 1e9;
+    double t = (bench_now_s() - t0) / (double)n * 1e9;
     if (t < best) best = t;
   }
   printf("%.1f\n", best);
   return 0;
 }
 
-/* Runs this program as a child with or without the preload; returns its ns per region. */
+/* Runs this program as a child with or without the preload; returns its ns per region (-1: failed). */
 static double run_child(const char *self, const char *nstr, const char *lib) {
-  int fd[2];
-  if (pipe(fd) != 0) return -1;
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fd[1], 1);
-    close(fd[0]);
-    close(fd[1]);
-    if (lib) {
-      setenv("LD_PRELOAD", lib, 1);
-      setenv("POPMETER_REPORT", "0", 1);
-      setenv("POPMETER_JSON", "0", 1);
-      setenv("POPMETER_CUBE", "0", 1);
-    } else {
-      unsetenv("LD_PRELOAD");
-    }
-    execl(self, self, "--child", nstr, (char *)NULL);
-    _exit(127);
-  }
-  close(fd[1]);
-  char buf[64] = "";
-  ssize_t k = read(fd[0], buf, sizeof buf - 1);
-  close(fd[0]);
-  int status;
-  waitpid(pid, &status, 0);
-  if (k <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
-  return atof(buf);
+  char buf[64];
+  char *const argv[] = {(char *)self, "--child", (char *)nstr, NULL};
+  return bench_run_child(argv, lib, buf, sizeof buf) == 0 ? atof(buf) : -1;
 }
 
 int main(int argc, char **argv) {
@@ -88,6 +61,10 @@ int main(int argc, char **argv) {
   const char *nstr = argc > 1 ? argv[1] : "20000";
   const char *lib = getenv("POPMETER_LIB") ? getenv("POPMETER_LIB") : PM_LIB;
   setenv("OMP_NUM_THREADS", "2", 0);
+  /* for the preloaded child: measure, but no report or files */
+  setenv("POPMETER_REPORT", "0", 1);
+  setenv("POPMETER_JSON", "0", 1);
+  setenv("POPMETER_CUBE", "0", 1);
   char self[4096];
   ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
   if (len <= 0) return 1;

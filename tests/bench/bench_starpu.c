@@ -21,12 +21,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench_util.h"
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 static double cpu_s(void) {
   struct rusage r;
   getrusage(RUSAGE_SELF, &r);
@@ -37,8 +33,8 @@ static double cpu_s(void) {
 static void empty(void *buffers[], void *arg) { (void)buffers; (void)arg; }
 static void busy(void *buffers[], void *arg) {
   (void)buffers;
-  double end = now_s() + 1e-6 * (double)(intptr_t)arg;
-  while (now_s() < end) {}
+  double end = bench_now_s() + 1e-6 * (double)(intptr_t)arg;
+  while (bench_now_s() < end) {}
 }
 static struct starpu_codelet cl_empty = {.cpu_funcs = {empty}, .nbuffers = 0, .name = "empty"};
 static struct starpu_codelet cl_busy = {.cpu_funcs = {busy}, .nbuffers = 1, .modes = {STARPU_RW}, .name = "busy"};
@@ -49,7 +45,7 @@ static int child(const char *mode, int n, int us) {
   long v[64];
   for (int i = 0; i < 64; i++) starpu_variable_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t)&v[i], sizeof v[i]);
   starpu_pause();
-  double t0 = now_s(), c0 = cpu_s();
+  double t0 = bench_now_s(), c0 = cpu_s();
   for (int i = 0; i < n; i++) {
     struct starpu_task *t = starpu_task_create();
     if (!strcmp(mode, "empty")) {
@@ -61,10 +57,10 @@ static int child(const char *mode, int n, int us) {
     }
     if (starpu_task_submit(t) != 0) return 1;
   }
-  double t1 = now_s(), c1 = cpu_s();
+  double t1 = bench_now_s(), c1 = cpu_s();
   starpu_resume();
   if (starpu_task_wait_for_all() != 0) return 1;
-  double t2 = now_s(), c2 = cpu_s();
+  double t2 = bench_now_s(), c2 = cpu_s();
   for (int i = 0; i < 64; i++) starpu_data_unregister(h[i]);
   starpu_shutdown();
   printf("%.9f %.9f %.9f %.9f\n", t1 - t0, t2 - t1, c1 - c0, c2 - c1);
@@ -75,32 +71,17 @@ static int child(const char *mode, int n, int us) {
  * and execution wall times (sub, exe) and the process CPU times of both phases. */
 static int run(const char *self, const char *lib, const char *ncpu, const char *mode, int n, int us, double *sub,
                double *exe, double *csub, double *cexe) {
-  int fd[2];
-  if (pipe(fd) != 0) return -1;
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fd[1], 1);
-    close(fd[0]);
-    setenv("STARPU_NCPU", ncpu, 1);
-    setenv("STARPU_SILENT", "1", 1);
-    setenv("STARPU_SCHED", "eager", 1);
-    setenv("POPMETER_REPORT", "0", 1);
-    setenv("POPMETER_JSON", "0", 1);
-    setenv("POPMETER_CUBE", "0", 1);
-    if (lib) setenv("LD_PRELOAD", lib, 1); else unsetenv("LD_PRELOAD");
-    char nb[32], ub[32];
-    snprintf(nb, sizeof nb, "%d", n);
-    snprintf(ub, sizeof ub, "%d", us);
-    execl(self, self, "--child", mode, nb, ub, (char *)NULL);
-    _exit(127);
-  }
-  close(fd[1]);
-  char buf[128] = "";
-  ssize_t k = read(fd[0], buf, sizeof buf - 1);
-  close(fd[0]);
-  int st;
-  waitpid(pid, &st, 0);
-  if (k <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) return -1;
+  setenv("STARPU_NCPU", ncpu, 1);
+  setenv("STARPU_SILENT", "1", 1);
+  setenv("STARPU_SCHED", "eager", 1);
+  setenv("POPMETER_REPORT", "0", 1);
+  setenv("POPMETER_JSON", "0", 1);
+  setenv("POPMETER_CUBE", "0", 1);
+  char nb[32], ub[32], buf[128];
+  snprintf(nb, sizeof nb, "%d", n);
+  snprintf(ub, sizeof ub, "%d", us);
+  char *const argv[] = {(char *)self, "--child", (char *)mode, nb, ub, NULL};
+  if (bench_run_child(argv, lib, buf, sizeof buf) != 0) return -1;
   return sscanf(buf, "%lf %lf %lf %lf", sub, exe, csub, cexe) == 4 ? 0 : -1;
 }
 

@@ -13,12 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "bench_util.h"
 #include "pm_location.h"
 #include "pm_lifecycle.h"
 #include "pm_taskgraph.h"
 #include "pm_task_stats.h"
 
-static double now_s(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
 static volatile uint64_t sink;
 
 int main(int argc, char **argv) {
@@ -36,13 +36,13 @@ int main(int argc, char **argv) {
   pm_tg_thread th = {0};
   double best = 1e30, clock_ns = 1e30;
   for (int r = 0; r < 5; r++) {
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (long i = 0; i < n; i++) sink += pm_clock_now();
-    double t = (now_s() - t0) / n * 1e9;
+    double t = (bench_now_s() - t0) / n * 1e9;
     if (t < clock_ns) clock_ns = t;
   }
   for (int r = 0; r < 5; r++) {
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (long i = 0; i < n; i++) {
       uint64_t t = pm_clock_now();
       pm_call_enter(M, submit, PM_STATE_RUNTIME, t);
@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
       pm_tg_task_unref(rec);
       pm_state_set(W, PM_STATE_IDLE, t);
     }
-    double t = (now_s() - t0) / n * 1e9;
+    double t = (bench_now_s() - t0) / n * 1e9;
     if (t < best) best = t;
   }
   printf("clock read                        %7.1f ns\n", clock_ns);

@@ -197,11 +197,7 @@ static int records_before_submit;
 /* The record of a task named by the application (explicit dependencies): a submitted task with
  * a direct pop prologue carries it; otherwise it is found, or made, in the task map. */
 pm_tg_task *sp_task_record(struct starpu_task *task) {
-  if (task->prologue_callback_pop_func == pop_direct) {
-    pm_tg_task *rec = task->prologue_callback_pop_arg;
-    if (rec && rec->key == task) return rec;
-  }
-  pm_tg_task *rec = pm_tg_task_find(task);
+  pm_tg_task *rec = record_of(task);
   if (rec) return rec;
   __atomic_store_n(&records_before_submit, 1, __ATOMIC_RELEASE);
   return pm_tg_task_new(task);
