@@ -2,16 +2,33 @@
 #include "popmeter.h"
 #include "pm_location.h"
 #include "pm_lifecycle.h"
+#include <stdint.h>
 #include <string.h>
 
 #define PM_API __attribute__((visibility("default")))
 
 static int mismatch_reported;
 
+/* User regions are entered often with the same names: a small per-thread cache keyed by the name's
+ * address (checked against the registered name, since a caller may reuse a buffer) keeps the
+ * registry's mutex off the per-call path. */
+#define NAME_CACHE 16
+static __thread struct { const char *ptr; pm_region_id id; } name_cache[NAME_CACHE];
+
+static pm_region_id user_region(const char *name) {
+  unsigned slot = (unsigned)(((uintptr_t)name >> 4) % NAME_CACHE);
+  if (name_cache[slot].ptr == name && pm_region_paradigm(name_cache[slot].id) == PM_PARADIGM_USER &&
+      strcmp(pm_region_name(name_cache[slot].id), name) == 0)
+    return name_cache[slot].id;
+  pm_region_id r = pm_region_register(name, PM_PARADIGM_USER, PM_ROLE_FUNCTION);
+  if (r != PM_REGION_NONE) { name_cache[slot].ptr = name; name_cache[slot].id = r; }
+  return r;
+}
+
 PM_API void pm_region_begin(const char *name) {
   pm_loc *L = pm_enter_tool();
   if (!L) return;
-  pm_region_id r = pm_region_register(name ? name : "(null)", PM_PARADIGM_USER, PM_ROLE_FUNCTION);
+  pm_region_id r = user_region(name ? name : "(null)");
   if (r != PM_REGION_NONE) pm_region_enter(L, r, pm_clock_now());
   pm_leave_tool(L);
 }

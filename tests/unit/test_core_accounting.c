@@ -185,6 +185,33 @@ static void test_time_never_backwards(void **state) {
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_P2P], 30);
 }
 
+/* The public user-region API: a reused name buffer with new contents is a new region; times exact.
+ * t: +10 begin "solve" | +20 end | +5 begin "io" (same buffer, rewritten) | +7 end | +3 begin
+ * "solve" | +4 end.  solve: 2 visits, 24 ns; io: 1 visit, 7 ns; root: 10 + 5 + 3 = 18 ns. */
+#include "popmeter.h"
+static void test_user_regions(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  char name[16] = "solve";
+  pm_clock_advance(10); pm_region_begin(name);
+  pm_clock_advance(20); pm_region_end(name);
+  strcpy(name, "io");
+  pm_clock_advance(5);  pm_region_begin(name);
+  pm_clock_advance(7);  pm_region_end(name);
+  pm_clock_advance(3);  pm_region_begin("solve");
+  pm_clock_advance(4);  pm_region_end("solve");
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(pm_loc_node_count(L), 3);
+  pm_cpnode *solve = pm_loc_node(L, 1), *io = pm_loc_node(L, 2);
+  assert_string_equal(pm_region_name(solve->region), "solve");
+  assert_string_equal(pm_region_name(io->region), "io");
+  assert_int_equal(solve->visits, 2);
+  assert_int_equal(solve->time[PM_STATE_USEFUL], 24);
+  assert_int_equal(io->visits, 1);
+  assert_int_equal(io->time[PM_STATE_USEFUL], 7);
+  assert_int_equal(pm_loc_node(L, 0)->time[PM_STATE_USEFUL], 18);
+}
+
 /* Process profile from the live locations: window and exact seconds. */
 static void test_profile_build(void **state) {
   (void)state;
@@ -242,6 +269,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_cp_merge, setup, teardown),
     cmocka_unit_test_setup_teardown(test_unbalanced_and_deep, setup, teardown),
     cmocka_unit_test_setup_teardown(test_time_never_backwards, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_user_regions, setup, teardown),
     cmocka_unit_test_setup_teardown(test_profile_build, setup, teardown),
     cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
   };
