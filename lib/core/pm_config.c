@@ -32,6 +32,14 @@ const pm_cfg_entry pm_cfg_table[PM_CFG_COUNT] = {
     "Width in columns of the end-of-run table."},
   [PM_CFG_OVERWRITE] = {"POPMETER_OVERWRITE", PM_CFG_BOOL, "0", 0, 1,
     "Allow writing into an output directory that already holds a popmeter.json (otherwise a new name is chosen)."},
+  [PM_CFG_TRACE_BUFFER] = {"POPMETER_TRACE_BUFFER", PM_CFG_INT, "64", 1, 4096,
+    "Trace memory per process in MiB; a full buffer is flushed to disk (the flush time is reported)."},
+  [PM_CFG_COUNTERS] = {"POPMETER_COUNTERS", PM_CFG_STRING, "auto", 0, 0,
+    "Hardware counters: auto (PAPI when the CPU exposes counters), papi (warn when unavailable), or off."},
+  [PM_CFG_PAPI_EVENTS] = {"POPMETER_PAPI_EVENTS", PM_CFG_STRING, "", 0, 0,
+    "Comma-separated PAPI events to count per thread (default: instructions, cycles and the FP classes the CPU has)."},
+  [PM_CFG_CUDA] = {"POPMETER_CUDA", PM_CFG_BOOL, "1", 0, 1,
+    "Record CUDA kernels, copies and host synchronisation through CUPTI when a CUDA driver is present."},
 };
 
 static int parse_bool(const char *v, long *out) {

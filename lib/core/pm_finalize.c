@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "pm_lifecycle.h"
 #include "pm_location.h"
+#include "pm_extensions.h"
 #include "pm_profile.h"
 #include "pm_omp.h"
 #include "pm_report.h"
@@ -68,6 +69,9 @@ void pm_core_finalize(const pm_ipc *ipc, const char *why) {
   uint32_t n = pm_loc_count();
   pm_omp_finalize(t_end);              /* OpenMP workers waiting for a recorded join: idle since */
   for (uint32_t i = 0; i < n; i++) pm_loc_flush(pm_loc_at(i), t_end);
+  if (pm_cuda_finalize) pm_cuda_finalize(t_end);
+  if (pm_counters_finalize) pm_counters_finalize(t_end);
+  if (pm_trace_finalize) pm_trace_finalize(t_end);
   pm_core_deactivate();
   uint64_t t_report = pm_clock_now();
 

@@ -20,6 +20,8 @@ static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static int locations_exhausted;
+static const pm_loc_observer *observers[PM_MAX_OBSERVERS];
+static uint32_t nobservers;
 
 uint32_t pm_loc_count(void) { return __atomic_load_n(&nlocations, __ATOMIC_ACQUIRE); }
 pm_loc *pm_loc_at(uint32_t i) { return i < pm_loc_count() ? locations[i] : NULL; }
@@ -82,11 +84,39 @@ static uint32_t node_child(pm_loc *L, uint32_t parent, pm_region_id region) {
   return idx;
 }
 
+/* ------------------------------------------------------------------------------------ observers */
+int pm_loc_observer_add(const pm_loc_observer *obs) {
+  pthread_mutex_lock(&reg_lock);
+  int slot = nobservers < PM_MAX_OBSERVERS ? (int)nobservers : -1;
+  if (slot >= 0) {
+    observers[slot] = obs;
+    __atomic_store_n(&nobservers, slot + 1, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&reg_lock);
+  return slot;
+}
+
+/* Out of line: only locations with observers get here. */
+static __attribute__((noinline)) void notify_charge(pm_loc *L, uint64_t now) {
+  for (unsigned k = 0; k < L->nobs; k++) if (observers[k]->charge) observers[k]->charge(L, k, now);
+}
+static __attribute__((noinline)) void notify_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
+  for (unsigned k = 0; k < L->nobs; k++) if (observers[k]->enter) observers[k]->enter(L, k, r, s, L->depth, now);
+}
+static __attribute__((noinline)) void notify_leave(pm_loc *L, uint64_t now) {
+  for (unsigned k = 0; k < L->nobs; k++) if (observers[k]->leave) observers[k]->leave(L, k, L->depth, now);
+}
+static __attribute__((noinline)) void notify_state(pm_loc *L, pm_state from, pm_state to, uint64_t now) {
+  for (unsigned k = 0; k < L->nobs; k++) if (observers[k]->state) observers[k]->state(L, k, from, to, now);
+}
+
 /* ---------------------------------------------------------------------------------- registration */
 static void thread_exit(void *arg) {
   pm_loc *L = arg;
   if (L && !L->closed) {
-    pm_state_set(L, PM_STATE_OFF, pm_clock_now());
+    uint64_t now = pm_clock_now();
+    pm_state_set(L, PM_STATE_OFF, now);
+    for (unsigned k = 0; k < L->nobs; k++) if (observers[k]->detach) observers[k]->detach(L, k, now);
     L->closed = 1;
   }
 }
@@ -120,7 +150,12 @@ static pm_loc *loc_new(pm_loc_role role, const char *name, int is_virtual) {
   L->t_last = L->t_registered = pm_clock_now();
   locations[L->id] = L;
   __atomic_store_n(&nlocations, L->id + 1, __ATOMIC_RELEASE);
+  uint32_t nobs = nobservers;
   pthread_mutex_unlock(&reg_lock);
+  /* attached before the location is returned to its thread, so no event is missed; nobs is set
+   * last so that a failed attach (an observer leaving obs_data NULL) is the observer's business */
+  for (unsigned k = 0; k < nobs; k++) if (observers[k]->attach) observers[k]->attach(L, k);
+  L->nobs = nobs;
   return L;
 }
 
@@ -175,6 +210,7 @@ void pm_loc_set_role(pm_loc *L, pm_loc_role role, const char *name) {
 /* Time never runs backwards for a location: an event stamped before the last transition (a caller
  * that read the clock before popmeter activated, or a skewed device timestamp) charges nothing. */
 static inline void charge(pm_loc *L, uint64_t now) {
+  if (PM_UNLIKELY(L->nobs)) notify_charge(L, now);
   if (PM_UNLIKELY(now <= L->t_last)) return;
   uint64_t dt = now - L->t_last;
   unsigned s = L->state;
@@ -190,6 +226,7 @@ pm_state pm_state_set(pm_loc *L, pm_state s, uint64_t now) {
   charge(L, now);
   pm_state old = (pm_state)L->state;
   L->state = s;
+  if (PM_UNLIKELY(L->nobs) && old != s) notify_state(L, old, s, now);
   return old;
 }
 pm_state pm_state_get(const pm_loc *L) { return (pm_state)L->state; }
@@ -210,11 +247,13 @@ static inline void push(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
   L->cur_node = L->byte_node = pm_loc_node(L, c);
   L->cur_node->visits++;
   L->state = s;
+  if (PM_UNLIKELY(L->nobs)) notify_enter(L, r, s, now);
 }
 
 static inline void pop(pm_loc *L, uint64_t now) {
   charge(L, now);
   if (PM_UNLIKELY(L->depth == 0)) return;          /* unbalanced exit: ignored */
+  if (PM_UNLIKELY(L->nobs) && L->depth <= PM_MAX_DEPTH) notify_leave(L, now);
   uint32_t d = --L->depth;
   if (PM_UNLIKELY(d >= PM_MAX_DEPTH)) return;
   L->cur = L->stack_node[d];
@@ -291,6 +330,7 @@ void pm_loc_restart(pm_loc *L, uint64_t now) {
   for (uint32_t d = 1; d < L->depth && d < PM_MAX_DEPTH; d++) pm_loc_node(L, L->stack_node[d])->visits = 1;
   if (L->depth > 0 && L->depth <= PM_MAX_DEPTH) L->cur_node->visits = 1;
   L->t_last = L->t_registered = now;
+  for (unsigned k = 0; k < L->nobs; k++) if (observers[k]->restart) observers[k]->restart(L, k, now);
 }
 
 void pm_locations_reset(void) {
@@ -307,4 +347,5 @@ void pm_locations_reset(void) {
   tls_guard = 0;
   locations_exhausted = 0;
   thread_classifier = NULL;
+  nobservers = 0;
 }

@@ -24,6 +24,29 @@ typedef struct {
 
 typedef struct { uint64_t key; uint32_t node; } pm_cpslot;
 
+/* An observer of location events: the OTF2 trace writer, the hardware-counter sampler. Locations
+ * have no observer unless one was added before they registered; the hot path then pays one
+ * predictable branch per transition. Every callback except attach-for-virtual-locations runs on the
+ * owning thread, so an observer's per-location data needs no lock. Any callback may be NULL. */
+#define PM_MAX_OBSERVERS 4
+typedef struct pm_loc_observer {
+  /* the location was registered (slot: index into L->obs_data for this observer's private data) */
+  void (*attach)(pm_loc *L, unsigned slot);
+  /* the interval [L->t_last, now) in L->state on node L->cur is about to be charged (it may be
+   * empty: now <= L->t_last) */
+  void (*charge)(pm_loc *L, unsigned slot, uint64_t now);
+  /* region r was entered (state s); depth is the nesting depth after the enter (1 = first level) */
+  void (*enter)(pm_loc *L, unsigned slot, pm_region_id r, pm_state s, uint32_t depth, uint64_t now);
+  /* the region at 'depth' (the one entered last) is being left */
+  void (*leave)(pm_loc *L, unsigned slot, uint32_t depth, uint64_t now);
+  /* the state changed without a region enter/leave (pm_state_set) */
+  void (*state)(pm_loc *L, unsigned slot, pm_state from, pm_state to, uint64_t now);
+  /* the measured window restarts at 'now' (pm_core_restart_window): forget what came before */
+  void (*restart)(pm_loc *L, unsigned slot, uint64_t now);
+  /* the thread of L exits (not called for virtual locations, nor at process exit) */
+  void (*detach)(pm_loc *L, unsigned slot, uint64_t now);
+} pm_loc_observer;
+
 struct pm_loc {
   /* ---- hot: written on every transition by the owning thread ---- */
   uint64_t t_last;                    /* time of the last transition */
@@ -42,6 +65,8 @@ struct pm_loc {
   uint64_t io_bytes_read, io_bytes_written;
   uint64_t polls;
   int in_tool;                        /* reentrancy guard depth */
+  uint32_t nobs;                      /* observers attached (0: none, the common case) */
+  void *obs_data[PM_MAX_OBSERVERS];   /* each observer's private per-location data */
   uint32_t stack_node[PM_MAX_DEPTH];  /* call-path node at each depth (0 = root) */
   uint8_t stack_state[PM_MAX_DEPTH];  /* state to restore when leaving that depth */
   /* ---- call-path storage (owner allocates; chunks never move, so the finalizer can read) ---- */
@@ -66,6 +91,10 @@ PM_HIDDEN pm_loc *pm_loc_at(uint32_t i);
 /* Close every open interval at time 'now' without changing states (finalize-time snapshot). */
 PM_HIDDEN void pm_loc_flush(pm_loc *L, uint64_t now);
 PM_HIDDEN void pm_locations_reset(void);
+/* Adds an observer for every location registered from now on (call it at activation, before the
+ * first location exists, or accept that earlier locations are not observed). Returns its slot, or
+ * -1 when PM_MAX_OBSERVERS are taken. The observer must outlive the process's measurement. */
+PM_HIDDEN int pm_loc_observer_add(const pm_loc_observer *obs);
 /* Forgets what location L measured so far (times, counts, clocks; call paths keep their shape):
  * the measured window restarts at 'now'. */
 PM_HIDDEN void pm_loc_restart(pm_loc *L, uint64_t now);

@@ -1,5 +1,6 @@
 /* Builds this process's run profile from the live locations (at finalize). */
 #include "pm_location.h"
+#include "pm_extensions.h"
 #include "pm_lifecycle.h"
 #include "pm_profile.h"
 #include "pm_omp.h"
@@ -89,6 +90,10 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
   }
   if (pm_omp_regions_export(p) != 0) goto fail;     /* OpenMP parallel regions (pm_omp_regions.c) */
   if (pm_profile_build_tasks(p, t_start) != 0) goto fail;   /* task runtime (pm_profile_build_tasks.c) */
+  /* optional modules (pm_extensions.h) */
+  if (pm_counters_to_profile && pm_counters_to_profile(p) != 0) goto fail;
+  if (pm_cuda_to_profile && pm_cuda_to_profile(p) != 0) goto fail;
+  if (pm_trace_to_profile && pm_trace_to_profile(p) != 0) goto fail;
   free(regmap);
   free(order);
   pm_profile_finish(p);
