@@ -25,4 +25,7 @@ PM_HIDDEN void pm_trace_finalize(uint64_t t_end) __attribute__((weak));
 PM_HIDDEN int pm_counters_to_profile(struct pm_profile *p) __attribute__((weak));
 PM_HIDDEN int pm_trace_to_profile(struct pm_profile *p) __attribute__((weak));
 PM_HIDDEN int pm_cuda_to_profile(struct pm_profile *p) __attribute__((weak));
+/* File I/O per file class (lib/adapters/io/io_classes.c). Profile location indices of live
+ * locations: pm_profile_loc_index (pm_lifecycle.h). */
+PM_HIDDEN int pm_io_to_profile(struct pm_profile *p) __attribute__((weak));
 #endif

@@ -39,6 +39,19 @@ static int add_callpaths(pm_profile *p, const pm_loc *L, int loc_index, int *reg
   return 0;
 }
 
+/* The profile puts the main thread first, then the other locations in registration order. */
+static int loc_comes_before(const pm_loc *a, const pm_loc *b) {
+  int am = a->role == PM_ROLE_MAIN, bm = b->role == PM_ROLE_MAIN;
+  return am != bm ? am : a->id < b->id;
+}
+int pm_profile_loc_index(uint32_t loc_id) {
+  const pm_loc *L = pm_loc_at(loc_id);
+  if (!L) return -1;
+  int k = 0;
+  for (uint32_t i = 0, n = pm_loc_count(); i < n; i++) k += loc_comes_before(pm_loc_at(i), L);
+  return k;
+}
+
 pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
   pm_profile *p = pm_profile_new();
   int *regmap = NULL;
@@ -63,9 +76,7 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
    * otherwise come first. */
   order = malloc(sizeof *order * (nloc + 1));
   if (!order) goto fail;
-  uint32_t k = 0;
-  for (uint32_t i = 0; i < nloc; i++) if (pm_loc_at(i)->role == PM_ROLE_MAIN) order[k++] = i;
-  for (uint32_t i = 0; i < nloc; i++) if (pm_loc_at(i)->role != PM_ROLE_MAIN) order[k++] = i;
+  for (uint32_t i = 0; i < nloc; i++) order[pm_profile_loc_index(i)] = i;
   for (uint32_t j = 0; j < nloc; j++) {
     uint32_t i = order[j];
     pm_loc *L = pm_loc_at(i);
@@ -94,6 +105,7 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
   if (pm_counters_to_profile && pm_counters_to_profile(p) != 0) goto fail;
   if (pm_cuda_to_profile && pm_cuda_to_profile(p) != 0) goto fail;
   if (pm_trace_to_profile && pm_trace_to_profile(p) != 0) goto fail;
+  if (pm_io_to_profile && pm_io_to_profile(p) != 0) goto fail;
   free(regmap);
   free(order);
   pm_profile_finish(p);

@@ -1,6 +1,7 @@
 /* Run-profile containers: allocation, merging of per-process profiles, derived totals. */
 #include "pm_profile.h"
 #include "pm_profile_tasks.h"
+#include "pm_profile_io.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@ void pm_profile_free(pm_profile *p) {
   }
   free(p->omp_region);
   pm_prof_tasks_free(p->tasks);
+  pm_prof_io_free(p->io);
   free(p);
 }
 
@@ -108,6 +110,7 @@ int pm_profile_merge(pm_profile *dst, const pm_profile *src) {
     if (pm_profile_add_omp_region(dst, &r) < 0) goto out;
   }
   if (src->tasks && pm_prof_tasks_merge(&dst->tasks, src->tasks, p0, l0) != 0) goto out;   /* task runtime */
+  if (src->io && pm_prof_io_merge(&dst->io, src->io, l0) != 0) goto out;                    /* file classes */
   rc = 0;
 out:
   free(regmap);

@@ -57,6 +57,7 @@ typedef struct {
 } pm_prof_omp_region;
 
 struct pm_prof_tasks;       /* task-runtime part: pm_profile_tasks.h */
+struct pm_prof_io;          /* file I/O per file class: pm_profile_io.h */
 
 typedef struct pm_profile {
   char app[256];
@@ -79,6 +80,8 @@ typedef struct pm_profile {
   pm_prof_omp_region *omp_region;
   /* ---- task runtime (StarPU): NULL when the run had no tasks ---- */
   struct pm_prof_tasks *tasks;
+  /* ---- file I/O per file class: NULL when the run did no file I/O ---- */
+  struct pm_prof_io *io;
 } pm_profile;
 
 pm_profile *pm_profile_new(void);

@@ -2,6 +2,7 @@
  * a malformed or foreign file gives an error message naming the problem, never a crash. */
 #include "pm_profile_json.h"
 #include "pm_profile_tasks.h"
+#include "pm_profile_io.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,7 @@ json_t *pm_profile_to_json(const pm_profile *p) {
                    "callpaths", cps, "values", vals);
   if (root && p->nomp_regions > 0) json_object_set_new(root, "omp_regions", omp_regions_json(p));
   if (root && p->tasks) json_object_set_new(root, "tasks", pm_prof_tasks_to_json(p->tasks));   /* task runtime */
+  if (root && p->io) json_object_set_new(root, "io_classes", pm_prof_io_to_json(p->io));      /* file classes */
   return root;
 }
 
@@ -292,6 +294,8 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
   if (c.failed) goto bad;
   const json_t *tasks = json_object_get(root, "tasks");      /* optional task-runtime part */
   if (tasks && !(p->tasks = pm_prof_tasks_from_json(tasks, p->nprocesses, p->nlocations, err, errlen))) goto bad;
+  const json_t *io = json_object_get(root, "io_classes");    /* optional file-class part */
+  if (io && !(p->io = pm_prof_io_from_json(io, p->nlocations, err, errlen))) goto bad;
   for (int i = 0; i < p->nprocesses; i++)
     if (p->proc[i].node >= p->nprocesses) { fail(&c, "processes[%d]: node out of range", i); goto bad; }
   pm_profile_finish(p);

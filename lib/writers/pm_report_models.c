@@ -1,4 +1,6 @@
 #include "pm_report_models.h"
+#include "pm_report_format.h"
+#include "pm_report_io.h"
 #include "pm_report_tasks.h"
 #include "pm_profile_input.h"
 #include <stdlib.h>
@@ -49,13 +51,6 @@ static void rule(FILE *out, int width, char c, const char *title) {
   fputc('\n', out);
 }
 
-static const char *human_time(double s, char *buf, size_t n) {
-  if (s >= 100) snprintf(buf, n, "%.0f s", s);
-  else if (s >= 1) snprintf(buf, n, "%.2f s", s);
-  else if (s >= 1e-3) snprintf(buf, n, "%.2f ms", s * 1e3);
-  else snprintf(buf, n, "%.2f us", s * 1e6);
-  return buf;
-}
 
 /* Average and maximum over the computing locations of each class of states. */
 static void time_breakdown(FILE *out, const pm_profile *p) {
@@ -66,7 +61,7 @@ static void time_breakdown(FILE *out, const pm_profile *p) {
   for (int i = 0; i < p->nlocations; i++) n += p->loc[i].role != PM_ROLE_PROGRESS && p->loc[i].role != PM_ROLE_DEVICE;
   if (n == 0) return;
   fprintf(out, " Time per location (avg / max over %d locations, runtime %s):\n", n,
-          human_time(p->runtime, (char[32]){0}, 32));
+          pm_fmt_time(p->runtime, (char[32]){0}, 32));
   for (unsigned k = 0; k < sizeof cls / sizeof *cls; k++) {
     double sum = 0, max = 0;
     for (int i = 0; i < p->nlocations; i++) {
@@ -78,7 +73,7 @@ static void time_breakdown(FILE *out, const pm_profile *p) {
     if (max == 0 && k > 1) continue;
     char a[32], b[32];
     fprintf(out, "   %-10s %12s / %-12s (%5.1f %% of runtime on average)\n", cls[k].name,
-            human_time(sum / n, a, sizeof a), human_time(max, b, sizeof b),
+            pm_fmt_time(sum / n, a, sizeof a), pm_fmt_time(max, b, sizeof b),
             p->runtime > 0 ? 100.0 * sum / n / p->runtime : 0.0);
   }
 }
@@ -110,7 +105,7 @@ static void top_regions(FILE *out, const pm_profile *p, int width) {
     if (!shown++) fprintf(out, " Top regions (exclusive time summed over locations):\n");
     char a[32];
     fprintf(out, "   %-*.*s %12s %6.1f %%  %10llu calls\n", width - 42, width - 42, p->reg[t[i].region].name,
-            human_time(t[i].time, a, sizeof a), total > 0 ? 100.0 * t[i].time / total : 0.0,
+            pm_fmt_time(t[i].time, a, sizeof a), total > 0 ? 100.0 * t[i].time / total : 0.0,
             (unsigned long long)t[i].visits);
   }
   free(t);
@@ -130,7 +125,7 @@ int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *se
   rule(out, width, '=', "popmeter");
   fprintf(out, " %s: %d process%s x %d thread%s (max), %d node%s, runtime %s, started %s\n", p->app,
           p->nprocesses, p->nprocesses == 1 ? "" : "es", threads_max, threads_max == 1 ? "" : "s",
-          p->nnodes, p->nnodes == 1 ? "" : "s", human_time(p->runtime, rt, sizeof rt), p->start_time);
+          p->nnodes, p->nnodes == 1 ? "" : "s", pm_fmt_time(p->runtime, rt, sizeof rt), p->start_time);
   for (int i = 0; i < set->n; i++) {
     rule(out, width, '-', NULL);
     const pm_metric *tree = set->tree[i];
@@ -140,6 +135,7 @@ int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *se
   time_breakdown(out, p);
   top_regions(out, p, width);
   pm_report_tasks(out, p, width);              /* task runtime: critical path, top codelets */
+  pm_report_io(out, p, width);                 /* file I/O per file system */
   int truncated = 0;
   for (int i = 0; i < p->nlocations; i++) truncated |= p->loc[i].callpaths_truncated;
   if (set->bad_model[0] || truncated || note || p->runtime < 0.1 || finalize_seconds > 0) {
@@ -153,7 +149,7 @@ int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *se
     if (finalize_seconds > 0) {
       char ft[32];
       fprintf(out, "   - popmeter's end-of-run work took %s (not part of the runtime above)\n",
-              human_time(finalize_seconds, ft, sizeof ft));
+              pm_fmt_time(finalize_seconds, ft, sizeof ft));
     }
   }
   rule(out, width, '=', NULL);

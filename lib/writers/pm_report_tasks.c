@@ -1,23 +1,10 @@
 /* Task-runtime sections of the end-of-run table (see pm_report_tasks.h). */
 #include "pm_report_tasks.h"
 #include "pm_profile_tasks.h"
+#include "pm_report_format.h"
 #include <stdlib.h>
 #include <string.h>
 
-static const char *t_str(double s, char *buf, size_t n) {
-  if (s >= 100) snprintf(buf, n, "%.0f s", s);
-  else if (s >= 1) snprintf(buf, n, "%.2f s", s);
-  else if (s >= 1e-3) snprintf(buf, n, "%.2f ms", s * 1e3);
-  else snprintf(buf, n, "%.2f us", s * 1e6);
-  return buf;
-}
-static const char *b_str(double b, char *buf, size_t n) {
-  if (b >= 1e9) snprintf(buf, n, "%.2f GB", b * 1e-9);
-  else if (b >= 1e6) snprintf(buf, n, "%.2f MB", b * 1e-6);
-  else if (b >= 1e3) snprintf(buf, n, "%.2f kB", b * 1e-3);
-  else snprintf(buf, n, "%.0f B", b);
-  return buf;
-}
 
 static void critical_path(FILE *out, const pm_profile *p) {
   pm_prof_task_cp cp;
@@ -25,18 +12,18 @@ static void critical_path(FILE *out, const pm_profile *p) {
   char a[32], b[32], c[32], d[32];
   double R = p->runtime > 0 ? p->runtime : 1;
   fprintf(out, " Critical path (task DAG, longest dependency chain of useful time): %s = %.1f %% of runtime,"
-          " ends on rank %d\n", t_str(cp.len.cue, a, sizeof a), 100.0 * cp.len.cue / R, p->proc[cp.process].rank);
+          " ends on rank %d\n", pm_fmt_time(cp.len.cue, a, sizeof a), 100.0 * cp.len.cue / R, p->proc[cp.process].rank);
   fprintf(out, "   with runtime overhead (COM) %s; with MPI transfers (COO) %s, of which MPI %s\n",
-          t_str(cp.len.com, b, sizeof b), t_str(cp.len.coo, c, sizeof c), t_str(cp.coo_mpi, d, sizeof d));
+          pm_fmt_time(cp.len.com, b, sizeof b), pm_fmt_time(cp.len.coo, c, sizeof c), pm_fmt_time(cp.coo_mpi, d, sizeof d));
   for (int i = 0; i < cp.nparts; i++) {
     char rk[24] = "";
     if (cp.part[i].rank >= 0 && p->nprocesses > 1) snprintf(rk, sizeof rk, " (rank %d)", cp.part[i].rank);
     fprintf(out, "   %s %-32.*s%-10s %12s %6.1f %%\n", i ? "          " : "on path:  ", 32, cp.part[i].name, rk,
-            t_str(cp.part[i].time, a, sizeof a), cp.len.cue > 0 ? 100.0 * cp.part[i].time / cp.len.cue : 0.0);
+            pm_fmt_time(cp.part[i].time, a, sizeof a), cp.len.cue > 0 ? 100.0 * cp.part[i].time / cp.len.cue : 0.0);
   }
   if (cp.nranks > 1) {
     fprintf(out, "   per rank:");
-    for (int i = 0; i < cp.nranks; i++) fprintf(out, "  %d: %s", cp.rank[i].rank, t_str(cp.rank[i].time, a, sizeof a));
+    for (int i = 0; i < cp.nranks; i++) fprintf(out, "  %d: %s", cp.rank[i].rank, pm_fmt_time(cp.rank[i].time, a, sizeof a));
     fputc('\n', out);
   }
   if (cp.clocks_lost)
@@ -79,9 +66,9 @@ static void top_codelets(FILE *out, const pm_prof_tasks *t, int nprocs, int widt
     char a[32], b[32], d[32], e[32], g[16] = "-";
     if (c->flops > 0 && c->total > 0) snprintf(g, sizeof g, "%.2f", c->flops / c->total * 1e-9);
     fprintf(out, "   %-*.*s %-5s %8llu %11s %11s %11s %11s %8llu %8s\n", namew, namew, c->name,
-            c->worker_type ? "accel" : "CPU", (unsigned long long)c->count, t_str(c->total, a, sizeof a),
-            t_str(c->count ? c->total / (double)c->count : 0, b, sizeof b), t_str(c->min, d, sizeof d),
-            t_str(c->max, e, sizeof e), (unsigned long long)(c->outliers_iqr + c->outliers_reg), g);
+            c->worker_type ? "accel" : "CPU", (unsigned long long)c->count, pm_fmt_time(c->total, a, sizeof a),
+            pm_fmt_time(c->count ? c->total / (double)c->count : 0, b, sizeof b), pm_fmt_time(c->min, d, sizeof d),
+            pm_fmt_time(c->max, e, sizeof e), (unsigned long long)(c->outliers_iqr + c->outliers_reg), g);
   }
   free(r);
   free(sum);
@@ -95,7 +82,7 @@ static void data_movement(FILE *out, const pm_prof_tasks *t) {
     if (!x->count) continue;
     if (!shown++) fprintf(out, " Data transfers into memory nodes (task data fetched by workers):\n");
     fprintf(out, "   %-8s node %-3d %10llu transfers %12s\n", x->kind, x->node, (unsigned long long)x->count,
-            b_str((double)x->bytes, a, sizeof a));
+            pm_fmt_bytes((double)x->bytes, a, sizeof a));
   }
   uint64_t n[2] = {0, 0}, by[2] = {0, 0};
   double tm[2] = {0, 0};
@@ -105,8 +92,8 @@ static void data_movement(FILE *out, const pm_prof_tasks *t) {
   }
   if (n[0] || n[1])
     fprintf(out, " StarPU-MPI: %llu sends (%s), %llu receives (%s); mean receive transfer %s\n",
-            (unsigned long long)n[0], b_str((double)by[0], a, sizeof a), (unsigned long long)n[1],
-            b_str((double)by[1], b, sizeof b), t_str(n[1] ? tm[1] / (double)n[1] : 0, (char[32]){0}, 32));
+            (unsigned long long)n[0], pm_fmt_bytes((double)by[0], a, sizeof a), (unsigned long long)n[1],
+            pm_fmt_bytes((double)by[1], b, sizeof b), pm_fmt_time(n[1] ? tm[1] / (double)n[1] : 0, (char[32]){0}, 32));
 }
 
 /* Per worker type: how busy the workers were (for accelerators: the device efficiency). */

@@ -17,6 +17,9 @@
     pmjson.py FILE --loc-gap I               -> runtime - (registered + all its times): time lost
     pmjson.py FILE --region-time NAME STATE  -> exclusive time in a state of region NAME (all call paths)
     pmjson.py FILE --tasks QUERY...          -> task runtime (StarPU): see pmjson_tasks.py
+    pmjson.py FILE --io-class MOUNT KEY      -> io_classes: KEY (calls, bytes_read, bytes_written, time,
+                                                fstype, locations) of the file system mounted at MOUNT
+    pmjson.py FILE --io-class-count          -> number of file classes
     pmjson.py FILE --cp LEVEL CLOCK          -> max over locations of critical_path LEVEL (process,
                                                 global) CLOCK (cue, com, coo)
 """
@@ -84,6 +87,20 @@ def main():
         print(sum(v[col] for v in doc["values"] if names[doc["callpaths"][v[0]][1]] == sys.argv[3]))
     elif arg == "--tasks":
         print(pmjson_tasks.query(doc, sys.argv[3:]))
+    elif arg == "--io-class":
+        io = doc.get("io_classes", {"classes": [], "values": []})
+        k = next((i for i, c in enumerate(io["classes"]) if c["mount"] == sys.argv[3]), None)
+        key = sys.argv[4]
+        if k is None:
+            print("absent")
+        elif key == "fstype":
+            print(io["classes"][k]["fstype"])
+        elif key == "locations":
+            print(len({v["location"] for v in io["values"] if v["class"] == k}))
+        else:
+            print(sum(v[key] for v in io["values"] if v["class"] == k))
+    elif arg == "--io-class-count":
+        print(len(doc.get("io_classes", {"classes": []})["classes"]))
     elif arg == "--cp":
         print(max(loc["critical_path"][sys.argv[3]][sys.argv[4]] for loc in doc["locations"]))
     else:

@@ -20,4 +20,52 @@ check "open calls counted: 1 (fopen is counted apart)" test "$($pmjson "$j" --re
 iot=$($pmjson "$j" --sum posix_io)
 check "I/O time attributed (> 0)" /usr/bin/python3 -c "import sys; sys.exit(0 if float('$iot') > 0 else 1)"
 check "the table shows the I/O model" grep -q "File I/O efficiency" "$work/stderr"
+
+# File classes (file systems). Every call above went to the work directory's file system:
+# open 1 + write 8 + pwrite 4 + fsync 1 + read 8 + pread 4 + close 1 + fopen 2 + fwrite 10 +
+# fprintf 100 + fclose 2 + fread 10 = 151 calls.
+mnt=$(findmnt -n -o TARGET --target "$work" 2>/dev/null | head -n 1)
+fst=$(findmnt -n -o FSTYPE --target "$work" 2>/dev/null | head -n 1)
+if [ -n "$mnt" ]; then
+  check "one file class" test "$($pmjson "$j" --io-class-count)" = 1
+  check "the class is $mnt ($fst)" test "$($pmjson "$j" --io-class "$mnt" fstype)" = "$fst"
+  check "class calls: 151" test "$($pmjson "$j" --io-class "$mnt" calls)" = 151
+  check "class bytes written: 551672" test "$($pmjson "$j" --io-class "$mnt" bytes_written)" = 551672
+  check "class bytes read: 550672" test "$($pmjson "$j" --io-class "$mnt" bytes_read)" = 550672
+  ct=$($pmjson "$j" --io-class "$mnt" time)
+  check "class time equals the POSIX I/O time ($ct s vs $iot s)" \
+    /usr/bin/python3 -c "import sys; sys.exit(0 if abs($ct - $iot) < 1e-6 and $ct > 0 else 1)"
+  check "the table lists the file system" grep -q "$mnt ($fst)" "$work/stderr"
+  "$top_builddir/tools/popmeter" show "$j" >"$work/show" 2>&1
+  check "popmeter show reads the file classes back" grep -q "$mnt ($fst) .* 151 calls" "$work/show"
+  /usr/bin/python3 -c "
+import json, sys
+d = json.load(open('$j'))
+d['io_classes']['values'][0]['class'] = 7
+json.dump(d, open('$work/bad.json', 'w'))"
+  "$top_builddir/tools/popmeter" show "$work/bad.json" >"$work/show_bad" 2>&1
+  check "a file class out of range is named as the problem" grep -q "io_classes: values\[0\]: location or class out of range" "$work/show_bad"
+else
+  for t in 1 2 3 4 5 6 7 8 9; do skip "file classes" "findmnt cannot tell the work directory's file system"; done
+fi
+# A second file system (/dev/shm, tmpfs) gets a class of its own: open 1 + write 3 + pread 1 +
+# close 1 = 6 calls, 3 x 8192 = 24576 B written, 8192 B read; the first class is unchanged.
+shm_fst=$(findmnt -n -o FSTYPE --target /dev/shm 2>/dev/null | head -n 1)
+shm_mnt=$(findmnt -n -o TARGET --target /dev/shm 2>/dev/null | head -n 1)
+shm=$(mktemp -d /dev/shm/pmtest.XXXXXX 2>/dev/null)
+if [ -n "$mnt" ] && [ -n "$shm" ] && [ "$shm_mnt" != "$mnt" ]; then
+  "$top_builddir/tools/popmeter" run --output "$work/out2" -- "$top_builddir/tests/integration/progs/io_volumes" \
+    "$work" "$shm" >"$work/stdout2" 2>"$work/stderr2"
+  j2="$work/out2/popmeter.json"
+  check "two file classes" test "$($pmjson "$j2" --io-class-count)" = 2
+  check "$shm_mnt class is $shm_fst" test "$($pmjson "$j2" --io-class "$shm_mnt" fstype)" = "$shm_fst"
+  check "$shm_mnt calls: 6" test "$($pmjson "$j2" --io-class "$shm_mnt" calls)" = 6
+  check "$shm_mnt bytes written: 24576" test "$($pmjson "$j2" --io-class "$shm_mnt" bytes_written)" = 24576
+  check "$shm_mnt bytes read: 8192" test "$($pmjson "$j2" --io-class "$shm_mnt" bytes_read)" = 8192
+  check "first class unchanged: 551672 B written" test "$($pmjson "$j2" --io-class "$mnt" bytes_written)" = 551672
+  check "totals: 576248 B written" test "$($pmjson "$j2" --sum bytes_written)" = 576248
+else
+  for t in 1 2 3 4 5 6 7; do skip "second file class" "no /dev/shm on a file system of its own"; done
+fi
+[ -n "$shm" ] && rm -rf "$shm"
 tap_done

@@ -12,7 +12,8 @@ static int classify(int fd) {
   struct stat st;
   /* the raw syscall: fstat may itself be interposed by someone else */
   if (syscall(SYS_fstat, fd, &st) != 0) return PM_FD_OTHER;
-  return (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) ? PM_FD_FILE : PM_FD_OTHER;
+  if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) return PM_FD_OTHER;
+  return PM_FD_FILE_BASE + pm_io_class_of_dev((uint64_t)(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev));
 }
 
 int pm_io_fd_class(int fd) {
@@ -26,7 +27,6 @@ int pm_io_fd_class(int fd) {
   return c;
 }
 
-void pm_io_fd_set(int fd, int cls) {
-  if (fd >= 0 && fd < PM_FD_TABLE) __atomic_store_n(&fd_class[fd], (unsigned char)cls, __ATOMIC_RELAXED);
+void pm_io_fd_forget(int fd) {
+  if (fd >= 0 && fd < PM_FD_TABLE) __atomic_store_n(&fd_class[fd], PM_FD_UNKNOWN, __ATOMIC_RELAXED);
 }
-void pm_io_fd_forget(int fd) { pm_io_fd_set(fd, PM_FD_UNKNOWN); }

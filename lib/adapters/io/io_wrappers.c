@@ -48,20 +48,41 @@ static void register_regions(void) {
     return real_##name;                                                          \
   }
 
-/* Start measuring an I/O call on fd (fd < 0: not known yet, e.g. open). */
-static inline pm_loc *io_begin(int fd, enum io_call c) {
-  if (!pm_core_is_active()) return NULL;
-  if (fd >= 0 && pm_io_fd_class(fd) != PM_FD_FILE) return NULL;
-  pm_loc *L = pm_enter_tool();
-  if (!L) return NULL;
+/* One measured I/O call: the location, when it started, and the file class (-1: not known yet). */
+typedef struct { pm_loc *L; uint64_t t0; int cls; } io_call_ctx;
+
+/* Start measuring an I/O call on fd (fd < 0: not known yet, e.g. open). X.L is NULL when the call
+ * is not measured (popmeter inactive, not a file, popmeter's own call). */
+static inline io_call_ctx io_begin(int fd, enum io_call c) {
+  io_call_ctx X = {NULL, 0, -1};
+  if (!pm_core_is_active()) return X;
+  if (fd >= 0) {
+    int code = pm_io_fd_class(fd);
+    if (!pm_io_is_file(code)) return X;
+    X.cls = pm_io_file_class(code);
+  }
+  if (!(X.L = pm_enter_tool())) return X;
   if (PM_UNLIKELY(!__atomic_load_n(&regions_ready, __ATOMIC_ACQUIRE))) register_regions();
-  pm_call_enter(L, io_region[c], PM_STATE_POSIX_IO, pm_clock_now());
-  return L;
+  X.t0 = pm_clock_now();
+  pm_call_enter(X.L, io_region[c], PM_STATE_POSIX_IO, X.t0);
+  return X;
 }
-static inline void io_end(pm_loc *L, long long rd, long long wr) {
-  pm_call_exit(L, pm_clock_now());
-  pm_add_io(L, rd > 0 ? (uint64_t)rd : 0, wr > 0 ? (uint64_t)wr : 0);
-  pm_leave_tool(L);
+static inline void io_end(io_call_ctx *X, long long rd, long long wr) {
+  uint64_t t1 = pm_clock_now();
+  uint64_t r = rd > 0 ? (uint64_t)rd : 0, w = wr > 0 ? (uint64_t)wr : 0;
+  pm_call_exit(X->L, t1);
+  pm_add_io(X->L, r, w);
+  if (X->cls >= 0) pm_io_class_record(X->L, X->cls, t1 - X->t0, r, w);
+  pm_leave_tool(X->L);
+}
+/* A descriptor just opened: classified now, so that the open is counted for its file system. */
+static inline void io_opened(io_call_ctx *X, int fd) {
+  if (fd < 0) return;
+  pm_io_fd_forget(fd);                   /* a reused number: its old class is stale */
+  if (X->L) {
+    int code = pm_io_fd_class(fd);
+    if (pm_io_is_file(code)) X->cls = pm_io_file_class(code);
+  }
 }
 static inline int stream_fd(FILE *f) { return f ? fileno_unlocked(f) : -1; }
 
@@ -75,9 +96,9 @@ REAL(int, openat64, int, const char *, int, ...)
 REAL(int, __open_2, const char *, int)
 REAL(int, __open64_2, const char *, int)
 
-static int after_open(pm_loc *L, int fd) {
-  if (fd >= 0) pm_io_fd_forget(fd);       /* classified at first read/write */
-  if (L) io_end(L, 0, 0);
+static int after_open(io_call_ctx *X, int fd) {
+  io_opened(X, fd);
+  if (X->L) io_end(X, 0, 0);
   return fd;
 }
 
@@ -85,8 +106,8 @@ static int after_open(pm_loc *L, int fd) {
   PM_EXPORT int name(const char *path, int flags, ...) {                         \
     int mode = 0;                                                                \
     if (mode_needed(flags)) { va_list ap; va_start(ap, flags); mode = va_arg(ap, int); va_end(ap); } \
-    pm_loc *L = io_begin(-1, IO_OPEN);                                           \
-    return after_open(L, get_##name()(path, flags, mode));                      \
+    io_call_ctx X = io_begin(-1, IO_OPEN);                                       \
+    return after_open(&X, get_##name()(path, flags, mode));                     \
   }
 OPEN_WRAPPER(open)
 OPEN_WRAPPER(open64)
@@ -95,19 +116,19 @@ OPEN_WRAPPER(open64)
   PM_EXPORT int name(int dirfd, const char *path, int flags, ...) {              \
     int mode = 0;                                                                \
     if (mode_needed(flags)) { va_list ap; va_start(ap, flags); mode = va_arg(ap, int); va_end(ap); } \
-    pm_loc *L = io_begin(-1, IO_OPEN);                                           \
-    return after_open(L, get_##name()(dirfd, path, flags, mode));               \
+    io_call_ctx X = io_begin(-1, IO_OPEN);                                       \
+    return after_open(&X, get_##name()(dirfd, path, flags, mode));              \
   }
 OPENAT_WRAPPER(openat)
 OPENAT_WRAPPER(openat64)
 
 PM_EXPORT int __open_2(const char *path, int flags) {
-  pm_loc *L = io_begin(-1, IO_OPEN);
-  return after_open(L, get___open_2()(path, flags));
+  io_call_ctx X = io_begin(-1, IO_OPEN);
+  return after_open(&X, get___open_2()(path, flags));
 }
 PM_EXPORT int __open64_2(const char *path, int flags) {
-  pm_loc *L = io_begin(-1, IO_OPEN);
-  return after_open(L, get___open64_2()(path, flags));
+  io_call_ctx X = io_begin(-1, IO_OPEN);
+  return after_open(&X, get___open64_2()(path, flags));
 }
 
 /* --------------------------------------------------------------------------- reading, writing */
@@ -128,9 +149,9 @@ REAL(int, close, int)
 
 #define RW_WRAPPER(ret, name, call, isread, params, args)                        \
   PM_EXPORT ret name params {                                                    \
-    pm_loc *L = io_begin(fd, call);                                              \
+    io_call_ctx X = io_begin(fd, call);                                          \
     ret r = get_##name() args;                                                   \
-    if (L) io_end(L, isread ? (long long)r : 0, isread ? 0 : (long long)r);      \
+    if (X.L) io_end(&X, isread ? (long long)r : 0, isread ? 0 : (long long)r);   \
     return r;                                                                    \
   }
 RW_WRAPPER(ssize_t, read, IO_READ, 1, (int fd, void *b, size_t n), (fd, b, n))
@@ -148,10 +169,10 @@ RW_WRAPPER(int, fsync, IO_FSYNC, 0, (int fd), (fd))
 RW_WRAPPER(int, fdatasync, IO_FSYNC, 0, (int fd), (fd))
 
 PM_EXPORT int close(int fd) {
-  pm_loc *L = io_begin(fd, IO_CLOSE);
+  io_call_ctx X = io_begin(fd, IO_CLOSE);
   int r = get_close()(fd);
   pm_io_fd_forget(fd);
-  if (L) io_end(L, 0, 0);
+  if (X.L) io_end(&X, 0, 0);
   return r;
 }
 
@@ -205,10 +226,10 @@ REAL(int, __vfprintf_chk, FILE *, int, const char *, va_list)
 
 #define FOPEN_WRAPPER(name)                                                      \
   PM_EXPORT FILE *name(const char *path, const char *mode) {                    \
-    pm_loc *L = io_begin(-1, IO_FOPEN);                                          \
+    io_call_ctx X = io_begin(-1, IO_FOPEN);                                      \
     FILE *f = get_##name()(path, mode);                                          \
-    if (f) pm_io_fd_forget(stream_fd(f));                                        \
-    if (L) io_end(L, 0, 0);                                                      \
+    if (f) io_opened(&X, stream_fd(f));                                          \
+    if (X.L) io_end(&X, 0, 0);                                                   \
     return f;                                                                    \
   }
 FOPEN_WRAPPER(fopen)
@@ -216,58 +237,58 @@ FOPEN_WRAPPER(fopen64)
 
 PM_EXPORT int fclose(FILE *f) {
   int fd = stream_fd(f);
-  pm_loc *L = io_begin(fd, IO_FCLOSE);
+  io_call_ctx X = io_begin(fd, IO_FCLOSE);
   int r = get_fclose()(f);        /* flushes through glibc's internal write: counted here */
   pm_io_fd_forget(fd);
-  if (L) io_end(L, 0, 0);
+  if (X.L) io_end(&X, 0, 0);
   return r;
 }
 PM_EXPORT size_t fread(void *p, size_t s, size_t n, FILE *f) {
-  pm_loc *L = io_begin(stream_fd(f), IO_FREAD);
+  io_call_ctx X = io_begin(stream_fd(f), IO_FREAD);
   size_t r = get_fread()(p, s, n, f);
-  if (L) io_end(L, (long long)(r * s), 0);
+  if (X.L) io_end(&X, (long long)(r * s), 0);
   return r;
 }
 PM_EXPORT size_t __fread_chk(void *p, size_t pl, size_t s, size_t n, FILE *f) {
-  pm_loc *L = io_begin(stream_fd(f), IO_FREAD);
+  io_call_ctx X = io_begin(stream_fd(f), IO_FREAD);
   size_t r = get___fread_chk()(p, pl, s, n, f);
-  if (L) io_end(L, (long long)(r * s), 0);
+  if (X.L) io_end(&X, (long long)(r * s), 0);
   return r;
 }
 PM_EXPORT size_t fwrite(const void *p, size_t s, size_t n, FILE *f) {
-  pm_loc *L = io_begin(stream_fd(f), IO_FWRITE);
+  io_call_ctx X = io_begin(stream_fd(f), IO_FWRITE);
   size_t r = get_fwrite()(p, s, n, f);
-  if (L) io_end(L, 0, (long long)(r * s));
+  if (X.L) io_end(&X, 0, (long long)(r * s));
   return r;
 }
 PM_EXPORT char *fgets(char *s, int n, FILE *f) {
-  pm_loc *L = io_begin(stream_fd(f), IO_FGETS);
+  io_call_ctx X = io_begin(stream_fd(f), IO_FGETS);
   char *r = get_fgets()(s, n, f);
-  if (L) io_end(L, r ? (long long)strlen(r) : 0, 0);
+  if (X.L) io_end(&X, r ? (long long)strlen(r) : 0, 0);
   return r;
 }
 PM_EXPORT char *__fgets_chk(char *s, size_t sl, int n, FILE *f) {
-  pm_loc *L = io_begin(stream_fd(f), IO_FGETS);
+  io_call_ctx X = io_begin(stream_fd(f), IO_FGETS);
   char *r = get___fgets_chk()(s, sl, n, f);
-  if (L) io_end(L, r ? (long long)strlen(r) : 0, 0);
+  if (X.L) io_end(&X, r ? (long long)strlen(r) : 0, 0);
   return r;
 }
 PM_EXPORT int fputs(const char *s, FILE *f) {
-  pm_loc *L = io_begin(stream_fd(f), IO_FPUTS);
+  io_call_ctx X = io_begin(stream_fd(f), IO_FPUTS);
   int r = get_fputs()(s, f);
-  if (L) io_end(L, 0, r >= 0 ? (long long)strlen(s) : 0);
+  if (X.L) io_end(&X, 0, r >= 0 ? (long long)strlen(s) : 0);
   return r;
 }
 PM_EXPORT int fflush(FILE *f) {
-  pm_loc *L = f ? io_begin(stream_fd(f), IO_FFLUSH) : NULL;
+  io_call_ctx X = f ? io_begin(stream_fd(f), IO_FFLUSH) : (io_call_ctx){NULL, 0, -1};
   int r = get_fflush()(f);
-  if (L) io_end(L, 0, 0);
+  if (X.L) io_end(&X, 0, 0);
   return r;
 }
 PM_EXPORT int vfprintf(FILE *f, const char *fmt, va_list ap) {
-  pm_loc *L = io_begin(stream_fd(f), IO_FPRINTF);
+  io_call_ctx X = io_begin(stream_fd(f), IO_FPRINTF);
   int r = get_vfprintf()(f, fmt, ap);
-  if (L) io_end(L, 0, r);
+  if (X.L) io_end(&X, 0, r);
   return r;
 }
 PM_EXPORT int fprintf(FILE *f, const char *fmt, ...) {
@@ -278,9 +299,9 @@ PM_EXPORT int fprintf(FILE *f, const char *fmt, ...) {
   return r;
 }
 PM_EXPORT int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap) {
-  pm_loc *L = io_begin(stream_fd(f), IO_FPRINTF);
+  io_call_ctx X = io_begin(stream_fd(f), IO_FPRINTF);
   int r = get___vfprintf_chk()(f, flag, fmt, ap);
-  if (L) io_end(L, 0, r);
+  if (X.L) io_end(&X, 0, r);
   return r;
 }
 PM_EXPORT int __fprintf_chk(FILE *f, int flag, const char *fmt, ...) {

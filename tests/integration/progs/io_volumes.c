@@ -3,7 +3,9 @@
  *   fprintf: 100 lines of exactly 10 B = 1000                       total written = 551672 B
  *   read: 524288 B (8 x 65536)         pread: 4 x 4096 = 16384       fread: 10 x 1000 = 10000
  *   total read = 550672 B. Output to a pipe/terminal (stdout) is not file I/O and is not counted.
- * Usage: io_volumes DIR */
+ * With a second directory (on another file system), also: open + 3 x write 8192 B + pread 8192 B +
+ * close there: 6 calls, 24576 B written, 8192 B read.
+ * Usage: io_volumes DIR [DIR2] */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +36,16 @@ int main(int argc, char **argv) {
   f = fopen(path2, "r");
   for (int i = 0; i < 10; i++) if (fread(buf, 1, 1000, f) != 1000) return 1;
   fclose(f);
+  if (argc > 2) {
+    char path3[4096];
+    snprintf(path3, sizeof path3, "%s/io_c.bin", argv[2]);
+    int fd3 = open(path3, O_CREAT | O_TRUNC | O_RDWR, 0644);
+    if (fd3 < 0) { perror(path3); return 1; }
+    for (int i = 0; i < 3; i++) if (write(fd3, buf, 8192) != 8192) return 1;
+    if (pread(fd3, buf, 8192, 0) != 8192) return 1;
+    close(fd3);
+    unlink(path3);
+  }
   printf("io_volumes: done\n");   /* stdout: not file I/O */
   return 0;
 }
