@@ -95,6 +95,37 @@ static pm_val locality(const pm_run_input *in, double sumexec)
   return pm_v_div(pm_v(pred), pm_v(obs), "no observed time for the predicted codelets");
 }
 
+/* What lies on the critical path: children of the critical-path bound, in seconds. Parts by
+ * codelet (and rank) add up to the bound when the composition is complete; per rank; and, with
+ * several processes, the MPI transfers on the path counted with transfers (COO). */
+static void add_cp_composition(pm_metric *cpb, const pm_run_input *in)
+{
+  int i;
+  for (i = 0; in->cp_parts && i < in->ncp_parts; i++) {
+    const pm_cp_part_input *c = &in->cp_parts[i];
+    char id[32], name[160];
+    snprintf(id, sizeof id, "cp_part%d", i);
+    if (!c->name)
+      snprintf(name, sizeof name, "on the path: everything else");
+    else if (c->rank >= 0 && in->nprocesses > 1)
+      snprintf(name, sizeof name, "on the path: %.100s (rank %d)", c->name, c->rank);
+    else
+      snprintf(name, sizeof name, "on the path: %.100s", c->name);
+    pm__leaf(cpb, id, name, "s", "Useful time of this codelet along the critical path.", pm_v(c->time));
+  }
+  for (i = 0; in->cp_ranks && in->ncp_ranks > 1 && i < in->ncp_ranks; i++) {
+    char id[32], name[64];
+    snprintf(id, sizeof id, "cp_rank%d", in->cp_ranks[i].rank);
+    snprintf(name, sizeof name, "on the path: rank %d", in->cp_ranks[i].rank);
+    pm__leaf(cpb, id, name, "s", "Useful time along the critical path spent on this rank.",
+             pm_v(in->cp_ranks[i].time));
+  }
+  if (in->cp_coo > 0.0 && in->nprocesses > 1)
+    pm__leaf(cpb, "cp_mpi", "MPI transfers on the path (with transfers)", "s",
+             "MPI transfer time along the longest path when transfers count (COO variant).",
+             pm_v(in->cp_coo_mpi));
+}
+
 pm_metric *pm_model_task(const pm_run_input *in)
 {
   pm_metric *root, *n;
@@ -175,8 +206,12 @@ pm_metric *pm_model_task(const pm_run_input *in)
            "Busy worker time (execution plus runtime) over available worker time.", ppl);
   n = pm__leaf(root, "bound", "Bound efficiency", "",
                "Best lower bound on the makespan (critical path or area) over the makespan.", bound);
-  pm__leaf(n, "cpb", "Critical-path bound", "s",
-           "Length of the critical path through the task graph.", cpb);
+  {
+    pm_metric *c = pm__leaf(n, "cpb", "Critical-path bound", "s",
+                            "Length of the critical path through the task graph.", cpb);
+    if (!why && c && in->cp_bound > 0.0)
+      add_cp_composition(c, in);
+  }
   pm__leaf(n, "abe", "Area bound", "s",
            "Least makespan if the task work were spread perfectly over the workers.", abe);
   if (!why)

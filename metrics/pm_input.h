@@ -71,6 +71,14 @@ typedef struct {
   int64_t count;
 } pm_codelet_input;
 
+/* One part of what lies on the task critical path: the useful time of one codelet on one rank
+ * along the path (name NULL: everything else; rank -1: not known). */
+typedef struct {
+  const char *name;
+  int rank;
+  double time;
+} pm_cp_part_input;
+
 typedef struct {
   double runtime;              /* R: length of the measured window (max over processes) */
   int nprocesses;              /* P */
@@ -87,6 +95,13 @@ typedef struct {
   int ncodelets;
   const pm_codelet_input *codelets;
   double cp_bound;             /* CPB: critical path through the task DAG, seconds (0 = unknown) */
+  /* what lies on that path: its useful time by codelet and rank (largest first), by rank, and the
+   * MPI transfer time on the path counted with transfers (COO); all 0 / NULL when unknown */
+  int ncp_parts;
+  const pm_cp_part_input *cp_parts;
+  int ncp_ranks;
+  const pm_cp_part_input *cp_ranks;   /* name unused */
+  double cp_coo, cp_coo_mpi;          /* COO length of the task path, and its MPI part */
   /* task reference runs (0 = unknown), for e_locality / e_granularity of the task model:
    * sum of task execution time of the same work with one worker, and of the sequential kernels */
   double task_ref_exec_1worker;

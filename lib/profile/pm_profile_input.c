@@ -13,6 +13,33 @@ static pm_loc_kind kind_of(int role) {
   }
 }
 
+/* What lies on the task critical path, resolved from the profile (pm_prof_tasks_cp), with the
+ * storage its names point into. */
+struct pm_prof_task_cp_store {
+  pm_prof_task_cp cp;
+  pm_cp_part_input parts[PM_PROF_COMP_N + 1];
+  pm_cp_part_input ranks[PM_PROF_CP_MAXRANKS];
+};
+static int task_cp_input(const pm_profile *p, pm_run_input_buf *buf) {
+  if (!p->tasks) return 0;
+  struct pm_prof_task_cp_store *st = calloc(1, sizeof *st);
+  if (!st) return -1;
+  buf->cp = st;
+  if (!pm_prof_tasks_cp(p, &st->cp)) return 0;
+  pm_run_input *in = &buf->in;
+  for (int i = 0; i < st->cp.nparts; i++)   /* the remainder is named "(other codelets)", rank -1 */
+    st->parts[i] = (pm_cp_part_input){st->cp.part[i].name, st->cp.part[i].rank, st->cp.part[i].time};
+  for (int i = 0; i < st->cp.nranks; i++)
+    st->ranks[i] = (pm_cp_part_input){NULL, st->cp.rank[i].rank, st->cp.rank[i].time};
+  in->ncp_parts = st->cp.nparts;
+  in->cp_parts = st->parts;
+  in->ncp_ranks = st->cp.nranks;
+  in->cp_ranks = st->ranks;
+  in->cp_coo = st->cp.len.coo;
+  in->cp_coo_mpi = st->cp.coo_mpi;
+  return 0;
+}
+
 int pm_profile_to_input(const pm_profile *p, int io_as_useful, pm_run_input_buf *buf) {
   memset(buf, 0, sizeof *buf);
   buf->loc = calloc((size_t)p->nlocations + 1, sizeof *buf->loc);
@@ -70,6 +97,7 @@ int pm_profile_to_input(const pm_profile *p, int io_as_useful, pm_run_input_buf 
   /* task runtime: codelet totals (area bound, locality) and the task-DAG critical path (CPB) */
   if (pm_prof_tasks_input(p, &buf->codelets, &in->ncodelets, &in->cp_bound) != 0) { pm_run_input_buf_free(buf); return -1; }
   in->codelets = buf->codelets;
+  if (task_cp_input(p, buf) != 0) { pm_run_input_buf_free(buf); return -1; }
   return 0;
 }
 
@@ -78,5 +106,6 @@ void pm_run_input_buf_free(pm_run_input_buf *buf) {
   free(buf->pl_cue);
   free(buf->omp);
   free(buf->codelets);
+  free(buf->cp);
   memset(buf, 0, sizeof *buf);
 }

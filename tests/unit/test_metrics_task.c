@@ -125,6 +125,69 @@ static void test_serialized(void **state)
   pm_metric_free(t);
 }
 
+/* What lies on the critical path. 2 processes x 2 CPU workers, R = 10, each exec 8, runtime 1.
+ * The task-DAG path has CPB = 6: potrf on rank 0 for 2.5, gemm on rank 1 for 3, other codelets 0.5
+ * (2.5 + 3 + 0.5 = 6); per rank: rank 0 2.5, rank 1 3; with transfers (COO) the path is 7.5, of
+ * which MPI 1.5. The children of bound/cpb carry exactly those seconds; ABE = 32/4 = 8, so
+ * bound = max(6, 8)/10 = 0.8 is unchanged by them. With one rank only, no per-rank children. */
+static void test_cp_composition(void **state)
+{
+  pm_location_input l[4];
+  pm_cp_part_input parts[3] = {{"potrf", 0, 2.5}, {"gemm", 1, 3.0}, {"(other codelets)", -1, 0.5}};
+  pm_cp_part_input ranks[2] = {{NULL, 0, 2.5}, {NULL, 1, 3.0}};
+  pm_run_input in;
+  pm_metric *t;
+  int i;
+  (void)state;
+  for (i = 0; i < 4; i++)
+    l[i] = worker(i / 2, PM_LOC_WORKER, 8, 1);
+  in = tm_run(l, 4, 2, 10.0);
+  in.cp_bound = 6.0;
+  in.cp_parts = parts;
+  in.ncp_parts = 3;
+  in.cp_ranks = ranks;
+  in.ncp_ranks = 2;
+  in.cp_coo = 7.5;
+  in.cp_coo_mpi = 1.5;
+  t = pm_model_task(&in);
+  ASSERT_VAL(t, "bound", 0.8);
+  ASSERT_VAL(t, "bound/cpb", 6.0);
+  ASSERT_VAL(t, "bound/cpb/cp_part0", 2.5);
+  ASSERT_VAL(t, "bound/cpb/cp_part1", 3.0);
+  ASSERT_VAL(t, "bound/cpb/cp_part2", 0.5);
+  assert_string_equal(pm_metric_find(t, "bound/cpb/cp_part0")->name, "on the path: potrf (rank 0)");
+  assert_string_equal(pm_metric_find(t, "bound/cpb/cp_part2")->name, "on the path: (other codelets)");
+  ASSERT_VAL(t, "bound/cpb/cp_rank0", 2.5);
+  ASSERT_VAL(t, "bound/cpb/cp_rank1", 3.0);
+  ASSERT_VAL(t, "bound/cpb/cp_mpi", 1.5);
+  assert_string_equal(pm_metric_find(t, "bound/cpb/cp_mpi")->unit, "s");
+  tm_check_tree(t, 1);
+  tm_check_render(t);
+  pm_metric_free(t);
+
+  /* one rank: parts without the rank, no per-rank split; no COO path: no MPI child */
+  in.ncp_ranks = 1;
+  in.nprocesses = 1;
+  for (i = 0; i < 4; i++)
+    l[i].process = 0;
+  in.cp_coo = 0;
+  t = pm_model_task(&in);
+  assert_string_equal(pm_metric_find(t, "bound/cpb/cp_part0")->name, "on the path: potrf");
+  assert_null(pm_metric_find(t, "bound/cpb/cp_rank0"));
+  assert_null(pm_metric_find(t, "bound/cpb/cp_mpi"));
+  tm_check_tree(t, 1);
+  pm_metric_free(t);
+
+  /* no task path measured (cp_bound 0, G-CUE used instead): no composition */
+  in.cp_bound = 0;
+  in.has_critical_path = 1;
+  in.g_cue = 6.0;
+  t = pm_model_task(&in);
+  ASSERT_VAL(t, "bound/cpb", 6.0);
+  assert_null(pm_metric_find(t, "bound/cpb/cp_part0"));
+  pm_metric_free(t);
+}
+
 /* Two worker types, the LP. 2 CPU workers, 1 accelerator worker.
  *   gemm: 4 tasks on CPUs (exec 40: d0 = 10), 6 on the GPU (exec 6: d1 = 1); n = 10
  *   potrf: 2 tasks on CPUs only (exec 4): forced on the CPUs
@@ -269,6 +332,7 @@ int main(void)
     cmocka_unit_test(test_balanced),
     cmocka_unit_test(test_imbalanced),
     cmocka_unit_test(test_serialized),
+    cmocka_unit_test(test_cp_composition),
     cmocka_unit_test(test_area_bound_two_types),
     cmocka_unit_test(test_area_bound_cases),
     cmocka_unit_test(test_edges),

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 /* ----------------------------------------------------------------------- device -> file class */
-typedef struct { uint64_t dev; char mount[128]; char fstype[32]; } io_class;
+typedef struct { uint64_t dev; char mount[128]; char fstype[32]; int pseudo; } io_class;
 static io_class classes[PM_IO_MAX_CLASSES];
 static int nclasses;
 static pthread_mutex_t class_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -88,6 +88,20 @@ static void lookup_mount(uint64_t dev, char *mount, size_t mlen, char *fstype, s
   syscall(SYS_close, fd);
 }
 
+/* Kernel interfaces that look like files (hwloc reading /sys, a runtime polling /proc): not storage,
+ * so not file I/O (the rule Darshan follows too). */
+static int is_pseudo_fs(const char *fstype) {
+  static const char *const pseudo[] = {"proc", "sysfs", "cgroup", "cgroup2", "devtmpfs", "devpts", "debugfs",
+                                       "tracefs", "securityfs", "bpf", "mqueue", "pstore", "configfs",
+                                       "fusectl", "binfmt_misc", "autofs", "efivarfs", NULL};
+  for (int i = 0; pseudo[i]; i++) if (!strcmp(fstype, pseudo[i])) return 1;
+  return 0;
+}
+
+int pm_io_class_is_pseudo(int cls) {
+  return cls >= 0 && cls < __atomic_load_n(&nclasses, __ATOMIC_ACQUIRE) && classes[cls].pseudo;
+}
+
 int pm_io_class_of_dev(uint64_t dev) {
   int n = __atomic_load_n(&nclasses, __ATOMIC_ACQUIRE);
   for (int i = 0; i < n; i++) if (classes[i].dev == dev) return i;
@@ -98,6 +112,7 @@ int pm_io_class_of_dev(uint64_t dev) {
     if (nclasses < PM_IO_MAX_CLASSES - 1) {
       classes[c].dev = dev;
       lookup_mount(dev, classes[c].mount, sizeof classes[c].mount, classes[c].fstype, sizeof classes[c].fstype);
+      classes[c].pseudo = is_pseudo_fs(classes[c].fstype);
       __atomic_store_n(&nclasses, c + 1, __ATOMIC_RELEASE);
     } else {                                     /* the last class gathers the rest */
       c = PM_IO_MAX_CLASSES - 1;

@@ -13,7 +13,8 @@ static int classify(int fd) {
   /* the raw syscall: fstat may itself be interposed by someone else */
   if (syscall(SYS_fstat, fd, &st) != 0) return PM_FD_OTHER;
   if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) return PM_FD_OTHER;
-  return PM_FD_FILE_BASE + pm_io_class_of_dev((uint64_t)(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev));
+  int cls = pm_io_class_of_dev((uint64_t)(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev));
+  return pm_io_class_is_pseudo(cls) ? PM_FD_OTHER : PM_FD_FILE_BASE + cls;
 }
 
 int pm_io_fd_class(int fd) {

@@ -1,7 +1,8 @@
 /* What kind of object a file descriptor is, and on which file system it lives. Only regular files
  * and block devices count as file I/O: reads and writes on sockets, pipes and terminals (MPI
  * transports, progress pipes, the console) are communication or user interaction, not I/O in the
- * POP sense. A file's class is the file system (mount point + type) it lives on (io_classes.c). */
+ * POP sense, nor are the files of kernel pseudo file systems (/proc, /sys). A file's class is the file
+ * system (mount point + type) it lives on (io_classes.c). */
 #ifndef PM_IO_FDCLASS_H
 #define PM_IO_FDCLASS_H
 #include <stdint.h>
@@ -16,6 +17,8 @@ static inline int pm_io_file_class(int code) { return code - PM_FD_FILE_BASE; }
 void pm_io_fd_forget(int fd) __attribute__((visibility("hidden")));
 /* File class of a device number (st_dev), found in /proc/self/mountinfo on first use. */
 int pm_io_class_of_dev(uint64_t dev) __attribute__((visibility("hidden")));
+/* 1 for kernel pseudo file systems (proc, sysfs, cgroup...): their "files" are not file I/O. */
+int pm_io_class_is_pseudo(int cls) __attribute__((visibility("hidden")));
 /* Accumulates one call of 'ns' nanoseconds on the calling thread, for file class cls. */
 struct pm_loc;
 void pm_io_class_record(struct pm_loc *L, int cls, uint64_t ns, uint64_t rd, uint64_t wr)
