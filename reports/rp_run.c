@@ -4,6 +4,7 @@
  * model input comes from pm_profile_to_input, so the numbers are the ones `popmeter show` uses. */
 #include "rp_study.h"
 #include "pm_profile_input.h"
+#include "pm_profile_counters.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,8 +76,9 @@ int rp_run_prepare(rp_run *r)
                            .runtime = r->prof->runtime, .sum_useful = sum};
   if (!pm_metric_get_path(r->basic, "pe", &r->sr.parallel_efficiency))
     r->sr.parallel_efficiency = 0.0;
-  /* counters are not part of popmeter.json (yet): pm_model_scaling then says why IPC etc. are n/a */
-  r->sr.has_counters = 0;
+  /* hardware counters over useful time (popmeter.json "counters"); without them on every compute
+   * location pm_model_scaling says why IPC etc. are n/a */
+  r->sr.has_counters = pm_prof_counters_sums(r->prof, &r->sr.sum_instructions, &r->sr.sum_cycles);
   r->has_cp = r->prof->has_critical_path;
   r->g_cue = buf.in.g_cue;
   r->max_useful = max;

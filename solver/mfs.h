@@ -295,6 +295,48 @@ mfs_status mfs_map_proportional(const mfs_symbolic *S, int nranks, int32_t *owne
 
 struct mfs_arena; /* tile memory (internal) */
 
+/* Task types of the task-based executor: the operation types, plus one sequential task per pruned
+ * subtree. StarPU codelets are named "mfs_" + mfs_task_name(t). */
+#define MFS_TASK_SUBTREE MFS_NOPTYPES
+#define MFS_NTASKTYPES (MFS_NOPTYPES + 1)
+const char *mfs_task_name(int t); /* "init" ... "cleanup", "subtree" */
+
+/* What the task-based executor did (mfs_factorize_starpu). After mfs_factorize_seq: rank 0,
+ * nranks 1, workers 1, no tasks, and the memory fields describe the sequential run. Sums and maxima
+ * "over processes" are the same on every process. */
+typedef struct {
+    int rank, nranks;     /* this process, number of processes */
+    int workers;          /* CPU workers per process */
+    char sched[32];       /* StarPU scheduling policy ("" for the sequential executor) */
+    int64_t tasks[MFS_NTASKTYPES];       /* tasks run, summed over processes */
+    int64_t tasks_local[MFS_NTASKTYPES]; /* tasks run by this process */
+    double flops_local;   /* analytic flops of the tasks this process ran (assembly adds included) */
+    double flops_tasks;   /* the same summed over processes (what the tasks carry in task->flops) */
+    int32_t tiled_fronts; /* fronts run as tile tasks (the rest are inside sequential subtrees) */
+    int32_t shared_fronts;/* fronts whose tiles are spread over several processes */
+    int32_t subtrees;     /* sequential subtree tasks */
+    /* Memory of the numeric phase on this process, in bytes above F->mem_base. The executor keeps
+     * the contribution-block arena under a window: a front is activated only when its blocks fit
+     * below mem_window, else the submission waits for cleanups (and goes over only when nothing
+     * is left to wait for: window_overflows). */
+    int64_t mem_tables;   /* the executor's tables (tiles, handles, priorities; the distribution is
+                             computed before the numeric phase, like the analysis) */
+    int64_t mem_factor;   /* factor tiles held by this process */
+    int64_t mem_cb_min;   /* CB arena footprint of the executor's allocation order if every cleanup
+                             ran as soon as it was submitted (the lowest this order can reach) */
+    int64_t mem_window;   /* CB arena cap: ceil(relax * mem_cb_min). The arena also holds this
+                             process's copies of tiles received from others (dist: recv) */
+    int64_t mem_predicted;/* mem_tables + mem_factor + mem_window: bound on the measured peak, but for
+                             window_overflows and mem_recv_peak */
+    int64_t mem_recv_peak;/* peak of buffers StarPU-MPI allocated itself (through libmfsolve's
+                             allocator, so included in F->mem_peak): tiles that arrived before their
+                             receive was posted. 0 on one process */
+    int64_t mem_predicted_max, mem_peak_max; /* maxima over processes */
+    int64_t window_waits; /* times the submission waited for memory */
+    int64_t window_overflows;
+    double time_max;      /* factorization time, max over processes (seconds) */
+} mfs_exec_stats;
+
 typedef struct {
     const mfs_symbolic *S;
     double **tile;        /* S->ntiles: tile(f,i,j) = tile[S->fronts[f].tile0 + mfs_tile_index(nbt,i,j)] */
@@ -306,6 +348,10 @@ typedef struct {
     int64_t mem_peak;     /* measured peak of the numeric phase (bytes above mem_base) */
     double time;          /* seconds */
     double flops_done;
+    /* appended by the task-based executor; a distributed factor holds this process's tiles only
+     * (tile[] is NULL for the others) and mfs_solve on it is collective */
+    mfs_exec_stats exec;
+    struct mfs_dist *dist; /* distribution over processes (internal); NULL when one process holds all */
 } mfs_factor;
 
 typedef void (*mfs_progress_fn)(void *ctx, double flops_done, double flops_total);
@@ -335,9 +381,50 @@ void mfs_kernel_gemm(int m, int n, int k, const double *a, int lda, const double
 void mfs_kernel_init_front(const mfs_symbolic *S, int32_t f, const double *aval, double *const *tiles);
 void mfs_kernel_assemble(const mfs_symbolic *S, const mfs_op *op, const double *ctile, double *ptile);
 
+/* ------------------------------------------------------------ task-based executor (StarPU, MPI) */
+/* Built when configure found StarPU 1.3 and StarPU-MPI; otherwise these functions return
+ * MFS_ERR_UNSUPPORTED and mfs_starpu_built() returns 0.
+ *
+ * mfs_runtime_start initialises StarPU with `workers` CPU workers and, with mpi = 1, MPI
+ * (MPI_THREAD_MULTIPLE: the solve's collectives run beside StarPU-MPI's progression thread) and
+ * StarPU-MPI over all processes. One runtime per process; mfs_runtime_stop shuts both down. */
+typedef struct {
+    int workers;          /* CPU workers per process (>= 1) */
+    const char *sched;    /* scheduling policy; NULL: STARPU_SCHED, else StarPU's default */
+    int mpi;              /* initialise MPI and StarPU-MPI */
+} mfs_runtime_options;
+
+int mfs_starpu_built(void);
+/* 1 when the environment says the process was started by an MPI launcher (mpirun, srun, ...). */
+int mfs_mpi_launched(void);
+mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***argv, mfs_error *err);
+void mfs_runtime_stop(void);
+int mfs_runtime_rank(void);   /* 0 without MPI */
+int mfs_runtime_nranks(void); /* 1 without MPI */
+/* Reduces v over processes (sum or max); identity without MPI. For the command's report. */
+void mfs_runtime_allreduce(double *v, int n, int max);
+
+typedef struct {
+    double mem_relax;     /* memory window: relax (>= 1) x mem_cb_min, the CB footprint of this
+                             process's submission order (default 1.2; see mfs_exec_stats) */
+    int prune;            /* 1: group small subtrees into sequential tasks (default 1) */
+} mfs_starpu_options;
+
+void mfs_starpu_options_default(mfs_starpu_options *o);
+/* The numeric phase as StarPU tasks on the running runtime. Collective with MPI: every process
+ * passes the same analysis (checked) and the same A; fronts are mapped onto processes by
+ * proportional mapping (mfs_map_proportional), a front shared by several processes is cut into
+ * contiguous ranges of tile rows of equal flops, one per process, and tiles (contribution blocks
+ * included) move between processes through StarPU-MPI. Tasks carry their front as tag (task->tag_id, STARPU_TAG_ONLY) and their analytic
+ * flops (task->flops). Results are bitwise identical to mfs_factorize_seq's whatever the number
+ * of workers and the scheduler: every tile receives its updates in the sequential order. */
+mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, const mfs_starpu_options *o,
+                                mfs_factor **F, mfs_progress_fn progress, void *ctx, mfs_error *err);
+
 /* ----------------------------------------------------------------------------------------- solve */
 
-/* Solves A X = B in place (B: n x nrhs, column-major, leading dimension ldb). */
+/* Solves A X = B in place (B: n x nrhs, column-major, leading dimension ldb). On a distributed
+ * factor the call is collective: every process passes the whole B and receives the whole X. */
 mfs_status mfs_solve(const mfs_factor *F, int nrhs, double *b, int ldb, mfs_error *err);
 /* ||A x - b||_inf / (||A||_inf ||x||_inf + ||b||_inf) */
 double mfs_residual(const mfs_matrix *A, const double *x, const double *b);

@@ -166,3 +166,22 @@ void arena__free(mfs_arena *a, void *p, size_t len)
     arena__free_off(a, (size_t)((char *)p - a->base), len);
     pthread_mutex_unlock(&a->lock);
 }
+
+void *arena__alloc_capped(mfs_arena *a, size_t len, size_t cap, int *over_cap)
+{
+    *over_cap = 0;
+    if (!a->map || len == 0) return NULL;
+    pthread_mutex_lock(&a->lock);
+    int fits = 0;
+    for (int t = 0; t < a->next && !fits; t++) fits = a->ext[t].len >= len; /* a hole first fit would use */
+    if (!fits && (a->top > cap || len > cap - a->top)) {
+        pthread_mutex_unlock(&a->lock);
+        *over_cap = 1;
+        return NULL;
+    }
+    size_t old_hwm = a->hwm;
+    size_t off = arena__alloc_off(a, len);
+    if (off != ARENA_FAIL && a->hwm > old_hwm) mem__account((int64_t)(a->hwm - old_hwm));
+    pthread_mutex_unlock(&a->lock);
+    return off == ARENA_FAIL ? NULL : a->base + off;
+}

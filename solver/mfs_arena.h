@@ -36,6 +36,8 @@ void arena__destroy(mfs_arena *a);
 size_t arena__alloc_off(mfs_arena *a, size_t len); /* ARENA_FAIL when the reservation is full */
 void arena__free_off(mfs_arena *a, size_t off, size_t len);
 void *arena__alloc(mfs_arena *a, size_t len);      /* NULL when full: caller falls back to mem__alloc */
+/* Like arena__alloc, but NULL with *over_cap = 1 when the committed footprint would pass cap. */
+void *arena__alloc_capped(mfs_arena *a, size_t len, size_t cap, int *over_cap);
 void arena__free(mfs_arena *a, void *p, size_t len);
 int arena__owns(const mfs_arena *a, const void *p);
 

@@ -4,6 +4,7 @@
  * mfs_factorize_seq: operations and kernels are shared.
  */
 #include "mfs_arena.h"
+#include "mfs_dist.h"
 
 #include <math.h>
 #include <string.h>
@@ -46,13 +47,28 @@ void mfs_factor_free(mfs_factor *F)
     }
     release_arena(&F->arena_l);
     release_arena(&F->arena_cb);
+    dist__free(F->dist);
     mem__free(F->tile);
     mem__free(F->lblock);
     mem__free(F->cbblock);
     mem__free(F);
 }
 
+void factor__release_cb_arena(mfs_factor *F) { release_arena(&F->arena_cb); }
+
+int64_t factor__table_bytes(const mfs_symbolic *S)
+{
+    return (int64_t)sizeof(mfs_factor) + S->ntiles * (int64_t)sizeof(double *) +
+           2 * (int64_t)S->nfronts * (int64_t)sizeof(double *) + 2 * (int64_t)sizeof(mfs_arena);
+}
+
 mfs_status mfs_factor_create(const mfs_symbolic *S, mfs_factor **Fout, mfs_error *err)
+{
+    return factor__create(S, S->mem_factor, S->mem_cb_region, Fout, err);
+}
+
+mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t cb_bytes, mfs_factor **Fout,
+                          mfs_error *err)
 {
     *Fout = NULL;
     mfs_factor *F = mem__calloc(1, sizeof *F);
@@ -68,7 +84,7 @@ mfs_status mfs_factor_create(const mfs_symbolic *S, mfs_factor **Fout, mfs_error
         return err__nomem(err);
     }
     /* an arena that cannot be mapped stays empty and every block falls back to the heap */
-    size_t lsize = (size_t)S->mem_factor, cbsize = (size_t)S->mem_cb_region;
+    size_t lsize = (size_t)factor_bytes, cbsize = (size_t)cb_bytes;
     if (arena__create(F->arena_l, lsize, lsize) != MFS_OK) memset(F->arena_l, 0, sizeof *F->arena_l);
     /* the CB reservation is address space only: room for other execution orders than the predicted */
     size_t cbres = 2 * cbsize > cbsize + ((size_t)64 << 20) ? 2 * cbsize : cbsize + ((size_t)64 << 20);
@@ -122,14 +138,68 @@ static void release_cb(mfs_factor *F, int32_t f)
         for (int32_t i = j; i < Fr->nbt; i++) tiles[mfs_tile_index(Fr->nbt, i, j)] = NULL;
 }
 
-mfs_status mfs_op_execute(mfs_factor *F, const mfs_matrix *A, const mfs_op *op, mfs_error *err)
+/* The computing operations (ASSEMBLE .. GEMM) on the tiles F->tile points at; INIT and CLEANUP, which
+ * allocate and free, belong to each executor. Touches nothing shared but the tiles themselves, so
+ * workers may run it concurrently on disjoint tiles. */
+mfs_status factor__compute_op(const mfs_factor *F, const mfs_op *op, mfs_error *err)
 {
     const mfs_symbolic *S = F->S;
     const mfs_front *Fr = &S->fronts[op->front];
     const int32_t *b = S->blkptr + Fr->blk;
-    double **T = F->tile + Fr->tile0;
+    double *const *T = F->tile + Fr->tile0;
 #define TILE(i, j) T[mfs_tile_index(Fr->nbt, (i), (j))]
 #define BS(t) (b[(t) + 1] - b[(t)])
+    switch (op->type) {
+    case MFS_OP_ASSEMBLE: {
+        const mfs_front *C = &S->fronts[op->child];
+        const double *ct = F->tile[C->tile0 + mfs_tile_index(C->nbt, op->ci, op->cj)];
+        mfs_kernel_assemble(S, op, ct, TILE(op->i, op->j));
+        return MFS_OK;
+    }
+    case MFS_OP_POTRF:
+        return factor__potrf(S, op->front, op->k, TILE(op->k, op->k), err);
+    case MFS_OP_TRSM:
+        mfs_kernel_trsm(BS(op->i), BS(op->k), TILE(op->k, op->k), BS(op->k), TILE(op->i, op->k), BS(op->i));
+        return MFS_OK;
+    case MFS_OP_SYRK:
+        mfs_kernel_syrk(BS(op->i), BS(op->k), TILE(op->i, op->k), BS(op->i), TILE(op->i, op->i), BS(op->i));
+        return MFS_OK;
+    case MFS_OP_GEMM:
+        mfs_kernel_gemm(BS(op->i), BS(op->j), BS(op->k), TILE(op->i, op->k), BS(op->i), TILE(op->j, op->k),
+                        BS(op->j), TILE(op->i, op->j), BS(op->i));
+        return MFS_OK;
+    }
+#undef TILE
+#undef BS
+    return err__set(err, MFS_ERR_INTERNAL, 0, -1, "operation type %d is not a computation", op->type);
+}
+
+/* Cholesky of diagonal tile k of front f; a non-positive (or NaN) pivot names its input column. */
+mfs_status factor__potrf(const mfs_symbolic *S, int32_t f, int32_t k, double *a, mfs_error *err)
+{
+    const mfs_front *Fr = &S->fronts[f];
+    const int32_t *b = S->blkptr + Fr->blk;
+    int nk = b[k + 1] - b[k];
+    int info = mfs_kernel_potrf(nk, a, nk);
+    if (info == 0) /* dpotrf lets NaN through (NaN <= 0 is false): check the pivots */
+        for (int t = 0; t < nk; t++)
+            if (!isfinite(a[t + (int64_t)t * nk])) {
+                info = t + 1;
+                break;
+            }
+    if (info == 0) return MFS_OK;
+    int32_t pc = Fr->col0 + b[k] + info - 1;
+    int32_t oc = S->perm[pc];
+    return err__set(err, MFS_ERR_NOT_SPD, 0, oc,
+                    "matrix is not positive definite: the pivot of column %d (1-based, input "
+                    "numbering) is not positive (elimination step %d of %d)",
+                    oc + 1, pc + 1, S->n);
+}
+
+mfs_status mfs_op_execute(mfs_factor *F, const mfs_matrix *A, const mfs_op *op, mfs_error *err)
+{
+    const mfs_symbolic *S = F->S;
+    double **T = F->tile + S->fronts[op->front].tile0;
     switch (op->type) {
     case MFS_OP_INIT: {
         mfs_status st = activate_front(F, op->front, err);
@@ -137,50 +207,21 @@ mfs_status mfs_op_execute(mfs_factor *F, const mfs_matrix *A, const mfs_op *op, 
         mfs_kernel_init_front(S, op->front, A->val, T);
         break;
     }
-    case MFS_OP_ASSEMBLE: {
-        const mfs_front *C = &S->fronts[op->child];
-        const double *ct = F->tile[C->tile0 + mfs_tile_index(C->nbt, op->ci, op->cj)];
-        mfs_kernel_assemble(S, op, ct, TILE(op->i, op->j));
-        break;
-    }
-    case MFS_OP_POTRF: {
-        int k = op->k, nk = BS(k);
-        double *a = TILE(k, k);
-        int info = mfs_kernel_potrf(nk, a, nk);
-        if (info == 0) /* dpotrf lets NaN through (NaN <= 0 is false): check the pivots */
-            for (int t = 0; t < nk; t++)
-                if (!isfinite(a[t + (int64_t)t * nk])) {
-                    info = t + 1;
-                    break;
-                }
-        if (info != 0) {
-            int32_t pc = Fr->col0 + b[k] + info - 1;
-            int32_t oc = S->perm[pc];
-            return err__set(err, MFS_ERR_NOT_SPD, 0, oc,
-                            "matrix is not positive definite: the pivot of column %d (1-based, input "
-                            "numbering) is not positive (elimination step %d of %d)",
-                            oc + 1, pc + 1, S->n);
-        }
-        break;
-    }
+    case MFS_OP_ASSEMBLE:
+    case MFS_OP_POTRF:
     case MFS_OP_TRSM:
-        mfs_kernel_trsm(BS(op->i), BS(op->k), TILE(op->k, op->k), BS(op->k), TILE(op->i, op->k), BS(op->i));
-        break;
     case MFS_OP_SYRK:
-        mfs_kernel_syrk(BS(op->i), BS(op->k), TILE(op->i, op->k), BS(op->i), TILE(op->i, op->i), BS(op->i));
+    case MFS_OP_GEMM: {
+        mfs_status st = factor__compute_op(F, op, err);
+        if (st != MFS_OK) return st;
         break;
-    case MFS_OP_GEMM:
-        mfs_kernel_gemm(BS(op->i), BS(op->j), BS(op->k), TILE(op->i, op->k), BS(op->i), TILE(op->j, op->k),
-                        BS(op->j), TILE(op->i, op->j), BS(op->i));
-        break;
+    }
     case MFS_OP_CLEANUP:
         release_cb(F, op->front);
         break;
     default:
         return err__set(err, MFS_ERR_INTERNAL, 0, -1, "unknown operation type %d", op->type);
     }
-#undef TILE
-#undef BS
     F->flops_done += op->flops;
     return MFS_OK;
 }
@@ -212,9 +253,17 @@ mfs_status mfs_factorize_seq(const mfs_symbolic *S, const mfs_matrix *A, mfs_fac
         }
     }
     F->mem_peak = mfs_mem_peak() - base;
+    F->exec.nranks = 1;
+    F->exec.workers = 1;
+    F->exec.flops_local = F->exec.flops_tasks = F->flops_done;
+    F->exec.mem_tables = S->mem_fixed;
+    F->exec.mem_factor = S->mem_factor;
+    F->exec.mem_cb_min = F->exec.mem_window = S->mem_cb_region;
+    F->exec.mem_predicted = F->exec.mem_predicted_max = S->mem_peak;
+    F->exec.mem_peak_max = F->mem_peak;
     /* every CB has been assembled: give the CB arena's pages back now */
     if (st == MFS_OK) release_arena(&F->arena_cb);
-    F->time = time__now() - t0;
+    F->time = F->exec.time_max = time__now() - t0;
     mfs_fpu_restore(csr);
     if (st != MFS_OK) {
         mfs_factor_free(F);

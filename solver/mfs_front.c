@@ -18,6 +18,11 @@ const char *mfs_op_name(mfs_optype t)
     return (t >= 0 && t < MFS_NOPTYPES) ? names[t] : "?";
 }
 
+const char *mfs_task_name(int t)
+{
+    return t == MFS_TASK_SUBTREE ? "subtree" : mfs_op_name((mfs_optype)t);
+}
+
 double mfs_flops_potrf(double n) { return n * n * n / 3.0 + n * n / 2.0 + n / 6.0; }
 double mfs_flops_trsm(double m, double n) { return m * n * n; }
 double mfs_flops_syrk(double n, double k) { return k * n * (n + 1.0); }

@@ -33,6 +33,26 @@ mfs_status pattern__upper(int32_t n, const int64_t *colptr, const int32_t *rowin
 
 double time__now(void); /* CLOCK_MONOTONIC seconds */
 
+/* Executors (mfs_factor_seq.c): the computing operations on F->tile, and one diagonal block's
+ * Cholesky with the not-SPD message. */
+mfs_status factor__compute_op(const mfs_factor *F, const mfs_op *op, mfs_error *err);
+mfs_status factor__potrf(const mfs_symbolic *S, int32_t f, int32_t k, double *a, mfs_error *err);
+/* An empty factor whose factor arena holds factor_bytes and whose CB arena is populated for cb_bytes
+ * (mfs_factor_create: the sequential run's sizes); the bytes of its tables; dropping the CB arena. */
+mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t cb_bytes, mfs_factor **F,
+                          mfs_error *err);
+int64_t factor__table_bytes(const mfs_symbolic *S);
+void factor__release_cb_arena(mfs_factor *F);
+
+/* One front of the forward / backward sweep on a gathered work vector w (mfs_solve.c): x holds the
+ * permuted right-hand sides (leading dimension ldx); the forward sweep adds the front's CB updates
+ * into x[rows], the backward sweep reads the solution there. */
+void solve__forward_front(const mfs_factor *F, int32_t f, int nrhs, double *x, int64_t ldx, double *w);
+void solve__backward_front(const mfs_factor *F, int32_t f, int nrhs, double *x, int64_t ldx, double *w);
+
+/* The distributed solve (mfs_solve_dist.c; a stub without MPI): mfs_solve on a factor with F->dist. */
+mfs_status solve__distributed(const mfs_factor *F, int nrhs, double *b, int ldb, mfs_error *err);
+
 /* Analysis stages that fill parts of mfs_symbolic (mfs_front.c, mfs_memory.c). */
 mfs_status front__build_ops(mfs_symbolic *S, mfs_error *err);
 void memory__predict(mfs_symbolic *S);

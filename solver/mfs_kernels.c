@@ -64,15 +64,17 @@ void mfs_kernel_gemm(int m, int n, int k, const double *a, int lda, const double
 }
 
 /* Zero every tile of front f and scatter its columns of A. a_lrow already holds the front-local
- * row of each entry and rows ascend within a column, so the tile row only moves forward. */
+ * row of each entry and rows ascend within a column, so the tile row only moves forward. NULL tiles
+ * (held by another process) are skipped. */
 void mfs_kernel_init_front(const mfs_symbolic *S, int32_t f, const double *aval, double *const *tiles)
 {
     const mfs_front *F = &S->fronts[f];
     const int32_t *b = S->blkptr + F->blk;
     for (int32_t j = 0; j < F->nbt; j++)
         for (int32_t i = j; i < F->nbt; i++)
-            memset(tiles[mfs_tile_index(F->nbt, i, j)], 0,
-                   (size_t)(b[i + 1] - b[i]) * (size_t)(b[j + 1] - b[j]) * sizeof(double));
+            if (tiles[mfs_tile_index(F->nbt, i, j)])
+                memset(tiles[mfs_tile_index(F->nbt, i, j)], 0,
+                       (size_t)(b[i + 1] - b[i]) * (size_t)(b[j + 1] - b[j]) * sizeof(double));
     const int32_t *lrow = S->a_lrow;
     const int64_t *src = S->a_src;
     int32_t bj = 0;
@@ -91,7 +93,7 @@ void mfs_kernel_init_front(const mfs_symbolic *S, int32_t f, const double *aval,
                 t = tiles[mfs_tile_index(F->nbt, bi, bj)];
                 ld = b[bi + 1] - b[bi];
             }
-            t[(lr - b[bi]) + wc * ld] = aval[src[p]];
+            if (t) t[(lr - b[bi]) + wc * ld] = aval[src[p]];
         }
     }
 }

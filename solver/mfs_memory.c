@@ -13,8 +13,7 @@
 void memory__predict(mfs_symbolic *S)
 {
     /* what mfs_factor_create allocates up front: the factor object, its tables and arenas */
-    S->mem_fixed = (int64_t)sizeof(mfs_factor) + S->ntiles * (int64_t)sizeof(double *) +
-                   2 * (int64_t)S->nfronts * (int64_t)sizeof(double *) + 2 * (int64_t)sizeof(mfs_arena);
+    S->mem_fixed = factor__table_bytes(S);
     mfs_arena cb;
     arena__init_sim(&cb);
     size_t *cboff = mem__alloc(((size_t)S->nfronts + 1) * sizeof *cboff);

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-static void forward_front(const mfs_factor *F, int32_t f, int nrhs, double *x, int64_t ldx, double *w)
+void solve__forward_front(const mfs_factor *F, int32_t f, int nrhs, double *x, int64_t ldx, double *w)
 {
     const mfs_symbolic *S = F->S;
     const mfs_front *Fr = &S->fronts[f];
@@ -50,7 +50,7 @@ static void forward_front(const mfs_factor *F, int32_t f, int nrhs, double *x, i
     }
 }
 
-static void backward_front(const mfs_factor *F, int32_t f, int nrhs, double *x, int64_t ldx, double *w)
+void solve__backward_front(const mfs_factor *F, int32_t f, int nrhs, double *x, int64_t ldx, double *w)
 {
     const mfs_symbolic *S = F->S;
     const mfs_front *Fr = &S->fronts[f];
@@ -90,6 +90,7 @@ mfs_status mfs_solve(const mfs_factor *F, int nrhs, double *bx, int ldb, mfs_err
     if (!F || nrhs < 0 || (nrhs > 0 && (!bx || ldb < F->S->n)))
         return err__set(err, MFS_ERR_ARG, 0, -1, "invalid solve arguments");
     if (nrhs == 0) return MFS_OK;
+    if (F->dist) return solve__distributed(F, nrhs, bx, ldb, err);
     const mfs_symbolic *S = F->S;
     for (int32_t f = 0; f < S->nfronts; f++)
         if (!F->lblock[f]) return err__set(err, MFS_ERR_ARG, 0, -1, "the factorization is incomplete");
@@ -108,8 +109,8 @@ mfs_status mfs_solve(const mfs_factor *F, int nrhs, double *bx, int ldb, mfs_err
     unsigned csr = mfs_fpu_flush_denormals();
     for (int c = 0; c < nrhs; c++)
         for (int32_t k = 0; k < n; k++) x[k + (int64_t)c * n] = bx[S->perm[k] + (int64_t)c * ldb];
-    for (int32_t f = 0; f < S->nfronts; f++) forward_front(F, f, nrhs, x, n, w);
-    for (int32_t f = S->nfronts - 1; f >= 0; f--) backward_front(F, f, nrhs, x, n, w);
+    for (int32_t f = 0; f < S->nfronts; f++) solve__forward_front(F, f, nrhs, x, n, w);
+    for (int32_t f = S->nfronts - 1; f >= 0; f--) solve__backward_front(F, f, nrhs, x, n, w);
     for (int c = 0; c < nrhs; c++)
         for (int32_t k = 0; k < n; k++) bx[S->perm[k] + (int64_t)c * ldb] = x[k + (int64_t)c * n];
     mfs_fpu_restore(csr);

@@ -1,14 +1,21 @@
 /*
  * mfsolve_main.c — the mfsolve command: read or generate an SPD matrix, analyse, factor, solve,
- * and report per-phase times, flops, factor size, memory (predicted vs measured) and the residual.
- * Sequential for now (one process, no MPI/StarPU). Exit codes: 0 success, 1 the problem failed
- * (unreadable file, not SPD, ...), 2 bad command line.
+ * and report per-phase times, flops, factor size, memory (predicted vs measured), tasks per type and
+ * the residual.
+ *
+ * Executors: the sequential one, or StarPU tasks on --workers CPU workers; started by an MPI
+ * launcher (mpirun -np R mfsolve ...), the processes factor and solve together through StarPU-MPI.
+ * Every process reads the same input and runs the same (deterministic, checked) analysis; process 0
+ * prints. Exit codes: 0 success, 1 the problem failed (unreadable file, not SPD, ...), 2 bad command
+ * line.
  */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "mfs.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +31,7 @@ static void usage(FILE *out)
     mfs_options_default(&d);
     fprintf(out,
             "Usage: %s (--matrix FILE.mtx | --gen SPEC) [options]\n"
+            "       mpirun -np R %s ... (distributed: every process gets the same arguments)\n"
             "Multifrontal sparse Cholesky: analysis, tiled factorization, solve, residual.\n"
             "\n"
             "Input (exactly one):\n"
@@ -37,15 +45,23 @@ static void usage(FILE *out)
             "                        (default %.2f; fronts of <= 48 columns merge more freely, as in\n"
             "                        CHOLMOD; 0 keeps the fundamental supernodes)\n"
             "      --refine N        at most N steps of iterative refinement (default 0)\n"
-            "      --workers W       report the sequential-subtree grouping for W workers (default 1)\n"
-            "      --ranks R         report the proportional mapping onto R MPI ranks (default 1)\n"
+            "      --workers W       CPU workers per process for the task-based executor (default 1)\n"
+            "      --executor E      seq or starpu (default: starpu when --workers > 1, --sched is given\n"
+            "                        or an MPI launcher started the command, else seq)\n"
+            "      --sched NAME      StarPU scheduling policy (default: STARPU_SCHED, else StarPU's)\n"
+            "      --mem-relax X     the task-based executor's memory window: X times the contribution-block\n"
+            "                        footprint of its submission order (default 1.2)\n"
+            "      --no-subtrees     run every front as tile tasks (no sequential subtree tasks)\n"
+            "      --ranks R         without MPI: report the proportional mapping onto R processes\n"
+            "      --solution FILE   write the computed solution (Matrix Market array, %%.17g)\n"
             "  -q, --quiet           no progress display (it is shown only on a terminal anyway)\n"
             "  -h, --help            this help\n"
             "\n"
-            "Orderings built in:%s%s natural\n",
-            prog, mfs_ordering_name(d.ordering), d.nb, d.amalg,
+            "Orderings built in:%s%s natural. Task-based executor: %s.\n",
+            prog, prog, mfs_ordering_name(d.ordering), d.nb, d.amalg,
             mfs_ordering_available(MFS_ORDER_METIS) ? " metis" : "",
-            mfs_ordering_available(MFS_ORDER_AMD) ? " amd" : "");
+            mfs_ordering_available(MFS_ORDER_AMD) ? " amd" : "",
+            mfs_starpu_built() ? "StarPU + StarPU-MPI" : "not built (no StarPU)");
 }
 
 static int bad_arg(const char *fmt, const char *a, const char *b)
@@ -108,72 +124,112 @@ static void progress_done(progress_state *p)
 
 static double mb(double bytes) { return bytes / 1e6; }
 
-int main(int argc, char **argv)
-{
-    const char *matrix = NULL, *gen = NULL;
+typedef struct {
+    const char *matrix, *gen, *sched, *solution;
     mfs_options opt;
-    mfs_options_default(&opt);
-    long refine = 0, workers = 1, ranks = 1, v;
-    int quiet = 0;
-    enum { OPT_NB = 256, OPT_AMALG, OPT_REFINE, OPT_WORKERS, OPT_RANKS };
+    long refine, workers, ranks;
+    int executor; /* -1 default, 0 seq, 1 starpu */
+    double mem_relax;
+    int prune, quiet;
+} cli;
+
+/* Returns -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, cli *c)
+{
+    memset(c, 0, sizeof *c);
+    mfs_options_default(&c->opt);
+    c->workers = 1;
+    c->ranks = 0;
+    c->executor = -1;
+    mfs_starpu_options so_default;
+    mfs_starpu_options_default(&so_default);
+    c->mem_relax = so_default.mem_relax;
+    c->prune = 1;
+    long v;
+    enum { OPT_NB = 256, OPT_AMALG, OPT_REFINE, OPT_WORKERS, OPT_RANKS, OPT_EXECUTOR, OPT_SCHED, OPT_RELAX,
+           OPT_NOSUB, OPT_SOLUTION };
     static const struct option longopts[] = {
         {"matrix", required_argument, NULL, 'm'},    {"gen", required_argument, NULL, 'g'},
         {"ordering", required_argument, NULL, 'o'},  {"nb", required_argument, NULL, OPT_NB},
         {"amalg", required_argument, NULL, OPT_AMALG}, {"refine", required_argument, NULL, OPT_REFINE},
         {"workers", required_argument, NULL, OPT_WORKERS}, {"ranks", required_argument, NULL, OPT_RANKS},
+        {"executor", required_argument, NULL, OPT_EXECUTOR}, {"sched", required_argument, NULL, OPT_SCHED},
+        {"mem-relax", required_argument, NULL, OPT_RELAX}, {"no-subtrees", no_argument, NULL, OPT_NOSUB},
+        {"solution", required_argument, NULL, OPT_SOLUTION},
         {"quiet", no_argument, NULL, 'q'},            {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     opterr = 0; /* our own messages, with the exit code 2 */
-    int c;
-    while ((c = getopt_long(argc, argv, ":m:g:o:qh", longopts, NULL)) != -1) {
-        switch (c) {
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":m:g:o:qh", longopts, NULL)) != -1) {
+        switch (ch) {
         case 'm':
-            if (matrix || gen) return bad_arg("give exactly one of --matrix and --gen%s%s", "", "");
-            matrix = optarg;
+            if (c->matrix || c->gen) return bad_arg("give exactly one of --matrix and --gen%s%s", "", "");
+            c->matrix = optarg;
             break;
         case 'g':
-            if (matrix || gen) return bad_arg("give exactly one of --matrix and --gen%s%s", "", "");
-            gen = optarg;
+            if (c->matrix || c->gen) return bad_arg("give exactly one of --matrix and --gen%s%s", "", "");
+            c->gen = optarg;
             break;
         case 'o':
             if (strcmp(optarg, "metis") == 0)
-                opt.ordering = MFS_ORDER_METIS;
+                c->opt.ordering = MFS_ORDER_METIS;
             else if (strcmp(optarg, "amd") == 0)
-                opt.ordering = MFS_ORDER_AMD;
+                c->opt.ordering = MFS_ORDER_AMD;
             else if (strcmp(optarg, "natural") == 0)
-                opt.ordering = MFS_ORDER_NATURAL;
+                c->opt.ordering = MFS_ORDER_NATURAL;
             else
                 return bad_arg("invalid ordering '%s'%s (expected metis, amd or natural)", optarg, "");
-            if (!mfs_ordering_available(opt.ordering))
+            if (!mfs_ordering_available(c->opt.ordering))
                 return bad_arg("ordering '%s' is not built into this mfsolve%s", optarg, "");
             break;
         case OPT_NB:
             if (!parse_long(optarg, 1, 65536, &v))
                 return bad_arg("invalid --nb '%s'%s (expected an integer in 1..65536)", optarg, "");
-            opt.nb = (int)v;
+            c->opt.nb = (int)v;
             break;
-        case OPT_AMALG: {
+        case OPT_AMALG:
+        case OPT_RELAX: {
             char *end;
             errno = 0;
             double t = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(t >= 0 && t <= 1))
-                return bad_arg("invalid --amalg '%s'%s (expected a fraction in [0, 1])", optarg, "");
-            opt.amalg = t;
+            if (ch == OPT_AMALG) {
+                if (errno || end == optarg || *end || !(t >= 0 && t <= 1))
+                    return bad_arg("invalid --amalg '%s'%s (expected a fraction in [0, 1])", optarg, "");
+                c->opt.amalg = t;
+            } else {
+                if (errno || end == optarg || *end || !(t >= 1 && t <= 1000))
+                    return bad_arg("invalid --mem-relax '%s'%s (expected a number in [1, 1000])", optarg, "");
+                c->mem_relax = t;
+            }
             break;
         }
         case OPT_REFINE:
-            if (!parse_long(optarg, 0, 100, &refine))
+            if (!parse_long(optarg, 0, 100, &c->refine))
                 return bad_arg("invalid --refine '%s'%s (expected an integer in 0..100)", optarg, "");
             break;
         case OPT_WORKERS:
-            if (!parse_long(optarg, 1, 4096, &workers))
+            if (!parse_long(optarg, 1, 4096, &c->workers))
                 return bad_arg("invalid --workers '%s'%s (expected an integer in 1..4096)", optarg, "");
             break;
         case OPT_RANKS:
-            if (!parse_long(optarg, 1, 1 << 20, &ranks))
+            if (!parse_long(optarg, 1, 1 << 20, &c->ranks))
                 return bad_arg("invalid --ranks '%s'%s (expected an integer in 1..1048576)", optarg, "");
             break;
-        case 'q': quiet = 1; break;
+        case OPT_EXECUTOR:
+            if (strcmp(optarg, "seq") == 0)
+                c->executor = 0;
+            else if (strcmp(optarg, "starpu") == 0)
+                c->executor = 1;
+            else
+                return bad_arg("invalid --executor '%s'%s (expected seq or starpu)", optarg, "");
+            break;
+        case OPT_SCHED:
+            if (!*optarg) return bad_arg("invalid --sched '%s'%s (expected a StarPU policy name)", optarg, "");
+            c->sched = optarg;
+            break;
+        case OPT_NOSUB: c->prune = 0; break;
+        case OPT_SOLUTION: c->solution = optarg; break;
+        case 'q': c->quiet = 1; break;
         case 'h': usage(stdout); return 0;
         case ':': return bad_arg("option '%s' needs an argument%s", argv[optind - 1], "");
         default:
@@ -181,52 +237,40 @@ int main(int argc, char **argv)
         }
     }
     if (optind < argc) return bad_arg("unexpected argument '%s'%s", argv[optind], "");
-    if (!matrix && !gen) return bad_arg("no matrix: give --matrix FILE or --gen SPEC%s%s", "", "");
+    if (!c->matrix && !c->gen) return bad_arg("no matrix: give --matrix FILE or --gen SPEC%s%s", "", "");
+    int mpi = mfs_mpi_launched();
+    if (c->executor < 0) c->executor = mfs_starpu_built() && (c->workers > 1 || c->sched || mpi);
+    if (c->executor == 1 && !mfs_starpu_built())
+        return bad_arg("the task-based executor is not built into this mfsolve (no StarPU)%s%s", "", "");
+    if (c->executor == 0 && c->workers > 1)
+        return bad_arg("--workers %s needs the task-based executor (--executor starpu)%s", "> 1", "");
+    return -1;
+}
 
-    progress_state prog_st = {!quiet && isatty(STDERR_FILENO), 0, ""};
-    mfs_error err;
-    mfs_matrix A;
-    mfs_status st;
-    progress_phase(&prog_st, "reading the matrix");
-    if (gen) {
-        st = mfs_matrix_generate(gen, &A, &err);
-        if (st == MFS_ERR_ARG) {
-            progress_done(&prog_st);
-            return bad_arg("invalid --gen: %s%s", err.msg, "");
-        }
-    } else {
-        st = mfs_matrix_read_mm(matrix, &A, &err);
-    }
-    progress_done(&prog_st);
-    if (st != MFS_OK) {
-        fprintf(stderr, "%s: %s\n", prog, err.msg);
-        return 1;
-    }
-    printf("matrix          %s: n = %d, nnz = %lld (lower triangle), %lld (full)\n", gen ? gen : matrix, A.n,
-           (long long)A.nnz, (long long)(2 * A.nnz - A.n));
+static void print_tasks(const char *label, const int64_t *t, double flops)
+{
+    int64_t total = 0;
+    for (int k = 0; k < MFS_NTASKTYPES; k++) total += t[k];
+    printf("%-16s%lld:", label, (long long)total);
+    for (int k = 0; k < MFS_NTASKTYPES; k++) printf("%s %s %lld", k ? "," : "", mfs_task_name(k), (long long)t[k]);
+    printf("; task flops %.10e\n", flops);
+}
 
-    /* ---- analysis */
-    progress_phase(&prog_st, "analysis");
-    mfs_symbolic *S;
-    st = mfs_analyze(&A, &opt, &S, &err);
-    progress_done(&prog_st);
-    if (st != MFS_OK) {
-        fprintf(stderr, "%s: analysis failed: %s\n", prog, err.msg);
-        mfs_matrix_free(&A);
-        return 1;
-    }
+static void report_analysis(const cli *c, const mfs_symbolic *S, int nranks)
+{
     double t_an = S->time_order + S->time_symbolic;
-    printf("analysis        %.3f s (ordering %s %.3f s, symbolic %.3f s)\n", t_an, mfs_ordering_name(opt.ordering),
+    printf("analysis        %.3f s (ordering %s %.3f s, symbolic %.3f s)\n", t_an, mfs_ordering_name(c->opt.ordering),
            S->time_order, S->time_symbolic);
     int32_t big = 0;
     for (int32_t f = 1; f < S->nfronts; f++)
         if (S->fronts[f].nrow > S->fronts[big].nrow) big = f;
     printf("fronts          %d (%d fundamental supernodes, amalgamation %.3g), largest %d x %d with %d own columns, "
            "nb = %d, tiles %lld\n",
-           S->nfronts, S->nsupernodes, opt.amalg, S->fronts[big].nrow, S->fronts[big].nrow, S->fronts[big].ncol,
-           opt.nb, (long long)S->ntiles);
-    printf("nnz(L)          %lld (stored %lld: %.1f %% explicit zeros from amalgamation)\n", (long long)S->nnz_l,
-           (long long)S->nnz_l_stored, 100.0 * (double)(S->nnz_l_stored - S->nnz_l) / (double)S->nnz_l_stored);
+           S->nfronts, S->nsupernodes, c->opt.amalg, S->fronts[big].nrow, S->fronts[big].nrow, S->fronts[big].ncol,
+           c->opt.nb, (long long)S->ntiles);
+    printf("nnz(L)          %lld (stored %lld: %.1f %% explicit zeros from amalgamation), factor size %.1f MB\n",
+           (long long)S->nnz_l, (long long)S->nnz_l_stored,
+           100.0 * (double)(S->nnz_l_stored - S->nnz_l) / (double)S->nnz_l_stored, mb(S->mem_factor));
     printf("flops           %.4g (exact factor %.4g; potrf %.3g, trsm %.3g, syrk %.3g, gemm %.3g), assembly %.3g adds\n",
            S->flops, S->flops_exact, S->flops_type[MFS_OP_POTRF], S->flops_type[MFS_OP_TRSM],
            S->flops_type[MFS_OP_SYRK], S->flops_type[MFS_OP_GEMM], S->flops_type[MFS_OP_ASSEMBLE]);
@@ -234,14 +278,16 @@ int main(int argc, char **argv)
     for (int t = 0; t < MFS_NOPTYPES; t++)
         printf("%s %s %lld", t ? "," : "", mfs_op_name((mfs_optype)t), (long long)S->nops_type[t]);
     printf("\n");
-
     mfs_pruning P;
-    if (mfs_prune(S, (int)workers, &P, &err) == MFS_OK) {
+    mfs_error err;
+    long workers = c->executor ? c->workers * nranks : 1;
+    if (c->prune && mfs_prune(S, (int)workers, &P, &err) == MFS_OK) {
         printf("subtrees        %ld worker(s): layer of %d fronts, %d sequential subtrees holding %.1f %% of the "
                "flops, layer balance %.2f, threshold %.2g\n",
                workers, P.nlayer, P.nsubtrees, 100.0 * P.subtree_flops / S->flops, P.balance, P.threshold);
         mfs_pruning_free(&P);
     }
+    long ranks = nranks > 1 || c->ranks == 0 ? nranks : c->ranks;
     int32_t *owner = malloc(((size_t)S->nfronts + 1) * sizeof *owner);
     double *load = malloc((size_t)ranks * sizeof *load);
     if (owner && load && mfs_map_proportional(S, (int)ranks, owner, NULL, NULL, load, &err) == MFS_OK) {
@@ -255,73 +301,206 @@ int main(int argc, char **argv)
     }
     free(owner);
     free(load);
+}
 
-    int64_t peak_before = mfs_mem_peak(); /* the factorization restarts the high-water mark */
-
-    /* ---- factorization */
-    progress_phase(&prog_st, "factorization");
-    mfs_factor *F;
-    st = mfs_factorize_seq(S, &A, &F, progress_cb, &prog_st, &err);
-    progress_done(&prog_st);
-    if (st != MFS_OK) {
-        fprintf(stderr, "%s: factorization failed: %s\n", prog, err.msg);
-        mfs_symbolic_free(S);
-        mfs_matrix_free(&A);
-        return 1;
+static void report_factorization(const cli *c, const mfs_symbolic *S, const mfs_factor *F)
+{
+    const mfs_exec_stats *X = &F->exec;
+    if (c->executor) {
+        printf("executor        starpu: %d process(es) x %d worker(s), scheduler %s; %d tiled fronts (%d shared by "
+               "several processes), %d sequential subtree tasks\n",
+               X->nranks, X->workers, X->sched, X->tiled_fronts, X->shared_fronts, X->subtrees);
+        print_tasks("tasks", X->tasks, X->flops_tasks);
+    } else {
+        printf("executor        sequential\n");
     }
-    printf("factorization   %.3f s, %.2f GFlop/s\n", F->time, S->flops / F->time * 1e-9);
-    printf("memory          numeric phase: predicted peak %.1f MB (factor %.1f MB + CB region %.1f MB + tables "
-           "%.1f MB; live data at most %.1f MB), measured peak %.1f MB (measured/predicted %.3f)\n",
-           mb(S->mem_peak), mb(S->mem_factor), mb(S->mem_cb_region), mb(S->mem_fixed), mb(S->mem_peak_live),
-           mb(F->mem_peak), (double)F->mem_peak / (double)S->mem_peak);
+    double t = X->time_max;
+    printf("factorization   %.3f s, %.2f GFlop/s\n", t, t > 0 ? S->flops / t * 1e-9 : 0.0);
+    if (!c->executor) {
+        printf("memory          numeric phase: predicted peak %.1f MB (factor %.1f MB + CB region %.1f MB + tables "
+               "%.1f MB; live data at most %.1f MB), measured peak %.1f MB (measured/predicted %.3f)\n",
+               mb(S->mem_peak), mb(S->mem_factor), mb(S->mem_cb_region), mb(S->mem_fixed), mb(S->mem_peak_live),
+               mb(F->mem_peak), (double)F->mem_peak / (double)S->mem_peak);
+        return;
+    }
+    const char *per = X->nranks > 1 ? " (max over processes)" : "";
+    printf("memory          numeric phase%s: predicted peak %.1f MB, measured peak %.1f MB (measured/predicted %.3f); "
+           "sequential executor's peak %.1f MB\n",
+           per, mb(X->mem_predicted_max), mb(X->mem_peak_max),
+           (double)X->mem_peak_max / (double)X->mem_predicted_max, mb(S->mem_peak));
+    printf("memory window   process %d: factor %.1f MB + tables %.1f MB + CB window %.1f MB (%.2f x %.1f MB, the "
+           "CB footprint of the submission order); %lld wait(s), %lld overflow(s); received tiles peak %.1f MB\n",
+           X->rank, mb(X->mem_factor), mb(X->mem_tables), mb(X->mem_window), c->mem_relax, mb(X->mem_cb_min),
+           (long long)X->window_waits, (long long)X->window_overflows, mb(X->mem_recv_peak));
+}
 
-    /* ---- solve: b = A x* with a known x* */
-    progress_phase(&prog_st, "solve");
-    double *xs = malloc((size_t)A.n * sizeof *xs), *b = malloc((size_t)A.n * sizeof *b);
-    double *x = malloc((size_t)A.n * sizeof *x), *res = malloc(((size_t)refine + 1) * sizeof *res);
+static int write_solution(const char *path, const double *x, int32_t n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "%s: cannot write the solution to %s: %s\n", prog, path, strerror(errno));
+        return 0;
+    }
+    fprintf(f, "%%%%MatrixMarket matrix array real general\n%d 1\n", n);
+    for (int32_t i = 0; i < n; i++) fprintf(f, "%.17g\n", x[i]);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "%s: cannot write the solution to %s: %s\n", prog, path, strerror(errno));
+        return 0;
+    }
+    return 1;
+}
+
+/* Solve with b = A x* for a known x*, print times and residuals; returns the exit code. */
+static int solve_and_check(const cli *c, const mfs_matrix *A, const mfs_factor *F, int root, progress_state *ps)
+{
+    progress_phase(ps, "solve");
+    double *xs = malloc((size_t)A->n * sizeof *xs), *b = malloc((size_t)A->n * sizeof *b);
+    double *x = malloc((size_t)A->n * sizeof *x), *res = malloc(((size_t)c->refine + 1) * sizeof *res);
     if (!xs || !b || !x || !res) {
-        progress_done(&prog_st);
+        progress_done(ps);
         fprintf(stderr, "%s: out of memory\n", prog);
         return 1;
     }
     uint64_t seed = 88172645463325252ull;
-    for (int32_t i = 0; i < A.n; i++) { /* xorshift: reproducible, not special like all ones */
+    for (int32_t i = 0; i < A->n; i++) { /* xorshift: reproducible, not special like all ones */
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
         xs[i] = (double)(seed >> 11) / 9007199254740992.0 * 2.0 - 1.0;
     }
-    mfs_matrix_symv(&A, xs, b);
+    mfs_matrix_symv(A, xs, b);
     double t0 = now();
     int iters = 0;
-    st = mfs_solve_refine(F, &A, b, x, (int)refine, res, &iters, &err);
+    mfs_error err;
+    mfs_status st = mfs_solve_refine(F, A, b, x, (int)c->refine, res, &iters, &err);
     double t_solve = now() - t0;
-    progress_done(&prog_st);
+    mfs_runtime_allreduce(&t_solve, 1, 1);
+    progress_done(ps);
+    int code = 0;
     if (st != MFS_OK) {
-        fprintf(stderr, "%s: solve failed: %s\n", prog, err.msg);
-        return 1;
+        if (root) fprintf(stderr, "%s: solve failed: %s\n", prog, err.msg);
+        code = 1;
+    } else if (root) {
+        double ferr = 0, xn = 0;
+        for (int32_t i = 0; i < A->n; i++) {
+            ferr = fmax(ferr, fabs(x[i] - xs[i]));
+            xn = fmax(xn, fabs(xs[i]));
+        }
+        printf("solve           %.3f s (%d refinement step%s)%s\n", t_solve, iters, iters == 1 ? "" : "s",
+               F->dist ? ", distributed" : "");
+        printf("residual        %.3e scaled ||Ax-b||inf/(||A||inf ||x||inf + ||b||inf)", res[iters]);
+        if (iters > 0) printf(" (before refinement %.3e)", res[0]);
+        printf("; forward error %.3e\n", xn > 0 ? ferr / xn : ferr);
+        if (c->solution && !write_solution(c->solution, x, A->n)) code = 1;
     }
-    double ferr = 0, xn = 0;
-    for (int32_t i = 0; i < A.n; i++) {
-        ferr = fmax(ferr, fabs(x[i] - xs[i]));
-        xn = fmax(xn, fabs(xs[i]));
-    }
-    printf("solve           %.3f s (%d refinement step%s)\n", t_solve, iters, iters == 1 ? "" : "s");
-    printf("residual        %.3e scaled ||Ax-b||inf/(||A||inf ||x||inf + ||b||inf)", res[iters]);
-    if (iters > 0) printf(" (before refinement %.3e)", res[0]);
-    printf("; forward error %.3e\n", xn > 0 ? ferr / xn : ferr);
-
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    int64_t peak = mfs_mem_peak() > peak_before ? mfs_mem_peak() : peak_before;
-    printf("process         tracked allocation peak %.1f MB over the run, max RSS %.1f MB\n", mb((double)peak),
-           ru.ru_maxrss / 1e3);
     free(xs);
     free(b);
     free(x);
     free(res);
+    return code;
+}
+
+static int run(const cli *c, int root, int nranks)
+{
+    progress_state ps = {root && !c->quiet && isatty(STDERR_FILENO), 0, ""};
+    mfs_error err;
+    mfs_matrix A;
+    mfs_status st;
+    progress_phase(&ps, "reading the matrix");
+    if (c->gen) {
+        st = mfs_matrix_generate(c->gen, &A, &err);
+        if (st == MFS_ERR_ARG) {
+            progress_done(&ps);
+            if (!root) return 2;
+            return bad_arg("invalid --gen: %s%s", err.msg, "");
+        }
+    } else {
+        st = mfs_matrix_read_mm(c->matrix, &A, &err);
+    }
+    progress_done(&ps);
+    if (st != MFS_OK) {
+        if (root) fprintf(stderr, "%s: %s\n", prog, err.msg);
+        return 1;
+    }
+    if (root)
+        printf("matrix          %s: n = %d, nnz = %lld (lower triangle), %lld (full)\n", c->gen ? c->gen : c->matrix,
+               A.n, (long long)A.nnz, (long long)(2 * A.nnz - A.n));
+
+    progress_phase(&ps, "analysis");
+    mfs_symbolic *S;
+    st = mfs_analyze(&A, &c->opt, &S, &err);
+    progress_done(&ps);
+    if (st != MFS_OK) {
+        if (root) fprintf(stderr, "%s: analysis failed: %s\n", prog, err.msg);
+        mfs_matrix_free(&A);
+        return 1;
+    }
+    if (root) report_analysis(c, S, nranks);
+    int64_t peak_before = mfs_mem_peak(); /* the factorization restarts the high-water mark */
+
+    progress_phase(&ps, "factorization");
+    mfs_factor *F;
+    if (c->executor) {
+        mfs_starpu_options so;
+        mfs_starpu_options_default(&so);
+        so.mem_relax = c->mem_relax;
+        so.prune = c->prune;
+        st = mfs_factorize_starpu(S, &A, &so, &F, ps.on ? progress_cb : NULL, &ps, &err);
+    } else {
+        st = mfs_factorize_seq(S, &A, &F, ps.on ? progress_cb : NULL, &ps, &err);
+    }
+    progress_done(&ps);
+    if (st != MFS_OK) {
+        if (root) fprintf(stderr, "%s: factorization failed: %s\n", prog, err.msg);
+        mfs_symbolic_free(S);
+        mfs_matrix_free(&A);
+        return 1;
+    }
+    if (root) report_factorization(c, S, F);
+
+    int code = solve_and_check(c, &A, F, root, &ps);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double m[2] = {(double)(mfs_mem_peak() > peak_before ? mfs_mem_peak() : peak_before), ru.ru_maxrss / 1e3};
+    mfs_runtime_allreduce(m, 2, 1);
+    if (root && code == 0)
+        printf("process         tracked allocation peak %.1f MB over the run, max RSS %.1f MB%s\n", mb(m[0]), m[1],
+               nranks > 1 ? " (max over processes)" : "");
     mfs_factor_free(F);
     mfs_symbolic_free(S);
     mfs_matrix_free(&A);
-    return 0;
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    cli c;
+    int code = parse_args(argc, argv, &c);
+    if (code >= 0) return code;
+    int nranks = 1, root = 1;
+    if (c.executor) {
+        mfs_runtime_options ro = {(int)c.workers, c.sched, mfs_mpi_launched()};
+        mfs_error err;
+        if (mfs_runtime_start(&ro, &argc, &argv, &err) != MFS_OK) {
+            fprintf(stderr, "%s: %s\n", prog, err.msg);
+            return 1;
+        }
+        nranks = mfs_runtime_nranks();
+        root = mfs_runtime_rank() == 0;
+        cpu_set_t cs;
+        /* only when something (an MPI launcher, taskset) restricted this process to fewer CPUs */
+        if (root && sched_getaffinity(0, sizeof cs, &cs) == 0 && CPU_COUNT(&cs) < c.workers &&
+            CPU_COUNT(&cs) < sysconf(_SC_NPROCESSORS_ONLN))
+            fprintf(stderr,
+                    "%s: warning: %ld workers share %d CPU(s) this process may run on (an MPI launcher binds each "
+                    "process to cores: use e.g. mpirun --bind-to none)\n",
+                    prog, c.workers, CPU_COUNT(&cs));
+    } else if (mfs_mpi_launched() && !mfs_starpu_built()) {
+        fprintf(stderr, "%s: started by an MPI launcher, but built without StarPU-MPI: every process runs alone\n",
+                prog);
+    }
+    code = run(&c, root, nranks);
+    fflush(stdout);
+    mfs_runtime_stop();
+    return code;
 }

@@ -39,7 +39,7 @@ const pm_cfg_entry pm_cfg_table[PM_CFG_COUNT] = {
   [PM_CFG_PAPI_EVENTS] = {"POPMETER_PAPI_EVENTS", PM_CFG_STRING, "", 0, 0,
     "Comma-separated PAPI events to count per thread (default: instructions, cycles and the FP classes the CPU has)."},
   [PM_CFG_CUDA] = {"POPMETER_CUDA", PM_CFG_BOOL, "1", 0, 1,
-    "Record CUDA kernels, copies and host synchronisation through CUPTI when a CUDA driver is present."},
+    "Record CUDA kernels, copies and host synchronisation through CUPTI in programs that use CUDA, when a driver and a device are present; set to 1 explicitly to look in every program, 0 never to."},
 };
 
 static int parse_bool(const char *v, long *out) {

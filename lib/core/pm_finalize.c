@@ -26,7 +26,12 @@ static int serial_gather(const pm_ipc *self, const char *buf, size_t len, char *
   *out = v;
   return 0;
 }
-const pm_ipc pm_ipc_serial = {0, 1, serial_gather, NULL};
+static int serial_bcast(const pm_ipc *self, void *buf, size_t len, int root) {
+  (void)self; (void)buf; (void)len;
+  return root == 0 ? 0 : -1;
+}
+static int serial_barrier(const pm_ipc *self) { (void)self; return 0; }
+const pm_ipc pm_ipc_serial = {0, 1, serial_gather, NULL, serial_bcast, serial_barrier};
 
 void pm_process_identity(pm_profile *p) {
   snprintf(p->app, sizeof p->app, "%s", program_invocation_short_name);
@@ -71,7 +76,7 @@ void pm_core_finalize(const pm_ipc *ipc, const char *why) {
   for (uint32_t i = 0; i < n; i++) pm_loc_flush(pm_loc_at(i), t_end);
   if (pm_cuda_finalize) pm_cuda_finalize(t_end);
   if (pm_counters_finalize) pm_counters_finalize(t_end);
-  if (pm_trace_finalize) pm_trace_finalize(t_end);
+  if (pm_trace_finalize) pm_trace_finalize(ipc, t_end);   /* collective over ipc (archive close) */
   pm_core_deactivate();
   uint64_t t_report = pm_clock_now();
 

@@ -26,8 +26,10 @@ typedef struct { uint64_t key; uint32_t node; } pm_cpslot;
 
 /* An observer of location events: the OTF2 trace writer, the hardware-counter sampler. Locations
  * have no observer unless one was added before they registered; the hot path then pays one
- * predictable branch per transition. Every callback except attach-for-virtual-locations runs on the
- * owning thread, so an observer's per-location data needs no lock. Any callback may be NULL. */
+ * predictable branch per transition. Callbacks run on the owning thread, so an observer's
+ * per-location data needs no lock, with three exceptions: attach of a virtual location (on the
+ * thread creating it), charge from pm_loc_flush (the finalizing thread, at the end of the run) and
+ * restart (the thread restarting the window, when MPI_Init returns). Any callback may be NULL. */
 #define PM_MAX_OBSERVERS 4
 typedef struct pm_loc_observer {
   /* the location was registered (slot: index into L->obs_data for this observer's private data) */

@@ -34,6 +34,7 @@ struct pm_omp_frame {
   int is_master;
   uint64_t useful0, idle0;           /* location counters (PM_CTX_PARALLEL) at the begin */
   uint64_t t_join;                   /* join time, stored by the master (atomic); 0: not yet */
+  uint32_t trace_team;               /* the trace's thread-team id (lib/trace), UINT32_MAX: none */
 };
 
 typedef struct pm_omp_thread {
@@ -76,6 +77,7 @@ struct pm_omp_team {
   pm_omp_cp2 fork_cp;                /* master's clocks at the fork */
   pm_omp_cp2 task_cp[2];             /* max end clock of the tasks completed in each barrier phase */
   void *user[2];                     /* adapter data (GOMP: outlined function and its argument) */
+  uint32_t trace_team;               /* the trace's thread-team id of this instance (lib/trace) */
   pm_omp_team *retired_next;         /* replaced by a larger team: kept until reset */
   pm_omp_slot slot[];
 };

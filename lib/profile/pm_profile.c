@@ -2,6 +2,7 @@
 #include "pm_profile.h"
 #include "pm_profile_tasks.h"
 #include "pm_profile_io.h"
+#include "pm_profile_counters.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@ void pm_profile_free(pm_profile *p) {
   free(p->omp_region);
   pm_prof_tasks_free(p->tasks);
   pm_prof_io_free(p->io);
+  pm_prof_counters_free(p->counters);
   free(p);
 }
 
@@ -86,7 +88,7 @@ int pm_profile_merge(pm_profile *dst, const pm_profile *src) {
     if ((cmap[i] = pm_profile_add_cnode(dst, par < 0 ? -1 : cmap[par], regmap[src->cnode[i].region])) < 0)
       goto out;
   }
-  int p0 = dst->nprocesses, l0 = dst->nlocations;
+  int p0 = dst->nprocesses, l0 = dst->nlocations, v0 = dst->nvalues;
   if (grow((void **)&dst->proc, dst->nprocesses, src->nprocesses, sizeof *dst->proc) ||
       grow((void **)&dst->loc, dst->nlocations, src->nlocations, sizeof *dst->loc) ||
       grow((void **)&dst->val, dst->nvalues, src->nvalues, sizeof *dst->val))
@@ -111,6 +113,7 @@ int pm_profile_merge(pm_profile *dst, const pm_profile *src) {
   }
   if (src->tasks && pm_prof_tasks_merge(&dst->tasks, src->tasks, p0, l0) != 0) goto out;   /* task runtime */
   if (src->io && pm_prof_io_merge(&dst->io, src->io, l0) != 0) goto out;                    /* file classes */
+  if (src->counters && pm_prof_counters_merge(&dst->counters, src->counters, l0, v0) != 0) goto out;   /* counters */
   rc = 0;
 out:
   free(regmap);

@@ -18,7 +18,21 @@ typedef struct {
   int node;                 /* index of host among distinct hosts */
   long pid;
   double window;            /* length of this process's measured window (s) */
+  char cuda[160];           /* CUDA module: "" not looked for, "measured", or why not ("no CUDA device (...)") */
+  /* OTF2 trace (lib/trace): events written, size of the event files, buffer flushes during the
+   * run and the time they took; all 0 when the process was not traced */
+  uint64_t trace_events, trace_bytes, trace_flushes;
+  double trace_flush_time;
 } pm_prof_process;
+
+/* A device stream (role device, lib/adapters/cuda): kernel time is its useful time, copy and memset
+ * time its device time; memcpy_overlapped is the part of that copy time during which a kernel of
+ * another stream of the same device ran. */
+typedef struct {
+  int device, stream;
+  uint64_t kernels, copies, bytes;
+  double memcpy_overlapped;
+} pm_prof_device;
 
 typedef struct {
   char name[48];
@@ -32,6 +46,7 @@ typedef struct {
   uint64_t io_bytes_read, io_bytes_written;
   pm_prof_cp cp_process, cp_global;
   int callpaths_truncated;  /* the per-location call-path bound was reached */
+  pm_prof_device dev;       /* role device only */
 } pm_prof_location;
 
 typedef struct { char *name; int paradigm; int role; } pm_prof_region;
@@ -58,6 +73,7 @@ typedef struct {
 
 struct pm_prof_tasks;       /* task-runtime part: pm_profile_tasks.h */
 struct pm_prof_io;          /* file I/O per file class: pm_profile_io.h */
+struct pm_prof_counters;    /* hardware counters: pm_profile_counters.h */
 
 typedef struct pm_profile {
   char app[256];
@@ -82,6 +98,8 @@ typedef struct pm_profile {
   struct pm_prof_tasks *tasks;
   /* ---- file I/O per file class: NULL when the run did no file I/O ---- */
   struct pm_prof_io *io;
+  /* ---- hardware counters: NULL when the counter module was not part of the measurement ---- */
+  struct pm_prof_counters *counters;
 } pm_profile;
 
 pm_profile *pm_profile_new(void);

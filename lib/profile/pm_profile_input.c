@@ -1,5 +1,6 @@
 #include "pm_profile_input.h"
 #include "pm_profile_tasks.h"
+#include "pm_profile_counters.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,14 +75,25 @@ int pm_profile_to_input(const pm_profile *p, int io_as_useful, pm_run_input_buf 
     x->omp_useful = l->time[PM_CTX_PARALLEL][PM_STATE_USEFUL];
     x->tl_cue = x->useful;
     if (x->kind == PM_LOC_WORKER || x->kind == PM_LOC_ACCEL) x->exec = x->useful;
+    pm_prof_counters_input(p->counters, i, &x->counters);   /* hardware counters over useful time */
     has_cpu_worker |= x->kind == PM_LOC_WORKER;
     has_accel |= x->kind == PM_LOC_ACCEL;
+    if (x->kind == PM_LOC_DEVICE) {
+      /* a device stream: kernels are its useful time, copies/memsets its device time; it is not a
+       * host thread, so it blocks in no runtime call and carries no critical path */
+      x->kernel = x->useful;
+      x->memcpy = x->gpu_runtime;
+      x->memcpy_overlapped = l->dev.memcpy_overlapped;
+      x->gpu_runtime = 0;
+      continue;
+    }
     if (l->cp_global.cue > in->g_cue) in->g_cue = l->cp_global.cue;
     if (l->cp_global.com > in->g_com) in->g_com = l->cp_global.com;
     if (l->cp_global.coo > in->g_coo) in->g_coo = l->cp_global.coo;
     if (l->cp_process.cue > buf->pl_cue[l->process]) buf->pl_cue[l->process] = l->cp_process.cue;
   }
   in->nworker_types = has_cpu_worker + has_accel;
+  in->vector_width_max = p->counters ? p->counters->vector_width_max : 0;
   /* OpenMP parallel regions: per-region additive efficiency, TALP's OpenMP split */
   if (p->nomp_regions > 0) {
     buf->omp = calloc((size_t)p->nomp_regions, sizeof *buf->omp);

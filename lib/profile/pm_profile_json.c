@@ -3,6 +3,7 @@
 #include "pm_profile_json.h"
 #include "pm_profile_tasks.h"
 #include "pm_profile_io.h"
+#include "pm_profile_counters.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,13 @@ json_t *pm_profile_to_json(const pm_profile *p) {
   json_t *procs = json_array(), *locs = json_array(), *regs = json_array(), *cps = json_array(), *vals = json_array();
   for (int i = 0; i < p->nprocesses; i++) {
     const pm_prof_process *q = &p->proc[i];
-    json_array_append_new(procs, json_pack("{s:i,s:s,s:i,s:I,s:f}", "rank", q->rank, "host", q->host,
-                                           "node", q->node, "pid", (json_int_t)q->pid, "window", q->window));
+    json_t *o = json_pack("{s:i,s:s,s:i,s:I,s:f}", "rank", q->rank, "host", q->host,
+                          "node", q->node, "pid", (json_int_t)q->pid, "window", q->window);
+    if (o && q->cuda[0]) json_object_set_new(o, "cuda", json_string(q->cuda));   /* CUDA module status */
+    if (o && q->trace_events)                                                    /* OTF2 trace */
+      json_object_set_new(o, "trace", json_pack("{s:I,s:I,s:I,s:f}", "events", (json_int_t)q->trace_events,
+          "bytes", (json_int_t)q->trace_bytes, "flushes", (json_int_t)q->trace_flushes, "flush_time", q->trace_flush_time));
+    json_array_append_new(procs, o);
   }
   for (int i = 0; i < p->nlocations; i++) {
     const pm_prof_location *l = &p->loc[i];
@@ -55,6 +61,10 @@ json_t *pm_profile_to_json(const pm_profile *p) {
     json_object_set_new(o, "critical_path", json_pack("{s:o,s:o}", "process", cp_obj(l->cp_process),
                                                       "global", cp_obj(l->cp_global)));
     if (l->callpaths_truncated) json_object_set_new(o, "callpaths_truncated", json_true());
+    if (l->role == PM_ROLE_DEVICE)                                 /* device stream (CUDA module) */
+      json_object_set_new(o, "device", json_pack("{s:i,s:i,s:I,s:I,s:I,s:f}", "device", l->dev.device,
+          "stream", l->dev.stream, "kernels", (json_int_t)l->dev.kernels, "copies", (json_int_t)l->dev.copies,
+          "bytes", (json_int_t)l->dev.bytes, "memcpy_overlapped", l->dev.memcpy_overlapped));
     json_array_append_new(locs, o);
   }
   for (int i = 0; i < p->nregions; i++)
@@ -80,6 +90,7 @@ json_t *pm_profile_to_json(const pm_profile *p) {
   if (root && p->nomp_regions > 0) json_object_set_new(root, "omp_regions", omp_regions_json(p));
   if (root && p->tasks) json_object_set_new(root, "tasks", pm_prof_tasks_to_json(p->tasks));   /* task runtime */
   if (root && p->io) json_object_set_new(root, "io_classes", pm_prof_io_to_json(p->io));      /* file classes */
+  if (root && p->counters) json_object_set_new(root, "counters", pm_prof_counters_to_json(p->counters));   /* counters */
   return root;
 }
 
@@ -218,6 +229,16 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
     q->node = (int)u64(&c, o, "node", where);
     q->pid = (long)u64(&c, o, "pid", where);
     q->window = num(&c, o, "window", where);
+    if (json_object_get(o, "cuda")) str(&c, o, "cuda", q->cuda, sizeof q->cuda, where);   /* optional */
+    const json_t *tr = json_object_get(o, "trace");                                      /* optional */
+    if (tr) {
+      snprintf(where, sizeof where, "processes[%zu].trace", i);
+      if (!json_is_object(tr)) fail(&c, "%s: not an object", where);
+      q->trace_events = u64(&c, tr, "events", where);
+      q->trace_bytes = u64(&c, tr, "bytes", where);
+      q->trace_flushes = u64(&c, tr, "flushes", where);
+      q->trace_flush_time = num(&c, tr, "flush_time", where);
+    }
     p->nprocesses++;
   }
   for (size_t i = 0; i < nr && !c.failed; i++) {
@@ -267,6 +288,11 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
     l->cp_process = cp(&c, json_object_get(crit, "process"), where);
     l->cp_global = cp(&c, json_object_get(crit, "global"), where);
     l->callpaths_truncated = json_is_true(json_object_get(o, "callpaths_truncated"));
+    const json_t *dv = json_object_get(o, "device");             /* optional: device streams */
+    if (dv && member(&c, o, "device", JSON_OBJECT, where))
+      l->dev = (pm_prof_device){(int)u64(&c, dv, "device", where), (int)u64(&c, dv, "stream", where),
+                                u64(&c, dv, "kernels", where), u64(&c, dv, "copies", where), u64(&c, dv, "bytes", where),
+                                num(&c, dv, "memcpy_overlapped", where)};
     p->nlocations++;
   }
   for (size_t i = 0; i < nv && !c.failed; i++) {
@@ -296,6 +322,8 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
   if (tasks && !(p->tasks = pm_prof_tasks_from_json(tasks, p->nprocesses, p->nlocations, err, errlen))) goto bad;
   const json_t *io = json_object_get(root, "io_classes");    /* optional file-class part */
   if (io && !(p->io = pm_prof_io_from_json(io, p->nlocations, err, errlen))) goto bad;
+  const json_t *ctr = json_object_get(root, "counters");      /* optional hardware counters */
+  if (ctr && !(p->counters = pm_prof_counters_from_json(ctr, p->nlocations, p->nvalues, err, errlen))) goto bad;
   for (int i = 0; i < p->nprocesses; i++)
     if (p->proc[i].node >= p->nprocesses) { fail(&c, "processes[%d]: node out of range", i); goto bad; }
   pm_profile_finish(p);

@@ -114,6 +114,7 @@ static int write_data(FILE *f, data_ctx *d, int id, const pm_cube_metric_def *m)
       const pm_prof_value *v = &p->val[d->bc.idx[j]];
       int col = d->lay->col[v->location];
       if (m->dtype == PM_CUBE_DOUBLE) d->dacc[col] += pm_cube_time_of(m, v);
+      else if (m->src == PM_CUBE_SRC_COUNTER) d->uacc[col] += pm_cube_counter_of(p, m, d->bc.idx[j]);
       else d->uacc[col] += pm_cube_count_of(m, v);
     }
     for (int col = 0; col < L; col++) {
@@ -147,8 +148,9 @@ static int write_archive(FILE *f, const pm_profile *p, const pm_cube_layout *lay
   d.uacc = malloc(sizeof(uint64_t) * (size_t)L);
   d.row = malloc(8 * (size_t)L);
   pm_cube_buf anchor = {0};
+  pm_cube_counter_metrics counters = {0};
   if (!order || !d.dacc || !d.uacc || !d.row || index_values(p, &d.bc) != 0 ||
-      pm_cube_preorder(p->cnode, p->ncnodes, order) != 0) {
+      pm_cube_preorder(p->cnode, p->ncnodes, order) != 0 || pm_cube_counter_metrics_build(p, &counters) != 0) {
     fail(e, "out of memory");
     goto out;
   }
@@ -165,7 +167,15 @@ static int write_archive(FILE *f, const pm_profile *p, const pm_cube_layout *lay
       goto out;
     }
   }
-  pm_cube_anchor(&anchor, p, lay, models, nmodels);
+  for (int k = 0; k < counters.n; k++) {                          /* hardware counters, when present */
+    int id = pm_cube_nmetrics + k;
+    if (counters.m[k].src == PM_CUBE_SRC_DERIVED) continue;
+    if (write_data(f, &d, id, &counters.m[k]) != 0 || write_index(f, id, d.mtime) != 0) {
+      fail(e, "write error: %s", strerror(errno));
+      goto out;
+    }
+  }
+  pm_cube_anchor(&anchor, p, lay, models, nmodels, &counters);
   if (anchor.failed) { fail(e, "out of memory"); goto out; }
   if (pm_tar_write_member(f, "anchor.xml", anchor.s, anchor.len, d.mtime) != 0 || pm_tar_write_end(f) != 0) {
     fail(e, "write error: %s", strerror(errno));
@@ -174,6 +184,7 @@ static int write_archive(FILE *f, const pm_profile *p, const pm_cube_layout *lay
   rc = 0;
 out:
   pm_cube_buf_free(&anchor);
+  pm_cube_counter_metrics_free(&counters);
   free(order); free(d.dacc); free(d.uacc); free(d.row); free(d.bc.start); free(d.bc.idx);
   return rc;
 }

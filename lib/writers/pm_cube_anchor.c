@@ -91,11 +91,12 @@ static void header(pm_cube_buf *b, const pm_profile *p, const pm_cube_layout *la
   }
 }
 
-static void metrics(pm_cube_buf *b, int ncompute) {
+static void metrics(pm_cube_buf *b, int ncompute, const pm_cube_counter_metrics *cm) {
   int stack[64], sp = 0;   /* open <metric> elements; the table is shallow (checked by a unit test) */
+  int ncounters = cm ? cm->n : 0;   /* hardware counters: roots after the table (pm_cube_counters.c) */
   pm_cube_buf_puts(b, "<metrics title=\"popmeter\">\n");
-  for (int i = 0; i < pm_cube_nmetrics; i++) {
-    const pm_cube_metric_def *m = &pm_cube_metrics[i];
+  for (int i = 0; i < pm_cube_nmetrics + ncounters; i++) {
+    const pm_cube_metric_def *m = i < pm_cube_nmetrics ? &pm_cube_metrics[i] : &cm->m[i - pm_cube_nmetrics];
     while (sp > 0 && stack[sp - 1] != m->parent) { pm_cube_buf_puts(b, "</metric>\n"); sp--; }
     static const char *const types[] = {"EXCLUSIVE", "POSTDERIVED"};
     pm_cube_buf_printf(b, "<metric id=\"%d\" type=\"%s\"%s>\n", i, types[m->type],
@@ -182,9 +183,9 @@ static void system_tree(pm_cube_buf *b, const pm_profile *p, const pm_cube_layou
 }
 
 void pm_cube_anchor(pm_cube_buf *b, const pm_profile *p, const pm_cube_layout *lay,
-                    const struct pm_metric *const *models, int nmodels) {
+                    const struct pm_metric *const *models, int nmodels, const pm_cube_counter_metrics *counters) {
   header(b, p, lay, models, nmodels);
-  metrics(b, lay->ncompute);
+  metrics(b, lay->ncompute, counters);
   program(b, p);
   system_tree(b, p, lay);
   pm_cube_buf_puts(b, "</cube>\n");

@@ -28,7 +28,8 @@ typedef enum { PM_CUBE_DOUBLE, PM_CUBE_UINT64 } pm_cube_dtype;
 typedef enum {
   PM_CUBE_SRC_STATES,    /* sum of the exclusive times of the states in `states` */
   PM_CUBE_SRC_COUNT,     /* the uint64_t field of pm_prof_value at `count_offset` */
-  PM_CUBE_SRC_DERIVED    /* no data: CubePL expression */
+  PM_CUBE_SRC_DERIVED,   /* no data: CubePL expression */
+  PM_CUBE_SRC_COUNTER    /* hardware counter `count_offset` of the profile's counters (pm_cube_counters.c) */
 } pm_cube_source;
 
 typedef struct {
@@ -54,6 +55,20 @@ char *pm_cube_expression(const pm_cube_metric_def *m, int ncompute);
 double pm_cube_time_of(const pm_cube_metric_def *m, const pm_prof_value *v);
 uint64_t pm_cube_count_of(const pm_cube_metric_def *m, const pm_prof_value *v);
 
+/* ------------------------------------------------------------------------ counter metrics */
+/* The hardware-counter metrics of one file (pm_cube_counters.c), ids pm_cube_nmetrics + k, all
+ * roots after the table; none when the profile counted nothing. */
+typedef struct {
+  int n;
+  pm_cube_metric_def *m;
+  char **owned;             /* strings the rows point to */
+  int nowned;
+} pm_cube_counter_metrics;
+int pm_cube_counter_metrics_build(const pm_profile *p, pm_cube_counter_metrics *cm);   /* 0 or -1 */
+void pm_cube_counter_metrics_free(pm_cube_counter_metrics *cm);
+/* The count of a PM_CUBE_SRC_COUNTER metric for profile value value_index (0 when not counted). */
+uint64_t pm_cube_counter_of(const pm_profile *p, const pm_cube_metric_def *m, int value_index);
+
 /* ---------------------------------------------------------------------------- call-tree order */
 /* Fills order[k] = the cnode id stored in row k of the data file of an EXCLUSIVE metric: depth-first
  * pre-order of the call tree, children in id order (the anchor nests them that way), roots in id
@@ -74,7 +89,8 @@ int pm_cube_layout_build(const pm_profile *p, pm_cube_layout *lay);
 void pm_cube_layout_free(pm_cube_layout *lay);
 
 /* --------------------------------------------------------------------------------------- anchor */
-/* Writes the whole anchor.xml into b (check b->failed). models may be NULL. */
+/* Writes the whole anchor.xml into b (check b->failed). models may be NULL; counters may be NULL
+ * (no counter metrics). */
 void pm_cube_anchor(pm_cube_buf *b, const pm_profile *p, const pm_cube_layout *lay,
-                    const struct pm_metric *const *models, int nmodels);
+                    const struct pm_metric *const *models, int nmodels, const pm_cube_counter_metrics *counters);
 #endif

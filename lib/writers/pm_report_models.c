@@ -2,6 +2,8 @@
 #include "pm_report_format.h"
 #include "pm_report_io.h"
 #include "pm_report_tasks.h"
+#include "pm_report_counters.h"
+#include "pm_report_cuda.h"
 #include "pm_profile_input.h"
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +15,19 @@ int pm_report_compute(const pm_profile *p, const pm_report_options *o, pm_model_
   unsigned mask = 0;
   const char *list = o->models && o->models[0] ? o->models : "auto";
   if (strcmp(list, "auto") == 0 || pm_models_parse(list, &mask, set->bad_model, sizeof set->bad_model) != 0)
-    mask = pm_models_default(&buf.in);
+    mask = pm_models_default(&buf.in) | pm_report_counters_models(p);   /* counters tried: say why n/a */
   set->mask = mask;
   int rc = 0;
   for (unsigned bit = 0; bit < PM_MODEL_COUNT; bit++) {
     if (!(mask & (1u << bit))) continue;
     pm_metric *t = pm_model_compute(1u << bit, &buf.in);
     if (!t) { rc = -1; continue; }
+    if ((1u << bit) == PM_MODEL_VECTORIZATION) pm_report_counters_explain(p, t);   /* the run's own reasons */
     set->tree[set->n++] = t;
+  }
+  if (p->counters && (mask & PM_MODEL_VECTORIZATION)) {   /* with the counter model: the summary */
+    if ((set->tree[set->n] = pm_report_counters_tree(p)) != NULL) set->n++;
+    else rc = -1;
   }
   pm_run_input_buf_free(&buf);
   return rc;
@@ -111,6 +118,23 @@ static void top_regions(FILE *out, const pm_profile *p, int width) {
   free(t);
 }
 
+/* The OTF2 trace (POPMETER_TRACE=1): its size, and what its buffer flushes cost the run. */
+static void trace_line(FILE *out, const pm_profile *p) {
+  uint64_t ev = 0, bytes = 0, flushes = 0;
+  double ft = 0;
+  for (int i = 0; i < p->nprocesses; i++) {
+    ev += p->proc[i].trace_events; bytes += p->proc[i].trace_bytes;
+    flushes += p->proc[i].trace_flushes; ft += p->proc[i].trace_flush_time;
+  }
+  if (!ev) return;
+  char t[32];
+  double share = p->runtime > 0 && p->nprocesses ? 100.0 * ft / (p->runtime * p->nprocesses) : 0;
+  fprintf(out, " Trace (traces.otf2): %llu events, %.1f MiB (%.0f B/event), %llu buffer flush%s during the run: "
+          "%s (%.2f %% of the processes' time)\n", (unsigned long long)ev, (double)bytes / 1048576.0,
+          (double)bytes / (double)ev, (unsigned long long)flushes, flushes == 1 ? "" : "es",
+          pm_fmt_time(ft, t, sizeof t), share);
+}
+
 int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *set, int width,
                           const char *note, double finalize_seconds) {
   if (width < 60) width = 60;
@@ -136,11 +160,15 @@ int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *se
   top_regions(out, p, width);
   pm_report_tasks(out, p, width);              /* task runtime: critical path, top codelets */
   pm_report_io(out, p, width);                 /* file I/O per file system */
+  trace_line(out, p);                          /* OTF2 trace: size and flush cost */
+  pm_report_cuda(out, p, width);               /* CUDA device streams */
   int truncated = 0;
   for (int i = 0; i < p->nlocations; i++) truncated |= p->loc[i].callpaths_truncated;
-  if (set->bad_model[0] || truncated || note || p->runtime < 0.1 || finalize_seconds > 0) {
+  int cuda_notes = pm_report_cuda_notes(NULL, p);
+  if (set->bad_model[0] || truncated || note || p->runtime < 0.1 || finalize_seconds > 0 || cuda_notes) {
     fprintf(out, " Notes:\n");
     if (note) fprintf(out, "   - %s\n", note);
+    pm_report_cuda_notes(out, p);              /* "no CUDA device (...)" */
     if (set->bad_model[0])
       fprintf(out, "   - unknown model '%s' in POPMETER_MODELS: showing the default models\n", set->bad_model);
     if (p->runtime < 0.1)

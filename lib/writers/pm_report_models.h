@@ -16,7 +16,7 @@ typedef struct {
 typedef struct {
   unsigned mask;                       /* models computed */
   int n;
-  pm_metric *tree[PM_MODEL_COUNT];     /* in model-bit order */
+  pm_metric *tree[PM_MODEL_COUNT + 1]; /* in model-bit order, then the counter summary (pm_report_counters.h) */
   char bad_model[64];                  /* an unknown name in the list, if any ("" otherwise) */
 } pm_model_set;
 

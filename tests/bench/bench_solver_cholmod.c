@@ -6,9 +6,11 @@
  * exact factor's flops, nnz(L), peak memory and the ratios.
  *
  * Both use the same OpenBLAS instance: set OPENBLAS_CORETYPE (e.g. SkylakeX) in the environment and
- * it applies to both. Build and run: make -C tests bench (or bench/bench_solver_cholmod to build only)
+ * it applies to both. A tuning aid for the sequential executor (tile size, amalgamation); the 1- and
+ * 2-core comparison with CHOLMOD and MUMPS that `make bench` runs is bench_solver_compare.
+ * Build and run: make -C tests bench/bench_solver_cholmod && tests/bench/bench_solver_cholmod
  * Usage: bench_solver_cholmod [--ordering metis|amd] [--nb N] [--amalg T] [--reps R] [SPEC...]
- *        (SPEC as for mfsolve --gen; default lap3d:30 lap3d:40 lap2d:500, as `make bench` runs it)
+ *        (SPEC as for mfsolve --gen; default lap3d:30 lap3d:40 lap2d:500)
  */
 #include <cblas.h>
 #include <cholmod.h>
@@ -125,9 +127,11 @@ static int run_mfs(const mfs_matrix *A, const mfs_symbolic *S, int64_t analysis_
 int main(int argc, char **argv)
 {
     /* CHOLMOD runs parts of its supernodal factorization under OpenMP, and libgomp reads
-     * OMP_NUM_THREADS when it is loaded, before main: restart once with it set. */
-    if (!getenv("OMP_NUM_THREADS")) {
-        setenv("OMP_NUM_THREADS", "1", 1);
+     * OMP_NUM_THREADS when it is loaded, before main: restart once with it set. Its loops ask for
+     * a fixed thread count (num_threads(4) in Debian's build), which only OMP_THREAD_LIMIT caps. */
+    if (!getenv("OMP_NUM_THREADS") || !getenv("OMP_THREAD_LIMIT")) {
+        setenv("OMP_NUM_THREADS", "1", 0);
+        setenv("OMP_THREAD_LIMIT", "1", 0);
         execv("/proc/self/exe", argv);
     }
     openblas_set_num_threads(1);
@@ -162,9 +166,10 @@ int main(int argc, char **argv)
     }
     const char *core = getenv("OPENBLAS_CORETYPE");
     printf("# mfsolve (sequential multifrontal, nb %d, amalg %.2f) vs CHOLMOD %d.%d.%d supernodal; ordering %s "
-           "given to both; 1 BLAS thread, OMP_NUM_THREADS=%s; OPENBLAS_CORETYPE=%s; %d interleaved runs each\n",
+           "given to both; 1 BLAS thread, OMP_NUM_THREADS=%s, OMP_THREAD_LIMIT=%s; OPENBLAS_CORETYPE=%s; %d interleaved runs each\n",
            opt.nb, opt.amalg, CHOLMOD_MAIN_VERSION, CHOLMOD_SUB_VERSION, CHOLMOD_SUBSUB_VERSION,
-           mfs_ordering_name(opt.ordering), getenv("OMP_NUM_THREADS"), core ? core : "(unset)", reps);
+           mfs_ordering_name(opt.ordering), getenv("OMP_NUM_THREADS"), getenv("OMP_THREAD_LIMIT"), core ? core : "(unset)",
+           reps);
     for (int a = 0; a < nspecs; a++) {
         mfs_matrix A;
         mfs_error err;

@@ -133,6 +133,82 @@ static void test_bad_arguments(void **state)
     expect_bad("--workers", c12);
     static const char *const c13[] = {"--gen", "lap2d:10", "--ranks", "x", NULL};
     expect_bad("--ranks", c13);
+    static const char *const c14[] = {"--gen", "lap2d:10", "--executor", "gpu", NULL};
+    expect_bad("--executor", c14);
+    static const char *const c15[] = {"--gen", "lap2d:10", "--mem-relax", "0.5", NULL};
+    expect_bad("--mem-relax", c15);
+    static const char *const c16[] = {"--gen", "lap2d:10", "--executor", "seq", "--workers", "2", NULL};
+    expect_bad("task-based executor", c16);
+    static const char *const c17[] = {"--gen", "lap2d:10", "--sched", "", NULL};
+    expect_bad("--sched", c17);
+}
+
+/* Reads a solution file written by --solution into x (n entries); returns n or -1. */
+static int read_solution(const char *path, double *x, int cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char line[256];
+    int n = -1, cols = 0;
+    if (!fgets(line, sizeof line, f) || strcmp(line, "%%MatrixMarket matrix array real general\n") != 0 ||
+        fscanf(f, "%d %d", &n, &cols) != 2 || cols != 1 || n > cap) {
+        fclose(f);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (fscanf(f, "%lf", &x[i]) != 1) n = -1;
+    fclose(f);
+    return n;
+}
+
+/* --workers: the task-based executor when built in (its report lines), else a clear refusal; the
+ * solutions of both executors are bitwise equal (written with %.17g, read back). */
+static void test_executors(void **state)
+{
+    (void)state;
+    char p1[4096], p2[4096];
+    tmp_template(p1, sizeof p1, "mfs_cli_x1");
+    tmp_template(p2, sizeof p2, "mfs_cli_x2");
+    int f1 = mkstemp(p1), f2 = mkstemp(p2);
+    assert_true(f1 >= 0 && f2 >= 0);
+    close(f1);
+    close(f2);
+    result r;
+    RUN(&r, "--gen", "lap3d:9", "--nb", "16", "--solution", p1);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.out, "executor        sequential"));
+    if (!mfs_starpu_built()) {
+        RUN(&r, "--gen", "lap3d:9", "--workers", "2");
+        assert_int_equal(r.code, 2);
+        assert_non_null(strstr(r.err, "not built"));
+        unlink(p1);
+        unlink(p2);
+        return;
+    }
+    RUN(&r, "--gen", "lap3d:9", "--nb", "16", "--workers", "2", "--sched", "eager", "--solution", p2);
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    static const char *lines[] = {"executor        starpu: 1 process(es) x 2 worker(s), scheduler eager",
+                                  "tasks ", "subtree ", "cleanup ", "memory window ", "measured/predicted"};
+    for (size_t t = 0; t < sizeof lines / sizeof *lines; t++)
+        if (!strstr(r.out, lines[t])) fail_msg("report lacks '%s':\n%s", lines[t], r.out);
+    assert_string_equal(r.err, "");
+    static double x1[1000], x2[1000];
+    assert_int_equal(read_solution(p1, x1, 1000), 729);
+    assert_int_equal(read_solution(p2, x2, 1000), 729);
+    assert_memory_equal(x1, x2, 729 * sizeof(double));
+    /* one worker, explicitly */
+    RUN(&r, "--gen", "lap2d:20", "--executor", "starpu", "--no-subtrees", "-q");
+    if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.out, "x 1 worker(s)"));
+    assert_non_null(strstr(r.out, ", 0 sequential subtree tasks"));
+    /* an unknown scheduler is StarPU's to refuse; the command must not crash */
+    RUN(&r, "--gen", "lap2d:8", "--sched", "no-such-policy", "-q");
+    assert_true(r.code == 0 || r.code == 1);
+    unlink(p1);
+    unlink(p2);
+    RUN(&r, "--gen", "lap2d:8", "--solution", "/nonexistent/dir/x.mtx", "-q");
+    assert_int_equal(r.code, 1);
+    assert_non_null(strstr(r.err, "cannot write the solution"));
 }
 
 static void test_generated_run(void **state)
@@ -197,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_generated_run),
         cmocka_unit_test(test_files),
+        cmocka_unit_test(test_executors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -248,6 +248,10 @@ def build(call, fortran):
             count, typ, peer, tag, comm = A
             F.pre.append('pm_mpi_pre_send(&X, %s, %s, %s);' % (v(peer), v(tag), v(comm)))
             F.ok.append('pm_mpi_b_send(&X, %s, %s, %s);' % (v(count), v(typ), v(peer)))
+            # trace (mpi_trace.c): the message, with its request for a non-blocking send
+            req = v('request') if call.cls == 'p2p_nonblocking' and 'request' in P else 'MPI_REQUEST_NULL'
+            F.ok.append('if (PM_UNLIKELY(pm_mpi_trace_on)) pm_mpi_t_send(&X, %s, %s, %s, %s, %s, %s);'
+                        % (v(count), v(typ), v(peer), v(tag), v(comm), req))
         elif act == 'start':
             F.pre.append('pm_mpi_pre_start(&X, %s);' % v(A[0]))
             F.ok.append('pm_mpi_b_start(&X, %s);' % v(A[0]))
@@ -311,6 +315,10 @@ def build(call, fortran):
             fn = 'pm_mpi_fsnap_post' if fortran else 'pm_mpi_snap_post'
             F.post.append('%s(&X, &pm_S, rc, %s, %s);' % (fn, args, reqs))
             F.end.append('pm_mpi_snap_end(&pm_S);')
+    if call.cls == 'collective' and 'comm' in P and call.actions:
+        # trace (mpi_trace.c): the blocking collective's communicator and root, for its events
+        F.ok.append('if (PM_UNLIKELY(pm_mpi_trace_on)) pm_mpi_t_coll(&X, %s, %s);'
+                    % (v('comm'), v('root') if 'root' in P else '-1'))
     return F
 
 

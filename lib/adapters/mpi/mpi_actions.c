@@ -3,6 +3,7 @@
  * Every function here may run with X->L == NULL (no location on this thread) while the
  * critical-path protocol is on: accounting is then skipped, the protocol is not. */
 #include "mpi_adapter.h"
+#include "pm_extensions.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,16 @@
 #pragma weak PMPI_Request_c2f
 
 static inline int cp_on(void) { return (pm_mpi_flags & PM_MPI_CP) != 0; }
+/* the trace communicator + 1 of comm while tracing (0: not traced) */
+static inline uint32_t trace_comm(MPI_Comm comm) {
+  if (PM_LIKELY(!pm_mpi_trace_on)) return 0;
+  uint32_t c = pm_mpi_trace_comm(comm);
+  return c == UINT32_MAX ? 0 : c + 1;
+}
+/* the trace's request id of a tracked request (persistent ones keep it in their state) */
+static inline uint64_t trace_req(const pm_mpi_reqinfo *info) {
+  return (info->kind & PM_REQ_PERSISTENT) && info->ps ? info->ps->trace_req : info->trace_req;
+}
 
 /* ------------------------------------------------------------------------------------ sizes */
 uint64_t pm_mpi_type_bytes(int count, MPI_Datatype t) {
@@ -64,55 +75,79 @@ void pm_mpi_b_send(pm_mpi_ctx *X, int count, MPI_Datatype type, int peer) {
   pm_add_sent(X->L, pm_mpi_type_bytes(count, type), 1);
 }
 
-/* A completed receive (blocking, or a tracked request): bytes + clock. */
-static void account_recv(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st) {
+/* A completed receive (blocking, or a tracked request): bytes + clock, and the trace event
+ * (tcomm: trace communicator + 1, 0: none; req: the trace's request id, 0 for a blocking receive). */
+static void account_recv(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st, uint32_t tcomm, uint64_t req) {
   if (!st) return;
   int src = st->MPI_SOURCE;
-  if (src == MPI_PROC_NULL || src == MPI_ANY_SOURCE) return;   /* null / empty status */
   int cancelled = 0;
-  PMPI_Test_cancelled(st, &cancelled);
-  if (cancelled) return;
-  if (X->L) pm_add_received(X->L, pm_mpi_status_bytes(st), 1);
+  if (src != MPI_PROC_NULL && src != MPI_ANY_SOURCE) PMPI_Test_cancelled(st, &cancelled);
+  if (src == MPI_PROC_NULL || src == MPI_ANY_SOURCE || cancelled) {   /* null / empty status, cancelled */
+    if (tcomm && X->L && req) pm_trace_mpi_request_cancelled(X->L, req);
+    return;
+  }
+  uint64_t bytes = X->L ? pm_mpi_status_bytes(st) : 0;
+  if (X->L) pm_add_received(X->L, bytes, 1);
+  if (tcomm && X->L) pm_trace_mpi_recv(X->L, tcomm - 1, src, st->MPI_TAG, bytes, req);
   if (sh && cp_on()) pm_mpi_cp_recv_sh(X, sh, st);
 }
 
 void pm_mpi_b_recv(pm_mpi_ctx *X, const MPI_Status *st, MPI_Comm comm) {
   if (!st || st->MPI_SOURCE == MPI_PROC_NULL) return;
-  account_recv(X, cp_on() ? pm_mpi_shadow_get(comm) : NULL, st);
+  account_recv(X, cp_on() ? pm_mpi_shadow_get(comm) : NULL, st, trace_comm(comm), 0);
 }
 
-static void track(MPI_Request req, uint32_t kind, MPI_Comm comm, pm_mpi_psend *ps) {
+static void track(pm_mpi_ctx *X, MPI_Request req, uint32_t kind, MPI_Comm comm, pm_mpi_psend *ps) {
   if (req == MPI_REQUEST_NULL) { free(ps); return; }
-  pm_mpi_reqinfo info = {kind, cp_on() ? pm_mpi_shadow_ref(comm) : NULL, ps};
+  uint32_t tc = trace_comm(comm);
+  /* a traced persistent receive keeps whether it is active in a state of its own */
+  if (tc && kind == (PM_REQ_RECV | PM_REQ_PERSISTENT) && !ps) ps = calloc(1, sizeof *ps);
+  pm_mpi_reqinfo info = {kind, cp_on() ? pm_mpi_shadow_ref(comm) : NULL, ps, tc, 0};
+  if (tc && X->L && kind == PM_REQ_RECV) {
+    pm_mpi_reqinfo old;
+    /* the entry this one replaces (a handle MPI reuses, or shares between requests it completed
+     * at once) will never complete in the trace: it ends here */
+    if (pm_mpi_reqtab_get(req, &old) && (old.kind & 0xff) == PM_REQ_RECV && old.trace_comm && trace_req(&old))
+      pm_trace_mpi_request_cancelled(X->L, trace_req(&old));
+    info.trace_req = pm_trace_mpi_recv_request(X->L);
+  }
   pm_mpi_reqtab_put(req, &info);
 }
 
-void pm_mpi_b_irecv(pm_mpi_ctx *X, MPI_Request req, MPI_Comm comm) { (void)X; track(req, PM_REQ_RECV, comm, NULL); }
+void pm_mpi_b_irecv(pm_mpi_ctx *X, MPI_Request req, MPI_Comm comm) { track(X, req, PM_REQ_RECV, comm, NULL); }
 void pm_mpi_b_recv_init(pm_mpi_ctx *X, MPI_Request req, MPI_Comm comm) {
-  (void)X;
-  track(req, PM_REQ_RECV | PM_REQ_PERSISTENT, comm, NULL);
+  track(X, req, PM_REQ_RECV | PM_REQ_PERSISTENT, comm, NULL);
 }
 
 void pm_mpi_b_send_init(pm_mpi_ctx *X, MPI_Request req, int count, MPI_Datatype type, int peer, int tag,
                         MPI_Comm comm) {
-  (void)X;
-  pm_mpi_psend *ps = malloc(sizeof *ps);
+  pm_mpi_psend *ps = calloc(1, sizeof *ps);
   if (!ps) return;
   ps->bytes = pm_mpi_type_bytes(count, type);   /* now: the datatype may be freed before MPI_Start */
   ps->peer = peer;
   ps->tag = tag;
-  track(req, PM_REQ_PSEND | PM_REQ_PERSISTENT, comm, ps);
+  track(X, req, PM_REQ_PSEND | PM_REQ_PERSISTENT, comm, ps);
 }
 
 static void start_one(pm_mpi_ctx *X, MPI_Request req, int post) {
   pm_mpi_reqinfo info;
-  if (req == MPI_REQUEST_NULL || !pm_mpi_reqtab_get(req, &info) || (info.kind & 0xff) != PM_REQ_PSEND || !info.ps)
+  if (req == MPI_REQUEST_NULL || !pm_mpi_reqtab_get(req, &info) || !info.ps) return;
+  if ((info.kind & 0xff) == PM_REQ_RECV) {     /* a traced persistent receive becomes active */
+    if (post && info.trace_comm && X->L) {
+      info.ps->trace_req = pm_trace_mpi_recv_request(X->L);
+      info.ps->active = info.ps->trace_req != 0;
+    }
     return;
-  if (info.ps->peer == MPI_PROC_NULL) return;
+  }
+  if ((info.kind & 0xff) != PM_REQ_PSEND || info.ps->peer == MPI_PROC_NULL) return;
   if (!post) {
     if (cp_on()) pm_mpi_cp_send_sh(X, info.sh, info.ps->peer, info.ps->tag);
   } else if (X->L) {
     pm_add_sent(X->L, info.ps->bytes, 1);
+    if (info.trace_comm) {
+      info.ps->trace_req = pm_trace_mpi_send(X->L, info.trace_comm - 1, info.ps->peer, info.ps->tag, info.ps->bytes, 1);
+      info.ps->active = info.ps->trace_req != 0;
+    }
   }
 }
 
@@ -137,8 +172,9 @@ void pm_mpi_b_startall_f(pm_mpi_ctx *X, int count, const MPI_Fint *reqs) {
 
 void pm_mpi_b_mprobe(pm_mpi_ctx *X, MPI_Message msg, MPI_Comm comm) {
   (void)X;
-  if (!cp_on() || msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC) return;
-  pm_mpi_reqinfo info = {PM_REQ_MSG, pm_mpi_shadow_ref(comm), NULL};
+  uint32_t tc = trace_comm(comm);
+  if ((!cp_on() && !tc) || msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC) return;
+  pm_mpi_reqinfo info = {PM_REQ_MSG, cp_on() ? pm_mpi_shadow_ref(comm) : NULL, NULL, tc, 0};
   pm_mpi_reqtab_put(msg, &info);
 }
 void pm_mpi_b_improbe(pm_mpi_ctx *X, int flag, MPI_Message msg, MPI_Comm comm) {
@@ -146,21 +182,22 @@ void pm_mpi_b_improbe(pm_mpi_ctx *X, int flag, MPI_Message msg, MPI_Comm comm) {
 }
 
 pm_mpi_shadow *pm_mpi_pre_mrecv(pm_mpi_ctx *X, MPI_Message msg) {
-  (void)X;
   pm_mpi_reqinfo info;
+  X->trace_comm = 0;
   if (msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC || !pm_mpi_reqtab_take(msg, &info)) return NULL;
+  X->trace_comm = info.trace_comm;
   return info.sh;
 }
 
 void pm_mpi_post_mrecv(pm_mpi_ctx *X, int rc, pm_mpi_shadow *sh, const MPI_Status *st) {
-  if (rc == MPI_SUCCESS) account_recv(X, sh, st);
+  if (rc == MPI_SUCCESS) account_recv(X, sh, st, X->trace_comm, 0);
   pm_mpi_shadow_unref(sh);
 }
 
 void pm_mpi_post_imrecv(pm_mpi_ctx *X, int rc, pm_mpi_shadow *sh, MPI_Request req) {
-  (void)X;
   if (rc != MPI_SUCCESS || req == MPI_REQUEST_NULL) { pm_mpi_shadow_unref(sh); return; }
-  pm_mpi_reqinfo info = {PM_REQ_RECV, sh, NULL};
+  pm_mpi_reqinfo info = {PM_REQ_RECV, sh, NULL, X->trace_comm, 0};
+  if (X->trace_comm && X->L) info.trace_req = pm_trace_mpi_recv_request(X->L);
   pm_mpi_reqtab_put(req, &info);
 }
 
@@ -170,18 +207,38 @@ static void drop_info(pm_mpi_reqinfo *info) {
 }
 
 void pm_mpi_pre_request_free(pm_mpi_ctx *X, MPI_Request req) {
-  (void)X;
   pm_mpi_reqinfo info;
-  if (req != MPI_REQUEST_NULL && pm_mpi_reqtab_take(req, &info)) drop_info(&info);
+  if (req == MPI_REQUEST_NULL || !pm_mpi_reqtab_take(req, &info)) return;
+  /* a send the application lets go (fire and forget: StarPU-MPI's envelopes) is complete as far
+   * as the trace is concerned */
+  uint32_t kind = info.kind & 0xff;
+  if (info.trace_comm && X->L && (kind == PM_REQ_SEND || (kind == PM_REQ_PSEND && info.ps && info.ps->active)))
+    pm_trace_mpi_send_complete(X->L, trace_req(&info));
+  drop_info(&info);
 }
 
 /* ------------------------------------------------------------------------------- completion */
+/* A tracked request completed: a receive's bytes and clock; the trace events of a traced one (a
+ * persistent request counts only when it was started: waiting on an inactive one completes
+ * nothing). */
+static void complete_tracked(pm_mpi_ctx *X, const pm_mpi_reqinfo *info, const MPI_Status *st) {
+  uint32_t kind = info->kind & 0xff;
+  uint32_t tc = info->trace_comm;
+  uint64_t req = trace_req(info);
+  if (tc && (info->kind & PM_REQ_PERSISTENT) && info->ps) {
+    if (!info->ps->active) tc = 0;
+    info->ps->active = 0;
+  }
+  if (kind == PM_REQ_RECV) account_recv(X, info->sh, st, tc, req);
+  else if ((kind == PM_REQ_SEND || kind == PM_REQ_PSEND) && tc && X->L) pm_trace_mpi_send_complete(X->L, req);
+}
+
 void pm_mpi_complete1(pm_mpi_ctx *X, MPI_Request before, MPI_Request after, const MPI_Status *st) {
   if (before == MPI_REQUEST_NULL || pm_mpi_reqtab_empty()) return;
   pm_mpi_reqinfo info;
   int freed = (after == MPI_REQUEST_NULL);   /* persistent requests stay allocated (inactive) */
   if (!(freed ? pm_mpi_reqtab_take(before, &info) : pm_mpi_reqtab_get(before, &info))) return;
-  if ((info.kind & 0xff) == PM_REQ_RECV) account_recv(X, info.sh, st);
+  complete_tracked(X, &info, st);
   if (freed) drop_info(&info);
 }
 
@@ -268,7 +325,7 @@ static const MPI_Status *snap_status(pm_mpi_snap *S, int k, int fortran, MPI_Sta
 static void snap_done(pm_mpi_ctx *X, pm_mpi_snap *S, pm_mpi_tracked *t, const MPI_Status *st, int rc,
                       int freed) {
   if (rc == MPI_ERR_IN_STATUS && (!st || st->MPI_ERROR != MPI_SUCCESS)) return;   /* pending or failed */
-  if ((t->info.kind & 0xff) == PM_REQ_RECV) account_recv(X, t->info.sh, st);
+  complete_tracked(X, &t->info, st);
   if (freed) {
     pm_mpi_reqinfo info;
     if (pm_mpi_reqtab_take(t->req, &info)) drop_info(&info);
@@ -574,7 +631,11 @@ void pm_mpi_b_nbr_alltoallw_f(pm_mpi_ctx *X, const int *scounts, const MPI_Fint 
 }
 
 void pm_mpi_b_cpcoll(pm_mpi_ctx *X, MPI_Comm comm) { if (cp_on()) pm_mpi_cp_coll(X, comm); }
-void pm_mpi_b_newcomm(pm_mpi_ctx *X, MPI_Comm newcomm) { (void)X; pm_mpi_cp_newcomm(newcomm); }
+void pm_mpi_b_newcomm(pm_mpi_ctx *X, MPI_Comm newcomm) {
+  (void)X;
+  pm_mpi_cp_newcomm(newcomm);
+  if (pm_mpi_trace_on) pm_mpi_trace_newcomm(newcomm);
+}
 
 /* --------------------------------------------------------------------------------- I/O, RMA */
 void pm_mpi_b_io_read(pm_mpi_ctx *X, const MPI_Status *st) { if (X->L) pm_add_io(X->L, pm_mpi_status_bytes(st), 0); }

@@ -49,6 +49,7 @@ typedef struct {
   pm_loc *L;
   int have_in;
   pm_cp_clock in;
+  uint32_t trace_comm;    /* trace communicator + 1 of a matched message being received (0: none) */
 } pm_mpi_ctx;
 
 static inline void pm_mpi_ctx_merge_in(pm_mpi_ctx *X, pm_cp_clock c) {
@@ -76,17 +77,22 @@ enum {
   PM_REQ_RECV = 1,        /* receive (Irecv, Imrecv, Recv_init): bytes + clock at completion */
   PM_REQ_PSEND = 2,       /* persistent send (Send_init...): bytes + clock at each Start */
   PM_REQ_MSG = 3,         /* matched message from Mprobe/Improbe (key: the MPI_Message) */
+  PM_REQ_SEND = 4,        /* non-blocking send, tracked only while tracing (MpiIsendComplete) */
   PM_REQ_PERSISTENT = 0x100
 };
 struct pm_mpi_shadow;
 typedef struct pm_mpi_psend {   /* persistent send arguments (malloc'd at Send_init, rare) */
   uint64_t bytes;              /* taken at Send_init: the datatype may be freed before MPI_Start */
   int peer, tag;
+  int active;                  /* tracing: started and not completed yet */
+  uint64_t trace_req;          /* tracing: the trace's request id of the current start */
 } pm_mpi_psend;
 typedef struct {
   uint32_t kind;
   struct pm_mpi_shadow *sh;    /* shadow communicator (holds a reference), or NULL */
-  pm_mpi_psend *ps;            /* PM_REQ_PSEND only */
+  pm_mpi_psend *ps;            /* PM_REQ_PSEND; a persistent receive's state while tracing */
+  uint32_t trace_comm;         /* tracing: trace communicator + 1 (0: not traced) */
+  uint64_t trace_req;          /* tracing: the trace's request id (0: none; persistent: in ps) */
 } pm_mpi_reqinfo;
 /* Lock-free global table (requests may complete on another thread than the one that posted them).
  * Keys are MPI_Request / MPI_Message handles (pointers in Open MPI). */
@@ -233,6 +239,17 @@ PM_HIDDEN void pm_mpi_b_rma_get(pm_mpi_ctx *X, int count, MPI_Datatype t, int ta
 PM_HIDDEN void pm_mpi_b_rma_getacc(pm_mpi_ctx *X, int ocount, MPI_Datatype ot, int rcount, MPI_Datatype rt,
                                    int target);
 PM_HIDDEN void pm_mpi_b_rma_atomic(pm_mpi_ctx *X, MPI_Datatype t, int target);
+
+/* OTF2 trace (mpi_trace.c): on once every rank agreed to trace at MPI_Init. */
+PM_HIDDEN extern int pm_mpi_trace_on;
+PM_HIDDEN void pm_mpi_trace_init(void);
+PM_HIDDEN uint32_t pm_mpi_trace_comm(MPI_Comm c);      /* trace id of a communicator, UINT32_MAX: none */
+PM_HIDDEN void pm_mpi_trace_newcomm(MPI_Comm c);
+PM_HIDDEN void pm_mpi_t_send(pm_mpi_ctx *X, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                             MPI_Request req);
+PM_HIDDEN void pm_mpi_t_coll(pm_mpi_ctx *X, MPI_Comm comm, int root);
+struct pm_ipc;
+PM_HIDDEN void pm_mpi_make_ipc(struct pm_ipc *ipc);     /* mpi_report.c */
 
 /* Lifecycle helpers (mpi_lifecycle.c). */
 PM_HIDDEN void pm_mpi_after_init(uint64_t t0, int region_index);

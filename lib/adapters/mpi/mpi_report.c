@@ -56,12 +56,28 @@ static int mpi_gather(const pm_ipc *self, const char *buf, size_t len, char ***o
   return ok ? 0 : -1;
 }
 
+static int mpi_bcast(const pm_ipc *self, void *buf, size_t len, int root) {
+  (void)self;
+  if (len > INT_MAX) return -1;
+  return PMPI_Bcast(buf, (int)len, MPI_BYTE, root, pm_mpi_tool_comm()) == MPI_SUCCESS ? 0 : -1;
+}
+static int mpi_barrier(const pm_ipc *self) {
+  (void)self;
+  return PMPI_Barrier(pm_mpi_tool_comm()) == MPI_SUCCESS ? 0 : -1;
+}
+
+/* The ipc over popmeter's communicator (valid between MPI_Init* and MPI_Finalize). */
+void pm_mpi_make_ipc(pm_ipc *ipc) {
+  *ipc = (pm_ipc){0, 1, mpi_gather, NULL, mpi_bcast, mpi_barrier};
+  MPI_Comm comm = pm_mpi_tool_comm();
+  PMPI_Comm_rank(comm, &ipc->rank);
+  PMPI_Comm_size(comm, &ipc->size);
+}
+
 void pm_mpi_finalize_hook(void) {
   if (!pm_core_is_active() || pm_core_finalized()) return;
-  MPI_Comm comm = pm_mpi_tool_comm();
-  pm_ipc ipc = {0, 1, mpi_gather, NULL};
-  PMPI_Comm_rank(comm, &ipc.rank);
-  PMPI_Comm_size(comm, &ipc.size);
+  pm_ipc ipc;
+  pm_mpi_make_ipc(&ipc);
   /* Close every rank's window at the same moment: time a rank waits here for the slowest one is
    * real waiting, charged to MPI_Finalize as MPI time. */
   pm_loc *L = pm_loc_self();
@@ -69,6 +85,6 @@ void pm_mpi_finalize_hook(void) {
     pm_region_id r = pm_region_register("MPI_Finalize", PM_PARADIGM_MPI, PM_ROLE_FUNCTION);
     pm_call_enter(L, r, PM_STATE_MPI_MGMT, pm_clock_now());
   }
-  PMPI_Barrier(comm);
+  PMPI_Barrier(pm_mpi_tool_comm());
   pm_core_finalize(&ipc, NULL);
 }

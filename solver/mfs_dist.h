@@ -1,0 +1,82 @@
+/*
+ * mfs_dist.h — where every front and tile of the numeric phase lives and runs, and what that
+ * costs in memory on each process (mfs_dist.c). Internal; no StarPU, no MPI: the task-based
+ * executor and the distributed solve read it, and unit tests check it on any build.
+ *
+ * Fronts: the sequential subtrees of the pruning (mfs_prune) run as one task each on one process;
+ * the other ("tiled") fronts run as tile tasks. Processes: proportional mapping gives every front a
+ * group of processes [lo, hi). A front whose group is one process lives there; a front shared by
+ * several is cut into contiguous ranges of tile rows, one per process, with equal flops (the tasks
+ * writing a row are charged to it). A whole tile row stays on one process (the distributed solve
+ * relies on it), and the panel chain potrf(k) -> trsm(k+1,k) -> syrk -> potrf(k+1) changes process
+ * about once per front, where a row-cyclic layout changes at every step: each change is a message
+ * on the critical path, and on a loaded machine one costs tens of milliseconds (measured).
+ */
+#ifndef MFS_DIST_H
+#define MFS_DIST_H
+
+#include "mfs_internal.h"
+
+typedef struct mfs_dist {
+    int rank, nranks;
+    int32_t nfronts;
+    int32_t *lo, *hi;          /* process group of each front */
+    int32_t *row_ptr;          /* per shared front: its tile rows' processes at row_owner + row_ptr[f] */
+    int32_t *row_owner;
+    int32_t *subtree_root;     /* root of the sequential subtree holding the front, -1 for tiled fronts */
+    int32_t *subtree_first;    /* per front that is a subtree root: its lowest-numbered front */
+    int32_t nsubtrees, ntiled, nshared;
+    mfs_pruning pruning;
+    /* this process's share of each front, in bytes, laid out by dist__carve */
+    int64_t *l_local, *cb_local;
+    /* per subtree root on this process: the factor bytes of the whole subtree (one allocation) and the
+     * CB block its task needs: the root's CB at its start, then the sequential order's CB footprint of
+     * the fronts below the root; when the task ends the block shrinks to the root's CB */
+    int64_t *sub_l, *sub_scratch;
+    int64_t *sub_off;          /* per front of a subtree of this process: its CB's offset in that block */
+    /* tiles of other processes this process reads (recv[t] = 1, by global tile number): factor tiles
+     * read by the tile tasks it runs, CB tiles read by the assemblies it runs. They are received into
+     * buffers of its own: per front, recv_l (factor tiles, held while the front is factored) and
+     * recv_cb (CB tiles, held until the parent has assembled them). */
+    uint8_t *recv;
+    int64_t *recv_l, *recv_cb;
+    /* this process's submission order (fronts it takes part in): its own fronts that no other process
+     * shares, in postorder, then each shared front in postorder, preceded by its children held by other
+     * processes (whose CB tiles it receives). Any order works for the data flow as long as children come
+     * before parents; this one lets a process run all its independent work before it can wait on
+     * another (a single postorder made the second process idle until the first one's subtrees were done). */
+    int32_t *order, norder;
+    int64_t factor_local;      /* factor bytes held by this process */
+    int64_t cb_min;            /* CB arena footprint of the executor's order with immediate cleanups */
+} mfs_dist;
+
+/* Builds the distribution of S over nranks processes for this rank; nworkers is the total number of
+ * workers the pruning balances over. prune = 0 runs every front as tile tasks. */
+mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworkers, int prune, mfs_dist **D,
+                        mfs_error *err);
+void dist__free(mfs_dist *D);
+
+static inline int dist__tile_owner(const mfs_dist *D, int32_t f, int32_t i)
+{
+    return D->hi[f] - D->lo[f] == 1 ? D->lo[f] : D->row_owner[D->row_ptr[f] + i];
+}
+static inline int dist__shared(const mfs_dist *D, int32_t f) { return D->hi[f] - D->lo[f] > 1; }
+/* the process that holds the front's own columns' solution in the distributed solve */
+static inline int dist__in_group(const mfs_dist *D, int32_t f, int r) { return r >= D->lo[f] && r < D->hi[f]; }
+
+/* Points tiles[] (the front's nbt(nbt+1)/2 entries) at this process's tiles of front f inside L
+ * (factor tiles) and C (CB tiles), in column-major tile order, each padded to 8 doubles; tiles of
+ * other processes are set to NULL. With L == C == NULL only counts. Returns the bytes of L and C. */
+void dist__carve(const mfs_symbolic *S, const mfs_dist *D, int32_t f, double *L, double *C, double **tiles,
+                 int64_t *l_bytes, int64_t *cb_bytes);
+
+/* Like dist__carve for the tiles this process receives: ptrs[] (the front's tile slots) points into RL
+ * (factor tiles) and RC (CB tiles), NULL for tiles not received. */
+void dist__carve_recv(const mfs_symbolic *S, const mfs_dist *D, int32_t f, double *RL, double *RC, double **ptrs);
+
+/* The CB footprint of the fronts below a subtree's root: the committed footprint of the sequential
+ * order's CB allocations inside the subtree, the root's own CB left out (same arena code). cb_off
+ * (optional, indexed by front) receives each front's CB offset from the start of that region. */
+int64_t dist__subtree_scratch(const mfs_symbolic *S, int32_t first, int32_t root, int64_t *cb_off);
+
+#endif

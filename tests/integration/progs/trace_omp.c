@@ -1,0 +1,63 @@
+/* Programs for the trace read-back tests (tests/integration/test_trace_omp.sh); user regions are
+ * called through weak references, so the program also runs without popmeter.
+ *   trace_omp omp      4 parallel regions of 2 threads; in each, every thread runs the user region
+ *                      "work" (1 ms busy); then the user region "serial" on the master.
+ *   trace_omp filter   user regions for POPMETER_TRACE_FILTER="skip*,min=20000" (20 ms):
+ *                        3 x "long" (30 ms busy)                          kept
+ *                        20 x "tiny" (empty)                              dropped (too short)
+ *                        "skip_outer" (excluded by name) holding "inner" (30 ms)  inner kept alone
+ *                        "outer" (60 ms) holding 5 x "tiny" and 1 x "mid" (40 ms)  outer, mid kept
+ *                        "short" (empty) holding 3 x "tiny"               all dropped */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "popmeter.h"
+#pragma weak pm_region_begin
+#pragma weak pm_region_end
+
+static void begin(const char *n) { if (pm_region_begin) pm_region_begin(n); }
+static void end(const char *n) { if (pm_region_end) pm_region_end(n); }
+static void busy_ms(double ms) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  do clock_gettime(CLOCK_MONOTONIC, &b);
+  while ((double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) * 1e-6 < ms);
+}
+
+static void omp(void) {
+  for (int i = 0; i < 4; i++) {
+#pragma omp parallel num_threads(2)
+    {
+      begin("work");
+      busy_ms(1);
+      end("work");
+    }
+  }
+  begin("serial");
+  busy_ms(1);
+  end("serial");
+}
+
+static void tiny(void) { begin("tiny"); end("tiny"); }
+
+static void filter(void) {
+  for (int i = 0; i < 3; i++) { begin("long"); busy_ms(30); end("long"); }
+  for (int i = 0; i < 20; i++) tiny();
+  begin("skip_outer");
+  begin("inner"); busy_ms(30); end("inner");
+  end("skip_outer");
+  begin("outer");
+  for (int i = 0; i < 5; i++) tiny();
+  begin("mid"); busy_ms(40); end("mid");
+  busy_ms(20);
+  end("outer");
+  begin("short");
+  for (int i = 0; i < 3; i++) tiny();
+  end("short");
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "filter")) filter();
+  else omp();
+  return 0;
+}

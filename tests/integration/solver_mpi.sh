@@ -1,0 +1,77 @@
+#!/bin/sh
+# mfsolve distributed: 1, 2 and 4 MPI processes x 1 and 2 StarPU workers, the three orderings, a
+# generated matrix and a Matrix Market file. Every run: exit 0, scaled residual <= 1e-12, the
+# executor line names the processes and workers, fronts are shared when there are several processes.
+# Solutions: on one process bitwise equal to the sequential executor's (same factor, same solve); on
+# several processes bitwise equal whatever the number of workers (the factor is bitwise the same, the
+# solve's reductions depend on the process count only) and equal to the sequential solution up to
+# rounding (relative max difference <= 1e-12). Small problems: the suite stays quick.
+. "$top_srcdir/tests/tap.sh"
+mfsolve="$top_builddir/solver/mfsolve"
+golden="$top_srcdir/tests/golden"
+if [ ! -x "$mfsolve" ]; then skip "mfsolve not built"; tap_done; fi
+if ! "$mfsolve" --help | grep -q "StarPU + StarPU-MPI"; then skip "mfsolve built without StarPU-MPI"; tap_done; fi
+: "${MPIRUN:=mpirun}"
+if ! command -v "$MPIRUN" >/dev/null 2>&1; then skip "no mpirun"; tap_done; fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/pmsolver.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+STARPU_SILENT=1; export STARPU_SILENT
+
+# max |x - y| / max |y| over two solution files (Matrix Market arrays of the same length)
+reldiff() {
+  awk 'FNR <= 2 { next } NR == FNR { y[FNR] = $1; next }
+       { d = $1 - y[FNR]; if (d < 0) d = -d; if (d > md) md = d; a = y[FNR]; if (a < 0) a = -a; if (a > my) my = a }
+       END { printf "%.3g\n", (my > 0 ? md / my : md) }' "$2" "$1"
+}
+
+# ref NAME ARGS...: sequential solution NAME
+ref() {
+  name=$1; shift
+  if "$mfsolve" -q "$@" --solution "$work/$name.mtx" >"$work/$name.out" 2>&1; then ok "sequential $name"
+  else notok "sequential $name"; sed 's/^/# /' "$work/$name.out"; fi
+}
+
+# run NP W REF ARGS...: distributed run, checked against the sequential solution REF
+run() {
+  np=$1; w=$2; r=$3; shift 3
+  name="$r-np$np-w$w"
+  timeout 180 $MPIRUN -np "$np" --bind-to none -x STARPU_SILENT "$mfsolve" -q --workers "$w" "$@" \
+    --solution "$work/$name.mtx" >"$work/$name.out" 2>"$work/$name.err"
+  rc=$?
+  if [ $rc -ne 0 ]; then notok "$name: exit $rc"; sed 's/^/# /' "$work/$name.err" | tail -5; return; fi
+  res=$(sed -n 's/^residual *\([^ ]*\) .*/\1/p' "$work/$name.out")
+  check "$name: scaled residual $res <= 1e-12" awk -v r="$res" 'BEGIN { exit !(r != "" && r + 0 <= 1e-12) }'
+  check "$name: $np process(es) x $w worker(s)" grep -q "starpu: $np process(es) x $w worker(s)" "$work/$name.out"
+  shared=$(sed -n 's/.*(\([0-9]*\) shared by several processes).*/\1/p' "$work/$name.out")
+  if [ "$np" -gt 1 ]; then check "$name: fronts shared by processes ($shared)" test "${shared:-0}" -ge 1; fi
+  d=$(reldiff "$work/$name.mtx" "$work/$r.mtx")
+  if [ "$np" -eq 1 ]; then check "$name: solution bitwise the sequential one" cmp -s "$work/$name.mtx" "$work/$r.mtx"
+  else check "$name: solution within $d of the sequential one (<= 1e-12)" awk -v d="$d" 'BEGIN { exit !(d + 0 <= 1e-12) }'; fi
+}
+
+g="--gen lap3d:12 --nb 24"
+ref metis $g --ordering metis
+ref amd $g --ordering amd
+ref natural $g --ordering natural
+ref file --matrix "$golden/solver_lap2d_10_gen.mtx" --nb 4 --ordering metis
+run 1 1 metis $g --ordering metis
+run 1 2 amd $g --ordering amd
+run 2 1 metis $g --ordering metis
+run 2 2 metis $g --ordering metis
+check "2 processes: the same solution with 1 and 2 workers" cmp -s "$work/metis-np2-w1.mtx" "$work/metis-np2-w2.mtx"
+run 2 1 amd $g --ordering amd
+run 2 2 natural $g --ordering natural
+run 2 1 file --matrix "$golden/solver_lap2d_10_gen.mtx" --nb 4 --ordering metis
+run 4 1 metis $g --ordering metis
+run 4 2 metis $g --ordering metis
+check "4 processes: the same solution with 1 and 2 workers" cmp -s "$work/metis-np4-w1.mtx" "$work/metis-np4-w2.mtx"
+run 4 1 file --matrix "$golden/solver_lap2d_10_gen.mtx" --nb 4 --ordering metis
+
+# a problem every process must agree on: a matrix that is not SPD fails on every process, exit 1
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 4\n2 2 1\n3 2 2\n3 3 1\n' >"$work/indef.mtx"
+timeout 120 $MPIRUN -np 2 --bind-to none -x STARPU_SILENT "$mfsolve" -q --matrix "$work/indef.mtx" --ordering natural \
+  >"$work/indef.out" 2>"$work/indef.err"
+rc=$?
+check "not SPD on 2 processes: exit 1 (got $rc)" test $rc -eq 1
+check "not SPD on 2 processes: the message names column 3" grep -q "column 3 " "$work/indef.err"
+tap_done

@@ -1,0 +1,50 @@
+#!/bin/sh
+# mfsolve on 2 MPI processes under `popmeter run`: popmeter's StarPU adapter sees the solver's
+# codelets with their tags (the front, STARPU_TAG_ONLY) and analytic flops (STARPU_FLOPS), with no
+# popmeter call in the solver. popmeter.json's task counts per codelet equal the counts mfsolve
+# prints, the per-tag counts add up to the same total, and the flops popmeter summed (per codelet and
+# per tag) are the flops mfsolve's tasks carried.
+. "$top_srcdir/tests/tap.sh"
+mfsolve="$top_builddir/solver/mfsolve"
+launcher="$top_builddir/tools/popmeter"
+pmjson="/usr/bin/python3 $top_srcdir/tests/integration/pmjson.py"
+if [ ! -x "$mfsolve" ]; then skip "mfsolve not built"; tap_done; fi
+if ! "$mfsolve" --help | grep -q "StarPU + StarPU-MPI"; then skip "mfsolve built without StarPU-MPI"; tap_done; fi
+: "${MPIRUN:=mpirun}"
+if ! command -v "$MPIRUN" >/dev/null 2>&1; then skip "no mpirun"; tap_done; fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/pmsolver.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+STARPU_SILENT=1; export STARPU_SILENT
+POPMETER_CUBE=0; export POPMETER_CUBE
+
+timeout 180 $MPIRUN -np 2 --bind-to none -x STARPU_SILENT -x POPMETER_CUBE "$launcher" run --output "$work/pm" -- \
+  "$mfsolve" -q --gen lap3d:14 --nb 24 --workers 1 >"$work/out" 2>"$work/err"
+rc=$?
+check "mfsolve on 2 processes under popmeter: exit 0 (got $rc)" test $rc -eq 0
+j="$work/pm/popmeter.json"
+if [ ! -s "$j" ]; then notok "popmeter.json written"; sed 's/^/# /' "$work/err" | tail -5; tap_done; fi
+check "the efficiency table was printed" grep -q "Parallel efficiency" "$work/err"
+check "mfsolve's summary was printed" grep -q "^residual " "$work/out"
+line=$(grep '^tasks ' "$work/out")
+total=$(echo "$line" | sed -n 's/^tasks *\([0-9]*\):.*/\1/p')
+check "mfsolve reports its tasks ($total)" test "${total:-0}" -gt 0
+sum=0
+for t in init assemble potrf trsm syrk gemm cleanup subtree; do
+  want=$(echo "$line" | sed -n "s/.* $t \([0-9]*\)[,;].*/\1/p")
+  got=$($pmjson "$j" --tasks codelet "mfs_$t" count)
+  check "codelet mfs_$t: popmeter counted $got tasks, mfsolve ran ${want:-?}" test "$got" = "${want:-x}"
+  sum=$((sum + ${got:-0}))
+done
+check "the codelets' counts add up to mfsolve's total ($sum)" test "$sum" = "$total"
+tags=$(/usr/bin/python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["tasks"]["tags"]; print(len(t), sum(r[2] for r in t), repr(sum(r[6] for r in t)), min(r[1] for r in t))' "$j")
+set -- $tags
+check "every task carries a tag: per-tag counts add up to $total (got $2 over $1 tags)" test "$2" = "$total"
+check "tags are front numbers (smallest $4 >= 0)" test "$4" -ge 0
+fl=$(echo "$line" | sed -n 's/.*task flops \([0-9.e+-]*\).*/\1/p')
+cf=$(/usr/bin/python3 -c 'import json,sys; print(repr(sum(c["flops"] for c in json.load(open(sys.argv[1]))["tasks"]["codelets"])))' "$j")
+check "popmeter's codelet flops ($cf) are the tasks' flops ($fl)" \
+  awk -v a="$cf" -v b="$fl" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 1e-9 * b) }'
+check "popmeter's per-tag flops ($3) are the tasks' flops" \
+  awk -v a="$3" -v b="$fl" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 1e-9 * b) }'
+check "StarPU-MPI transfers between the processes were seen" test "$($pmjson "$j" --tasks mpi send count)" -gt 0
+tap_done
