@@ -8,3 +8,15 @@ skip() { tap_n=$((tap_n+1)); echo "ok $tap_n - # SKIP $*"; }
 check(){ d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
 diag() { echo "# $*"; }
 tap_done(){ echo "1..$tap_n"; exit 0; }
+# tap_lines FILE: a checker's "PASS text" / "FAIL text" / "SKIP text" lines as TAP, other lines as
+# diagnostics (read from a file, not a pipe: the TAP counters live in this shell)
+tap_lines() {
+  while IFS= read -r line; do
+    case "$line" in
+      PASS\ *) ok "${line#PASS }" ;;
+      FAIL\ *) notok "${line#FAIL }" ;;
+      SKIP\ *) skip "${line#SKIP }" ;;
+      *) diag "$line" ;;
+    esac
+  done <"$1"
+}

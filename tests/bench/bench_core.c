@@ -28,15 +28,11 @@ static void b_call(pm_loc *L, long n) {
 static void b_poll(pm_loc *L, long n) { for (long i = 0; i < n; i++) pm_count_poll(L, reg); }
 
 /* best of REPS, ns per iteration */
-static double run(body_fn f, pm_loc *L, long n) {
-  double best = 1e30;
-  for (int r = 0; r < REPS; r++) {
-    double t0 = bench_now_s();
-    f(L, n);
-    double t = (bench_now_s() - t0) / n * 1e9;
-    if (t < best) best = t;
-  }
-  return best;
+typedef struct { void (*f)(pm_loc *, long); pm_loc *L; } body_ctx;
+static void call_body(void *c, long n) { body_ctx *b = c; b->f(b->L, n); }
+static double run(void (*f)(pm_loc *, long), pm_loc *L, long n) {
+  body_ctx b = {f, L};
+  return bench_best_ns(call_body, &b, n, REPS);
 }
 
 int main(int argc, char **argv) {

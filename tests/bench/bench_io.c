@@ -18,9 +18,6 @@
 #include <unistd.h>
 #include "bench_util.h"
 
-#ifndef PM_LIB
-#define PM_LIB "libpopmeter.so"
-#endif
 #define BATCHES 5
 #define REPS 5
 enum { K_PWRITE, K_PREAD, K_FWRITE, K_PIPE, K_COUNT };
@@ -90,15 +87,13 @@ static int run_child(const char *self, const char *nstr, const char *lib, double
 int main(int argc, char **argv) {
   if (argc > 2 && !strcmp(argv[1], "--child")) return child(atol(argv[2]));
   const char *nstr = argc > 1 ? argv[1] : "100000";
-  const char *lib = getenv("POPMETER_LIB") ? getenv("POPMETER_LIB") : PM_LIB;
-  setenv("POPMETER_REPORT", "0", 1);
-  setenv("POPMETER_JSON", "0", 1);
-  setenv("POPMETER_CUBE", "0", 1);
+  bench_quiet_popmeter();
   setenv("POPMETER_TARGET", "bench_io", 1);   /* a non-MPI program is measured when named (popmeter run) */
-  char self[4096];
-  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (len <= 0) return 1;
-  self[len] = '\0';
+  char self[4096], lib[4096];
+  if (bench_self_and_lib(self, sizeof self, lib, sizeof lib) != 0) {
+    fprintf(stderr, "%s: %s not found (set POPMETER_LIB)\n", argv[0], lib);
+    return 1;
+  }
   double base[K_COUNT], with[K_COUNT];
   for (int k = 0; k < K_COUNT; k++) base[k] = with[k] = 1e30;
   for (int r = 0; r < REPS; r++) {

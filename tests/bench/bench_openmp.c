@@ -17,9 +17,6 @@
 #include <unistd.h>
 #include "bench_util.h"
 
-#ifndef PM_LIB
-#define PM_LIB "libpopmeter.so"
-#endif
 #ifndef PM_RUNTIME
 #define PM_RUNTIME "OpenMP"
 #endif
@@ -59,16 +56,14 @@ static double run_child(const char *self, const char *nstr, const char *lib) {
 int main(int argc, char **argv) {
   if (argc > 2 && !strcmp(argv[1], "--child")) return child(atol(argv[2]));
   const char *nstr = argc > 1 ? argv[1] : "20000";
-  const char *lib = getenv("POPMETER_LIB") ? getenv("POPMETER_LIB") : PM_LIB;
   setenv("OMP_NUM_THREADS", "2", 0);
   /* for the preloaded child: measure, but no report or files */
-  setenv("POPMETER_REPORT", "0", 1);
-  setenv("POPMETER_JSON", "0", 1);
-  setenv("POPMETER_CUBE", "0", 1);
-  char self[4096];
-  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (len <= 0) return 1;
-  self[len] = '\0';
+  bench_quiet_popmeter();
+  char self[4096], lib[4096];
+  if (bench_self_and_lib(self, sizeof self, lib, sizeof lib) != 0) {
+    fprintf(stderr, "%s: %s not found (set POPMETER_LIB)\n", argv[0], lib);
+    return 1;
+  }
   double base = 1e30, with = 1e30;
   for (int r = 0; r < REPS; r++) {
     double b = run_child(self, nstr, NULL), w = run_child(self, nstr, lib);

@@ -106,15 +106,10 @@ int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 9;
   if (reps < 1 || reps > 50) reps = 9;
   char self[PATH_MAX], lib[PATH_MAX];
-  ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (k <= 0) return 1;
-  self[k] = '\0';
-  if (getenv("POPMETER_LIB")) snprintf(lib, sizeof lib, "%s", getenv("POPMETER_LIB"));
-  else {
-    char *d = strrchr(self, '/');
-    snprintf(lib, sizeof lib, "%.*s/../../lib/.libs/libpopmeter.so", (int)(d - self), self);
+  if (bench_self_and_lib(self, sizeof self, lib, sizeof lib) != 0) {
+    fprintf(stderr, "bench_starpu: %s not found (set POPMETER_LIB)\n", lib);
+    return 1;
   }
-  if (access(lib, R_OK) != 0) { fprintf(stderr, "bench_starpu: %s not found (set POPMETER_LIB)\n", lib); return 1; }
   struct { const char *mode, *ncpu; int n, us; } cases[2] = {{"empty", "1", 100000, 0}, {"work", "1", 10000, 100}};
   printf("StarPU adapter overhead (%d alternating runs each, medians; min in brackets)\n", reps);
   int failed = 0;

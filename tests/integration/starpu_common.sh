@@ -12,15 +12,3 @@ POPMETER_REPORT=0; export POPMETER_REPORT
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmsp.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# tap_lines FILE: turns "PASS text" / "FAIL text" / "SKIP text" lines (starpu_check.py) into TAP
-# (read from a file, not a pipe: the TAP counters live in this shell)
-tap_lines() {
-  while IFS= read -r line; do
-    case "$line" in
-      PASS\ *) ok "${line#PASS }" ;;
-      FAIL\ *) notok "${line#FAIL }" ;;
-      SKIP\ *) skip "${line#SKIP }" ;;
-      *) diag "$line" ;;
-    esac
-  done <"$1"
-}

@@ -14,19 +14,6 @@ need_readers() {
   if ! /usr/bin/python3 -c 'import otf2' 2>/dev/null; then skip "python3-otf2 is not installed"; tap_done; fi
 }
 
-# tap_lines FILE: "PASS text" / "FAIL text" / "SKIP text" lines of trace_check.py as TAP
-# (read from a file: the TAP counters live in this shell)
-tap_lines() {
-  while IFS= read -r line; do
-    case "$line" in
-      PASS\ *) ok "${line#PASS }" ;;
-      FAIL\ *) notok "${line#FAIL }" ;;
-      SKIP\ *) skip "${line#SKIP }" ;;
-      *) diag "$line" ;;
-    esac
-  done <"$1"
-}
-
 # readback LABEL ARCHIVE: otf2-print reads the whole archive without an error, then the semantic
 # check of trace_check.py
 readback() {
