@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,9 +90,21 @@ static int cmd_run(int argc, char **argv) {
   return 127;
 }
 
+static void show_warn(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "popmeter show: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
 static int cmd_show(int argc, char **argv) {
   static const struct option opts[] = {{"models", required_argument, 0, 'm'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-  const char *models = "auto";
+  /* the table follows the same POPMETER_* settings as at the end of a run (width, models, I/O) */
+  pm_config cfg;
+  pm_config_load(&cfg, (const char *(*)(const char *))getenv, show_warn);
+  const char *models = cfg.s[PM_CFG_MODELS];
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "m:h", opts, NULL)) != -1) {
@@ -103,7 +116,8 @@ static int cmd_show(int argc, char **argv) {
   char err[512];
   pm_profile *p = pm_profile_read_file(argv[optind], err, sizeof err);
   if (!p) { fprintf(stderr, "popmeter show: %s\n", err); return 1; }
-  pm_report_options o = {.models = models, .width = 100, .io_as_useful = 0};
+  pm_report_options o = {.models = models, .width = (int)cfg.i[PM_CFG_TABLE_WIDTH],
+                         .io_as_useful = (int)cfg.i[PM_CFG_IO_AS_USEFUL]};
   int rc = pm_report_print_table(stdout, p, &o, NULL, 0);
   pm_profile_free(p);
   return rc == 0 ? 0 : 1;
