@@ -335,6 +335,8 @@ typedef struct {
     int64_t window_waits; /* times the submission waited for memory */
     int64_t window_overflows;
     double time_max;      /* factorization time, max over processes (seconds) */
+    double time_setup;    /* part of it spent creating the factor: mapping and populating its memory
+                             before the first operation (max over processes) */
 } mfs_exec_stats;
 
 typedef struct {

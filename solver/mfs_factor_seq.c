@@ -243,6 +243,7 @@ mfs_status mfs_factorize_seq(const mfs_symbolic *S, const mfs_matrix *A, mfs_fac
         return st;
     }
     F->mem_base = base;
+    F->exec.time_setup = time__now() - t0;
     double total = S->flops + S->flops_type[MFS_OP_ASSEMBLE], step = total / 200, next = step;
     for (int64_t o = 0; o < S->nops; o++) {
         st = mfs_op_execute(F, A, &S->ops[o], err);

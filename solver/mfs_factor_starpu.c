@@ -646,6 +646,7 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
     /* for the progress display until submission ends: an even share (then this process's own) */
     T.flops_total = (S->flops + S->flops_type[MFS_OP_ASSEMBLE]) / R->nranks;
     exec__current = &E;
+    double t_setup = time__now() - t0;
 
     int drained = R->nranks == 1;
     for (int32_t k = 0; k < D->norder; k++) {
@@ -693,7 +694,7 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
     X->mem_recv_peak = runtime__recv_peak();
     X->window_waits = E.waits;
     X->window_overflows = E.overflows;
-    double red[MFS_NTASKTYPES + 3];
+    double red[MFS_NTASKTYPES + 4];
     for (int t = 0; t < MFS_NTASKTYPES; t++) red[t] = (double)T.tasks_local[t];
     red[MFS_NTASKTYPES] = T.flops_local;
     mfs_runtime_allreduce(red, MFS_NTASKTYPES + 1, 0);
@@ -702,8 +703,10 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
     red[0] = F->time;
     red[1] = (double)X->mem_predicted;
     red[2] = (double)F->mem_peak;
-    mfs_runtime_allreduce(red, 3, 1);
+    red[3] = t_setup;
+    mfs_runtime_allreduce(red, 4, 1);
     X->time_max = red[0];
+    X->time_setup = red[3];
     X->mem_predicted_max = (int64_t)red[1];
     X->mem_peak_max = (int64_t)red[2];
 
