@@ -368,19 +368,28 @@ static void submit_subtree(submit_state *T, int32_t r)
     mem__free(hv);
 }
 
+/* Room for the handles of every tile of front Fr's lower triangle; NULL out of memory (the
+ * factorization is then failed). */
+static starpu_data_handle_t *front_handle_array(exec_state *E, const mfs_front *Fr)
+{
+    starpu_data_handle_t *hv = mem__alloc(((size_t)Fr->nbt * (Fr->nbt + 1) / 2 + 1) * sizeof *hv);
+    if (!hv) {
+        mfs_error e;
+        err__nomem(&e);
+        exec__fail(E, &e);
+    }
+    return hv;
+}
+
 /* The init of this process's tiles of front f. */
 static void submit_init(submit_state *T, const mfs_op *op, int32_t f, int prio)
 {
     exec_state *E = T->E;
     const mfs_symbolic *S = E->S;
     const mfs_front *Fr = &S->fronts[f];
-    starpu_data_handle_t *hv = mem__alloc(((size_t)Fr->nbt * (Fr->nbt + 1) / 2 + 1) * sizeof *hv);
-    if (!hv) {
-        mfs_error e;
-        err__nomem(&e);
-        exec__fail(E, &e);
+    starpu_data_handle_t *hv = front_handle_array(E, Fr);
+    if (!hv)
         return;
-    }
     int n = 0;
     for (int32_t j = 0; j < Fr->nbt; j++)
         for (int32_t i = j; i < Fr->nbt; i++)
@@ -396,13 +405,9 @@ static void submit_release(submit_state *T, int32_t f, int kind)
     exec_state *E = T->E;
     const mfs_symbolic *S = E->S;
     const mfs_front *Fr = &S->fronts[f];
-    starpu_data_handle_t *hv = mem__alloc(((size_t)Fr->nbt * (Fr->nbt + 1) / 2 + 1) * sizeof *hv);
-    if (!hv) {
-        mfs_error e;
-        err__nomem(&e);
-        exec__fail(E, &e);
+    starpu_data_handle_t *hv = front_handle_array(E, Fr);
+    if (!hv)
         return;
-    }
     int n = 0;
     for (int32_t j = kind == RELEASE_CB ? Fr->nbp : 0; j < (kind == RELEASE_CB ? Fr->nbt : Fr->nbp); j++)
         for (int32_t i = j; i < Fr->nbt; i++) {

@@ -6,16 +6,8 @@
 # several processes bitwise equal whatever the number of workers (the factor is bitwise the same, the
 # solve's reductions depend on the process count only) and equal to the sequential solution up to
 # rounding (relative max difference <= 1e-12). Small problems: the suite stays quick.
-. "$top_srcdir/tests/tap.sh"
-mfsolve="$top_builddir/solver/mfsolve"
+. "$top_srcdir/tests/integration/solver_common.sh"
 golden="$top_srcdir/tests/golden"
-if [ ! -x "$mfsolve" ]; then skip "mfsolve not built"; tap_done; fi
-if ! "$mfsolve" --help | grep -q "StarPU + StarPU-MPI"; then skip "mfsolve built without StarPU-MPI"; tap_done; fi
-: "${MPIRUN:=mpirun}"
-if ! command -v "$MPIRUN" >/dev/null 2>&1; then skip "no mpirun"; tap_done; fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/pmsolver.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-STARPU_SILENT=1; export STARPU_SILENT
 
 # max |x - y| / max |y| over two solution files (Matrix Market arrays of the same length)
 reldiff() {

@@ -4,17 +4,9 @@
 # popmeter call in the solver. popmeter.json's task counts per codelet equal the counts mfsolve
 # prints, the per-tag counts add up to the same total, and the flops popmeter summed (per codelet and
 # per tag) are the flops mfsolve's tasks carried.
-. "$top_srcdir/tests/tap.sh"
-mfsolve="$top_builddir/solver/mfsolve"
+. "$top_srcdir/tests/integration/solver_common.sh"
 launcher="$top_builddir/tools/popmeter"
 pmjson="/usr/bin/python3 $top_srcdir/tests/integration/pmjson.py"
-if [ ! -x "$mfsolve" ]; then skip "mfsolve not built"; tap_done; fi
-if ! "$mfsolve" --help | grep -q "StarPU + StarPU-MPI"; then skip "mfsolve built without StarPU-MPI"; tap_done; fi
-: "${MPIRUN:=mpirun}"
-if ! command -v "$MPIRUN" >/dev/null 2>&1; then skip "no mpirun"; tap_done; fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/pmsolver.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-STARPU_SILENT=1; export STARPU_SILENT
 POPMETER_CUBE=0; export POPMETER_CUBE
 
 timeout 180 $MPIRUN -np 2 --bind-to none -x STARPU_SILENT -x POPMETER_CUBE "$launcher" run --output "$work/pm" -- \
