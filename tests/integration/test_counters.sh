@@ -70,9 +70,9 @@ else
   check "profile.cubex holds PAPI_TOT_INS" "$cubex_check" --dump PAPI_TOT_INS "$work/auto/profile.cubex"
 fi
 check "profile.cubex is valid" "$cubex_check" "$work/auto/profile.cubex"
-# popmeter show prints 100 columns: compare with a run printed at that width
+# popmeter show follows POPMETER_TABLE_WIDTH too: the same width gives the same sections
 POPMETER_TABLE_WIDTH=100 "$pm" run --output "$work/w100" -- "$progs/ctr_work" 1000 >/dev/null 2>"$work/w100.err"
-"$pm" show "$work/w100/popmeter.json" >"$work/show" 2>&1
+POPMETER_TABLE_WIDTH=100 "$pm" show "$work/w100/popmeter.json" >"$work/show" 2>&1
 check "popmeter show: exit 0" test $? -eq 0
 section "$work/w100.err" >"$work/live.sec"
 section "$work/show" >"$work/show.sec"
