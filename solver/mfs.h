@@ -401,6 +401,10 @@ int mfs_starpu_built(void);
 int mfs_mpi_launched(void);
 mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***argv, mfs_error *err);
 void mfs_runtime_stop(void);
+/* Idle StarPU workers take CPU time from the thread that runs the analysis: mfs_runtime_pause stops
+ * them (they wait, not poll) until mfs_runtime_resume; the factorization resumes them anyway. */
+void mfs_runtime_pause(void);
+void mfs_runtime_resume(void);
 int mfs_runtime_rank(void);   /* 0 without MPI */
 int mfs_runtime_nranks(void); /* 1 without MPI */
 /* Reduces v over processes (sum or max); identity without MPI. For the command's report. */

@@ -572,6 +572,7 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
     runtime_state *R = &runtime__state;
     if (!R->started) return err__set(err, MFS_ERR_ARG, 0, -1, "the StarPU runtime is not running (mfs_runtime_start)");
     if (!S || !A || A->n != S->n) return err__set(err, MFS_ERR_ARG, 0, -1, "matrix does not match the analysis");
+    mfs_runtime_resume();
     mfs_starpu_options opt;
     mfs_starpu_options_default(&opt);
     if (o) opt = *o;
@@ -685,7 +686,7 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
     X->rank = R->rank;
     X->nranks = R->nranks;
     X->workers = R->workers;
-    snprintf(X->sched, sizeof X->sched, "%s", R->sched);
+    snprintf(X->sched, sizeof X->sched, "%.*s", (int)sizeof X->sched - 1, R->sched);
     memcpy(X->tasks_local, T.tasks_local, sizeof X->tasks_local);
     X->flops_local = T.flops_local;
     X->tiled_fronts = D->ntiled;

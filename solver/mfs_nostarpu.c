@@ -31,6 +31,8 @@ mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***ar
 }
 
 void mfs_runtime_stop(void) {}
+void mfs_runtime_pause(void) {}
+void mfs_runtime_resume(void) {}
 int mfs_runtime_rank(void) { return 0; }
 int mfs_runtime_nranks(void) { return 1; }
 

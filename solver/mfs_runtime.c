@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-runtime_state runtime__state = {0, 0, 0, 0, 1, 1, MPI_COMM_NULL, ""};
+runtime_state runtime__state = {0, 0, 0, 0, 1, 1, MPI_COMM_NULL, "", 0};
 
 static _Atomic int64_t recv_cur, recv_hwm;
 
@@ -134,10 +134,29 @@ mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***ar
     return MFS_OK;
 }
 
+void mfs_runtime_pause(void)
+{
+    runtime_state *R = &runtime__state;
+    if (R->started && !R->paused) {
+        starpu_pause();
+        R->paused = 1;
+    }
+}
+
+void mfs_runtime_resume(void)
+{
+    runtime_state *R = &runtime__state;
+    if (R->started && R->paused) {
+        starpu_resume();
+        R->paused = 0;
+    }
+}
+
 void mfs_runtime_stop(void)
 {
     runtime_state *R = &runtime__state;
     if (!R->started) return;
+    mfs_runtime_resume();
     if (R->mpi) {
         starpu_mpi_shutdown(); /* shuts StarPU down too (it started it) */
         MPI_Comm_free(&R->comm);

@@ -19,6 +19,7 @@ typedef struct {
     int rank, nranks, workers;
     MPI_Comm comm;       /* our own communicator (a dup of MPI_COMM_WORLD) for the solve's collectives */
     char sched[32];
+    int paused;          /* mfs_runtime_pause: workers stopped */
 } runtime_state;
 
 extern runtime_state runtime__state;

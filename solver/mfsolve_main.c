@@ -488,6 +488,7 @@ int main(int argc, char **argv)
         }
         nranks = mfs_runtime_nranks();
         root = mfs_runtime_rank() == 0;
+        mfs_runtime_pause(); /* the workers wait while the analysis runs (the factorization resumes them) */
         cpu_set_t cs;
         /* only when something (an MPI launcher, taskset) restricted this process to fewer CPUs */
         if (root && sched_getaffinity(0, sizeof cs, &cs) == 0 && CPU_COUNT(&cs) < c.workers &&
