@@ -39,14 +39,18 @@ uint64_t pm_trace_mpi_send(pm_loc *L, uint32_t comm, int peer, int tag, uint64_t
   return req;
 }
 
-void pm_trace_mpi_send_complete(pm_loc *L, uint64_t req) {
+/* An event about request req alone (completion of an Isend, cancellation). */
+static void request_event(pm_loc *L, uint64_t req,
+                          OTF2_ErrorCode (*write)(OTF2_EvtWriter *, OTF2_AttributeList *, OTF2_TimeStamp, uint64_t)) {
   pm_tloc *T = pm_tloc_of(L);
   uint64_t t;
   OTF2_EvtWriter *w = T && req ? pm_tloc_begin(T, 0, 0, &t) : NULL;
   if (!w) return;
-  pm_tloc_count(T, OTF2_EvtWriter_MpiIsendComplete(w, NULL, t, req));
+  pm_tloc_count(T, write(w, NULL, t, req));
   pm_tloc_end(T);
 }
+
+void pm_trace_mpi_send_complete(pm_loc *L, uint64_t req) { request_event(L, req, OTF2_EvtWriter_MpiIsendComplete); }
 
 uint64_t pm_trace_mpi_recv_request(pm_loc *L) {
   pm_tloc *T = pm_tloc_of(L);
@@ -71,12 +75,7 @@ void pm_trace_mpi_recv(pm_loc *L, uint32_t comm, int peer, int tag, uint64_t byt
 }
 
 void pm_trace_mpi_request_cancelled(pm_loc *L, uint64_t req) {
-  pm_tloc *T = pm_tloc_of(L);
-  uint64_t t;
-  OTF2_EvtWriter *w = T && req ? pm_tloc_begin(T, 0, 0, &t) : NULL;
-  if (!w) return;
-  pm_tloc_count(T, OTF2_EvtWriter_MpiRequestCancelled(w, NULL, t, req));
-  pm_tloc_end(T);
+  request_event(L, req, OTF2_EvtWriter_MpiRequestCancelled);
 }
 
 /* Remembered on the location; the region's leave writes CollectiveBegin (at the call's start)

@@ -14,31 +14,24 @@
 
 
 #define REPS 5
-typedef void (*body_fn)(pm_loc *, long);
 static volatile uint64_t sink;
 
-static void b_clock(pm_loc *L, long n) { (void)L; for (long i = 0; i < n; i++) sink += pm_clock_now(); }
-static void b_transition(pm_loc *L, long n) {
+static void b_clock(void *L, long n) { (void)L; for (long i = 0; i < n; i++) sink += pm_clock_now(); }
+static void b_transition(void *L, long n) {
   for (long i = 0; i < n; i++) pm_state_set(L, (i & 1) ? PM_STATE_MPI_P2P : PM_STATE_USEFUL, pm_clock_now());
 }
 static pm_region_id reg;
-static void b_call(pm_loc *L, long n) {
+static void b_call(void *L, long n) {
   for (long i = 0; i < n; i++) { pm_call_enter(L, reg, PM_STATE_MPI_P2P, pm_clock_now()); pm_call_exit(L, pm_clock_now()); }
 }
-static void b_poll(pm_loc *L, long n) { for (long i = 0; i < n; i++) pm_count_poll(L, reg); }
+static void b_poll(void *L, long n) { for (long i = 0; i < n; i++) pm_count_poll(L, reg); }
 
-/* best of REPS, ns per iteration */
-typedef struct { void (*f)(pm_loc *, long); pm_loc *L; } body_ctx;
-static void call_body(void *c, long n) { body_ctx *b = c; b->f(b->L, n); }
-static double run(void (*f)(pm_loc *, long), pm_loc *L, long n) {
-  body_ctx b = {f, L};
-  return bench_best_ns(call_body, &b, n, REPS);
-}
+/* best of REPS, ns per iteration; the bodies get the location as their context */
+static double run(void (*f)(void *, long), pm_loc *L, long n) { return bench_best_ns(f, L, n, REPS); }
 
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 2000000;
-  setenv("POPMETER_REPORT", "0", 1);
-  setenv("POPMETER_JSON", "0", 1);
+  bench_quiet_popmeter();
   pm_core_activate();
   pm_loc *L = pm_loc_self();
   reg = pm_region_register("MPI_Send", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);

@@ -18,15 +18,15 @@
 static pm_region_id reg;
 static uint64_t next_t;
 
-static void b_call(pm_loc *L, long n) {
+static void b_call(void *L, long n) {
   for (long i = 0; i < n; i++) { pm_call_enter(L, reg, PM_STATE_DEVICE, pm_clock_now()); pm_call_exit(L, pm_clock_now()); }
 }
-static void b_host(pm_loc *L, long n) {
+static void b_host(void *L, long n) {
   (void)L;
   const pm_cuda_host *h = pm_cuda_host_api();
   for (long i = 0; i < n; i++) if (h->host_enter(0, "cudaDeviceSynchronize")) h->host_exit();
 }
-static void b_feed(pm_loc *L, long n) {
+static void b_feed(void *L, long n) {
   (void)L;
   const pm_cuda_host *h = pm_cuda_host_api();
   for (long i = 0; i < n; i++) {
@@ -37,18 +37,12 @@ static void b_feed(pm_loc *L, long n) {
   }
 }
 
-/* best of REPS, ns per iteration */
-typedef struct { void (*f)(pm_loc *, long); pm_loc *L; } body_ctx;
-static void call_body(void *c, long n) { body_ctx *b = c; b->f(b->L, n); }
-static double run(void (*f)(pm_loc *, long), pm_loc *L, long n) {
-  body_ctx b = {f, L};
-  return bench_best_ns(call_body, &b, n, REPS);
-}
+/* best of REPS, ns per iteration; the bodies get the location as their context */
+static double run(void (*f)(void *, long), pm_loc *L, long n) { return bench_best_ns(f, L, n, REPS); }
 
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 1000000;
-  setenv("POPMETER_REPORT", "0", 1);
-  setenv("POPMETER_JSON", "0", 1);
+  bench_quiet_popmeter();
   setenv("POPMETER_CUDA", "0", 1);          /* the loader is not measured here: the bench plays the plugin */
   pm_core_activate();
   pm_loc *L = pm_loc_self();

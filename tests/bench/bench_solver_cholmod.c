@@ -13,7 +13,6 @@
  *        (SPEC as for mfsolve --gen; default lap3d:30 lap3d:40 lap2d:500)
  */
 #include <cblas.h>
-#include <cholmod.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include <unistd.h>
 
 #include "mfs.h"
+#include "bench_cholmod.h"
 
 static double now(void)
 {
@@ -62,20 +62,8 @@ typedef struct {
 static int run_cholmod(const mfs_matrix *A, const int32_t *perm, const double *b, run_result *r)
 {
     cholmod_common c;
-    cholmod_l_start(&c);
-    c.supernodal = CHOLMOD_SUPERNODAL;
-    c.nmethods = 1;
-    c.method[0].ordering = CHOLMOD_GIVEN;
-    c.postorder = 1;
-    cholmod_sparse *Ac = cholmod_l_allocate_sparse(A->n, A->n, A->nnz, 1, 1, -1, CHOLMOD_REAL, &c);
-    SuiteSparse_long *Ap = Ac->p, *Ai = Ac->i, *P = malloc(A->n * sizeof *P);
-    double *Ax = Ac->x;
-    for (int32_t j = 0; j <= A->n; j++) Ap[j] = A->colptr[j];
-    for (int64_t p = 0; p < A->nnz; p++) {
-        Ai[p] = A->rowind[p];
-        Ax[p] = A->val[p];
-    }
-    for (int32_t k = 0; k < A->n; k++) P[k] = perm[k];
+    SuiteSparse_long *P;
+    cholmod_sparse *Ac = bench_cholmod_setup(A, perm, &c, &P);
     cholmod_factor *L = cholmod_l_analyze_p(Ac, P, NULL, 0, &c);
     double t0 = now();
     int ok = L && cholmod_l_factorize(Ac, L, &c) && c.status == CHOLMOD_OK;

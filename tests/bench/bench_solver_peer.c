@@ -33,7 +33,7 @@
 #include "mfs.h"
 
 #ifdef BENCH_HAVE_CHOLMOD
-#include <cholmod.h>
+#include "bench_cholmod.h"
 #endif
 #ifdef BENCH_HAVE_MUMPS
 #include <dmumps_c.h>
@@ -113,20 +113,8 @@ static int run_cholmod(const char *spec)
     const mfs_matrix *A = &P.A;
 
     cholmod_common c;
-    cholmod_l_start(&c);
-    c.supernodal = CHOLMOD_SUPERNODAL;
-    c.nmethods = 1;
-    c.method[0].ordering = CHOLMOD_GIVEN;
-    c.postorder = 1;
-    cholmod_sparse *Ac = cholmod_l_allocate_sparse(A->n, A->n, A->nnz, 1, 1, -1, CHOLMOD_REAL, &c);
-    SuiteSparse_long *Ap = Ac->p, *Ai = Ac->i, *perm = malloc(A->n * sizeof *perm);
-    double *Ax = Ac->x;
-    for (int32_t j = 0; j <= A->n; j++) Ap[j] = A->colptr[j];
-    for (int64_t p = 0; p < A->nnz; p++) {
-        Ai[p] = A->rowind[p];
-        Ax[p] = A->val[p];
-    }
-    for (int32_t k = 0; k < A->n; k++) perm[k] = P.S->perm[k];
+    SuiteSparse_long *perm;
+    cholmod_sparse *Ac = bench_cholmod_setup(A, P.S->perm, &c, &perm);
     double t0 = bench_now_s();
     cholmod_factor *L = cholmod_l_analyze_p(Ac, perm, NULL, 0, &c);
     double t_analysis = bench_now_s() - t0;

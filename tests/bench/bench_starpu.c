@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "bench_util.h"
+#include "bench_tasks.h"
 
 static double cpu_s(void) {
   struct rusage r;
@@ -30,14 +31,8 @@ static double cpu_s(void) {
          1e-6 * (double)r.ru_stime.tv_usec;
 }
 
-static void empty(void *buffers[], void *arg) { (void)buffers; (void)arg; }
-static void busy(void *buffers[], void *arg) {
-  (void)buffers;
-  double end = bench_now_s() + 1e-6 * (double)(intptr_t)arg;
-  while (bench_now_s() < end) {}
-}
-static struct starpu_codelet cl_empty = {.cpu_funcs = {empty}, .nbuffers = 0, .name = "empty"};
-static struct starpu_codelet cl_busy = {.cpu_funcs = {busy}, .nbuffers = 1, .modes = {STARPU_RW}, .name = "busy"};
+static struct starpu_codelet cl_empty = {.cpu_funcs = {bench_task_empty}, .nbuffers = 0, .name = "empty"};
+static struct starpu_codelet cl_busy = {.cpu_funcs = {bench_task_busy}, .nbuffers = 1, .modes = {STARPU_RW}, .name = "busy"};
 
 static int child(const char *mode, int n, int us) {
   if (starpu_init(NULL) != 0) return 77;

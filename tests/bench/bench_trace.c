@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bench_util.h"
+#include "bench_tasks.h"
 #ifdef BENCH_TRACE_MPI
 #include <mpi.h>
 #define NAME "bench_trace_mpi"
@@ -49,14 +50,8 @@ static int child(const char *mode, int n, int us) {
   return 0;
 }
 #else
-static void empty(void *buffers[], void *arg) { (void)buffers; (void)arg; }
-static void busy(void *buffers[], void *arg) {
-  (void)buffers;
-  double end = bench_now_s() + 1e-6 * (double)(intptr_t)arg;
-  while (bench_now_s() < end) {}
-}
-static struct starpu_codelet cl_empty = {.cpu_funcs = {empty}, .nbuffers = 0, .name = "empty"};
-static struct starpu_codelet cl_busy = {.cpu_funcs = {busy}, .nbuffers = 0, .name = "busy"};
+static struct starpu_codelet cl_empty = {.cpu_funcs = {bench_task_empty}, .nbuffers = 0, .name = "empty"};
+static struct starpu_codelet cl_busy = {.cpu_funcs = {bench_task_busy}, .nbuffers = 0, .name = "busy"};
 
 static int child(const char *mode, int n, int us) {
   if (starpu_init(NULL) != 0) return 77;

@@ -57,12 +57,13 @@ expect "bad filter: no minimum duration ('tiny' kept)" 28 "$work/badfilter/trace
 expect_done
 
 : >"$work/notadir"
-mkdir -p "$work/tmp"
-run unwritable TMPDIR="$work/tmp" POPMETER_OUTPUT="$work/notadir/out" "$launcher" run -- "$prog" filter
+fallback_dir="$work/fallback"
+mkdir -p "$fallback_dir"
+run unwritable TMPDIR="$fallback_dir" POPMETER_OUTPUT="$work/notadir/out" "$launcher" run -- "$prog" filter
 check "unwritable output directory: exits 0" test $? -eq 0
 check "unwritable output directory: the message names the trace directory" \
   grep -q "cannot create the trace directory $work/notadir" "$work/unwritable.err"
-fb=$(ls -d "$work"/tmp/popmeter-trace_omp-* 2>/dev/null | head -1)
+fb=$(ls -d "$fallback_dir"/popmeter-trace_omp-* 2>/dev/null | head -1)
 check "unwritable output directory: popmeter.json is written in the fallback directory" test -s "$fb/popmeter.json"
 check "unwritable output directory: so is the trace" test -s "$fb/traces.otf2"
 [ -s "$fb/traces.otf2" ] && readback "fallback" "$fb/traces.otf2"
