@@ -315,6 +315,8 @@ typedef struct {
     int32_t tiled_fronts; /* fronts run as tile tasks (the rest are inside sequential subtrees) */
     int32_t shared_fronts;/* fronts whose tiles are spread over several processes */
     int32_t subtrees;     /* sequential subtree tasks */
+    int mpi_poll_sleep_us;/* on several processes: longest sleep of StarPU-MPI's progression thread
+                             between fruitless polls (mfs_mpi_poll.c), 0: it spins */
     /* Memory of the numeric phase on this process, in bytes above F->mem_base. The executor keeps
      * the contribution-block arena under a window: a front is activated only when its blocks fit
      * below mem_window, else the submission waits for cleanups (and goes over only when nothing

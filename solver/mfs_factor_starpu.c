@@ -692,6 +692,7 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
     X->tiled_fronts = D->ntiled;
     X->shared_fronts = D->nshared;
     X->subtrees = D->nsubtrees;
+    X->mpi_poll_sleep_us = R->mpi ? mfs_mpi_poll_sleep_us() : 0;
     X->mem_tables = tables;
     X->mem_factor = D->factor_local;
     X->mem_cb_min = D->cb_min;

@@ -126,6 +126,7 @@ mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***ar
         return err__set(err, MFS_ERR_UNSUPPORTED, 0, -1, "StarPU failed to start (%s)", strerror(-ret));
     }
     R->mpi = o->mpi;
+    if (R->mpi) mfs_mpi_poll_sleep_us(); /* reads its setting now (and links the MPI_Test wrapper in) */
     R->workers = (int)starpu_cpu_worker_get_count();
     struct starpu_sched_policy *pol = starpu_sched_ctx_get_sched_policy(0);
     snprintf(R->sched, sizeof R->sched, "%s", pol && pol->policy_name ? pol->policy_name : "?");

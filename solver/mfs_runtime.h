@@ -30,4 +30,8 @@ int64_t runtime__recv_bytes(void);
 int64_t runtime__recv_peak(void);
 void runtime__recv_reset_peak(void);
 
+/* Sleep (us) of StarPU-MPI's progression thread after a run of fruitless MPI_Tests (mfs_mpi_poll.c);
+ * 0: it polls without sleeping. */
+int mfs_mpi_poll_sleep_us(void);
+
 #endif

@@ -57,6 +57,8 @@ static void usage(FILE *out)
             "  -q, --quiet           no progress display (it is shown only on a terminal anyway)\n"
             "  -h, --help            this help\n"
             "\n"
+            "Environment: MFS_MPI_POLL_SLEEP_US: on several processes, the longest sleep (us) of StarPU-MPI's\n"
+            "progression thread between polls that find nothing (default 200; 0: it polls without sleeping).\n"
             "Orderings built in:%s%s natural. Task-based executor: %s.\n",
             prog, prog, mfs_ordering_name(d.ordering), d.nb, d.amalg,
             mfs_ordering_available(MFS_ORDER_METIS) ? " metis" : "",
@@ -310,6 +312,13 @@ static void report_factorization(const cli *c, const mfs_symbolic *S, const mfs_
         printf("executor        starpu: %d process(es) x %d worker(s), scheduler %s; %d tiled fronts (%d shared by "
                "several processes), %d sequential subtree tasks\n",
                X->nranks, X->workers, X->sched, X->tiled_fronts, X->shared_fronts, X->subtrees);
+        if (X->nranks > 1) {
+            if (X->mpi_poll_sleep_us > 0)
+                printf("mpi progress    StarPU-MPI's progression thread sleeps up to %d us between fruitless polls\n",
+                       X->mpi_poll_sleep_us);
+            else
+                printf("mpi progress    StarPU-MPI's progression thread polls without sleeping\n");
+        }
         print_tasks("tasks", X->tasks, X->flops_tasks);
     } else {
         printf("executor        sequential\n");

@@ -5,7 +5,9 @@
 # Solutions: on one process bitwise equal to the sequential executor's (same factor, same solve); on
 # several processes bitwise equal whatever the number of workers (the factor is bitwise the same, the
 # solve's reductions depend on the process count only) and equal to the sequential solution up to
-# rounding (relative max difference <= 1e-12). Small problems: the suite stays quick.
+# rounding (relative max difference <= 1e-12). The progression thread's polling (mfs_mpi_poll.c):
+# the summary says how it polls, a solution does not depend on it, a bad setting is named and replaced
+# by the default. Small problems: the suite stays quick.
 . "$top_srcdir/tests/integration/solver_common.sh"
 golden="$top_srcdir/tests/golden"
 
@@ -26,8 +28,9 @@ ref() {
 # run NP W REF ARGS...: distributed run, checked against the sequential solution REF
 run() {
   np=$1; w=$2; r=$3; shift 3
-  name="$r-np$np-w$w"
-  timeout 180 $MPIRUN -np "$np" --bind-to none -x STARPU_SILENT "$mfsolve" -q --workers "$w" "$@" \
+  name="$r-np$np-w$w${poll:+-poll$poll}"
+  timeout 180 $MPIRUN -np "$np" --bind-to none -x STARPU_SILENT ${poll:+-x MFS_MPI_POLL_SLEEP_US="$poll"} \
+    "$mfsolve" -q --workers "$w" "$@" \
     --solution "$work/$name.mtx" >"$work/$name.out" 2>"$work/$name.err"
   rc=$?
   if [ $rc -ne 0 ]; then notok "$name: exit $rc"; sed 's/^/# /' "$work/$name.err" | tail -5; return; fi
@@ -51,6 +54,15 @@ run 1 2 amd $g --ordering amd
 run 2 1 metis $g --ordering metis
 run 2 2 metis $g --ordering metis
 check "2 processes: the same solution with 1 and 2 workers" cmp -s "$work/metis-np2-w1.mtx" "$work/metis-np2-w2.mtx"
+check "2 processes: the progression thread sleeps up to 200 us by default" \
+  grep -q "^mpi progress .*sleeps up to 200 us between fruitless polls" "$work/metis-np2-w1.out"
+poll=0; run 2 1 metis $g --ordering metis; poll=
+check "MFS_MPI_POLL_SLEEP_US=0: the summary says it polls without sleeping" \
+  grep -q "^mpi progress .*polls without sleeping" "$work/metis-np2-w1-poll0.out"
+check "MFS_MPI_POLL_SLEEP_US=0: the same solution as with sleeps" cmp -s "$work/metis-np2-w1.mtx" "$work/metis-np2-w1-poll0.mtx"
+poll=-5; run 2 1 metis $g --ordering metis; poll=
+check "MFS_MPI_POLL_SLEEP_US=-5: named on standard error" grep -q "MFS_MPI_POLL_SLEEP_US='-5' is not a number of microseconds" "$work/metis-np2-w1-poll-5.err"
+check "MFS_MPI_POLL_SLEEP_US=-5: the default is used" grep -q "sleeps up to 200 us" "$work/metis-np2-w1-poll-5.out"
 run 2 1 amd $g --ordering amd
 run 2 2 natural $g --ordering natural
 run 2 1 file --matrix "$golden/solver_lap2d_10_gen.mtx" --nb 4 --ordering metis
