@@ -25,7 +25,9 @@ void pm_report_cuda(FILE *out, const pm_profile *p, int width) {
   }
   if (streams == 0) return;
   char a[32], b[32], c[32];
-  fprintf(out, " CUDA device streams (%d stream%s on %d device%s; times summed over streams):\n", streams,
+  /* a GPU shared by two processes counts twice: processes number their devices themselves
+   * (CUDA_VISIBLE_DEVICES), so two "device 0" may or may not be the same GPU */
+  fprintf(out, " CUDA device streams (%d stream%s on %d device%s counted per process; times summed over streams):\n", streams,
           streams == 1 ? "" : "s", devices, devices == 1 ? "" : "s");
   fprintf(out, "   kernels %12s %10llu launches\n", pm_fmt_time(kernel, a, sizeof a), kernels);
   fprintf(out, "   copies  %12s %10llu copies/memsets, %s, %s of it overlapped by kernels\n", pm_fmt_time(copy, a, sizeof a),

@@ -237,7 +237,7 @@ static void test_report_section(void **state) {
   FILE *f = open_memstream(&out, &n);
   pm_report_cuda(f, p, 100);
   fclose(f);
-  assert_non_null(strstr(out, "CUDA device streams (3 streams on 2 devices"));
+  assert_non_null(strstr(out, "CUDA device streams (3 streams on 2 devices counted per process;"));
   assert_non_null(strstr(out, "1.20 s"));
   assert_non_null(strstr(out, " 4 launches"));
   assert_non_null(strstr(out, "450.00 ms"));
