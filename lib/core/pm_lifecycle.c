@@ -12,6 +12,7 @@
 #include "pm_omp.h"
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,11 @@ static int is_launcher(const char *name) {
 
 static void at_exit_report(void) {
   if (!active || finalized || getpid() != active_pid) return;
+  /* A parallel process leaving without MPI_Finalize: its launcher tears the job down as soon as
+   * one process has gone (Open MPI's daemon sends SIGTERM to the others), which could cut this
+   * process's report short. It is exiting anyway and its status is already decided, so SIGTERM is
+   * ignored from here on (the launcher's later SIGKILL still ends a report that would hang). */
+  if (proc_size > 1) signal(SIGTERM, SIG_IGN);
   pm_core_finalize(&pm_ipc_serial, proc_size > 1 ? "MPI_Finalize was not called: this report covers this process only"
                                                  : NULL);
 }
