@@ -285,6 +285,7 @@ void pm_tg_task_unref(pm_tg_task *t) {
   if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
   if (t->flags & PM_TG_MAPPED) pm_tg_task_unmap(t);
   release_preds(t);
+  free(t->ends);
   for (uint32_t i = 0; i < t->nbufs; i++) pm_tg_handle_put(pm_tg_task_buf(t, i)->h);
   free(t->more_buf);
   pm_slab_free(&task_slab, t);
@@ -366,6 +367,52 @@ void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
   t->flags |= PM_TG_STARTED;
 }
 
+/* ------------------------------------------------------------------------------ end dependencies */
+struct pm_tg_ends {
+  pm_spin lock;
+  int32_t pending;             /* releases still due */
+  int ended;                   /* the task's own end has been published */
+  int any;                     /* a release came before the end: in is valid */
+  pm_tg_clk in;                /* releases before the task's end, merged */
+};
+
+/* Publishes the task's output: its data, its tag, the running maximum. */
+static void publish(pm_tg_task *t) {
+  for (uint32_t i = 0; i < t->nbufs; i++) {
+    pm_tg_buf *b = pm_tg_task_buf(t, i);
+    pm_tg_handle_post(b->h, (int)b->acc, &t->clk);
+  }
+  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_done(t->tag, &t->clk);
+}
+
+int pm_tg_task_end_deps_add(pm_tg_task *t, int n) {
+  if (n <= 0) return 0;
+  pm_spin_lock(&preds_lock);            /* rare: the dependency lock also guards the allocation */
+  if (!t->ends) t->ends = calloc(1, sizeof *t->ends);
+  pm_spin_unlock(&preds_lock);
+  if (!t->ends) return -1;
+  pm_spin_lock(&t->ends->lock);
+  t->ends->pending += n;
+  pm_spin_unlock(&t->ends->lock);
+  return 0;
+}
+
+void pm_tg_task_end_dep_release(pm_tg_task *t, const pm_tg_clk *c) {
+  struct pm_tg_ends *e = t->ends;
+  if (!e) return;
+  pm_spin_lock(&e->lock);
+  if (e->ended) {
+    pm_tg_clk_merge(&t->clk, c);
+    publish(t);
+    pm_tg_note_end(&t->clk, 0);
+  } else {
+    if (e->any) pm_tg_clk_merge(&e->in, c); else e->in = *c;
+    e->any = 1;
+  }
+  e->pending--;
+  pm_spin_unlock(&e->lock);
+}
+
 void pm_tg_task_end(pm_tg_task *t, pm_loc *W, uint64_t now, uint64_t key) {
   if (W) {
     pm_cp_clock pl = pm_cp_process(W), g = pm_cp_global(W);
@@ -375,12 +422,18 @@ void pm_tg_task_end(pm_tg_task *t, pm_loc *W, uint64_t now, uint64_t key) {
   uint64_t body = now > t->t_start ? now - t->t_start : 0;
   uint64_t fetch = t->t_pop && t->t_pop <= t->t_start ? t->t_start - t->t_pop : 0;
   pm_tg_clk_advance(&t->clk, body, body + fetch, body, key);
-  for (uint32_t i = 0; i < t->nbufs; i++) {
-    pm_tg_buf *b = pm_tg_task_buf(t, i);
-    pm_tg_handle_post(b->h, (int)b->acc, &t->clk);
+  struct pm_tg_ends *e = t->ends;
+  if (e) {                              /* releases so far count, later ones publish again */
+    pm_spin_lock(&e->lock);
+    if (e->any) pm_tg_clk_merge(&t->clk, &e->in);
+    e->ended = 1;
+    publish(t);
+    __atomic_or_fetch(&t->flags, PM_TG_ENDED, __ATOMIC_RELEASE);
+    pm_spin_unlock(&e->lock);
+  } else {
+    publish(t);
+    __atomic_or_fetch(&t->flags, PM_TG_ENDED, __ATOMIC_RELEASE);
   }
-  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_done(t->tag, &t->clk);
-  __atomic_or_fetch(&t->flags, PM_TG_ENDED, __ATOMIC_RELEASE);
   pm_tg_note_end(&t->clk, 0);
 }
 

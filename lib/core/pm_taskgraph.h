@@ -118,6 +118,7 @@ enum {
   PM_TG_MAPPED = 16,       /* reachable from its foreign pointer */
   PM_TG_USE_TAG = 32,      /* task->use_tag: tag dependencies and notification */
   PM_TG_FRESH = 64,        /* set by the caller on a new record whose clock nothing merged into */
+  PM_TG_ENDS_OTHER = 128,  /* an end dependency of another task: its end releases that task */
 };
 #define PM_TG_INLINE_BUFS 4
 #define PM_TG_MAX_PRED_DEPTH 32
@@ -138,6 +139,7 @@ typedef struct pm_tg_task {
   pm_tg_buf buf[PM_TG_INLINE_BUFS];
   pm_tg_buf *more_buf;         /* buffers beyond PM_TG_INLINE_BUFS (malloc'd, rare) */
   struct pm_tg_task **preds;   /* explicit predecessors (malloc'd on first explicit dependency) */
+  struct pm_tg_ends *ends;     /* end dependencies (malloc'd on the first one, rare) */
   void *user[3];               /* adapter's slots (original prologue / callback functions) */
 } pm_tg_task;
 
@@ -175,6 +177,16 @@ PM_HIDDEN void pm_tg_task_end_bodyless(pm_tg_task *t);
 /* The clock a successor sees from t (its output when ended; for a body-less task still pending,
  * the maximum over its own predecessors). */
 PM_HIDDEN void pm_tg_task_value(pm_tg_task *t, pm_tg_clk *v);
+
+/* End dependencies (StarPU's starpu_task_end_dep_add / _release, which starpu_task_declare_end_deps
+ * uses): the task's termination, which its successors wait for, also waits for n releases. Its
+ * output is then the maximum of its own end clock and the clocks of the releases: a release before
+ * the task's end is merged at its end, a later one into its output, published again to its data,
+ * its tag and the running maximum (no successor can have read it: they wait for the last release).
+ * end_deps_add: 0, or -1 out of memory (the dependency is then not tracked). */
+PM_HIDDEN int pm_tg_task_end_deps_add(pm_tg_task *t, int n);
+/* One release with the releaser's clock c. */
+PM_HIDDEN void pm_tg_task_end_dep_release(pm_tg_task *t, const pm_tg_clk *c);
 
 /* ---------------------------------------------------------------------------------------- tags */
 PM_HIDDEN void pm_tg_tag_declare(uint64_t tag, int ndeps, const uint64_t *deps);

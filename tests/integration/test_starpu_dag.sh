@@ -2,7 +2,8 @@
 # Online critical path through StarPU task DAGs of known shape (progs/sp_dag.c), one process, two
 # CPU workers, under several schedulers: popmeter's task-DAG critical path equals the DAG's
 # critical path recomputed from the bodies' own durations, within the band explained in
-# starpu_check.py. Nominal paths: chain 80 ms, fork-join 40 ms, diamond 50 ms, independent 10 ms.
+# starpu_check.py. Nominal paths: chain 80 ms, fork-join 40 ms, diamond 50 ms, independent 10 ms,
+# end dependencies 50 ms (40 ms if the end dependency were missed).
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/starpu_common.sh"
 run() {   # run SCHED DAG
@@ -17,7 +18,7 @@ run() {   # run SCHED DAG
   $check_py dag "$out/popmeter.json" "$1 $2" "$cpa" "$worka" >"$work/check"
   tap_lines "$work/check"
 }
-for dag in chain forkjoin diamond independent; do run eager $dag; run dmda $dag; done
+for dag in chain forkjoin diamond independent enddeps; do run eager $dag; run dmda $dag; done
 for s in prio lws ws dmdas heteroprio modular-eager modular-heft; do run $s forkjoin; done
 # the timeline of one run: two workers, never counted as progress threads; efficiencies in [0, 1]
 j="$work/eager-forkjoin/popmeter.json"
@@ -29,5 +30,9 @@ for m in task/e/e_runtime task/e/e_pipeline task/bound; do
 done
 check "chain: the whole path is dag_A" awk -v a="$($pmjson "$work/eager-chain/popmeter.json" --tasks cp-part dag_A)" \
   -v c="$($pmjson "$work/eager-chain/popmeter.json" --tasks cp)" 'BEGIN { exit !(a > 0.97 * c) }'
+# end dependencies: B's body (10 ms) ends on its worker, not when its end dependency D ends (30 ms
+# after B's start: StarPU runs B's post-exec hook then, on D's worker)
+bt=$($pmjson "$work/eager-enddeps/popmeter.json" --tasks codelet dag_B time.total)
+check "end dependencies: B's body measured as itself ($bt s < 0.025 s)" awk -v t="$bt" 'BEGIN { exit !(t > 0.009 && t < 0.025) }'
 check "fork-join: 4 tasks dag_B counted" test "$($pmjson "$j" --tasks codelet dag_B count)" = 4
 tap_done

@@ -181,6 +181,54 @@ static void test_explicit_and_bodyless(void **state) {
   assert_int_equal(s.bodyless, 1);
 }
 
+/* End dependencies: E is an end dependency of B in A -> B -> C (one handle, RW then R); E has a
+ * handle of its own. B's output is max(B's own end, E's end); E never delays B's start.
+ * Release after B's end: A [0,100], B [100,200] (own end 200), E [0,400], released into B -> B's
+ * output and the handle become 400, C [400,450] -> 450 (without the end dependency 250).
+ * Release before B's end: E [0,300] released first, A [0,100],
+ * B [100,200] -> max(200, 300) = 300, not 400 (the release is no input of B), C [300,350] -> 350. */
+static void test_end_deps(void **state) {
+  (void)state;
+  for (int late = 1; late >= 0; late--) {
+    uintptr_t base = late ? 0x100 : 0x200;
+    pm_tg_handle *h = pm_tg_handle_get((void *)(base + 1)), *he = pm_tg_handle_get((void *)(base + 2));
+    pm_tg_task *A = task_on(base + 10, h, PM_TG_ACC_WRITE), *B = task_on(base + 20, h, PM_TG_ACC_WRITE),
+               *C = task_on(base + 30, h, PM_TG_ACC_READ), *E = task_on(base + 40, he, PM_TG_ACC_WRITE);
+    pm_tg_handle_put(h);
+    pm_tg_handle_put(he);
+    assert_int_equal(pm_tg_task_end_deps_add(B, 1), 0);
+    uint64_t e_end = late ? 400 : 300;
+    if (!late) {
+      pm_tg_task_start(E, NULL, T0);
+      pm_tg_task_end(E, NULL, T0 + e_end, KC);
+      pm_tg_task_end_dep_release(B, &E->clk);
+    }
+    pm_tg_task_start(A, NULL, T0);
+    pm_tg_task_end(A, NULL, T0 + 100, KA);
+    pm_tg_task_start(B, NULL, T0 + 100);
+    assert_int_equal(B->clk.dag_g.cue, 100);               /* E is no input of B */
+    pm_tg_task_end(B, NULL, T0 + 200, KB);
+    if (late) {
+      assert_int_equal(B->clk.dag_g.cue, 200);
+      pm_tg_task_start(E, NULL, T0);
+      pm_tg_task_end(E, NULL, T0 + e_end, KC);
+      pm_tg_task_end_dep_release(B, &E->clk);
+    }
+    assert_int_equal(B->clk.dag_g.cue, e_end);
+    assert_int_equal(B->clk.dag_pl.cue, e_end);
+    pm_tg_task_start(C, NULL, T0 + e_end);
+    assert_int_equal(C->clk.dag_g.cue, e_end);             /* through the handle B published again */
+    pm_tg_task_end(C, NULL, T0 + e_end + 50, KA);
+    assert_int_equal(C->clk.dag_g.cue, e_end + 50);
+    pm_tg_task *all[] = {A, B, C, E};
+    for (int i = 0; i < 4; i++) { pm_tg_task_unmap(all[i]); pm_tg_task_unref(all[i]); }
+  }
+  pm_tg_summary s;
+  pm_tg_get_summary(&s);
+  assert_int_equal(s.live_tasks, 0);
+  assert_int_equal(s.max.dag_g.cue, 450);
+}
+
 /* Tag 30 depends on tags 10 and 20 (declared); T10 [0,7], T20 [0,12]; T30 [12,15] -> 15. A tag
  * nobody declared keeps no state. */
 static void test_tags(void **state) {
@@ -333,6 +381,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_readers_writers, setup, teardown),
     cmocka_unit_test_setup_teardown(test_commute, setup, teardown),
     cmocka_unit_test_setup_teardown(test_explicit_and_bodyless, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_end_deps, setup, teardown),
     cmocka_unit_test_setup_teardown(test_tags, setup, teardown),
     cmocka_unit_test_setup_teardown(test_thread_clock, setup, teardown),
     cmocka_unit_test_setup_teardown(test_remote_merge, setup, teardown),

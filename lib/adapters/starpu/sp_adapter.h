@@ -57,6 +57,8 @@ typedef struct {
   int running;                     /* task bodies in progress (asynchronous OpenCL may overlap) */
   pm_ts_thread *stats;
   pm_tg_thread th;                 /* the thread's DAG clock (application threads) */
+  int ended_valid;                 /* workers: ended holds the output of the task that just ended, */
+  pm_tg_clk ended;                 /* kept for the end-dependency release StarPU makes next (sp_sync.c) */
 } sp_thread;
 PM_HIDDEN sp_thread *sp_self(void);
 /* First sight of a worker thread: role, name, backdated idle start (sp_lifecycle.c). */

@@ -228,6 +228,61 @@ SP_EXPORT void starpu_task_declare_deps(struct starpu_task *task, unsigned ndeps
   if (a != small) free(a);
 }
 
+/* End dependencies (pm_taskgraph.h): StarPU's declare_end_deps calls end_dep_add, and each end
+ * dependency's termination (or declare_end_deps itself, for one already ended) calls
+ * end_dep_release, all through the PLT. The releaser's clock: on a worker right after an end
+ * dependency ended, that task's output; else the calling thread's clock. */
+SP_EXPORT void starpu_task_end_dep_add(struct starpu_task *t, int nb_deps) {
+  static void (*real)(struct starpu_task *, int);
+  SP_REAL(real, starpu_task_end_dep_add);
+  if (!real) return;
+  pm_loc *L = sp_on && t && nb_deps > 0 ? pm_enter_tool() : NULL;
+  if (L) {
+    pm_tg_task *rec = sp_task_record(t);
+    /* mapped, so that the releases find it by its pointer even after its body ended */
+    if (rec && pm_tg_task_map(rec) == 0) pm_tg_task_end_deps_add(rec, nb_deps);
+    pm_leave_tool(L);
+  }
+  real(t, nb_deps);
+}
+
+SP_EXPORT void starpu_task_end_dep_release(struct starpu_task *t) {
+  static void (*real)(struct starpu_task *);
+  SP_REAL(real, starpu_task_end_dep_release);
+  if (!real) return;
+  pm_loc *L = sp_on && t ? pm_enter_tool() : NULL;
+  if (L) {
+    pm_tg_task *rec = pm_tg_task_find(t);
+    if (rec && rec->ends) {
+      sp_thread *T = sp_self();
+      pm_tg_clk c;
+      if (T && T->kind == SP_THREAD_WORKER && T->ended_valid) c = T->ended;
+      else {
+        pm_state_set(L, pm_state_get(L), pm_clock_now());   /* the thread's own time up to now */
+        sp_thread_clock(&c, L, T);
+      }
+      pm_tg_task_end_dep_release(rec, &c);   /* its termination (post-exec hook) drops the record */
+    }
+    pm_leave_tool(L);
+  }
+  real(t);
+}
+
+SP_EXPORT void starpu_task_declare_end_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]) {
+  static void (*real)(struct starpu_task *, unsigned, struct starpu_task **);
+  SP_REAL(real, starpu_task_declare_end_deps_array);
+  if (!real) return;
+  pm_loc *L = sp_on && task_array ? pm_enter_tool() : NULL;
+  if (L) {
+    for (unsigned i = 0; i < ndeps; i++) {
+      pm_tg_task *dep = task_array[i] ? sp_task_record(task_array[i]) : NULL;
+      if (dep) __atomic_or_fetch(&dep->flags, PM_TG_ENDS_OTHER, __ATOMIC_RELAXED);
+    }
+    pm_leave_tool(L);
+  }
+  real(task, ndeps, task_array);
+}
+
 SP_EXPORT void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t *array) {
   static void (*real)(starpu_tag_t, unsigned, starpu_tag_t *);
   SP_REAL(real, starpu_tag_declare_deps_array);

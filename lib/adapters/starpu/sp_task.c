@@ -288,9 +288,23 @@ void sp_task_pre_exec(struct starpu_task *task) {
       pm_tc_transfer(T->memnode, b->bytes);
   }
   uint64_t t = pm_clock_now();
+  T->ended_valid = 0;                  /* the previous task's end is no longer the latest event */
   T->running++;
   pm_call_enter(L, pm_ts_codelet_region(rec->codelet), PM_STATE_USEFUL, t);
   pm_tg_task_start(rec, L, t);
+}
+
+/* The end of a task's body on its worker: timeline, DAG clock, codelet statistics. */
+static void body_end(pm_tg_task *rec, pm_loc *L, sp_thread *T) {
+  uint64_t t = pm_clock_now();
+  pm_call_exit(L, t);
+  if (T->running > 0) T->running--;
+  pm_tg_task_end(rec, L, t, pm_tg_key(pm_core_rank(), pm_ts_codelet_hash(rec->codelet)));
+  pm_ts_sample s = {t - rec->t_start, rec->t_start, rec->flops, rec->predicted, rec->bytes, rec->tag,
+                    (rec->flags & HAS_TAG_FLAG) != 0};
+  pm_ts_record(T->stats, rec->codelet, &s);
+  /* StarPU releases the tasks whose end waits for this one right after this, on this thread */
+  if (PM_UNLIKELY(rec->flags & PM_TG_ENDS_OTHER)) { T->ended = rec->clk; T->ended_valid = 1; }
 }
 
 void sp_task_post_exec(struct starpu_task *task) {
@@ -298,17 +312,28 @@ void sp_task_post_exec(struct starpu_task *task) {
   if (!rec) return;
   pm_loc *L = pm_loc_self();
   sp_thread *T = L ? sp_self() : NULL;
-  if (T && (rec->flags & PM_TG_STARTED)) {
-    uint64_t t = pm_clock_now();
-    pm_call_exit(L, t);
-    if (T->running > 0) T->running--;
-    pm_tg_task_end(rec, L, t, pm_tg_key(pm_core_rank(), pm_ts_codelet_hash(rec->codelet)));
-    pm_ts_sample s = {t - rec->t_start, rec->t_start, rec->flops, rec->predicted, rec->bytes, rec->tag,
-                      (rec->flags & HAS_TAG_FLAG) != 0};
-    pm_ts_record(T->stats, rec->codelet, &s);
-  }
+  /* (a task with end dependencies ended its body in _starpu_driver_end_job, on its worker) */
+  if (T && (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED) body_end(rec, L, T);
   /* also once popmeter has finalized: the task is the application's again either way */
   restore_fields(task, rec);
   pm_tg_task_unmap(rec);
   pm_tg_task_unref(rec);
+}
+
+/* StarPU 1.3 runs the post-exec hook at a task's termination, and the termination of a task with
+ * end dependencies (starpu_task_end_dep_add, declare_end_deps) waits for the last release: it then
+ * runs on the releasing thread, possibly much later. The drivers call this right after each body,
+ * on the worker that ran it, through the PLT: such a task's body ends here. Other tasks keep ending
+ * in the post-exec hook (whose place is proven, hooks.md). */
+SP_EXPORT void _starpu_driver_end_job(void *worker, void *job, void *perf_arch, int rank, int profiling) {
+  static void (*real)(void *, void *, void *, int, int);
+  SP_REAL(real, _starpu_driver_end_job);
+  struct starpu_task *task = sp_on && sp_fn.task_get_current ? sp_fn.task_get_current() : NULL;
+  pm_tg_task *rec = task ? record_of(task) : NULL;
+  if (rec && rec->ends && (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED) {
+    pm_loc *L = pm_loc_self();
+    sp_thread *T = L ? sp_self() : NULL;
+    if (T) body_end(rec, L, T);
+  }
+  if (real) real(worker, job, perf_arch, rank, profiling);
 }

@@ -16,7 +16,10 @@
  *   chain       8 tasks A (1 unit) in sequence on one handle          cp = 8, ranks alternate
  *   forkjoin    A (1) -> 4 x B (2) -> C (1)                            cp = 4, B_i on rank i % P
  *   diamond     A (1) -> B (3), C (1) -> D (1)                          cp = 5, B on rank 1 % P
- *   independent 8 tasks A (1) on distinct handles                      cp = 1, task i on rank i % P */
+ *   independent 8 tasks A (1) on distinct handles                      cp = 1, task i on rank i % P
+ *   enddeps     A (1) -> B (1) -> C (1) on one handle, and D (4) on another, declared an end
+ *               dependency of B (starpu_task_declare_end_deps): C waits for D       cp = 5 (one
+ *               process only) */
 #include <starpu.h>
 #ifdef SP_DAG_MPI
 #include <starpu_mpi.h>
@@ -111,6 +114,21 @@ int main(int argc, char **argv) {
     TASK(cl_c, 0, u, STARPU_R, h[0], STARPU_W, h[2]);
     TASK(cl_d, 0, u, STARPU_R, h[1], STARPU_R, h[2]);
     cp = 5, work = 6;
+#ifndef SP_DAG_MPI
+  } else if (!strcmp(dag, "enddeps")) {
+    reg(0, 0); reg(1, 0);
+    TASK(cl_a, 0, u, STARPU_W, h[0]);
+    struct starpu_task *b = starpu_task_build(&cl_b, STARPU_VALUE, &(int){u}, sizeof(int), STARPU_VALUE,
+                                              &(int){ntask++}, sizeof(int), STARPU_RW, h[0], 0);
+    int c_id = ntask++;
+    struct starpu_task *d = starpu_task_build(&cl_d, STARPU_VALUE, &(int){4 * u}, sizeof(int), STARPU_VALUE,
+                                              &(int){ntask++}, sizeof(int), STARPU_W, h[1], 0);
+    if (!b || !d) return 1;
+    starpu_task_declare_end_deps(b, 1, d);
+    if (starpu_task_submit(b) != 0 || starpu_task_submit(d) != 0) return 1;
+    starpu_task_insert(&cl_c, STARPU_VALUE, &(int){u}, sizeof(int), STARPU_VALUE, &c_id, sizeof(int), STARPU_R, h[0], 0);
+    cp = 5, work = 7;
+#endif
   } else if (!strcmp(dag, "independent")) {
     for (int i = 0; i < 8; i++) reg(i, i % size);
     for (int i = 0; i < 8; i++) TASK(cl_a, i, u, STARPU_W, h[i]);
@@ -135,6 +153,7 @@ int main(int argc, char **argv) {
   if (!strcmp(dag, "chain")) cpa = worka;
   else if (!strcmp(dag, "forkjoin")) cpa = d[0] + max2(max2(d[1], d[2]), max2(d[3], d[4])) + d[5];
   else if (!strcmp(dag, "diamond")) cpa = d[0] + max2(d[1], d[2]) + d[3];
+  else if (!strcmp(dag, "enddeps")) cpa = max2(d[0] + d[1], d[3]) + d[2];
   else for (int i = 0; i < ntask; i++) cpa = max2(cpa, d[i]);
   if (rank == 0)
     printf("cp_ms=%d work_ms=%d cp_actual_ms=%.3f work_actual_ms=%.3f\n", cp * u / 1000, work * u / 1000,
