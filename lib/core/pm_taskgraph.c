@@ -139,6 +139,8 @@ struct pm_tg_handle {
   pm_tg_clk *c;       /* commuting / reduction writers since that writer (allocated on first use) */
   uint64_t valid;     /* memory nodes with a valid copy */
   int placed;         /* valid is known (home seen, or first access) */
+  uint32_t nfrom;     /* handles whose whole state the next access inherits (pm_tg_handle_link) */
+  struct pm_tg_handle **from;
 };
 static pm_slab handle_slab = {.size = (sizeof(struct pm_tg_handle) + 15) & ~(size_t)15, .per_chunk = 128};
 
@@ -155,6 +157,8 @@ pm_tg_handle *pm_tg_handle_get(const void *key) {
 void pm_tg_handle_ref(pm_tg_handle *h) { handle_hold(h); }
 void pm_tg_handle_put(pm_tg_handle *h) {
   if (!h || __atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+  for (uint32_t i = 0; i < h->nfrom; i++) pm_tg_handle_put(h->from[i]);
+  free(h->from);
   free(h->c);
   pm_slab_free(&handle_slab, h);
 }
@@ -178,6 +182,54 @@ int pm_tg_handle_place(pm_tg_handle *h, int node, int reads, int writes) {
   h->valid = writes ? bit : h->valid | bit;
   pm_spin_unlock(&h->lock);
   return moved;
+}
+
+void pm_tg_handle_link(pm_tg_handle *to, pm_tg_handle *from) {
+  if (!to || !from || to == from) return;
+  pm_spin_lock(&to->lock);
+  pm_tg_handle **n = realloc(to->from, (to->nfrom + 1) * sizeof *n);
+  if (n) {
+    handle_hold(from);
+    n[to->nfrom] = from;
+    to->from = n;
+    __atomic_store_n(&to->nfrom, to->nfrom + 1, __ATOMIC_RELEASE);
+  }
+  pm_spin_unlock(&to->lock);
+}
+
+/* Merges everything h holds (writer, readers, commuting writers) into *in. */
+static void handle_whole(pm_tg_handle *h, pm_tg_clk *in) {
+  pm_spin_lock(&h->lock);
+  pm_tg_clk_merge(in, &h->w);
+  pm_tg_clk_merge(in, &h->r);
+  if (h->c) pm_tg_clk_merge(in, h->c);
+  pm_spin_unlock(&h->lock);
+}
+
+/* A task accessing a linked handle inherits the link (see pm_tg_handle_link); an exclusive write
+ * ends it: later accesses depend on that writer through the handle itself. */
+static void take_links(pm_tg_task *t, pm_tg_handle *h, int acc) {
+  pm_spin_lock(&h->lock);
+  uint32_t n = h->nfrom;
+  pm_tg_handle **from = h->from;
+  pm_tg_handle **inh = n ? realloc(t->inh, (t->ninh + n) * sizeof *inh) : NULL;
+  if (inh) {
+    for (uint32_t i = 0; i < n; i++) { handle_hold(from[i]); inh[t->ninh + i] = from[i]; }
+    t->inh = inh;
+    t->ninh += n;
+  }
+  if (acc == PM_TG_ACC_WRITE) { h->from = NULL; __atomic_store_n(&h->nfrom, 0, __ATOMIC_RELEASE); }
+  else from = NULL;
+  pm_spin_unlock(&h->lock);
+  for (uint32_t i = 0; from && i < n; i++) pm_tg_handle_put(from[i]);
+  free(from);
+}
+
+static void drop_links(pm_tg_task *t) {
+  for (uint32_t i = 0; i < t->ninh; i++) pm_tg_handle_put(t->inh[i]);
+  free(t->inh);
+  t->inh = NULL;
+  t->ninh = 0;
 }
 
 void pm_tg_handle_pre(pm_tg_handle *h, int acc, pm_tg_clk *in) {
@@ -266,6 +318,7 @@ int pm_tg_task_add_buf(pm_tg_task *t, pm_tg_handle *h, int acc, uint64_t bytes) 
   *pm_tg_task_buf(t, i) = (pm_tg_buf){h, (uint16_t)acc, 0, bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes};
   t->nbufs = i + 1;
   t->bytes += bytes;
+  if (PM_UNLIKELY(__atomic_load_n(&h->nfrom, __ATOMIC_ACQUIRE))) take_links(t, h, acc);
   return 0;
 }
 
@@ -285,6 +338,7 @@ void pm_tg_task_unref(pm_tg_task *t) {
   if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
   if (t->flags & PM_TG_MAPPED) pm_tg_task_unmap(t);
   release_preds(t);
+  drop_links(t);
   free(t->ends);
   for (uint32_t i = 0; i < t->nbufs; i++) pm_tg_handle_put(pm_tg_task_buf(t, i)->h);
   free(t->more_buf);
@@ -355,6 +409,10 @@ void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
     release_preds(t);
   }
   if (t->flags & PM_TG_USE_TAG) pm_tg_tag_merge_deps(t->tag, &t->clk);
+  if (PM_UNLIKELY(t->ninh)) {
+    for (uint32_t i = 0; i < t->ninh; i++) handle_whole(t->inh[i], &t->clk);
+    drop_links(t);
+  }
   for (uint32_t i = 0; i < t->nbufs; i++) {
     pm_tg_buf *b = pm_tg_task_buf(t, i);
     pm_tg_handle_pre(b->h, (int)b->acc, &t->clk);

@@ -101,6 +101,12 @@ PM_HIDDEN void pm_tg_handle_pre(pm_tg_handle *h, int acc, pm_tg_clk *in);
 /* Publishes the end of an access: a write becomes the last writer (readers reset). */
 PM_HIDDEN void pm_tg_handle_post(pm_tg_handle *h, int acc, const pm_tg_clk *out);
 PM_HIDDEN const void *pm_tg_handle_key(const pm_tg_handle *h);
+/* Asynchronous partitioning: the accesses of 'to' submitted from now on, up to and including its
+ * next exclusive write, depend on everything 'from' holds when they start (its writer, readers
+ * and commuting writers), as when the runtime's switch task reads 'from' and writes 'to'
+ * (partition: parent -> child; unpartition: child -> parent). The runtime starts them after the
+ * switch, itself after the accesses of 'from' submitted before it. */
+PM_HIDDEN void pm_tg_handle_link(pm_tg_handle *to, pm_tg_handle *from);
 /* Data placement, for bus transfers: the memory nodes (< 64) holding a valid copy, as the
  * runtime's MSI coherence keeps them (a read copies the data into the node, a write leaves the
  * node's copy the only valid one). Eviction under memory pressure is not modelled. */
@@ -140,6 +146,8 @@ typedef struct pm_tg_task {
   pm_tg_buf *more_buf;         /* buffers beyond PM_TG_INLINE_BUFS (malloc'd, rare) */
   struct pm_tg_task **preds;   /* explicit predecessors (malloc'd on first explicit dependency) */
   struct pm_tg_ends *ends;     /* end dependencies (malloc'd on the first one, rare) */
+  struct pm_tg_handle **inh;   /* handles whose whole state it inherits (pm_tg_handle_link, rare) */
+  uint32_t ninh;
   void *user[3];               /* adapter's slots (original prologue / callback functions) */
 } pm_tg_task;
 

@@ -229,6 +229,40 @@ static void test_end_deps(void **state) {
   assert_int_equal(s.max.dag_g.cue, 450);
 }
 
+/* Asynchronous partitioning, submitted before anything runs: A writes the parent P; partition
+ * (child K <- P); B writes K, R reads K; unpartition (P <- K); D reads P.
+ * A [0,20]; B [20,30] inherits P (20; without the link it would start from 0); R [30,35] depends on
+ * B through K (B's exclusive write ended the link); D [35,45] inherits K's writer 30 and reader 35
+ * (without the link it would see only A: 20). */
+static void test_partition_links(void **state) {
+  (void)state;
+  pm_tg_handle *P = pm_tg_handle_get((void *)0x501), *K = pm_tg_handle_get((void *)0x502);
+  pm_tg_task *A = task_on(0x510, P, PM_TG_ACC_WRITE);
+  pm_tg_handle_link(K, P);
+  pm_tg_task *B = task_on(0x520, K, PM_TG_ACC_WRITE), *R = task_on(0x525, K, PM_TG_ACC_READ);
+  pm_tg_handle_link(P, K);
+  pm_tg_task *D = task_on(0x530, P, PM_TG_ACC_READ);
+  pm_tg_handle_put(P);
+  pm_tg_handle_put(K);
+  pm_tg_task_start(A, NULL, T0);
+  pm_tg_task_end(A, NULL, T0 + 20, KA);
+  pm_tg_task_start(B, NULL, T0 + 20);
+  assert_int_equal(B->clk.dag_g.cue, 20);
+  pm_tg_task_end(B, NULL, T0 + 30, KB);
+  pm_tg_task_start(R, NULL, T0 + 30);
+  assert_int_equal(R->clk.dag_g.cue, 30);
+  pm_tg_task_end(R, NULL, T0 + 35, KB);
+  pm_tg_task_start(D, NULL, T0 + 35);
+  assert_int_equal(D->clk.dag_g.cue, 35);
+  pm_tg_task_end(D, NULL, T0 + 45, KC);
+  assert_int_equal(D->clk.dag_g.cue, 45);
+  pm_tg_task *all[] = {A, B, R, D};
+  for (int i = 0; i < 4; i++) { pm_tg_task_unmap(all[i]); pm_tg_task_unref(all[i]); }
+  pm_tg_summary s;
+  pm_tg_get_summary(&s);
+  assert_int_equal(s.live_tasks, 0);
+}
+
 /* Tag 30 depends on tags 10 and 20 (declared); T10 [0,7], T20 [0,12]; T30 [12,15] -> 15. A tag
  * nobody declared keeps no state. */
 static void test_tags(void **state) {
@@ -382,6 +416,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_commute, setup, teardown),
     cmocka_unit_test_setup_teardown(test_explicit_and_bodyless, setup, teardown),
     cmocka_unit_test_setup_teardown(test_end_deps, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_partition_links, setup, teardown),
     cmocka_unit_test_setup_teardown(test_tags, setup, teardown),
     cmocka_unit_test_setup_teardown(test_thread_clock, setup, teardown),
     cmocka_unit_test_setup_teardown(test_remote_merge, setup, teardown),

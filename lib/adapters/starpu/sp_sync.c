@@ -352,6 +352,78 @@ UNREGISTER(starpu_data_unregister)
 UNREGISTER(starpu_data_unregister_no_coherency)
 UNREGISTER(starpu_data_unregister_submit)
 
+/* Asynchronous partitioning: StarPU orders the children's first accesses after the parent's
+ * accesses (and the parent's next access after the children's) with internal switch tasks that
+ * popmeter does not see as data accesses; the handles are linked instead (pm_tg_handle_link). */
+static void link_handles(starpu_data_handle_t to, starpu_data_handle_t from) {
+  pm_tg_handle *t = pm_tg_handle_get(to), *f = t ? pm_tg_handle_get(from) : NULL;
+  if (t && f) pm_tg_handle_link(t, f);
+  pm_tg_handle_put(f);
+  pm_tg_handle_put(t);
+}
+static void link_children(starpu_data_handle_t parent, unsigned n, starpu_data_handle_t *children, int gather) {
+  pm_loc *L = sp_on && parent && children ? pm_enter_tool() : NULL;
+  if (!L) return;
+  for (unsigned i = 0; i < n; i++)
+    if (children[i]) { if (gather) link_handles(parent, children[i]); else link_handles(children[i], parent); }
+  pm_leave_tool(L);
+}
+
+/* A plan makes new child handles (their addresses may be recycled ones): they start fresh. */
+SP_EXPORT void starpu_data_partition_plan(starpu_data_handle_t initial, struct starpu_data_filter *f,
+                                          starpu_data_handle_t *children) {
+  static void (*real)(starpu_data_handle_t, struct starpu_data_filter *, starpu_data_handle_t *);
+  SP_REAL(real, starpu_data_partition_plan);
+  if (!real) return;
+  real(initial, f, children);
+  if (!sp_on || !f || !children) return;
+  unsigned n = f->get_nchildren ? f->get_nchildren(f, initial) : f->nchildren;
+  for (unsigned i = 0; i < n; i++) if (children[i]) pm_tg_handle_forget(children[i]);
+}
+
+SP_EXPORT void starpu_data_partition_clean(starpu_data_handle_t root, unsigned nparts, starpu_data_handle_t *children) {
+  static void (*real)(starpu_data_handle_t, unsigned, starpu_data_handle_t *);
+  SP_REAL(real, starpu_data_partition_clean);
+  if (!real) return;
+  starpu_data_handle_t small[64], *ch = nparts <= 64 ? small : malloc(nparts * sizeof *ch);
+  unsigned n = ch && children ? nparts : 0;
+  for (unsigned i = 0; i < n; i++) ch[i] = children[i];
+  real(root, nparts, children);              /* unregisters the children */
+  if (sp_on) for (unsigned i = 0; i < n; i++) if (ch[i]) pm_tg_handle_forget(ch[i]);
+  if (ch != small) free(ch);
+}
+
+#define PARTITION_SUBMIT(name, gather, params, args)                  \
+  SP_EXPORT void name params {                                        \
+    static void (*real) params;                                       \
+    SP_REAL(real, name);                                              \
+    if (!real) return;                                                \
+    link_children(initial, nparts, children, gather);                 \
+    real args;                                                        \
+  }
+PARTITION_SUBMIT(starpu_data_partition_submit, 0,
+                 (starpu_data_handle_t initial, unsigned nparts, starpu_data_handle_t *children),
+                 (initial, nparts, children))
+PARTITION_SUBMIT(starpu_data_partition_readonly_submit, 0,
+                 (starpu_data_handle_t initial, unsigned nparts, starpu_data_handle_t *children),
+                 (initial, nparts, children))
+PARTITION_SUBMIT(starpu_data_partition_submit_sequential_consistency, 0,
+                 (starpu_data_handle_t initial, unsigned nparts, starpu_data_handle_t *children, int sc),
+                 (initial, nparts, children, sc))
+PARTITION_SUBMIT(starpu_data_unpartition_submit, 1,
+                 (starpu_data_handle_t initial, unsigned nparts, starpu_data_handle_t *children, int node),
+                 (initial, nparts, children, node))
+PARTITION_SUBMIT(starpu_data_unpartition_readonly_submit, 1,
+                 (starpu_data_handle_t initial, unsigned nparts, starpu_data_handle_t *children, int node),
+                 (initial, nparts, children, node))
+PARTITION_SUBMIT(starpu_data_unpartition_submit_sequential_consistency, 1,
+                 (starpu_data_handle_t initial, unsigned nparts, starpu_data_handle_t *children, int node, int sc),
+                 (initial, nparts, children, node, sc))
+PARTITION_SUBMIT(starpu_data_unpartition_submit_sequential_consistency_cb, 1,
+                 (starpu_data_handle_t initial, unsigned nparts, starpu_data_handle_t *children, int node, int sc,
+                  void (*cb)(void *), void *cb_arg),
+                 (initial, nparts, children, node, sc, cb, cb_arg))
+
 /* Synchronous partitioning waits for the parent's tasks: the children start from its clock. */
 SP_EXPORT void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_data_filter *f) {
   static void (*real)(starpu_data_handle_t, struct starpu_data_filter *);

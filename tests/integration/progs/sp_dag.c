@@ -19,6 +19,9 @@
  *   independent 8 tasks A (1) on distinct handles                      cp = 1, task i on rank i % P
  *   enddeps     A (1) -> B (1) -> C (1) on one handle, and D (4) on another, declared an end
  *               dependency of B (starpu_task_declare_end_deps): C waits for D       cp = 5 (one
+ *               process only)
+ *   partition   A (2) writes a vector, partitioned asynchronously into 2 children, B (1) on each
+ *               child, unpartitioned, C (1) reads it                                 cp = 4 (one
  *               process only) */
 #include <starpu.h>
 #ifdef SP_DAG_MPI
@@ -128,6 +131,23 @@ int main(int argc, char **argv) {
     if (starpu_task_submit(b) != 0 || starpu_task_submit(d) != 0) return 1;
     starpu_task_insert(&cl_c, STARPU_VALUE, &(int){u}, sizeof(int), STARPU_VALUE, &c_id, sizeof(int), STARPU_R, h[0], 0);
     cp = 5, work = 7;
+  } else if (!strcmp(dag, "partition")) {
+    static int vec[8];
+    starpu_vector_data_register(&h[0], STARPU_MAIN_RAM, (uintptr_t)vec, 8, sizeof vec[0]);
+    TASK(cl_a, 0, 2 * u, STARPU_W, h[0]);
+    struct starpu_data_filter f = {.filter_func = starpu_vector_filter_block, .nchildren = 2};
+    starpu_data_handle_t ch[2];
+    starpu_data_partition_plan(h[0], &f, ch);
+    starpu_data_partition_submit(h[0], 2, ch);
+    TASK(cl_b, 0, u, STARPU_RW, ch[0]);
+    TASK(cl_b, 0, u, STARPU_RW, ch[1]);
+    starpu_data_unpartition_submit(h[0], 2, ch, -1);
+    TASK(cl_c, 0, u, STARPU_R, h[0]);
+    starpu_resume();
+    starpu_task_wait_for_all();
+    starpu_data_partition_clean(h[0], 2, ch);
+    starpu_pause();
+    cp = 4, work = 5;
 #endif
   } else if (!strcmp(dag, "independent")) {
     for (int i = 0; i < 8; i++) reg(i, i % size);
@@ -154,6 +174,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(dag, "forkjoin")) cpa = d[0] + max2(max2(d[1], d[2]), max2(d[3], d[4])) + d[5];
   else if (!strcmp(dag, "diamond")) cpa = d[0] + max2(d[1], d[2]) + d[3];
   else if (!strcmp(dag, "enddeps")) cpa = max2(d[0] + d[1], d[3]) + d[2];
+  else if (!strcmp(dag, "partition")) cpa = d[0] + max2(d[1], d[2]) + d[3];
   else for (int i = 0; i < ntask; i++) cpa = max2(cpa, d[i]);
   if (rank == 0)
     printf("cp_ms=%d work_ms=%d cp_actual_ms=%.3f work_actual_ms=%.3f\n", cp * u / 1000, work * u / 1000,
