@@ -428,7 +428,6 @@ void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
 /* ------------------------------------------------------------------------------ end dependencies */
 struct pm_tg_ends {
   pm_spin lock;
-  int32_t pending;             /* releases still due */
   int ended;                   /* the task's own end has been published */
   int any;                     /* a release came before the end: in is valid */
   pm_tg_clk in;                /* releases before the task's end, merged */
@@ -448,11 +447,7 @@ int pm_tg_task_end_deps_add(pm_tg_task *t, int n) {
   pm_spin_lock(&preds_lock);            /* rare: the dependency lock also guards the allocation */
   if (!t->ends) t->ends = calloc(1, sizeof *t->ends);
   pm_spin_unlock(&preds_lock);
-  if (!t->ends) return -1;
-  pm_spin_lock(&t->ends->lock);
-  t->ends->pending += n;
-  pm_spin_unlock(&t->ends->lock);
-  return 0;
+  return t->ends ? 0 : -1;
 }
 
 void pm_tg_task_end_dep_release(pm_tg_task *t, const pm_tg_clk *c) {
@@ -467,7 +462,6 @@ void pm_tg_task_end_dep_release(pm_tg_task *t, const pm_tg_clk *c) {
     if (e->any) pm_tg_clk_merge(&e->in, c); else e->in = *c;
     e->any = 1;
   }
-  e->pending--;
   pm_spin_unlock(&e->lock);
 }
 
