@@ -287,7 +287,7 @@ void mfs_pruning_free(mfs_pruning *P);
  * parent's ranks proportional to its flops; a subtree whose share is at most one rank lives on one
  * rank. owner[f] (nfronts) is the rank that owns front f; when rank_lo/rank_hi are non-NULL they
  * receive the range of ranks sharing front f (rank_hi exclusive). load (optional, nranks) receives
- * the flops of the fronts each rank owns. */
+ * the flops each rank runs: the fronts it alone holds, and an even share of the fronts it shares. */
 mfs_status mfs_map_proportional(const mfs_symbolic *S, int nranks, int32_t *owner, int32_t *rank_lo,
                                 int32_t *rank_hi, double *load, mfs_error *err);
 
