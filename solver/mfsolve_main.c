@@ -57,8 +57,10 @@ static void usage(FILE *out)
             "  -q, --quiet           no progress display (it is shown only on a terminal anyway)\n"
             "  -h, --help            this help\n"
             "\n"
-            "Environment: MFS_MPI_POLL_SLEEP_US: on several processes, the longest sleep (us) of StarPU-MPI's\n"
-            "progression thread between polls that find nothing (default 200; 0: it polls without sleeping).\n"
+            "Environment:\n"
+            "  MFS_MPI_POLL_SLEEP_US on several processes, the longest sleep (us) of StarPU-MPI's progression\n"
+            "                        thread between polls that find nothing (default 200; 0: no sleep)\n"
+            "\n"
             "Orderings built in:%s%s natural. Task-based executor: %s.\n",
             prog, prog, mfs_ordering_name(d.ordering), d.nb, d.amalg,
             mfs_ordering_available(MFS_ORDER_METIS) ? " metis" : "",
