@@ -77,7 +77,9 @@ json_t *pm_profile_to_json(const pm_profile *p) {
     json_t *a = json_pack("[i,i,I,I,I,I,I,I,I,I]", v->cnode, v->location, (json_int_t)v->visits, (json_int_t)v->polls,
                           (json_int_t)v->bytes_sent, (json_int_t)v->bytes_received, (json_int_t)v->msgs_sent,
                           (json_int_t)v->msgs_received, (json_int_t)v->io_bytes_read, (json_int_t)v->io_bytes_written);
-    for (int s = 0; s < PM_STATE_COUNT; s++) json_array_append_new(a, json_real(v->time[s]));
+    /* most states of a call path on a location are empty: an exact 0 costs no float formatting */
+    for (int s = 0; s < PM_STATE_COUNT; s++)
+      json_array_append_new(a, v->time[s] == 0.0 ? json_integer(0) : json_real(v->time[s]));
     json_array_append_new(vals, a);
   }
   json_t *states = json_array();
