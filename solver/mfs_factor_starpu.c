@@ -242,25 +242,33 @@ static void insert_local(submit_state *T, int type, void *arg, size_t argsize, i
     count_task(T, type, flops);
 }
 
+/* Waits on E->freed (E->lock held) for at most 200 ms: the progress display keeps moving. */
+static void wait_freed(exec_state *E)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 200 * 1000 * 1000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&E->freed, &E->lock, &ts);
+}
+
+static void show_progress(const submit_state *T)
+{
+    if (T->progress) T->progress(T->ctx, (double)atomic_load(&T->E->flops_done), T->flops_total);
+}
+
 /* Waits (showing progress) until the submitted tasks gave memory back; 0 when nothing is left to wait for. */
 static int wait_for_memory(submit_state *T)
 {
     exec_state *E = T->E;
     pthread_mutex_lock(&E->lock);
     int pending = E->pending_frees > 0;
-    if (pending) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 200 * 1000 * 1000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
-        pthread_cond_timedwait(&E->freed, &E->lock, &ts);
-    }
+    if (pending) wait_freed(E);
     pthread_mutex_unlock(&E->lock);
-    if (T->progress)
-        T->progress(T->ctx, (double)atomic_load(&E->flops_done), T->flops_total);
+    show_progress(T);
     return pending;
 }
 
@@ -271,16 +279,9 @@ static void wait_for_tasks(submit_state *T)
     atomic_store(&E->tasks_awaited, 1);
     while (atomic_load(&E->tasks_done) < T->tasks_submitted) {
         pthread_mutex_lock(&E->lock);
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 200 * 1000 * 1000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
-        if (atomic_load(&E->tasks_done) < T->tasks_submitted) pthread_cond_timedwait(&E->freed, &E->lock, &ts);
+        if (atomic_load(&E->tasks_done) < T->tasks_submitted) wait_freed(E);
         pthread_mutex_unlock(&E->lock);
-        if (T->progress) T->progress(T->ctx, (double)atomic_load(&E->flops_done), T->flops_total);
+        show_progress(T);
     }
     atomic_store(&E->tasks_awaited, 0);
 }
@@ -308,6 +309,13 @@ static double *window_alloc(submit_state *T, int64_t bytes)
     }
 }
 
+/* Factor tiles: the arena holds the exact total the distribution reserved, so the fallback never runs. */
+static double *factor_alloc(mfs_factor *F, int64_t bytes)
+{
+    double *p = arena__alloc(F->arena_l, (size_t)bytes);
+    return p ? p : mem__alloc((size_t)bytes);
+}
+
 static void submit_subtree(submit_state *T, int32_t r)
 {
     exec_state *E = T->E;
@@ -324,8 +332,7 @@ static void submit_subtree(submit_state *T, int32_t r)
     if (here) {
         sub->first = D->subtree_first[r];
         sub->root = r;
-        sub->L = arena__alloc(F->arena_l, (size_t)D->sub_l[r]);
-        if (!sub->L) sub->L = mem__alloc((size_t)D->sub_l[r]); /* never: the arena holds the exact total */
+        sub->L = factor_alloc(F, D->sub_l[r]);
         sub->scratch_bytes = D->sub_scratch[r];
         sub->scratch = sub->scratch_bytes > 0 ? window_alloc(T, sub->scratch_bytes) : NULL;
         F->cbblock[r] = D->cb_local[r] ? sub->scratch + D->sub_off[r] / (int64_t)sizeof(double) : NULL;
@@ -440,8 +447,7 @@ static void submit_tiled(submit_state *T, int32_t f)
     /* memory, in the order dist.c's simulation replays: own tiles, copies of CB tiles to assemble into
      * the parent, copies of factor tiles the front's tasks read */
     if (in_group && D->l_local[f] + D->cb_local[f] > 0) {
-        double *L = D->l_local[f] ? arena__alloc(F->arena_l, (size_t)D->l_local[f]) : NULL;
-        if (D->l_local[f] && !L) L = mem__alloc((size_t)D->l_local[f]); /* never: exact reservation */
+        double *L = D->l_local[f] ? factor_alloc(F, D->l_local[f]) : NULL;
         double *C = window_alloc(T, D->cb_local[f]);
         F->lblock[f] = L;
         F->cbblock[f] = C;

@@ -197,15 +197,6 @@ void pm_tg_handle_link(pm_tg_handle *to, pm_tg_handle *from) {
   pm_spin_unlock(&to->lock);
 }
 
-/* Merges everything h holds (writer, readers, commuting writers) into *in. */
-static void handle_whole(pm_tg_handle *h, pm_tg_clk *in) {
-  pm_spin_lock(&h->lock);
-  pm_tg_clk_merge(in, &h->w);
-  pm_tg_clk_merge(in, &h->r);
-  if (h->c) pm_tg_clk_merge(in, h->c);
-  pm_spin_unlock(&h->lock);
-}
-
 /* A task accessing a linked handle inherits the link (see pm_tg_handle_link); an exclusive write
  * ends it: later accesses depend on that writer through the handle itself. */
 static void take_links(pm_tg_task *t, pm_tg_handle *h, int acc) {
@@ -410,7 +401,8 @@ void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
   }
   if (t->flags & PM_TG_USE_TAG) pm_tg_tag_merge_deps(t->tag, &t->clk);
   if (PM_UNLIKELY(t->ninh)) {
-    for (uint32_t i = 0; i < t->ninh; i++) handle_whole(t->inh[i], &t->clk);
+    /* everything the source holds: what an exclusive write of it would wait for */
+    for (uint32_t i = 0; i < t->ninh; i++) pm_tg_handle_pre(t->inh[i], PM_TG_ACC_WRITE, &t->clk);
     drop_links(t);
   }
   for (uint32_t i = 0; i < t->nbufs; i++) {

@@ -224,20 +224,26 @@ def matches(loc, ev, keys):
     return True
 
 
-def count(path, cls, keys):
-    defs, per_loc, locations = read(path)
+def tally(per_loc, locations, cls, keys):
+    """Events of class cls matching keys, over every location; each event gets its nesting depth
+    (_depth: 1 for an outermost Enter) first, for the depth key."""
     n = 0
     for loc in locations:
         depth = 0
         for ev in per_loc.get(loc, []):
             if isinstance(ev, Enter):
                 depth += 1
-            ev._depth = depth               # nesting depth of an Enter (1: outermost) or inside
+            ev._depth = depth
             if isinstance(ev, Leave):
                 depth -= 1
             if type(ev).__name__ == cls and matches(loc, ev, keys):
                 n += 1
-    print(n)
+    return n
+
+
+def count(path, cls, keys):
+    defs, per_loc, locations = read(path)
+    print(tally(per_loc, locations, cls, keys))
     return 0
 
 
@@ -251,17 +257,7 @@ def expect(path, queries):
             continue
         expected, desc, cls = int(f[0]), f[1], f[2]
         keys = dict(a.split("=", 1) for a in f[3:] if a)
-        n = 0
-        for loc in locations:
-            depth = 0
-            for ev in per_loc.get(loc, []):
-                if isinstance(ev, Enter):
-                    depth += 1
-                ev._depth = depth
-                if isinstance(ev, Leave):
-                    depth -= 1
-                if type(ev).__name__ == cls and matches(loc, ev, keys):
-                    n += 1
+        n = tally(per_loc, locations, cls, keys)
         print("%s %s: %d%s" % ("PASS" if n == expected else "FAIL", desc, n,
                                "" if n == expected else " (expected %d)" % expected))
     return 0

@@ -17,19 +17,7 @@
 
 #include "mfs.h"
 #include "mfs_dist.h"
-
-static mfs_symbolic *analyze(const char *spec, mfs_ordering ord, int nb, mfs_matrix *A)
-{
-    mfs_error err;
-    assert_int_equal(mfs_matrix_generate(spec, A, &err), MFS_OK);
-    mfs_options o;
-    mfs_options_default(&o);
-    if (mfs_ordering_available(ord)) o.ordering = ord;
-    o.nb = nb;
-    mfs_symbolic *S;
-    if (mfs_analyze(A, &o, &S, &err) != MFS_OK) fail_msg("%s: %s", spec, err.msg);
-    return S;
-}
+#include "test_solver_common.h"
 
 static void test_owner_rule(void **state)
 {
@@ -60,7 +48,7 @@ static void test_single_process(void **state)
     static const char *specs[] = {"lap2d:60", "lap3d:14", "lap3d27:9"};
     for (size_t t = 0; t < sizeof specs / sizeof *specs; t++) {
         mfs_matrix A;
-        mfs_symbolic *S = analyze(specs[t], MFS_ORDER_METIS, 32, &A);
+        mfs_symbolic *S = analyze_spec(specs[t], MFS_ORDER_METIS, 32, &A);
         mfs_error err;
         mfs_dist *D;
         assert_int_equal(dist__create(S, 0, 1, 1, 0, &D, &err), MFS_OK);
@@ -114,7 +102,7 @@ static void test_processes(void **state)
     static const int nbs[] = {24, 40};
     for (size_t t = 0; t < 2; t++) {
         mfs_matrix A;
-        mfs_symbolic *S = analyze(specs[t], MFS_ORDER_METIS, nbs[t], &A);
+        mfs_symbolic *S = analyze_spec(specs[t], MFS_ORDER_METIS, nbs[t], &A);
         for (int R = 2; R <= 4; R++) {
             mfs_dist *D[4];
             mfs_error err;
@@ -214,7 +202,7 @@ static void test_carve(void **state)
 {
     (void)state;
     mfs_matrix A;
-    mfs_symbolic *S = analyze("lap3d:12", MFS_ORDER_METIS, 20, &A);
+    mfs_symbolic *S = analyze_spec("lap3d:12", MFS_ORDER_METIS, 20, &A);
     mfs_error err;
     mfs_dist *D;
     assert_int_equal(dist__create(S, 1, 2, 2, 0, &D, &err), MFS_OK);
@@ -264,7 +252,7 @@ static void test_bad_arguments(void **state)
 {
     (void)state;
     mfs_matrix A;
-    mfs_symbolic *S = analyze("lap2d:10", MFS_ORDER_METIS, 8, &A);
+    mfs_symbolic *S = analyze_spec("lap2d:10", MFS_ORDER_METIS, 8, &A);
     mfs_error err;
     mfs_dist *D = (mfs_dist *)1;
     assert_int_equal(dist__create(S, 2, 2, 1, 1, &D, &err), MFS_ERR_ARG);

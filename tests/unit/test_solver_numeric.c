@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "mfs.h"
+#include "test_solver_common.h"
 
 #ifndef MFS_GOLDEN_DIR
 #define MFS_GOLDEN_DIR "tests/golden"
@@ -167,13 +168,8 @@ static void test_multiple_rhs_and_refine(void **state)
     (void)state;
     mfs_matrix A;
     mfs_error err;
-    assert_int_equal(mfs_matrix_generate("lap3d27:8", &A, &err), MFS_OK);
-    mfs_options o;
-    mfs_options_default(&o);
-    o.nb = 24;
-    mfs_symbolic *S;
+    mfs_symbolic *S = analyze_spec("lap3d27:8", -1, 24, &A);
     mfs_factor *F;
-    assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_OK);
     assert_int_equal(mfs_factorize_seq(S, &A, &F, NULL, NULL, &err), MFS_OK);
     int32_t n = A.n, ld = n + 3, nrhs = 3;
     double *xs = malloc(n * sizeof *xs), *B = calloc((size_t)ld * nrhs, sizeof *B), *X = malloc((size_t)ld * nrhs * sizeof *X);
@@ -216,12 +212,7 @@ static void test_ops_out_of_order(void **state)
     (void)state;
     mfs_matrix A;
     mfs_error err;
-    assert_int_equal(mfs_matrix_generate("lap3d:11", &A, &err), MFS_OK);
-    mfs_options o;
-    mfs_options_default(&o);
-    o.nb = 16;
-    mfs_symbolic *S;
-    assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_OK);
+    mfs_symbolic *S = analyze_spec("lap3d:11", -1, 16, &A);
     mfs_factor *F;
     assert_int_equal(mfs_factor_create(S, &F, &err), MFS_OK);
     mfs_kernels_init();

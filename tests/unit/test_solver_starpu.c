@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "mfs.h"
+#include "test_solver_common.h"
 #include "mfs_dist.h"
 
 #ifndef MFS_GOLDEN_DIR
@@ -168,12 +169,7 @@ static void test_tasks_and_flops(void **state)
     (void)state;
     mfs_matrix A;
     mfs_error err;
-    assert_int_equal(mfs_matrix_generate("lap3d:14", &A, &err), MFS_OK);
-    mfs_options o;
-    mfs_options_default(&o);
-    o.nb = 24;
-    mfs_symbolic *S;
-    assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_OK);
+    mfs_symbolic *S = analyze_spec("lap3d:14", -1, 24, &A);
     mfs_factor *F;
     assert_int_equal(mfs_factorize_starpu(S, &A, NULL, &F, NULL, NULL, &err), MFS_OK);
     mfs_dist *D;
@@ -214,12 +210,7 @@ static void test_memory(void **state)
     for (size_t t = 0; t < sizeof specs / sizeof *specs; t++) {
         mfs_matrix A;
         mfs_error err;
-        assert_int_equal(mfs_matrix_generate(specs[t], &A, &err), MFS_OK);
-        mfs_options o;
-        mfs_options_default(&o);
-        o.nb = 32;
-        mfs_symbolic *S;
-        assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_OK);
+        mfs_symbolic *S = analyze_spec(specs[t], -1, 32, &A);
         int64_t before = mfs_mem_current();
         mfs_factor *F;
         assert_int_equal(mfs_factorize_starpu(S, &A, NULL, &F, NULL, NULL, &err), MFS_OK);

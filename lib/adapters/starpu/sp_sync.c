@@ -385,12 +385,8 @@ SP_EXPORT void starpu_data_partition_clean(starpu_data_handle_t root, unsigned n
   static void (*real)(starpu_data_handle_t, unsigned, starpu_data_handle_t *);
   SP_REAL(real, starpu_data_partition_clean);
   if (!real) return;
-  starpu_data_handle_t small[64], *ch = nparts <= 64 ? small : malloc(nparts * sizeof *ch);
-  unsigned n = ch && children ? nparts : 0;
-  for (unsigned i = 0; i < n; i++) ch[i] = children[i];
-  real(root, nparts, children);              /* unregisters the children */
-  if (sp_on) for (unsigned i = 0; i < n; i++) if (ch[i]) pm_tg_handle_forget(ch[i]);
-  if (ch != small) free(ch);
+  real(root, nparts, children);              /* unregisters the children (the array is the caller's) */
+  if (sp_on && children) for (unsigned i = 0; i < nparts; i++) if (children[i]) pm_tg_handle_forget(children[i]);
 }
 
 #define PARTITION_SUBMIT(name, gather, params, args)                  \
