@@ -25,6 +25,7 @@
 #include <stdlib.h>
 
 #define NA_NO_WORKERS "no task workers"
+#define NA_RUNTIME_UNOBSERVED "runtime overhead not observable through StarPU's tool interface (task bodies only)"
 
 /* Per-process children: runtime and pipeline efficiency of each process's workers. */
 static void add_per_process(pm_metric *root, const pm_run_input *in)
@@ -61,7 +62,8 @@ static void add_per_process(pm_metric *root, const pm_run_input *in)
     snprintf(id[1], sizeof id[1], "p%d_runtime", p);
     snprintf(id[2], sizeof id[2], "p%d_pipeline", p);
     snprintf(name, sizeof name, "Process %d", p);
-    rte = pm_v_div(pm_v(ex[p]), pm_v(ex[p] + rt[p]), "no task execution or runtime time");
+    rte = in->task_runtime_unobserved ? pm_v_na(NA_RUNTIME_UNOBSERVED)
+                                      : pm_v_div(pm_v(ex[p]), pm_v(ex[p] + rt[p]), "no task execution or runtime time");
     ppl = pm_v_div(pm_v(ex[p] + rt[p]), pm_v(w[p] * in->runtime), PM_NA_ZERO_RUNTIME);
     n = pm__leaf(pp, id[0], name, "", "Runtime times pipeline efficiency of this process.",
                  pm_v_mul(rte, ppl));
@@ -160,7 +162,8 @@ pm_metric *pm_model_task(const pm_run_input *in)
   } else {
     double T;
     const char *abwhy = NULL;
-    rte = pm_v_div(pm_v(sexec), pm_v(sexec + sruntime), "no task execution or runtime time");
+    rte = in->task_runtime_unobserved ? pm_v_na(NA_RUNTIME_UNOBSERVED)
+                                      : pm_v_div(pm_v(sexec), pm_v(sexec + sruntime), "no task execution or runtime time");
     ppl = pm_v_div(pm_v(sexec + sruntime), pm_v(W * in->runtime), PM_NA_ZERO_RUNTIME);
     loc = locality(in, sexec);
     if (in->task_ref_exec_seq > 0.0 && in->task_ref_exec_1worker > 0.0)
@@ -202,8 +205,10 @@ pm_metric *pm_model_task(const pm_run_input *in)
     1);
   pm__leaf(n, "e_runtime", "Runtime efficiency", "",
            "Task execution time over execution plus runtime overhead.", rte);
-  pm__leaf(n, "e_pipeline", "Pipeline efficiency", "",
-           "Busy worker time (execution plus runtime) over available worker time.", ppl);
+  n = pm__leaf(n, "e_pipeline", "Pipeline efficiency", "",
+               "Busy worker time (execution plus runtime) over available worker time.", ppl);
+  if (n && !why && in->task_runtime_unobserved)
+    pm_metric_set_warning(n, "runtime overhead not observable: counted as idle here (execution over available time)");
   n = pm__leaf(root, "bound", "Bound efficiency", "",
                "Best lower bound on the makespan (critical path or area) over the makespan.", bound);
   {

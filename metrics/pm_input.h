@@ -106,6 +106,9 @@ typedef struct {
    * sum of task execution time of the same work with one worker, and of the sequential kernels */
   double task_ref_exec_1worker;
   double task_ref_exec_seq;
+  /* 1 when the runtime's overhead outside task bodies was not observable (StarPU 1.4's tool
+   * interface): the workers' runtime time is then 0 without meaning it, and e_runtime is n/a */
+  int task_runtime_unobserved;
   int nomp_regions;
   const pm_omp_region_input *omp_regions;
   /* machine: widest vector unit in bits (0 = unknown) */

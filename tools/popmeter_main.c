@@ -84,6 +84,9 @@ static int cmd_run(int argc, char **argv) {
   if (old && old[0]) { if (asprintf(&preload, "%s:%s", lib, old) < 0) return 1; }
   else preload = strdup(lib);
   setenv("LD_PRELOAD", preload, 1);
+  /* StarPU 1.4 loads its tool from STARPU_PROF_TOOL (the only way into a static StarPU); a tool the
+   * user named stays (StarPU takes one) */
+  if (!getenv("STARPU_PROF_TOOL")) setenv("STARPU_PROF_TOOL", lib, 1);
   setenv("POPMETER_TARGET", argv[optind], 1);
   execvp(argv[optind], argv + optind);
   fprintf(stderr, "popmeter run: cannot execute '%s': %m\n", argv[optind]);

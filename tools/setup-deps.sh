@@ -7,7 +7,7 @@ set -eu
 PACKAGES="
   build-essential autoconf automake libtool pkg-config gfortran clang
   openmpi-bin libopenmpi-dev
-  libstarpu-dev starpu-tools
+  libstarpu-dev starpu-tools libfxt-dev libglpk-dev
   libotf2-trace-dev otf2-tools python3-otf2
   libpapi-dev papi-tools
   libomp-dev

@@ -30,6 +30,7 @@ static void fill_proc(pm_prof_taskproc *q, const pm_tg_summary *s, const pm_ts_r
   q->peak_tasks = s->peak_tasks;
   q->tags_dropped = r->tags_dropped;
   q->handles_untracked = tc->handles_untracked;
+  q->runtime_unobserved = !pm_tg_runtime_observed();
 }
 
 static void fill_codelet(pm_prof_codelet *c, const pm_ts_codelet_result *x) {

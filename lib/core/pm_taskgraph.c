@@ -172,6 +172,8 @@ void pm_tg_handle_home(pm_tg_handle *h, int node) {
   pm_spin_unlock(&h->lock);
 }
 
+int pm_tg_handle_unplaced(const pm_tg_handle *h) { return !__atomic_load_n(&h->placed, __ATOMIC_RELAXED); }
+
 int pm_tg_handle_place(pm_tg_handle *h, int node, int reads, int writes) {
   if (node < 0 || node >= 64 || (!reads && !writes)) return 0;
   uint64_t bit = 1ull << node;
@@ -623,7 +625,12 @@ static void free_handle_c(const void *key, void *val, void *arg) {
   free(((pm_tg_handle *)val)->c);
 }
 
+static int runtime_unobserved;
+void pm_tg_mark_runtime_unobserved(void) { __atomic_store_n(&runtime_unobserved, 1, __ATOMIC_RELAXED); }
+int pm_tg_runtime_observed(void) { return !__atomic_load_n(&runtime_unobserved, __ATOMIC_RELAXED); }
+
 void pm_tg_reset(void) {
+  runtime_unobserved = 0;
   pm_ptrmap_foreach(&tag_map, free_tag, NULL);
   pm_ptrmap_foreach(&handle_map, free_handle_c, NULL);
   pm_ptrmap_destroy(&tag_map);

@@ -111,6 +111,9 @@ PM_HIDDEN void pm_tg_handle_link(pm_tg_handle *to, pm_tg_handle *from);
  * runtime's MSI coherence keeps them (a read copies the data into the node, a write leaves the
  * node's copy the only valid one). Eviction under memory pressure is not modelled. */
 PM_HIDDEN void pm_tg_handle_home(pm_tg_handle *h, int node);   /* registration: valid = {node}; < 0: none */
+/* 1 while neither the home nor an access of the handle was seen (registered before popmeter watched,
+ * or registration not observable): the caller may then give its home from the runtime. */
+PM_HIDDEN int pm_tg_handle_unplaced(const pm_tg_handle *h);
 /* An access on 'node'; returns 1 when the data had to be transferred into node (a read of data
  * valid elsewhere only). A handle whose home was never seen starts valid where first accessed. */
 PM_HIDDEN int pm_tg_handle_place(pm_tg_handle *h, int node, int reads, int writes);
@@ -215,5 +218,9 @@ PM_HIDDEN void pm_tg_get_summary(pm_tg_summary *s);
 PM_HIDDEN void pm_tg_note_end(const pm_tg_clk *out, int bodyless);
 /* The running maximum of every thread merged (used by waits: starpu_task_wait_for_all). */
 PM_HIDDEN void pm_tg_max_so_far(pm_tg_clk *out);
+/* The runtime's overhead outside task bodies is not observable (StarPU 1.4's tool interface reports
+ * bodies only): the profile says so, and the task model does not pretend it was zero. */
+PM_HIDDEN void pm_tg_mark_runtime_unobserved(void);
+PM_HIDDEN int pm_tg_runtime_observed(void);
 PM_HIDDEN void pm_tg_reset(void);    /* frees everything (tests, and after the run's report) */
 #endif

@@ -107,7 +107,7 @@ int pm_profile_to_input(const pm_profile *p, int io_as_useful, pm_run_input_buf 
     in->omp_regions = buf->omp;
   }
   /* task runtime: codelet totals (area bound, locality) and the task-DAG critical path (CPB) */
-  if (pm_prof_tasks_input(p, &buf->codelets, &in->ncodelets, &in->cp_bound) != 0) { pm_run_input_buf_free(buf); return -1; }
+  if (pm_prof_tasks_input(p, &buf->codelets, &in->ncodelets, &in->cp_bound, &in->task_runtime_unobserved) != 0) { pm_run_input_buf_free(buf); return -1; }
   in->codelets = buf->codelets;
   if (task_cp_input(p, buf) != 0) { pm_run_input_buf_free(buf); return -1; }
   return 0;

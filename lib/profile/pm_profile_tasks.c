@@ -64,6 +64,7 @@ json_t *pm_prof_tasks_to_json(const pm_prof_tasks *t) {
     json_object_set_new(o, "peak_tasks", json_integer(I(q->peak_tasks)));
     json_object_set_new(o, "tags_dropped", json_integer(I(q->tags_dropped)));
     json_object_set_new(o, "handles_untracked", json_integer(I(q->handles_untracked)));
+    json_object_set_new(o, "runtime_observed", json_boolean(!q->runtime_unobserved));
     json_array_append_new(procs, o);
   }
   for (int i = 0; i < t->ncodelets; i++) {
@@ -195,6 +196,10 @@ static void read_procs(rd *r, pm_prof_tasks *t, const json_t *a) {
     q->peak_tasks = cnt(r, o, "peak_tasks", w);
     q->tags_dropped = cnt(r, o, "tags_dropped", w);
     q->handles_untracked = cnt(r, o, "handles_untracked", w);
+    /* optional (profiles written before it existed observed the runtime) */
+    const json_t *ro = json_object_get(o, "runtime_observed");
+    if (ro && !json_is_boolean(ro)) fail(r, "tasks: %s: runtime_observed is not a boolean", w);
+    q->runtime_unobserved = ro && json_is_false(ro);
     const json_t *ck = get(r, o, "clocks", is_obj, w), *comp = get(r, o, "composition", is_arr, w);
     if (r->failed) return;
     q->clocks_sent = cnt(r, ck, "sent", w);
@@ -361,12 +366,15 @@ int pm_prof_tasks_cp(const pm_profile *p, pm_prof_task_cp *out) {
   return 1;
 }
 
-int pm_prof_tasks_input(const pm_profile *p, pm_codelet_input **codelets, int *ncodelets, double *cp_bound) {
+int pm_prof_tasks_input(const pm_profile *p, pm_codelet_input **codelets, int *ncodelets, double *cp_bound,
+                        int *runtime_unobserved) {
   *codelets = NULL;
   *ncodelets = 0;
   *cp_bound = 0;
+  *runtime_unobserved = 0;
   const pm_prof_tasks *t = p->tasks;
   if (!t) return 0;
+  for (int i = 0; i < t->ntaskprocs; i++) *runtime_unobserved |= t->taskproc[i].runtime_unobserved;
   pm_prof_task_cp cp;
   if (pm_prof_tasks_cp(p, &cp)) *cp_bound = cp.len.cue;
   if (t->ncodelets == 0) return 0;

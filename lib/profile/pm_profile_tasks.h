@@ -24,6 +24,7 @@ typedef struct {
   uint64_t clocks_sent, clocks_received, clocks_lost;   /* StarPU-MPI clock side channel */
   uint64_t peak_tasks;           /* most task records alive at once (memory bound check) */
   uint64_t tags_dropped, handles_untracked;
+  int runtime_unobserved;        /* runtime overhead outside bodies not observable (tool interface) */
 } pm_prof_taskproc;
 typedef struct {
   double duration, threshold, start;   /* start: seconds after the window start */
@@ -79,5 +80,6 @@ typedef struct {
 int pm_prof_tasks_cp(const pm_profile *p, pm_prof_task_cp *out);
 
 /* Model input: codelet totals (malloc'd array, names point into p) and the CPB. */
-int pm_prof_tasks_input(const pm_profile *p, pm_codelet_input **codelets, int *ncodelets, double *cp_bound);
+int pm_prof_tasks_input(const pm_profile *p, pm_codelet_input **codelets, int *ncodelets, double *cp_bound,
+                        int *runtime_unobserved);
 #endif

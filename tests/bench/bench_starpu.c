@@ -9,6 +9,7 @@
  * (a bimodal wall time, measured at 2x on this machine for the same binary), which would swamp
  * the tool's cost. Submission and execution are each timed (wall and CPU of the process).
  * Medians over the repetitions are reported (the machine may be shared: the minimum is shown too).
+ * bench_starpu14 is the same program linked with the static StarPU 1.4 (tool interface).
  *   bench_starpu [REPS]          (libpopmeter.so: $POPMETER_LIB, else ../lib/.libs next to tests)
  *   bench_starpu --child empty|work N [US]   (one measurement, printed as "wall cpu") */
 #define _GNU_SOURCE
@@ -72,6 +73,9 @@ static int run(const char *self, const char *lib, const char *ncpu, const char *
   setenv("POPMETER_REPORT", "0", 1);
   setenv("POPMETER_JSON", "0", 1);
   setenv("POPMETER_CUBE", "0", 1);
+  /* StarPU 1.4 (bench_starpu14) loads popmeter's tool adapter from STARPU_PROF_TOOL; 1.3 ignores it */
+  if (lib) setenv("STARPU_PROF_TOOL", lib, 1);
+  else unsetenv("STARPU_PROF_TOOL");
   char nb[32], ub[32], buf[128];
   snprintf(nb, sizeof nb, "%d", n);
   snprintf(ub, sizeof ub, "%d", us);

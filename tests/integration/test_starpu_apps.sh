@@ -33,7 +33,8 @@ check "no hard reference to a StarPU symbol${und:+ ($und)}" test -z "$und"
 check "preload inert in /bin/true under LD_BIND_NOW" env LD_BIND_NOW=1 LD_PRELOAD="$lib" /bin/true
 sp=$(pkg-config --variable=libdir starpu-1.3 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
 real=$(nm -D --defined-only "$sp"/libstarpu-1.3.so "$sp"/libstarpumpi-1.3.so 2>/dev/null | awk '{print $3}')
-unknown=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -E '^_?starpu' | while read -r s; do
+# (starpu_prof_tool_library_register: the entry point StarPU 1.4 looks up in a tool, not a 1.3 function)
+unknown=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -E '^_?starpu' | grep -vx starpu_prof_tool_library_register | while read -r s; do
   echo "$real" | grep -qx "$s" || echo "$s"; done | head -3)
 check "every exported StarPU name is a StarPU function${unknown:+ (not in StarPU: $unknown)}" test -z "$unknown"
 tap_done

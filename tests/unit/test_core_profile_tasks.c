@@ -79,6 +79,7 @@ static void test_roundtrip(void **state) {
   assert_int_equal(b->taskproc[0].ncomp, 3);
   assert_int_equal(b->taskproc[0].comp[2].hash, PM_PROF_APP_HASH);
   assert_int_equal(b->taskproc[0].clocks_lost, 2);
+  assert_int_equal(b->taskproc[0].runtime_unobserved, 0);
   assert_int_equal(b->ncodelets, 2);
   assert_memory_equal(&a->codelet[0], &b->codelet[0], sizeof a->codelet[0]);
   assert_memory_equal(&a->codelet[1], &b->codelet[1], sizeof a->codelet[1]);
@@ -89,6 +90,29 @@ static void test_roundtrip(void **state) {
   assert_int_equal(b->mpihandle[0].data_tag, 104);
   free(s);
   pm_profile_free(q);
+  /* runtime overhead not observed (StarPU's tool interface): written as runtime_observed false, read
+   * back, and handed to the task model; a profile without the key observed it */
+  p->tasks->taskproc[0].runtime_unobserved = 1;
+  s = pm_profile_to_json_string(p);
+  assert_non_null(strstr(s, "\"runtime_observed\":false"));
+  q = pm_profile_from_json_string(s, err, sizeof err);
+  if (!q) fail_msg("%s", err);
+  assert_int_equal(q->tasks->taskproc[0].runtime_unobserved, 1);
+  pm_codelet_input *cl = NULL;
+  int ncl = 0, unobserved = 0;
+  double cpb = 0;
+  assert_int_equal(pm_prof_tasks_input(q, &cl, &ncl, &cpb, &unobserved), 0);
+  assert_int_equal(unobserved, 1);
+  free(cl);
+  pm_profile_free(q);
+  char *at = strstr(s, ",\"runtime_observed\":false");
+  memmove(at, at + strlen(",\"runtime_observed\":false"), strlen(at + strlen(",\"runtime_observed\":false")) + 1);
+  q = pm_profile_from_json_string(s, err, sizeof err);
+  if (!q) fail_msg("%s", err);
+  assert_int_equal(q->tasks->taskproc[0].runtime_unobserved, 0);
+  free(s);
+  pm_profile_free(q);
+  p->tasks->taskproc[0].runtime_unobserved = 0;
   /* a profile without tasks has no "tasks" key and reads back without */
   pm_prof_tasks_free(p->tasks);
   p->tasks = NULL;
@@ -128,6 +152,7 @@ static void test_reader_validates(void **state) {
   bad("\"dir\":\"recv\"", "\"dir\":\"sideways\"", "dir");
   bad("\"codelets\":[", "\"codelets\":7,\"unused\":[", "codelets");
   bad("\"composition\":[[0,11,", "\"composition\":[[0,-1,", "composition");
+  bad("\"runtime_observed\":true", "\"runtime_observed\":1", "runtime_observed");
 }
 
 /* Two processes merged: indices shift; the path is the longer one (rank 1's); its composition

@@ -60,6 +60,41 @@ static void test_balanced(void **state)
   pm_metric_free(t);
 }
 
+/* Runtime overhead not observable (StarPU 1.4's tool interface): 2 processes x 2 CPU workers, R = 10,
+ * exec 8, 4 | 6, 2 and runtime 0 (the non-body time was counted idle).
+ *   e_runtime n/a (also per process); e_pipeline = 20/40 = 0.5, with a warning that it includes the
+ *   runtime overhead; per process: p0 pipeline 12/20 = 0.6, p1 8/20 = 0.4; product n/a */
+static void test_runtime_unobserved(void **state)
+{
+  pm_location_input l[4];
+  pm_run_input in;
+  pm_metric *t;
+  (void)state;
+  l[0] = worker(0, PM_LOC_WORKER, 8, 0);
+  l[1] = worker(0, PM_LOC_WORKER, 4, 0);
+  l[2] = worker(1, PM_LOC_WORKER, 6, 0);
+  l[3] = worker(1, PM_LOC_WORKER, 2, 0);
+  in = tm_run(l, 4, 2, 10.0);
+  in.task_runtime_unobserved = 1;
+  t = pm_model_task(&in);
+  ASSERT_NA(t, "e/e_runtime", "runtime overhead not observable through StarPU's tool interface (task bodies only)");
+  ASSERT_VAL(t, "e/e_pipeline", 0.5);
+  assert_non_null(pm_metric_find(t, "e/e_pipeline")->warning);
+  ASSERT_NA(t, "per_process/p0/p0_runtime", "runtime overhead not observable through StarPU's tool interface (task bodies only)");
+  ASSERT_VAL(t, "per_process/p0/p0_pipeline", 0.6);
+  ASSERT_VAL(t, "per_process/p1/p1_pipeline", 0.4);
+  ASSERT_NA(t, "per_process/p1", "runtime overhead not observable through StarPU's tool interface (task bodies only)");
+  tm_check_tree(t, 1);
+  tm_check_render(t);
+  pm_metric_free(t);
+  /* observed (the default): the same input gives e_runtime 1 and no warning */
+  in.task_runtime_unobserved = 0;
+  t = pm_model_task(&in);
+  ASSERT_VAL(t, "e/e_runtime", 1.0);
+  assert_null(pm_metric_find(t, "e/e_pipeline")->warning);
+  pm_metric_free(t);
+}
+
 /* Imbalanced: 2 processes x 2 CPU workers, R = 10.
  *   p0: exec 8, 4; runtime 1, 1      p1: exec 6, 2; runtime 2, 2
  *   sum exec 20, sum runtime 6: e_runtime = 20/26 = 10/13, e_pipeline = 26/40 = 0.65
@@ -331,6 +366,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_balanced),
     cmocka_unit_test(test_imbalanced),
+    cmocka_unit_test(test_runtime_unobserved),
     cmocka_unit_test(test_serialized),
     cmocka_unit_test(test_cp_composition),
     cmocka_unit_test(test_area_bound_two_types),

@@ -1,10 +1,15 @@
 /* StarPU adapter of popmeter: internal interface shared by its files.
  *   sp_real.c       resolution of StarPU functions (interposed: RTLD_NEXT; called: RTLD_DEFAULT)
- *   sp_lifecycle.c  starpu_initialize / starpu_shutdown, scheduler hooks, worker classification
+ *   sp_common.c     threads, workers, task bodies on the timeline (no StarPU struct or enum: serves 1.3 and 1.4)
+ *   sp_task_fields.h what a task record reads from a struct starpu_task (compiled with each version's headers)
+ *   sp_lifecycle.c  starpu_initialize / starpu_shutdown, scheduler hooks (StarPU 1.3)
  *   sp_task.c       task submission, ready / pop prologues, start / end of task bodies
  *   sp_sync.c       waits, data acquire / release, explicit and tag dependencies, handle lifetime
  *   sp_mpi.c        StarPU-MPI: per-handle sends and receives (peer, bytes, post / complete)
  *   sp_mpi_clock.c  critical-path clocks across processes for StarPU-MPI transfers (side channel)
+ *   sp_tool.c       StarPU 1.4's tool interface (starpu_prof_tool), built against 1.4's headers
+ * The interposition files (lifecycle, task, sync, mpi) read StarPU 1.3's structs: they stay passive in a
+ * process whose StarPU is another version (sp_lifecycle.c checks at starpu_initialize).
  * See README.md in this folder for the hook points and the clock protocol.
  *
  * Preload hygiene (hooks.md): libpopmeter has no hard reference to a StarPU symbol. The functions
@@ -35,19 +40,44 @@ typedef struct {
   int (*data_get_nb_children)(starpu_data_handle_t h);
   starpu_data_handle_t (*data_get_child)(starpu_data_handle_t h, unsigned i);
   void (*get_version)(int *major, int *minor, int *release);
+  int (*data_get_home_node)(starpu_data_handle_t h);
 } sp_fns;
 PM_HIDDEN extern sp_fns sp_fn;
 PM_HIDDEN int sp_resolve(void);               /* fills sp_fn; 0 when everything needed was found */
 PM_HIDDEN void *sp_next(const char *name);    /* next definition of an interposed function */
+/* Defined when the StarPU 1.4 tool adapter is built in (sp_tool.c). */
+PM_HIDDEN int sp_tool_expected(void) __attribute__((weak));
+/* The version of the StarPU library in the process (starpu_get_version); -1 when it has none. */
+PM_HIDDEN int sp_runtime_version(int *major, int *minor);
 #define SP_REAL(var, name) do { if (PM_UNLIKELY(!(var))) (var) = sp_next(#name); } while (0)
 
+/* Access-mode bits the version-neutral code tests (the same values in StarPU 1.3 and 1.4; checked
+ * in every file that includes this header, against that file's StarPU headers). */
+enum { SP_MODE_R = 1, SP_MODE_W = 2, SP_MODE_SCRATCH = 4, SP_MODE_REDUX = 8 };
+_Static_assert((int)STARPU_R == SP_MODE_R && (int)STARPU_W == SP_MODE_W && (int)STARPU_SCRATCH == SP_MODE_SCRATCH &&
+               (int)STARPU_REDUX == SP_MODE_REDUX, "StarPU access-mode bits changed");
+
+/* pm_tg_task.flags: the task has a tag for the per-tag statistics */
+#define SP_HAS_TAG_FLAG 0x10000u
+
 /* ---------------------------------------------------------------------------- adapter state */
-PM_HIDDEN extern int sp_on;                   /* StarPU initialised and hooks installed */
+PM_HIDDEN extern int sp_on;                   /* StarPU 1.3 initialised and hooks installed */
 PM_HIDDEN extern uint64_t sp_t_init;          /* start of the first starpu_initialize */
 enum { SP_R_INIT, SP_R_SHUTDOWN, SP_R_SUBMIT, SP_R_WAIT, SP_R_ACQUIRE, SP_R_MPI, SP_R_COUNT };
 PM_HIDDEN extern pm_region_id sp_region[SP_R_COUNT];
 PM_HIDDEN void sp_regions_init(void);       /* registers sp_region[] once (after activation) */
 PM_HIDDEN void sp_patch_ctx(unsigned ctx);    /* installs the exec hooks on a context's policy */
+
+/* The name of a memory node's kind, for the bus-transfer table. */
+static inline const char *sp_node_kind_name(enum starpu_node_kind k) {
+  switch (k) {
+    case STARPU_CPU_RAM: return "RAM";
+    case STARPU_CUDA_RAM: return "CUDA";
+    case STARPU_OPENCL_RAM: return "OpenCL";
+    case STARPU_DISK_RAM: return "disk";
+    default: return "other";
+  }
+}
 
 /* Per thread (allocated on first use; the TLS slot holds only a pointer). */
 enum { SP_THREAD_UNKNOWN = 0, SP_THREAD_APP, SP_THREAD_WORKER, SP_THREAD_PROGRESS };
@@ -59,17 +89,34 @@ typedef struct {
   pm_tg_thread th;                 /* the thread's DAG clock (application threads) */
   int ended_valid;                 /* workers: ended holds the output of the task that just ended, */
   pm_tg_clk ended;                 /* kept for the end-dependency release StarPU makes next (sp_sync.c) */
+  pm_tg_task *tool_task;           /* StarPU 1.4 tool interface: the body running on this worker */
 } sp_thread;
 PM_HIDDEN sp_thread *sp_self(void);
-/* First sight of a worker thread: role, name, backdated idle start (sp_lifecycle.c). */
+/* First sight of a worker thread: role, name, backdated idle start. sp_classify_worker asks StarPU
+ * (1.3, sp_lifecycle.c); sp_worker_init takes what each version's adapter found (sp_common.c):
+ * accel 0 for a CPU worker, node_kind the name of the worker's memory node kind (NULL: unknown). */
 PM_HIDDEN void sp_classify_worker(sp_thread *T, pm_loc *L);
+PM_HIDDEN void sp_worker_init(sp_thread *T, pm_loc *L, int id, int accel, const char *name, int memnode,
+                              const char *node_kind);
+
+/* A task body on its worker (sp_common.c): start (bus transfers of the data the worker's node lacked,
+ * USEFUL under the codelet's region, DAG start) and end (timeline, DAG clock, codelet statistics). */
+PM_HIDDEN void sp_body_start(pm_tg_task *rec, pm_loc *L, sp_thread *T);
+PM_HIDDEN void sp_body_end(pm_tg_task *rec, pm_loc *L, sp_thread *T);
 
 /* ------------------------------------------------------------------------------------- tasks */
 PM_HIDDEN void sp_task_pre_exec(struct starpu_task *task);
 PM_HIDDEN void sp_task_post_exec(struct starpu_task *task);
 /* Record of a task (created on first sight: declare_deps may name a task before its submission). */
 PM_HIDDEN pm_tg_task *sp_task_record(struct starpu_task *task);
-PM_HIDDEN int sp_access_class(enum starpu_data_access_mode mode);
+/* The DAG's view of an access mode. */
+static inline int sp_access_class(enum starpu_data_access_mode mode) {
+  if (mode & STARPU_SCRATCH) return PM_TG_ACC_NONE;
+  if (mode & STARPU_REDUX) return PM_TG_ACC_COMMUTE;
+  if (mode & STARPU_W) return (mode & STARPU_COMMUTE) ? PM_TG_ACC_COMMUTE : PM_TG_ACC_WRITE;
+  if (mode & STARPU_R) return PM_TG_ACC_READ;
+  return PM_TG_ACC_NONE;
+}
 /* Merges every task clock ended so far into the calling application thread (after a wait). */
 PM_HIDDEN void sp_thread_merge_all(pm_loc *L, sp_thread *T);
 /* The clock of the calling thread as a dependency source. */

@@ -24,56 +24,16 @@
 #include <string.h>
 
 int sp_on;
-uint64_t sp_t_init;
-pm_region_id sp_region[SP_R_COUNT];
 
 /* ------------------------------------------------------------------------------- threads */
-static __thread sp_thread *tls_thread __attribute__((tls_model("initial-exec")));
-
-sp_thread *sp_self(void) {
-  sp_thread *T = tls_thread;
-  if (PM_LIKELY(T != NULL)) return T;
-  /* never freed: a thread's statistics are read at finalize, possibly after it exited */
-  T = calloc(1, sizeof *T);
-  if (T) T->workerid = -1;
-  tls_thread = T;
-  return T;
-}
-
-static const char *node_kind_name(enum starpu_node_kind k) {
-  switch (k) {
-    case STARPU_CPU_RAM: return "RAM";
-    case STARPU_CUDA_RAM: return "CUDA";
-    case STARPU_OPENCL_RAM: return "OpenCL";
-    case STARPU_DISK_RAM: return "disk";
-    default: return "other";
-  }
-}
-
 void sp_classify_worker(sp_thread *T, pm_loc *L) {
   int id = sp_fn.worker_get_id ? sp_fn.worker_get_id() : -1;
   if (id < 0) return;                            /* not a StarPU worker after all */
-  T->kind = SP_THREAD_WORKER;
-  T->workerid = id;
-  T->wtype = sp_fn.worker_get_type(id) == STARPU_CPU_WORKER ? 0 : 1;
   char name[48] = "";
   sp_fn.worker_get_name(id, name, sizeof name);
-  pm_loc_set_role(L, T->wtype ? PM_ROLE_ACCEL_WORKER : PM_ROLE_WORKER, name[0] ? name : NULL);
-  /* the worker existed (idle) since StarPU's initialisation began */
-  pm_loc_backdate(L, sp_t_init, PM_STATE_IDLE, pm_clock_now());
-  T->memnode = (int)sp_fn.worker_get_memory_node((unsigned)id);
-  if (sp_fn.node_get_kind) pm_tc_node_kind(T->memnode, node_kind_name(sp_fn.node_get_kind((unsigned)T->memnode)));
-  T->stats = pm_ts_self(T->wtype, (int)pm_loc_id(L));
-}
-
-void sp_classify_thread(pm_loc *L) {
-  char name[16] = "";
-  if (pthread_getname_np(pthread_self(), name, sizeof name) != 0 || strcmp(name, "MPI") != 0) return;
-  sp_thread *T = sp_self();
-  if (T) T->kind = SP_THREAD_PROGRESS;
-  pm_loc_set_role(L, PM_ROLE_PROGRESS, "StarPU-MPI progress");
-  /* outside MPI calls the progress thread runs StarPU-MPI's own logic: runtime, never useful */
-  pm_state_set(L, PM_STATE_RUNTIME, pm_clock_now());
+  int memnode = (int)sp_fn.worker_get_memory_node((unsigned)id);
+  sp_worker_init(T, L, id, sp_fn.worker_get_type(id) != STARPU_CPU_WORKER, name, memnode,
+                 sp_fn.node_get_kind ? sp_node_kind_name(sp_fn.node_get_kind((unsigned)memnode)) : NULL);
 }
 
 /* A worker looks for its next task: unless a body still runs (asynchronous OpenCL), it is idle. */
@@ -131,22 +91,21 @@ static void unpatch_all(void) {
 }
 
 /* --------------------------------------------------------------------------- init / shutdown */
-void sp_regions_init(void) {
-  static int done;
-  if (__atomic_load_n(&done, __ATOMIC_ACQUIRE)) return;
-  static const char *const names[SP_R_COUNT] = {
-    [SP_R_INIT] = "starpu_init", [SP_R_SHUTDOWN] = "starpu_shutdown", [SP_R_SUBMIT] = "starpu_task_submit",
-    [SP_R_WAIT] = "starpu_wait", [SP_R_ACQUIRE] = "starpu_data_acquire", [SP_R_MPI] = "starpu_mpi"};
-  for (int i = 0; i < SP_R_COUNT; i++)
-    sp_region[i] = pm_region_register(names[i], PM_PARADIGM_STARPU, i == SP_R_WAIT ? PM_ROLE_BARRIER : PM_ROLE_WRAPPER);
-  __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
-}
-
 SP_EXPORT int starpu_initialize(struct starpu_conf *conf, int *argc, char ***argv) {
   static int (*real)(struct starpu_conf *, int *, char ***);
   SP_REAL(real, starpu_initialize);
   if (!real) return -ENODEV;
   if (!pm_core_activate()) return real(conf, argc, argv);
+  /* this file reads StarPU 1.3's structs: another version is left alone (1.4 is measured through its
+   * tool interface, sp_tool.c) */
+  int major, minor;
+  if (sp_runtime_version(&major, &minor) != 0 || major != 1 || minor != 3) {
+    static int told;
+    if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED) && !(major == 1 && minor == 4 && sp_tool_expected && sp_tool_expected()))
+      pm_warn("StarPU adapter: StarPU %d.%d is not 1.3 and popmeter has no tool interface for it; tasks are not measured",
+              major, minor);
+    return real(conf, argc, argv);
+  }
   pm_loc *L = pm_enter_tool();
   if (!L) return real(conf, argc, argv);
   sp_regions_init();

@@ -29,12 +29,23 @@ int sp_resolve(void) {
   ok &= FN(data_get_size, starpu_data_get_size) != NULL;
   ok &= FN(sched_ctx_get_sched_policy, starpu_sched_ctx_get_sched_policy) != NULL;
   ok &= FN(sched_ctx_get_context, starpu_sched_ctx_get_context) != NULL;
-  /* optional: sequential consistency, node kinds, partitioning, version */
+  /* optional: sequential consistency, node kinds, partitioning, version, home node */
   FN(data_get_sequential_consistency_flag, starpu_data_get_sequential_consistency_flag);
   FN(node_get_kind, starpu_node_get_kind);
   FN(data_get_nb_children, starpu_data_get_nb_children);
   FN(data_get_child, starpu_data_get_child);
   FN(get_version, starpu_get_version);
+  FN(data_get_home_node, starpu_data_get_home_node);
   if (!ok) memset(&sp_fn, 0, sizeof sp_fn);
   return ok ? 0 : -1;
+}
+
+int sp_runtime_version(int *major, int *minor) {
+  void (*get)(int *, int *, int *);
+  *(void **)&get = dlsym(RTLD_DEFAULT, "starpu_get_version");
+  int release = 0;
+  *major = *minor = -1;
+  if (!get) return -1;
+  get(major, minor, &release);
+  return 0;
 }

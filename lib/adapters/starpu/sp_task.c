@@ -10,6 +10,7 @@
  * its body ends; popmeter never touches callback_arg nor the *_arg_free flags. */
 #define _GNU_SOURCE
 #include "sp_adapter.h"
+#include "sp_task_fields.h"
 #include "pm_lifecycle.h"
 #include "pm_location.h"
 #include "pm_ptrmap.h"
@@ -21,77 +22,12 @@
 #include <string.h>
 
 enum { U_PROLOGUE = 0, U_POP_PROLOGUE = 1, U_CALLBACK = 2 };   /* pm_tg_task.user[] slots */
-#define HAS_TAG_FLAG 0x10000u                                  /* pm_tg_task.flags: tag for statistics */
-
-/* ------------------------------------------------------------------------------- codelets */
-typedef struct { const char *name_ptr; uint32_t id; } codelet_entry;
-static pm_ptrmap codelet_cache;     /* struct starpu_codelet * -> codelet_entry */
-
-static __thread struct { const struct starpu_codelet *cl; const char *name_ptr; uint32_t id; } tls_last_cl;
-
-static uint32_t codelet_id(struct starpu_task *task) {
-  struct starpu_codelet *cl = task->cl;
-  /* a thread usually submits (or runs) runs of tasks of one codelet: a one-entry cache first */
-  if (PM_LIKELY(tls_last_cl.cl == cl && tls_last_cl.name_ptr == cl->name)) return tls_last_cl.id;
-  codelet_entry *e = pm_ptrmap_get(&codelet_cache, cl);
-  if (e && e->name_ptr == cl->name) {
-    tls_last_cl.cl = cl; tls_last_cl.name_ptr = cl->name; tls_last_cl.id = e->id;
-    return e->id;
-  }
-  /* (a codelet struct freed and reused with another name at the same address is re-registered) */
-  const char *name = cl->name ? cl->name : cl->model && cl->model->symbol ? cl->model->symbol : task->name;
-  char buf[40];
-  if (!name) { snprintf(buf, sizeof buf, "codelet@%p", (void *)cl); name = buf; }
-  pm_region_id r = pm_region_register(name, PM_PARADIGM_STARPU, PM_ROLE_TASK);
-  uint32_t id = pm_ts_codelet(name, r);
-  codelet_entry *n = malloc(sizeof *n);      /* one per codelet: not a per-task allocation */
-  if (n) {
-    *n = (codelet_entry){cl->name, id};
-    pm_ptrmap_put(&codelet_cache, cl, n);    /* a replaced entry leaks: codelets are few */
-  }
-  return id;
-}
-
-int sp_access_class(enum starpu_data_access_mode mode) {
-  if (mode & STARPU_SCRATCH) return PM_TG_ACC_NONE;
-  if (mode & STARPU_REDUX) return PM_TG_ACC_COMMUTE;
-  if (mode & STARPU_W) return (mode & STARPU_COMMUTE) ? PM_TG_ACC_COMMUTE : PM_TG_ACC_WRITE;
-  if (mode & STARPU_R) return PM_TG_ACC_READ;
-  return PM_TG_ACC_NONE;
-}
 
 static int has_body(const struct starpu_task *task) {
   if (!task->cl) return 0;
   int32_t where = task->where != -1 ? task->where : (int32_t)task->cl->where;
   return where != STARPU_NOWHERE;
 }
-
-/* Codelet, buffers (handles, access classes, sizes), tag, flops. Once per record. */
-static void fill_record(pm_tg_task *rec, struct starpu_task *task) {
-  rec->flags |= PM_TG_HAS_BODY;
-  rec->codelet = codelet_id(task);
-  rec->flops = task->flops > 0 ? task->flops : 0;
-  rec->tag = task->tag_id;
-  if (task->use_tag) rec->flags |= PM_TG_USE_TAG;
-  if (task->use_tag || task->tag_id != 0) rec->flags |= HAS_TAG_FLAG;
-  unsigned n = STARPU_TASK_GET_NBUFFERS(task);
-  for (unsigned i = 0; i < n; i++) {
-    starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
-    if (!h) continue;
-    enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
-    int acc = sp_access_class(mode);
-    /* without sequential consistency StarPU orders nothing through this handle: the
-     * application's explicit dependencies carry the order (and are tracked) */
-    if (!task->sequential_consistency ||
-        (task->handles_sequential_consistency && !task->handles_sequential_consistency[i]) ||
-        (sp_fn.data_get_sequential_consistency_flag && !sp_fn.data_get_sequential_consistency_flag(h)))
-      acc = PM_TG_ACC_NONE;
-    pm_tg_handle *hh = pm_tg_handle_get(h);
-    if (hh && pm_tg_task_add_buf(rec, hh, acc, sp_fn.data_get_size(h)) == 0)
-      pm_tg_task_buf(rec, rec->nbufs - 1)->mode = (uint32_t)mode;
-  }
-}
-
 
 /* ------------------------------------------------------------------------------- prologues */
 /* Ready time (prologue_callback_func, any thread) and pop time (prologue_callback_pop_func, the
@@ -280,31 +216,7 @@ void sp_task_pre_exec(struct starpu_task *task) {
     rec->flags |= PM_TG_SUBMITTED;
   }
   rec->predicted = task->predicted;
-  /* data the worker's memory node lacked has just been fetched (bus transfer) */
-  for (uint32_t i = 0; i < rec->nbufs; i++) {
-    pm_tg_buf *b = pm_tg_task_buf(rec, i);
-    if ((b->mode & (STARPU_SCRATCH | STARPU_REDUX)) == 0 &&
-        pm_tg_handle_place(b->h, T->memnode, (b->mode & STARPU_R) != 0, (b->mode & STARPU_W) != 0))
-      pm_tc_transfer(T->memnode, b->bytes);
-  }
-  uint64_t t = pm_clock_now();
-  T->ended_valid = 0;                  /* the previous task's end is no longer the latest event */
-  T->running++;
-  pm_call_enter(L, pm_ts_codelet_region(rec->codelet), PM_STATE_USEFUL, t);
-  pm_tg_task_start(rec, L, t);
-}
-
-/* The end of a task's body on its worker: timeline, DAG clock, codelet statistics. */
-static void body_end(pm_tg_task *rec, pm_loc *L, sp_thread *T) {
-  uint64_t t = pm_clock_now();
-  pm_call_exit(L, t);
-  if (T->running > 0) T->running--;
-  pm_tg_task_end(rec, L, t, pm_tg_key(pm_core_rank(), pm_ts_codelet_hash(rec->codelet)));
-  pm_ts_sample s = {t - rec->t_start, rec->t_start, rec->flops, rec->predicted, rec->bytes, rec->tag,
-                    (rec->flags & HAS_TAG_FLAG) != 0};
-  pm_ts_record(T->stats, rec->codelet, &s);
-  /* StarPU releases the tasks whose end waits for this one right after this, on this thread */
-  if (PM_UNLIKELY(rec->flags & PM_TG_ENDS_OTHER)) { T->ended = rec->clk; T->ended_valid = 1; }
+  sp_body_start(rec, L, T);
 }
 
 void sp_task_post_exec(struct starpu_task *task) {
@@ -313,7 +225,7 @@ void sp_task_post_exec(struct starpu_task *task) {
   pm_loc *L = pm_loc_self();
   sp_thread *T = L ? sp_self() : NULL;
   /* (a task with end dependencies ended its body in _starpu_driver_end_job, on its worker) */
-  if (T && (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED) body_end(rec, L, T);
+  if (T && (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED) sp_body_end(rec, L, T);
   /* also once popmeter has finalized: the task is the application's again either way */
   restore_fields(task, rec);
   pm_tg_task_unmap(rec);
@@ -333,7 +245,7 @@ SP_EXPORT void _starpu_driver_end_job(void *worker, void *job, void *perf_arch, 
   if (rec && rec->ends && (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED) {
     pm_loc *L = pm_loc_self();
     sp_thread *T = L ? sp_self() : NULL;
-    if (T) body_end(rec, L, T);
+    if (T) sp_body_end(rec, L, T);
   }
   if (real) real(worker, job, perf_arch, rank, profiling);
 }

@@ -1,0 +1,78 @@
+#!/bin/sh
+# StarPU 1.4's tool interface (lib/adapters/starpu/sp_tool.c). The DAG programs of test_starpu_dag.sh
+# linked against Debian 13's static StarPU 1.4 (tools/setup-starpu14.sh) and started by `popmeter
+# run`, which names libpopmeter in STARPU_PROF_TOOL: the task-DAG critical path equals the one
+# recomputed from the bodies' own durations (nominal: chain 80 ms, fork-join 40 ms, diamond 50 ms,
+# independent 10 ms), under several schedulers, with the same band as for StarPU 1.3 less the
+# application thread's time (no submission is seen through this interface). Also: the runtime
+# overhead the interface hides is reported as such; StarPU's dlclose of the tool does not unload
+# popmeter; a static StarPU without -rdynamic is named as the reason no task is seen; and
+# popmeter's StarPU 1.3 adapter leaves a StarPU of another version alone.
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/integration/starpu_common.sh"
+launcher="$top_builddir/tools/popmeter"
+
+# The 1.3 adapter in a process whose StarPU says it is 1.5: no struct is touched, and the run says why
+out=$(POPMETER_OUTPUT="$work/fake" "$launcher" run -- "$progs/sp_fake_app" 2>"$work/fake.err")
+check "another StarPU version: the application's result is unchanged" test "$out" = "initialize=0"
+check "another StarPU version: named as not measured" grep -q "StarPU 1.5 is not 1.3 and popmeter has no tool interface for it" "$work/fake.err"
+check "another StarPU version: no 1.3 function looked up" sh -c "! grep -q 'lacks functions' '$work/fake.err'"
+
+if [ ! -x "$progs/sp_dag14" ]; then
+  skip "StarPU 1.4 test bed not set up (tools/setup-starpu14.sh could not fetch Debian 13's libstarpu-dev)"
+  tap_done
+  exit 0
+fi
+
+run() {   # run SCHED DAG [PROGRAM]: nominal DAG under popmeter run
+  out="$work/$1-$2"
+  res=$(STARPU_SCHED=$1 STARPU_SILENT=1 POPMETER_OUTPUT="$out" "$launcher" run -- "$progs/${3:-sp_dag14}" "$2" 10 2>"$work/err")
+  rc=$?
+  if [ $rc -eq 77 ]; then skip "1.4 $1 $2: StarPU could not start"; return 1; fi
+  check "1.4 $1 $2: runs (exit 0)" test $rc -eq 0
+  cpa=$(echo "$res" | sed -n 's/.*cp_actual_ms=\([0-9.]*\).*/\1/p')
+  worka=$(echo "$res" | sed -n 's/.*work_actual_ms=\([0-9.]*\).*/\1/p')
+  if [ ! -s "$out/popmeter.json" ] || [ -z "$cpa" ]; then notok "1.4 $1 $2: profile and durations written"; cat "$work/err" >&2; return 1; fi
+  return 0
+}
+for s in eager dmda lws; do
+  for dag in chain forkjoin diamond independent; do
+    [ $s != eager ] && [ $dag != forkjoin ] && continue
+    run $s $dag || continue
+    $check_py dag "$out/popmeter.json" "1.4 $s $dag" "$cpa" "$worka" tool >"$work/check"
+    tap_lines "$work/check"
+  done
+done
+
+j="$work/eager-forkjoin/popmeter.json"
+check "1.4: two CPU workers" test "$($pmjson "$j" --tasks role-count worker)" = 2
+check "1.4: fork-join: 4 tasks dag_B counted" test "$($pmjson "$j" --tasks codelet dag_B count)" = 4
+check "1.4: fork-join: dag_B bodies total 4 x 20 ms" awk -v t="$($pmjson "$j" --tasks codelet dag_B time.total)" \
+  'BEGIN { exit !(t >= 0.080 && t < 0.090) }'
+check "1.4 chain: the whole path is dag_A" awk -v a="$($pmjson "$work/eager-chain/popmeter.json" --tasks cp-part dag_A)" \
+  -v c="$($pmjson "$work/eager-chain/popmeter.json" --tasks cp)" 'BEGIN { exit !(a > 0.97 * c) }'
+check "1.4: the profile says runtime overhead was not observed" /usr/bin/python3 -c "
+import json, sys
+d = json.load(open('$j'))
+sys.exit(0 if [p['runtime_observed'] for p in d['tasks']['processes']] == [False] else 1)"
+check "1.4: e_runtime is n/a" test "$($pmjson "$j" task/e/e_runtime)" = na
+check "1.4: e_pipeline is measured, in (0, 1]" awk -v v="$($pmjson "$j" task/e/e_pipeline)" 'BEGIN { exit !(v > 0 && v <= 1) }'
+# the table (popmeter show) says what the interface cannot tell
+"$top_builddir/tools/popmeter" show "$j" >"$work/table" 2>&1
+check "1.4: the table merges the workers' runtime into idle, and says why" \
+  grep -q "runtime and idle .* of their time" "$work/table"
+check "1.4: the table names the tool interface's limit" grep -q "tool interface reports task bodies only" "$work/table"
+
+# StarPU dlcloses the tool at shutdown: with STARPU_PROF_TOOL alone (no preload), popmeter stays
+# loaded for its report at exit, and the program's own output is unchanged
+res=$(STARPU_SILENT=1 POPMETER_OUTPUT="$work/dlopen" STARPU_PROF_TOOL="$lib" "$progs/sp_dag14" diamond 10 2>"$work/err")
+rc=$?
+check "1.4 loaded by StarPU only: exit 0 (not unloaded under popmeter)" test $rc -eq 0
+check "1.4 loaded by StarPU only: the program's output" sh -c "echo '$res' | grep -q '^cp_ms=50 work_ms=60 '"
+check "1.4 loaded by StarPU only: profile with dag_A once" test "$($pmjson "$work/dlopen/popmeter.json" --tasks codelet dag_A count)" = 1
+
+# A static StarPU linked without -rdynamic hides starpu_task_get_current & co.: popmeter says so
+if run eager forkjoin sp_dag14_hidden; then
+  check "1.4 without -rdynamic: named as the reason no task is measured" grep -q "must be linked with -rdynamic" "$work/err"
+fi
+tap_done
