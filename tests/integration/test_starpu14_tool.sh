@@ -71,6 +71,28 @@ check "1.4 loaded by StarPU only: exit 0 (not unloaded under popmeter)" test $rc
 check "1.4 loaded by StarPU only: the program's output" sh -c "echo '$res' | grep -q '^cp_ms=50 work_ms=60 '"
 check "1.4 loaded by StarPU only: profile with dag_A once" test "$($pmjson "$work/dlopen/popmeter.json" --tasks codelet dag_A count)" = 1
 
+# An accelerator worker without a GPU (pocl, as test_starpu_opencl.sh): StarPU 1.4 reports its bodies as
+# GPU execution events; the tasks, their worker type and the bus transfers are those of the 1.3 test
+if [ -e /etc/OpenCL/vendors/pocl.icd ]; then
+  res=$(STARPU_NCPU=1 STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_SCHED=eager POCL_MAX_PTHREAD_COUNT=1 STARPU_SILENT=1 \
+        POPMETER_OUTPUT="$work/ocl" "$launcher" run -- "$progs/sp_ocl14" 8 65536 2>"$work/err")
+  rc=$?
+  if [ $rc -eq 77 ]; then skip "1.4: no StarPU OpenCL worker on pocl"; else
+    j="$work/ocl/popmeter.json"
+    check "1.4 OpenCL: exits 0 with the right result" sh -c "test $rc -eq 0 && echo '$res' | grep -q correct"
+    check "1.4 OpenCL: one accelerator worker, one CPU worker" \
+      test "$($pmjson "$j" --tasks role-count accel_worker)/$($pmjson "$j" --tasks role-count worker)" = 1/1
+    check "1.4 OpenCL: 8 ocl_scale tasks on the accelerator worker type" \
+      test "$($pmjson "$j" --tasks codelet ocl_scale count)/$($pmjson "$j" --tasks codelet ocl_scale worker_type)" = 8/1
+    check "1.4 OpenCL: 8 transfers (2 MB) into the OpenCL node" \
+      test "$($pmjson "$j" --tasks transfers OpenCL count)/$($pmjson "$j" --tasks transfers OpenCL bytes)" = 8/2097152
+    check "1.4 OpenCL: 8 transfers (2 MB) back into main memory" \
+      test "$($pmjson "$j" --tasks transfers RAM count)/$($pmjson "$j" --tasks transfers RAM bytes)" = 8/2097152
+  fi
+else
+  skip "1.4 OpenCL: pocl OpenCL ICD not installed"
+fi
+
 # A static StarPU linked without -rdynamic hides starpu_task_get_current & co.: popmeter says so
 if run eager forkjoin sp_dag14_hidden; then
   check "1.4 without -rdynamic: named as the reason no task is measured" grep -q "must be linked with -rdynamic" "$work/err"
