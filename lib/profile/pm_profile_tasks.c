@@ -366,15 +366,20 @@ int pm_prof_tasks_cp(const pm_profile *p, pm_prof_task_cp *out) {
   return 1;
 }
 
+int pm_prof_tasks_runtime_unobserved(const pm_prof_tasks *t) {
+  for (int i = 0; t && i < t->ntaskprocs; i++)
+    if (t->taskproc[i].runtime_unobserved) return 1;
+  return 0;
+}
+
 int pm_prof_tasks_input(const pm_profile *p, pm_codelet_input **codelets, int *ncodelets, double *cp_bound,
                         int *runtime_unobserved) {
   *codelets = NULL;
   *ncodelets = 0;
   *cp_bound = 0;
-  *runtime_unobserved = 0;
   const pm_prof_tasks *t = p->tasks;
+  *runtime_unobserved = pm_prof_tasks_runtime_unobserved(t);
   if (!t) return 0;
-  for (int i = 0; i < t->ntaskprocs; i++) *runtime_unobserved |= t->taskproc[i].runtime_unobserved;
   pm_prof_task_cp cp;
   if (pm_prof_tasks_cp(p, &cp)) *cp_bound = cp.len.cue;
   if (t->ncodelets == 0) return 0;

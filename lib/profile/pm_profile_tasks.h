@@ -80,6 +80,8 @@ typedef struct {
 int pm_prof_tasks_cp(const pm_profile *p, pm_prof_task_cp *out);
 
 /* Model input: codelet totals (malloc'd array, names point into p) and the CPB. */
+/* 1 when some process's runtime overhead was not observable (StarPU's tool interface). */
+int pm_prof_tasks_runtime_unobserved(const pm_prof_tasks *t);
 int pm_prof_tasks_input(const pm_profile *p, pm_codelet_input **codelets, int *ncodelets, double *cp_bound,
                         int *runtime_unobserved);
 #endif

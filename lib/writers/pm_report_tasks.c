@@ -101,8 +101,7 @@ static void worker_types(FILE *out, const pm_profile *p) {
   static const struct { int role; const char *name; } types[] = {{PM_ROLE_WORKER, "CPU workers"},
                                                                   {PM_ROLE_ACCEL_WORKER, "accelerator workers"}};
   double R = p->runtime > 0 ? p->runtime : 1;
-  int unobserved = 0;
-  for (int i = 0; i < p->tasks->ntaskprocs; i++) unobserved |= p->tasks->taskproc[i].runtime_unobserved;
+  int unobserved = pm_prof_tasks_runtime_unobserved(p->tasks);
   for (unsigned k = 0; k < sizeof types / sizeof *types; k++) {
     int n = 0;
     double use = 0, rt = 0, idle = 0;

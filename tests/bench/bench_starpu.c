@@ -70,9 +70,7 @@ static int run(const char *self, const char *lib, const char *ncpu, const char *
   setenv("STARPU_NCPU", ncpu, 1);
   setenv("STARPU_SILENT", "1", 1);
   setenv("STARPU_SCHED", "eager", 1);
-  setenv("POPMETER_REPORT", "0", 1);
-  setenv("POPMETER_JSON", "0", 1);
-  setenv("POPMETER_CUBE", "0", 1);
+  bench_quiet_popmeter();
   /* StarPU 1.4 (bench_starpu14) loads popmeter's tool adapter from STARPU_PROF_TOOL; 1.3 ignores it */
   if (lib) setenv("STARPU_PROF_TOOL", lib, 1);
   else unsetenv("STARPU_PROF_TOOL");

@@ -92,12 +92,25 @@ typedef struct {
   pm_tg_task *tool_task;           /* StarPU 1.4 tool interface: the body running on this worker */
 } sp_thread;
 PM_HIDDEN sp_thread *sp_self(void);
-/* First sight of a worker thread: role, name, backdated idle start. sp_classify_worker asks StarPU
- * (1.3, sp_lifecycle.c); sp_worker_init takes what each version's adapter found (sp_common.c):
- * accel 0 for a CPU worker, node_kind the name of the worker's memory node kind (NULL: unknown). */
-PM_HIDDEN void sp_classify_worker(sp_thread *T, pm_loc *L);
+/* First sight of a worker thread: role, name, backdated idle start. sp_worker_init (sp_common.c) takes
+ * what StarPU said: accel 0 for a CPU worker, node_kind the name of the worker's memory node kind
+ * (NULL: unknown). */
 PM_HIDDEN void sp_worker_init(sp_thread *T, pm_loc *L, int id, int accel, const char *name, int memnode,
                               const char *node_kind);
+/* Asks StarPU about the calling thread (inline: the enums are read with the including file's StarPU
+ * headers, 1.3's or 1.4's); fallback_id when StarPU does not know the thread (< 0: none). Returns 0
+ * when the thread is no worker. */
+static inline int sp_classify_worker(sp_thread *T, pm_loc *L, int fallback_id) {
+  int id = sp_fn.worker_get_id ? sp_fn.worker_get_id() : -1;
+  if (id < 0) id = fallback_id;
+  if (id < 0) return 0;                          /* not a StarPU worker after all */
+  char name[48] = "";
+  sp_fn.worker_get_name(id, name, sizeof name);
+  int memnode = (int)sp_fn.worker_get_memory_node((unsigned)id);
+  sp_worker_init(T, L, id, sp_fn.worker_get_type(id) != STARPU_CPU_WORKER, name, memnode,
+                 sp_fn.node_get_kind ? sp_node_kind_name(sp_fn.node_get_kind((unsigned)memnode)) : NULL);
+  return 1;
+}
 
 /* A task body on its worker (sp_common.c): start (bus transfers of the data the worker's node lacked,
  * USEFUL under the codelet's region, DAG start) and end (timeline, DAG clock, codelet statistics). */

@@ -25,17 +25,6 @@
 
 int sp_on;
 
-/* ------------------------------------------------------------------------------- threads */
-void sp_classify_worker(sp_thread *T, pm_loc *L) {
-  int id = sp_fn.worker_get_id ? sp_fn.worker_get_id() : -1;
-  if (id < 0) return;                            /* not a StarPU worker after all */
-  char name[48] = "";
-  sp_fn.worker_get_name(id, name, sizeof name);
-  int memnode = (int)sp_fn.worker_get_memory_node((unsigned)id);
-  sp_worker_init(T, L, id, sp_fn.worker_get_type(id) != STARPU_CPU_WORKER, name, memnode,
-                 sp_fn.node_get_kind ? sp_node_kind_name(sp_fn.node_get_kind((unsigned)memnode)) : NULL);
-}
-
 /* A worker looks for its next task: unless a body still runs (asynchronous OpenCL), it is idle. */
 SP_EXPORT struct starpu_task *_starpu_get_worker_task(void *worker, int workerid, unsigned memnode) {
   static struct starpu_task *(*real)(void *, int, unsigned);
@@ -44,7 +33,7 @@ SP_EXPORT struct starpu_task *_starpu_get_worker_task(void *worker, int workerid
     pm_loc *L = pm_loc_self();
     sp_thread *T = L ? sp_self() : NULL;
     if (T) {
-      if (PM_UNLIKELY(T->kind != SP_THREAD_WORKER)) sp_classify_worker(T, L);
+      if (PM_UNLIKELY(T->kind != SP_THREAD_WORKER)) sp_classify_worker(T, L, -1);
       if (T->running == 0 && pm_state_get(L) != PM_STATE_IDLE && L->depth == 0)
         pm_state_set(L, PM_STATE_IDLE, pm_clock_now());
     }

@@ -77,23 +77,13 @@ static void on_init_end(struct starpu_prof_tool_info *pi, union starpu_prof_tool
   pm_leave_tool(L);
 }
 
-static const char *node_kind_of(int memnode) {
-  return sp_fn.node_get_kind && memnode >= 0 ? sp_node_kind_name(sp_fn.node_get_kind((unsigned)memnode)) : NULL;
-}
-
-/* The calling thread as a worker (first sight), or NULL when it is none. */
+/* The calling thread as a worker (first sight), or NULL when it is none. fallback_id: the event's
+ * worker id, trusted only where 1.4.7 fills it (driver init; the exec events say 0 for every worker). */
 static sp_thread *worker_self(pm_loc *L, int fallback_id) {
   sp_thread *T = sp_self();
   if (!T) return NULL;
   if (PM_LIKELY(T->kind == SP_THREAD_WORKER)) return T;
-  int id = sp_fn.worker_get_id();
-  if (id < 0) id = fallback_id;
-  if (id < 0) return NULL;
-  char name[48] = "";
-  sp_fn.worker_get_name(id, name, sizeof name);
-  int memnode = (int)sp_fn.worker_get_memory_node((unsigned)id);
-  sp_worker_init(T, L, id, sp_fn.worker_get_type(id) != STARPU_CPU_WORKER, name, memnode, node_kind_of(memnode));
-  return T;
+  return sp_classify_worker(T, L, fallback_id) ? T : NULL;
 }
 
 static void on_driver_init(struct starpu_prof_tool_info *pi, union starpu_prof_tool_event_info *ei,
@@ -107,10 +97,10 @@ static void on_driver_init(struct starpu_prof_tool_info *pi, union starpu_prof_t
 /* Start of a task body, on its worker. */
 static void on_exec_start(struct starpu_prof_tool_info *pi, union starpu_prof_tool_event_info *ei,
                           struct starpu_prof_tool_api_info *ai) {
-  (void)ei; (void)ai;
+  (void)pi; (void)ei; (void)ai;
   if (!__atomic_load_n(&tool_on, __ATOMIC_ACQUIRE)) return;
   pm_loc *L = pm_loc_self();
-  sp_thread *T = L ? worker_self(L, pi->worker_id) : NULL;
+  sp_thread *T = L ? worker_self(L, -1) : NULL;
   struct starpu_task *task = T ? sp_fn.task_get_current() : NULL;
   if (!task || !task->cl) return;
   pm_tg_task *rec = pm_tg_task_new_unmapped(task);
@@ -120,7 +110,7 @@ static void on_exec_start(struct starpu_prof_tool_info *pi, union starpu_prof_to
   if (!T->tool_task) T->tool_task = rec;
   fill_record(rec, task);
   rec->predicted = task->predicted;
-  pm_tg_task_submit(rec, NULL, pm_clock_now());
+  rec->flags |= PM_TG_SUBMITTED;     /* (submission is not reported: no submitter clock to merge) */
   sp_body_start(rec, L, T);
 }
 
