@@ -275,6 +275,9 @@ static int vector_width_of_cpu(void) {
 /* --------------------------------------------------------------------------------- lifecycle hooks */
 void pm_counters_activate(const pm_config *cfg) {
   memset(&M, 0, sizeof M);
+  /* a re-activation (a forked child, a test's reset) starts without this thread's old context: its
+   * location was freed with the old core */
+  tls_self = NULL;
   M.slot = -1;
 #ifdef PM_HAVE_SDE
   pm_sde_activate();                         /* popmeter's own live metrics, read through PAPI */
@@ -332,7 +335,7 @@ void pm_counters_finalize(uint64_t t_end) {
   (void)t_end;
   ctr_loc *c = tls_self;
   /* the finalizing thread closes its own last non-useful interval */
-  if (c && c->ctx && c->L->state != PM_STATE_USEFUL && !M.finalized) rebase(c, c->L->state != PM_STATE_OFF);
+  if (c && M.be && c->ctx && c->L->state != PM_STATE_USEFUL && !M.finalized) rebase(c, c->L->state != PM_STATE_OFF);
   __atomic_store_n(&M.finalized, 1, __ATOMIC_RELEASE);
 }
 
