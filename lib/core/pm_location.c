@@ -220,6 +220,7 @@ static inline void charge(pm_loc *L, uint64_t now) {
   uint64_t cue = dt & pm_cp_mask_cue[s], com = dt & pm_cp_mask_com[s], coo = dt & pm_cp_mask_coo[s];
   L->cp_process.cue += cue; L->cp_process.com += com; L->cp_process.coo += coo;
   L->cp_global.cue += cue;  L->cp_global.com += com;  L->cp_global.coo += coo;
+  L->cp_own.cue += cue;     L->cp_own.com += com;     L->cp_own.coo += coo;
 }
 
 pm_state pm_state_set(pm_loc *L, pm_state s, uint64_t now) {
@@ -242,7 +243,14 @@ static inline void push(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
   if (PM_UNLIKELY(d >= PM_MAX_DEPTH)) return;      /* too deep: ignored, see PM_MAX_DEPTH */
   L->stack_node[d] = L->cur;
   L->stack_state[d] = (uint8_t)L->state;
-  uint32_t c = node_child(L, L->cur, r);
+  uint64_t key = (((uint64_t)L->cur << 32) | r) + 1;
+  uint32_t c;
+  if (PM_LIKELY(L->push_key == key)) {
+    c = L->push_child;
+  } else {
+    c = node_child(L, L->cur, r);
+    if (c != L->cur) { L->push_key = key; L->push_child = c; }   /* a failure (no room) is retried */
+  }
   L->cur = c;
   L->cur_node = L->byte_node = pm_loc_node(L, c);
   L->cur_node->visits++;
@@ -313,6 +321,7 @@ void pm_loc_restart(pm_loc *L, uint64_t now) {
   memset(L->time, 0, sizeof L->time);
   memset(&L->cp_process, 0, sizeof L->cp_process);
   memset(&L->cp_global, 0, sizeof L->cp_global);
+  memset(&L->cp_own, 0, sizeof L->cp_own);
   L->bytes_sent = L->bytes_received = L->msgs_sent = L->msgs_received = 0;
   L->coll_bytes_out = L->coll_bytes_in = L->coll_calls = 0;
   L->io_bytes_read = L->io_bytes_written = L->polls = 0;

@@ -59,9 +59,12 @@ struct pm_loc {
   pm_cpnode *byte_node;               /* node most recently entered: pm_add_* charge it */
   uint64_t poll_key;                  /* one-entry cache for pm_count_poll: (cur,region)+1 */
   pm_cpnode *poll_node;
+  uint64_t push_key;                  /* one-entry cache for entering a region: (cur,region)+1 */
+  uint32_t push_child;                /* ... its child node (a loop enters the same one each time) */
   uint32_t depth;                     /* region stack depth (can exceed PM_MAX_DEPTH: folded) */
   uint64_t time[PM_CTX_COUNT][PM_STATE_COUNT];
   pm_cp_clock cp_process, cp_global;  /* Lamport clocks (ns of weighted time) */
+  pm_cp_clock cp_own;                 /* the same weights on the location's own time, no merges */
   uint64_t bytes_sent, bytes_received, msgs_sent, msgs_received;
   uint64_t coll_bytes_out, coll_bytes_in, coll_calls;
   uint64_t io_bytes_read, io_bytes_written;

@@ -66,16 +66,13 @@ void pm_tg_clk_add_mpi(pm_tg_clk *c, uint64_t ns) {
   c->coo_mpi += ns;
 }
 
-/* The location's own time weighted per variant (what its clocks gained by itself, no merges). */
+/* The location's own time weighted per variant (what its clocks gained by itself, no merges): the
+ * core keeps the sums on every charge, so a submission reads three words instead of summing the
+ * state table with three masks. */
 static void own_time(const pm_loc *L, uint64_t own[3]) {
-  own[0] = own[1] = own[2] = 0;
-  for (int x = 0; x < PM_CTX_COUNT; x++)
-    for (int s = 0; s < PM_STATE_COUNT; s++) {
-      uint64_t t = L->time[x][s];
-      own[0] += t & pm_cp_mask_cue[s];
-      own[1] += t & pm_cp_mask_com[s];
-      own[2] += t & pm_cp_mask_coo[s];
-    }
+  own[0] = L->cp_own.cue;
+  own[1] = L->cp_own.com;
+  own[2] = L->cp_own.coo;
 }
 
 void pm_tg_thread_sync(pm_tg_thread *th, const pm_loc *L, int rank) {
