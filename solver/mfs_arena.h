@@ -31,6 +31,10 @@ struct mfs_arena {
 };
 
 void arena__init_sim(mfs_arena *a);
+#define ARENA_MAX_POPULATE_THREADS 64
+/* Threads that fault in the populated part of the next arenas (the executor's workers per process;
+ * default 1). */
+void arena__set_populate_threads(int n);
 mfs_status arena__create(mfs_arena *a, size_t reserve, size_t populate);
 void arena__destroy(mfs_arena *a);
 size_t arena__alloc_off(mfs_arena *a, size_t len); /* ARENA_FAIL when the reservation is full */

@@ -614,7 +614,9 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
     runtime__recv_reset_peak();
     int64_t cb_cap = (int64_t)ceil(opt.mem_relax * (double)D->cb_min);
     mfs_factor *F;
+    arena__set_populate_threads(R->workers); /* the workers' cores are idle until the first task */
     st = factor__create(S, D->factor_local, cb_cap, &F, err);
+    arena__set_populate_threads(1);
     if (!all_ok(st == MFS_OK)) {
         if (st == MFS_OK) mfs_factor_free(F);
         dist__free(D);

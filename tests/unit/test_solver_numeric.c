@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include "mfs.h"
+#include "mfs_arena.h"
+#include <sys/mman.h>
+#include <unistd.h>
 #include "test_solver_common.h"
 
 #ifndef MFS_GOLDEN_DIR
@@ -449,6 +452,45 @@ static void test_progress_and_args(void **state)
 #endif
 }
 
+/* Pages of [p, p + len) resident in memory. */
+static size_t resident_pages(const char *p, size_t len)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (len + pg - 1) / pg, r = 0;
+    unsigned char *v = malloc(n);
+    assert_non_null(v);
+    assert_int_equal(mincore((void *)p, len, v), 0);
+    for (size_t i = 0; i < n; i++) r += v[i] & 1;
+    free(v);
+    return r;
+}
+
+/* The populated part is faulted in whole, by one thread or split among several (slices of whole
+ * huge pages, the last one shorter), and nothing beyond it: 7 huge pages over 3 threads is 3 + 3 + 1,
+ * over 9 threads one each. */
+static void test_arena_populate_threads(void **state)
+{
+    (void)state;
+#ifdef MADV_POPULATE_WRITE
+    const size_t huge = (size_t)2 << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
+    const int threads[] = {1, 3, 9};
+    for (int k = 0; k < 3; k++) {
+        mfs_arena a;
+        arena__set_populate_threads(threads[k]);
+        assert_int_equal(arena__create(&a, 16 * huge, 7 * huge - 12345), MFS_OK);
+        arena__set_populate_threads(1);
+        if (resident_pages(a.base, huge) == 0) { /* a kernel without MADV_POPULATE_WRITE: EINVAL */
+            arena__destroy(&a);
+            skip();
+        }
+        assert_int_equal(resident_pages(a.base, 7 * huge), 7 * huge / pg);
+        assert_int_equal(resident_pages(a.base + 7 * huge, 9 * huge), 0);
+        arena__destroy(&a);
+    }
+#else
+    skip();
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -459,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_not_spd),
         cmocka_unit_test(test_memory_prediction),
         cmocka_unit_test(test_progress_and_args),
+        cmocka_unit_test(test_arena_populate_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
