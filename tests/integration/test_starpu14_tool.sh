@@ -41,14 +41,19 @@ for s in eager dmda lws; do
     run $s $dag || continue
     $check_py dag "$out/popmeter.json" "1.4 $s $dag" "$cpa" "$worka" tool >"$work/check"
     tap_lines "$work/check"
+    [ $s = eager ] && [ $dag = forkjoin ] && fj_work=$worka
   done
 done
 
 j="$work/eager-forkjoin/popmeter.json"
 check "1.4: two CPU workers" test "$($pmjson "$j" --tasks role-count worker)" = 2
 check "1.4: fork-join: 4 tasks dag_B counted" test "$($pmjson "$j" --tasks codelet dag_B count)" = 4
-check "1.4: fork-join: dag_B bodies total 4 x 20 ms" awk -v t="$($pmjson "$j" --tasks codelet dag_B time.total)" \
-  'BEGIN { exit !(t >= 0.080 && t < 0.090) }'
+# Each B busy-waits 20 ms; on a loaded machine a body is also stretched by preemption. The stretch
+# of B's bodies cannot exceed what the program itself measured for all its bodies (work beyond the
+# nominal 10 + 4 x 20 + 10 ms), plus 10 ms for the hooks and the clock reads.
+check "1.4: fork-join: dag_B bodies total 4 x 20 ms (+ the stretch the program measured)" \
+  awk -v t="$($pmjson "$j" --tasks codelet dag_B time.total)" -v w="${fj_work:-100}" \
+  'BEGIN { s = w / 1000 - 0.100; if (s < 0) s = 0; exit !(t >= 0.080 && t < 0.090 + s) }'
 check "1.4 chain: the whole path is dag_A" awk -v a="$($pmjson "$work/eager-chain/popmeter.json" --tasks cp-part dag_A)" \
   -v c="$($pmjson "$work/eager-chain/popmeter.json" --tasks cp)" 'BEGIN { exit !(a > 0.97 * c) }'
 check "1.4: the profile says runtime overhead was not observed" /usr/bin/python3 -c "
