@@ -42,6 +42,7 @@ static void fill_codelet(pm_prof_codelet *c, const pm_ts_codelet_result *x) {
   c->outliers_iqr = x->outliers_iqr; c->outliers_reg = x->outliers_reg;
   c->total = x->total; c->min = x->min; c->max = x->max; c->flops = x->flops; c->predicted = x->predicted;
   c->bytes = x->bytes; c->q1 = x->q1; c->q3 = x->q3;
+  c->with_waits = x->with_waits; c->wait_deps = x->wait_deps; c->wait_sched = x->wait_sched;
   c->ntop = x->ntop < PM_PROF_TOP ? x->ntop : PM_PROF_TOP;
   for (int j = 0; j < c->ntop; j++) {
     const pm_ts_outlier *o = &x->top[j];

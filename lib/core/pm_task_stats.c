@@ -119,8 +119,8 @@ pm_region_id pm_ts_codelet_region(uint32_t id) { return id < pm_ts_ncodelets() ?
 /* ------------------------------------------------------------------------- per-thread tables */
 typedef struct { pm_ts_outlier o; uint64_t t_start; } top_entry;
 typedef struct {
-  uint64_t count, with_flops, with_pred, out_iqr, out_reg;
-  double total, min, max, flops, predicted, bytes;
+  uint64_t count, with_flops, with_pred, out_iqr, out_reg, with_waits;
+  double total, min, max, flops, predicted, bytes, wait_deps, wait_sched;
   pm_p2 p2;
   pm_reg reg;
   int ntop;
@@ -230,6 +230,11 @@ int pm_ts_record(pm_ts_thread *T, uint32_t codelet, const pm_ts_sample *s) {
   c->total += d;
   c->bytes += (double)s->bytes;
   if (s->predicted_us > 0 && isfinite(s->predicted_us)) { c->predicted += s->predicted_us * 1e-6; c->with_pred++; }
+  if (s->has_waits) {
+    c->with_waits++;
+    c->wait_deps += (double)s->wait_deps * 1e-9;
+    c->wait_sched += (double)s->wait_sched * 1e-9;
+  }
   /* outlier tests against the estimates of the earlier tasks */
   if (c->p2.n >= PM_TS_WARMUP) {
     double q1 = pm_p2_quantile(&c->p2, 1), q3 = pm_p2_quantile(&c->p2, 3), thr = q3 + 1.5 * (q3 - q1);
@@ -290,6 +295,7 @@ int pm_ts_collect(pm_ts_results *r, uint64_t t0) {
       o->count += x->count; o->with_flops += x->with_flops; o->with_prediction += x->with_pred;
       o->outliers_iqr += x->out_iqr; o->outliers_reg += x->out_reg;
       o->total += x->total; o->flops += x->flops; o->predicted += x->predicted; o->bytes += x->bytes;
+      o->with_waits += x->with_waits; o->wait_deps += x->wait_deps; o->wait_sched += x->wait_sched;
       o->q1 += pm_p2_quantile(&x->p2, 1) * (double)x->count;
       o->q3 += pm_p2_quantile(&x->p2, 3) * (double)x->count;
       qw[2 * c + type] += (double)x->count;

@@ -56,6 +56,9 @@ typedef struct {
   uint64_t bytes;
   uint64_t tag;
   int has_tag;
+  int has_waits;         /* submission and ready times known (not through StarPU 1.4's tool interface) */
+  uint64_t wait_deps;    /* ns from submission to ready (dependencies) */
+  uint64_t wait_sched;   /* ns from ready to the body's start (scheduler queue, data fetch) */
 } pm_ts_sample;
 
 typedef struct {
@@ -78,6 +81,8 @@ typedef struct {
   int worker_type;
   uint64_t count, with_flops, with_prediction, outliers_iqr, outliers_reg;
   double total, min, max, flops, predicted, bytes;   /* seconds, flops, seconds, bytes */
+  uint64_t with_waits;                               /* tasks whose waits are known */
+  double wait_deps, wait_sched;                      /* seconds, summed over those */
   double q1, q3;                                     /* count-weighted mean of the workers' estimates */
   int ntop;
   pm_ts_outlier top[PM_TS_TOP];

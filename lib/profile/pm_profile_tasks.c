@@ -85,6 +85,9 @@ json_t *pm_prof_tasks_to_json(const pm_prof_tasks *t) {
     json_object_set_new(o, "flops", json_real(c->flops));
     json_object_set_new(o, "predicted", json_real(c->predicted));
     json_object_set_new(o, "bytes", json_real(c->bytes));
+    if (c->with_waits)   /* absent where the runtime showed no submission and ready times */
+      json_object_set_new(o, "waits", json_pack("{s:I,s:f,s:f}", "count", I(c->with_waits), "dependencies",
+                                                c->wait_deps, "scheduling", c->wait_sched));
     json_object_set_new(o, "outliers", top);
     json_array_append_new(cls, o);
   }
@@ -239,6 +242,13 @@ static void read_codelets(rd *r, pm_prof_tasks *t, const json_t *a) {
     c->with_prediction = cnt(r, o, "with_prediction", w);
     c->outliers_iqr = cnt(r, o, "outliers_iqr", w); c->outliers_reg = cnt(r, o, "outliers_reg", w);
     c->flops = num(r, o, "flops", w); c->predicted = num(r, o, "predicted", w); c->bytes = num(r, o, "bytes", w);
+    if (json_object_get(o, "waits")) {   /* optional: profiles of runtimes that do not show them lack it */
+      const json_t *wt = get(r, o, "waits", is_obj, w);
+      c->with_waits = cnt(r, wt, "count", w);
+      c->wait_deps = num(r, wt, "dependencies", w);
+      c->wait_sched = num(r, wt, "scheduling", w);
+      if (c->with_waits > c->count) fail(r, "tasks: %s: waits.count exceeds the task count", w);
+    }
     const json_t *tm = get(r, o, "time", is_obj, w), *top = get(r, o, "outliers", is_arr, w);
     if (r->failed) return;
     c->total = num(r, tm, "total", w); c->min = num(r, tm, "min", w); c->max = num(r, tm, "max", w);

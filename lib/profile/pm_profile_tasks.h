@@ -39,6 +39,8 @@ typedef struct {
   uint32_t hash;                 /* FNV-1a 32 of the name (composition keys) */
   uint64_t count, with_flops, with_prediction, outliers_iqr, outliers_reg;
   double total, min, max, flops, predicted, bytes, q1, q3;
+  uint64_t with_waits;           /* tasks whose submission and ready times were seen */
+  double wait_deps, wait_sched;  /* summed over them: submit -> ready, ready -> body start (s) */
   int ntop;
   pm_prof_outlier top[PM_PROF_TOP];
 } pm_prof_codelet;

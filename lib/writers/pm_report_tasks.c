@@ -44,6 +44,8 @@ static void top_codelets(FILE *out, const pm_prof_tasks *t, int nprocs, int widt
   pm_prof_codelet *sum = calloc((size_t)t->ncodelets, sizeof *sum);
   if (!r || !sum) { free(r); free(sum); return; }
   int n = 0;
+  uint64_t waits = 0;
+  double deps = 0, sched = 0;
   for (int i = 0; i < t->ncodelets; i++) {
     const pm_prof_codelet *c = &t->codelet[i];
     int j;
@@ -54,6 +56,7 @@ static void top_codelets(FILE *out, const pm_prof_tasks *t, int nprocs, int widt
     if (c->max > s->max) s->max = c->max;
     s->count += c->count; s->total += c->total; s->flops += c->flops;
     s->outliers_iqr += c->outliers_iqr; s->outliers_reg += c->outliers_reg;
+    waits += c->with_waits; deps += c->wait_deps; sched += c->wait_sched;
   }
   for (int i = 0; i < n; i++) r[i] = (row){&sum[i], sum[i].total};
   qsort(r, (size_t)n, sizeof *r, by_total);
@@ -69,6 +72,12 @@ static void top_codelets(FILE *out, const pm_prof_tasks *t, int nprocs, int widt
             c->worker_type ? "accel" : "CPU", (unsigned long long)c->count, pm_fmt_time(c->total, a, sizeof a),
             pm_fmt_time(c->count ? c->total / (double)c->count : 0, b, sizeof b), pm_fmt_time(c->min, d, sizeof d),
             pm_fmt_time(c->max, e, sizeof e), (unsigned long long)(c->outliers_iqr + c->outliers_reg), g);
+  }
+  if (waits) {
+    char a[32], b[32];
+    fprintf(out, "   mean wait per task: for dependencies (submit -> ready) %s, to start (ready -> body) %s;"
+            " %llu tasks\n", pm_fmt_time(deps / (double)waits, a, sizeof a), pm_fmt_time(sched / (double)waits, b, sizeof b),
+            (unsigned long long)waits);
   }
   free(r);
   free(sum);

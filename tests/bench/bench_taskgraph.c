@@ -60,7 +60,7 @@ int main(int argc, char **argv) {
       t = pm_clock_now();
       pm_call_exit(W, t);
       pm_tg_task_end(rec, W, t, pm_tg_key(0, 1));
-      pm_ts_sample s = {t - rec->t_start, rec->t_start, 0, 0, rec->bytes, 0, 0};
+      pm_ts_sample s = {t - rec->t_start, rec->t_start, 0, 0, rec->bytes, 0, 0, 0, 0, 0};
       pm_ts_record(T, c, &s);
       pm_tg_task_unref(rec);
       pm_state_set(W, PM_STATE_IDLE, t);

@@ -60,6 +60,10 @@ check "1.4: the profile says runtime overhead was not observed" /usr/bin/python3
 import json, sys
 d = json.load(open('$j'))
 sys.exit(0 if [p['runtime_observed'] for p in d['tasks']['processes']] == [False] else 1)"
+check "1.4: no submission or ready time claimed (no waits in the profile)" /usr/bin/python3 -c "
+import json, sys
+d = json.load(open('$j'))
+sys.exit(1 if any('waits' in c for c in d['tasks']['codelets']) else 0)"
 check "1.4: e_runtime is n/a" test "$($pmjson "$j" task/e/e_runtime)" = na
 check "1.4: e_pipeline is measured, in (0, 1]" awk -v v="$($pmjson "$j" task/e/e_pipeline)" 'BEGIN { exit !(v > 0 && v <= 1) }'
 # the table (popmeter show) says what the interface cannot tell

@@ -36,4 +36,15 @@ check "chain: the whole path is dag_A" awk -v a="$($pmjson "$work/eager-chain/po
 bt=$($pmjson "$work/eager-enddeps/popmeter.json" --tasks codelet dag_B time.total)
 check "end dependencies: B's body measured as itself ($bt s < 0.025 s)" awk -v t="$bt" 'BEGIN { exit !(t > 0.009 && t < 0.025) }'
 check "fork-join: 4 tasks dag_B counted" test "$($pmjson "$j" --tasks codelet dag_B count)" = 4
+# submit -> ready -> body: the B tasks are submitted right after A and become ready when A's body
+# (10 ms) ended; C when the Bs (20 ms more) ended
+check "fork-join: submission and ready times known for every B" test "$($pmjson "$j" --tasks codelet dag_B waits.count)" = 4
+check "fork-join: each B waited at least A's 10 ms for its dependencies" awk \
+  -v d="$($pmjson "$j" --tasks codelet dag_B waits.dependencies)" 'BEGIN { exit !(d / 4 >= 0.0095 && d / 4 < 1) }'
+check "fork-join: C waited at least 30 ms for its dependencies" awk \
+  -v d="$($pmjson "$j" --tasks codelet dag_C waits.dependencies)" 'BEGIN { exit !(d >= 0.0295 && d < 1) }'
+check "fork-join: waits to start are not negative" awk \
+  -v d="$($pmjson "$j" --tasks codelet dag_B waits.scheduling)" 'BEGIN { exit !(d >= 0 && d < 1) }'
+"$top_builddir/tools/popmeter" show "$j" >"$work/table" 2>&1
+check "table: mean waits for dependencies and to start" grep -q "mean wait per task: for dependencies" "$work/table"
 tap_done

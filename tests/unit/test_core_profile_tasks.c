@@ -44,9 +44,11 @@ static pm_profile *make(int rank, double cue) {
   q->clocks_lost = 2;
   t->ncodelets = 2;
   t->codelet = calloc(2, sizeof *t->codelet);
-  t->codelet[0] = (pm_prof_codelet){"gemm", 0, 0, 11, 30, 30, 1, 1, 0, 0.6, 0.01, 0.05, 3e9, 0.6, 1e6, 0.019, 0.021, 1,
-                                    {{0.05, 0.03, 0.7, (uint64_t)-5, 1, 0, 1}}};
-  t->codelet[1] = (pm_prof_codelet){"potrf", 0, 1, 22, 10, 0, 4, 0, 2, 0.2, 0.015, 0.025, 0, 0.1, 0, 0.018, 0.022, 0, {{0}}};
+  /* gemm: 30 tasks whose submission and ready times were seen; potrf: none (no "waits" key) */
+  t->codelet[0] = (pm_prof_codelet){"gemm", 0, 0, 11, 30, 30, 1, 1, 0, 0.6, 0.01, 0.05, 3e9, 0.6, 1e6, 0.019, 0.021,
+                                    30, 0.003, 0.0015, 1, {{0.05, 0.03, 0.7, (uint64_t)-5, 1, 0, 1}}};
+  t->codelet[1] = (pm_prof_codelet){"potrf", 0, 1, 22, 10, 0, 4, 0, 2, 0.2, 0.015, 0.025, 0, 0.1, 0, 0.018, 0.022,
+                                    0, 0, 0, 0, {{0, 0, 0, 0, 0, 0, 0}}};
   t->ntags = 1;
   t->tag = calloc(1, sizeof *t->tag);
   t->tag[0] = (pm_prof_tag){0, 0xfedcba9876543210ull, 3, 0.3, 0.1, 0.1, 1e9};
@@ -83,6 +85,9 @@ static void test_roundtrip(void **state) {
   assert_int_equal(b->ncodelets, 2);
   assert_memory_equal(&a->codelet[0], &b->codelet[0], sizeof a->codelet[0]);
   assert_memory_equal(&a->codelet[1], &b->codelet[1], sizeof a->codelet[1]);
+  assert_int_equal(b->codelet[0].with_waits, 30);
+  assert_double_equal(b->codelet[0].wait_sched, 0.0015, 0);
+  assert_int_equal(b->codelet[1].with_waits, 0);                  /* no "waits": none known */
   assert_int_equal(b->codelet[0].top[0].tag, (uint64_t)-5);      /* 64-bit tags survive */
   assert_int_equal(b->tag[0].tag, 0xfedcba9876543210ull);
   assert_string_equal(b->transfer[0].kind, "OpenCL");
@@ -153,6 +158,10 @@ static void test_reader_validates(void **state) {
   bad("\"codelets\":[", "\"codelets\":7,\"unused\":[", "codelets");
   bad("\"composition\":[[0,11,", "\"composition\":[[0,-1,", "composition");
   bad("\"runtime_observed\":true", "\"runtime_observed\":1", "runtime_observed");
+  bad("\"waits\":{\"count\":30", "\"waits\":{\"count\":31", "waits.count exceeds");
+  bad("\"waits\":{\"count\":30", "\"waits\":{\"count\":-1", "negative");
+  bad("\"waits\":{", "\"waits\":[],\"unused\":{", "waits");
+  bad("\"dependencies\":0.003", "\"dependencies\":-0.003", "dependencies");
 }
 
 /* Two processes merged: indices shift; the path is the longer one (rank 1's); its composition

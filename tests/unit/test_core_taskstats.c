@@ -88,27 +88,49 @@ static void test_record_stream(void **state) {
   pm_ts_thread *T = pm_ts_self(0, 3);
   int flagged = 0;
   for (int i = 0; i < 40; i++) {
-    pm_ts_sample s = {1000 + (uint64_t)(i % 5) - 2, 1000000 + (uint64_t)i, 0, -1, 64, (uint64_t)(i % 2 ? 7 : 8), 1};
+    pm_ts_sample s = {1000 + (uint64_t)(i % 5) - 2, 1000000 + (uint64_t)i, 0, -1, 64, (uint64_t)(i % 2 ? 7 : 8), 1, 0, 0, 0};
     flagged |= pm_ts_record(T, c, &s);
   }
   assert_int_equal(flagged, 0);
-  pm_ts_sample big = {10000, 5000000, 0, 12.5, 64, 8, 1};
+  pm_ts_sample big = {10000, 5000000, 0, 12.5, 64, 8, 1, 0, 0, 0};
   assert_int_equal(pm_ts_record(T, c, &big), 1);
   uint32_t d = pm_ts_codelet("potrf", 8);
   int nflag = 0, last = 0;
   for (int i = 0; i < 40; i++) {
     double flops = 1e6 * (1 + i % 5);
-    pm_ts_sample s = {(uint64_t)(flops * (1 + (i % 2 ? 0.01 : -0.01))), 0, flops, 0, 0, 0, 0};
+    pm_ts_sample s = {(uint64_t)(flops * (1 + (i % 2 ? 0.01 : -0.01))), 0, flops, 0, 0, 0, 0, 0, 0, 0};
     nflag += pm_ts_record(T, d, &s) != 0;
   }
   assert_int_equal(nflag, 0);
-  pm_ts_sample slow = {(uint64_t)(5 * 3e6), 9000000, 3e6, 0, 0, 0, 0};
+  pm_ts_sample slow = {(uint64_t)(5 * 3e6), 9000000, 3e6, 0, 0, 0, 0, 0, 0, 0};
   last = pm_ts_record(T, d, &slow);
   assert_true(last & 2);
+  /* submission -> ready -> start waits: two tasks with them (ns: 300 + 500 and 100 + 1100), one
+   * without (has_waits 0: its values are not counted) */
+  uint32_t w = pm_ts_codelet("syrk", 9);
+  pm_ts_sample w1 = {1000, 0, 0, 0, 0, 0, 0, 1, 300, 500}, w2 = {1000, 0, 0, 0, 0, 0, 0, 1, 100, 1100},
+               w3 = {1000, 0, 0, 0, 0, 0, 0, 0, 7777, 7777};
+  pm_ts_record(T, w, &w1);
+  pm_ts_record(T, w, &w2);
+  pm_ts_record(T, w, &w3);
   pm_ts_results r;
   assert_int_equal(pm_ts_collect(&r, 1000000), 0);
-  assert_int_equal(r.ncodelets, 2);
-  const pm_ts_codelet_result *g = r.codelet[0].codelet == c ? &r.codelet[0] : &r.codelet[1];
+  assert_int_equal(r.ncodelets, 3);
+  const pm_ts_codelet_result *ws = NULL;
+  for (int i = 0; i < r.ncodelets; i++) if (r.codelet[i].codelet == w) ws = &r.codelet[i];
+  assert_non_null(ws);
+  assert_int_equal(ws->count, 3);
+  assert_int_equal(ws->with_waits, 2);
+  assert_double_equal(ws->wait_deps, 400e-9, 1e-18);
+  assert_double_equal(ws->wait_sched, 1600e-9, 1e-18);
+  const pm_ts_codelet_result *g = NULL, *p = NULL;
+  for (int i = 0; i < r.ncodelets; i++) {
+    if (r.codelet[i].codelet == c) g = &r.codelet[i];
+    if (r.codelet[i].codelet == d) p = &r.codelet[i];
+  }
+  assert_non_null(g);
+  assert_non_null(p);
+  assert_int_equal(g->with_waits, 0);
   assert_int_equal(g->count, 41);
   assert_int_equal(g->outliers_iqr, 1);
   assert_int_equal(g->with_prediction, 1);
@@ -121,7 +143,6 @@ static void test_record_stream(void **state) {
   assert_double_equal(g->top[0].start, 4e-3, 1e-12);
   assert_int_equal(g->top[0].tag, 8);
   assert_int_equal(g->top[0].location, 3);
-  const pm_ts_codelet_result *p = g == &r.codelet[0] ? &r.codelet[1] : &r.codelet[0];
   assert_int_equal(p->outliers_reg, 1);
   assert_int_equal(p->with_flops, 41);
   assert_int_equal(r.ntags, 2);                 /* tags 7 (20 tasks) and 8 (20 + the outlier) */

@@ -83,7 +83,13 @@ void sp_body_end(pm_tg_task *rec, pm_loc *L, sp_thread *T) {
   if (T->running > 0) T->running--;
   pm_tg_task_end(rec, L, t, pm_tg_key(pm_core_rank(), pm_ts_codelet_hash(rec->codelet)));
   pm_ts_sample s = {t - rec->t_start, rec->t_start, rec->flops, rec->predicted, rec->bytes, rec->tag,
-                    (rec->flags & SP_HAS_TAG_FLAG) != 0};
+                    (rec->flags & SP_HAS_TAG_FLAG) != 0, 0, 0, 0};
+  /* submission and ready times: the 1.3 adapter sees both (the tool interface of 1.4 neither) */
+  if (rec->t_submit && rec->t_ready >= rec->t_submit && rec->t_start >= rec->t_ready) {
+    s.has_waits = 1;
+    s.wait_deps = rec->t_ready - rec->t_submit;
+    s.wait_sched = rec->t_start - rec->t_ready;
+  }
   pm_ts_record(T->stats, rec->codelet, &s);
   /* StarPU releases the tasks whose end waits for this one right after this, on this thread */
   if (PM_UNLIKELY(rec->flags & PM_TG_ENDS_OTHER)) { T->ended = rec->clk; T->ended_valid = 1; }
