@@ -66,18 +66,9 @@ void pm_tg_clk_add_mpi(pm_tg_clk *c, uint64_t ns) {
   c->coo_mpi += ns;
 }
 
-/* The location's own time weighted per variant (what its clocks gained by itself, no merges): the
- * core keeps the sums on every charge, so a submission reads three words instead of summing the
- * state table with three masks. */
-static void own_time(const pm_loc *L, uint64_t own[3]) {
-  own[0] = L->cp_own.cue;
-  own[1] = L->cp_own.com;
-  own[2] = L->cp_own.coo;
-}
-
 void pm_tg_thread_sync(pm_tg_thread *th, const pm_loc *L, int rank) {
-  uint64_t own[3];
-  own_time(L, own);
+  /* the location's own time weighted per variant (no merges), which the core keeps on every charge */
+  const uint64_t own[3] = {L->cp_own.cue, L->cp_own.com, L->cp_own.coo};
   if (!th->init) {               /* everything the thread did before its first event counts */
     memset(th, 0, sizeof *th);
     th->init = 1;
@@ -470,13 +461,10 @@ void pm_tg_task_end(pm_tg_task *t, pm_loc *W, uint64_t now, uint64_t key) {
     pm_spin_lock(&e->lock);
     if (e->any) pm_tg_clk_merge(&t->clk, &e->in);
     e->ended = 1;
-    publish(t);
-    __atomic_or_fetch(&t->flags, PM_TG_ENDED, __ATOMIC_RELEASE);
-    pm_spin_unlock(&e->lock);
-  } else {
-    publish(t);
-    __atomic_or_fetch(&t->flags, PM_TG_ENDED, __ATOMIC_RELEASE);
   }
+  publish(t);
+  __atomic_or_fetch(&t->flags, PM_TG_ENDED, __ATOMIC_RELEASE);
+  if (e) pm_spin_unlock(&e->lock);
   pm_tg_note_end(&t->clk, 0);
 }
 

@@ -10,6 +10,17 @@ static pm_location_input worker(int p, pm_loc_kind kind, double exec, double run
   return l;
 }
 
+/* 2 processes x 2 CPU workers, R = 10: exec 8, 4 on process 0 and 6, 2 on process 1; each worker of
+ * process p has runtime rt[p]. */
+static pm_run_input two_by_two(pm_location_input l[4], double rt0, double rt1)
+{
+  l[0] = worker(0, PM_LOC_WORKER, 8, rt0);
+  l[1] = worker(0, PM_LOC_WORKER, 4, rt0);
+  l[2] = worker(1, PM_LOC_WORKER, 6, rt1);
+  l[3] = worker(1, PM_LOC_WORKER, 2, rt1);
+  return tm_run(l, 4, 2, 10.0);
+}
+
 /* Balanced: 1 process, 4 CPU workers, R = 10, each exec 8, runtime 1 (idle 1).
  *   e_runtime = 32/(32+4) = 8/9, e_pipeline = 36/(4*10) = 0.9
  *   codelet gemm: exec 32, predicted 32 -> online e_locality = 32/32 = 1
@@ -70,11 +81,7 @@ static void test_runtime_unobserved(void **state)
   pm_run_input in;
   pm_metric *t;
   (void)state;
-  l[0] = worker(0, PM_LOC_WORKER, 8, 0);
-  l[1] = worker(0, PM_LOC_WORKER, 4, 0);
-  l[2] = worker(1, PM_LOC_WORKER, 6, 0);
-  l[3] = worker(1, PM_LOC_WORKER, 2, 0);
-  in = tm_run(l, 4, 2, 10.0);
+  in = two_by_two(l, 0, 0);
   in.task_runtime_unobserved = 1;
   t = pm_model_task(&in);
   ASSERT_NA(t, "e/e_runtime", "runtime overhead not observable through StarPU's tool interface (task bodies only)");
@@ -109,11 +116,7 @@ static void test_imbalanced(void **state)
   pm_run_input in;
   pm_metric *t;
   (void)state;
-  l[0] = worker(0, PM_LOC_WORKER, 8, 1);
-  l[1] = worker(0, PM_LOC_WORKER, 4, 1);
-  l[2] = worker(1, PM_LOC_WORKER, 6, 2);
-  l[3] = worker(1, PM_LOC_WORKER, 2, 2);
-  in = tm_run(l, 4, 2, 10.0);
+  in = two_by_two(l, 1, 2);
   in.codelets = c;
   in.ncodelets = 2;
   in.has_critical_path = 1;

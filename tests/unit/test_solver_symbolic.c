@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "mfs.h"
+#include "test_solver_common.h"
 
 /* ------------------------------------------------------------------------------------- helpers */
 
@@ -766,13 +767,7 @@ static void test_mapping_balance(void **state)
     (void)state;
     if (!mfs_ordering_available(MFS_ORDER_METIS)) skip();   /* the irregular tree comes from METIS */
     mfs_matrix A;
-    mfs_error err;
-    assert_int_equal(mfs_matrix_stencil(MFS_STENCIL_LAP3D7, 40, 40, 40, &A, &err), MFS_OK);
-    mfs_options o;
-    mfs_options_default(&o);
-    o.ordering = MFS_ORDER_METIS;
-    mfs_symbolic *S;
-    assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_OK);
+    mfs_symbolic *S = analyze_spec("lap3d:40", MFS_ORDER_METIS, 0, &A);
     double imb = mapping_imbalance(S, 4);
     assert_true(imb <= 1.30);
     mfs_symbolic_free(S);

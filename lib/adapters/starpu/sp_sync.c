@@ -228,6 +228,8 @@ SP_EXPORT void starpu_task_declare_deps(struct starpu_task *task, unsigned ndeps
   if (a != small) free(a);
 }
 
+int sp_end_deps_used;
+
 /* End dependencies (pm_taskgraph.h): StarPU's declare_end_deps calls end_dep_add, and each end
  * dependency's termination (or declare_end_deps itself, for one already ended) calls
  * end_dep_release, all through the PLT. The releaser's clock: on a worker right after an end
@@ -240,7 +242,8 @@ SP_EXPORT void starpu_task_end_dep_add(struct starpu_task *t, int nb_deps) {
   if (L) {
     pm_tg_task *rec = sp_task_record(t);
     /* mapped, so that the releases find it by its pointer even after its body ended */
-    if (rec && pm_tg_task_map(rec) == 0) pm_tg_task_end_deps_add(rec, nb_deps);
+    if (rec && pm_tg_task_map(rec) == 0 && pm_tg_task_end_deps_add(rec, nb_deps) == 0)
+      __atomic_store_n(&sp_end_deps_used, 1, __ATOMIC_RELEASE);
     pm_leave_tool(L);
   }
   real(t, nb_deps);

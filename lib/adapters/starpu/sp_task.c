@@ -240,7 +240,9 @@ void sp_task_post_exec(struct starpu_task *task) {
 SP_EXPORT void _starpu_driver_end_job(void *worker, void *job, void *perf_arch, int rank, int profiling) {
   static void (*real)(void *, void *, void *, int, int);
   SP_REAL(real, _starpu_driver_end_job);
-  struct starpu_task *task = sp_on && sp_fn.task_get_current ? sp_fn.task_get_current() : NULL;
+  /* no lookup per task unless the program declared end dependencies at all */
+  struct starpu_task *task = sp_on && __atomic_load_n(&sp_end_deps_used, __ATOMIC_ACQUIRE) && sp_fn.task_get_current
+                                 ? sp_fn.task_get_current() : NULL;
   pm_tg_task *rec = task ? record_of(task) : NULL;
   if (rec && rec->ends && (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED) {
     pm_loc *L = pm_loc_self();
