@@ -80,6 +80,7 @@ void pm_tg_thread_sync(pm_tg_thread *th, const pm_loc *L, int rank) {
 }
 
 void pm_tg_thread_merge(pm_tg_thread *th, const pm_tg_clk *c) {
+  th->gen++;                     /* the clock no longer extends the thread's snapshot */
   cp_max(&th->clk.dag_pl, &c->dag_pl);
   int coo_won = c->dag_g.coo > th->clk.dag_g.coo;
   if (cp_max(&th->clk.dag_g, &c->dag_g)) th->clk.comp = c->comp;
@@ -116,6 +117,107 @@ void pm_tg_clk_unpack(pm_tg_clk *c, const uint64_t *w) {
 /* ------------------------------------------------------------------------------ global tables */
 static pm_ptrmap task_map, handle_map, tag_map;
 static pm_slab task_slab = {.size = (sizeof(pm_tg_task) + 15) & ~(size_t)15, .per_chunk = 512};
+static pm_slab clk_slab = {.size = (sizeof(pm_tg_clk) + 15) & ~(size_t)15, .per_chunk = 256};
+static pm_tg_clk oom_clk;      /* stands in for a task clock that could not be allocated */
+static pm_spin preds_lock;     /* explicit dependency arrays, and clocks a successor may read */
+
+/* --------------------------------------------------------------------------- submitter snapshots */
+/* A submitting thread's clock at one submission. Until the thread's clock changes other than by
+ * its own time (a merge: a wait, an acquisition), the clock at each later submission is this one
+ * advanced by the location's own time since, as pm_tg_thread_sync would advance it: the tasks
+ * keep that difference and share the snapshot. */
+#define PM_TG_SNAP_BIAS (1u << 30)
+struct pm_tg_snap {
+  uint32_t refs;
+  int has_app;                 /* key is in clk.comp: advancing adds to its entry, whatever the steps */
+  uint64_t key;                /* the thread's composition key, pm_tg_key(rank, APP) */
+  uint64_t own[3];             /* the location's own cue/com/coo time when it was taken */
+  pm_tg_clk clk;               /* the thread's clock then; hb_* the location's */
+};
+static pm_slab snap_slab = {.size = (sizeof(pm_tg_snap) + 15) & ~(size_t)15, .per_chunk = 64};
+
+static void snap_put(pm_tg_snap *s, uint32_t n) {
+  if (__atomic_sub_fetch(&s->refs, n, __ATOMIC_ACQ_REL) == 0) pm_slab_free(&snap_slab, s);
+}
+
+/* The clock of a task submitted d (own time) after the snapshot. */
+static void snap_value(const pm_tg_snap *s, const uint64_t d[3], pm_tg_clk *c) {
+  *c = s->clk;
+  c->hb_pl.cue += d[0]; c->hb_pl.com += d[1]; c->hb_pl.coo += d[2];
+  c->hb_g.cue += d[0];  c->hb_g.com += d[1];  c->hb_g.coo += d[2];
+  pm_tg_clk_advance(c, d[0], d[1], d[2], s->key);
+}
+
+static int cp_is(pm_cp_clock a, const pm_cp_clock *b, const uint64_t d[3]) {
+  return a.cue == b->cue + d[0] && a.com == b->com + d[1] && a.coo == b->coo + d[2];
+}
+
+/* Whether the thread's current clock is s advanced by the own time since (then in d): no merge
+ * into the thread's clock (gen), none into the location's (its clocks moved by exactly d), and
+ * the composition grows by adding to the thread's own entry only. */
+static int snap_extends(const pm_tg_thread *th, const pm_tg_snap *s, const pm_loc *L, const uint64_t own[3],
+                        uint64_t key, uint64_t d[3]) {
+  if (th->snap_gen != th->gen || s->key != key || th->snap_uses >= PM_TG_SNAP_BIAS - 1) return 0;
+  for (int i = 0; i < 3; i++) {
+    if (own[i] < s->own[i]) return 0;     /* the location restarted its accounting */
+    d[i] = own[i] - s->own[i];
+  }
+  if (d[0] && !s->has_app) return 0;
+  return cp_is(pm_cp_process(L), &s->clk.hb_pl, d) && cp_is(pm_cp_global(L), &s->clk.hb_g, d) &&
+         cp_is(th->clk.dag_pl, &s->clk.dag_pl, d) && cp_is(th->clk.dag_g, &s->clk.dag_g, d);
+}
+
+/* The thread's snapshot for a submission now (synced first), with one reference for the task and
+ * the own time since it in d; NULL when memory runs out. */
+static pm_tg_snap *thread_snap(pm_tg_thread *th, const pm_loc *L, int rank, uint64_t d[3]) {
+  const uint64_t own[3] = {L->cp_own.cue, L->cp_own.com, L->cp_own.coo};
+  const uint64_t key = pm_tg_key(rank, PM_TG_KEY_APP);
+  pm_tg_snap *s = th->snap;
+  if (s && th->snap_epoch != __atomic_load_n(&snap_slab.epoch, __ATOMIC_RELAXED)) s = th->snap = NULL;  /* pool reset */
+  if (s && snap_extends(th, s, L, own, key, d)) { th->snap_uses++; return s; }
+  pm_tg_snap *n = pm_slab_alloc(&snap_slab);
+  if (!n) return NULL;
+  if (s) snap_put(s, PM_TG_SNAP_BIAS - th->snap_uses);
+  n->refs = PM_TG_SNAP_BIAS;
+  n->key = key;
+  memcpy(n->own, own, sizeof own);
+  n->clk = th->clk;
+  n->clk.hb_pl = pm_cp_process(L);
+  n->clk.hb_g = pm_cp_global(L);
+  for (uint32_t i = 0; i < n->clk.comp.n; i++) if (n->clk.comp.e[i].key == key) n->has_app = 1;
+  th->snap = n;
+  th->snap_gen = th->gen;
+  th->snap_uses = 1;
+  th->snap_epoch = __atomic_load_n(&snap_slab.epoch, __ATOMIC_RELAXED);
+  d[0] = d[1] = d[2] = 0;
+  return n;
+}
+
+uint64_t pm_tg_snapshots_live(void) { return pm_slab_live(&snap_slab); }
+
+static void materialize(pm_tg_task *t) {
+  pm_tg_clk *c = pm_slab_alloc(&clk_slab);          /* zeroed */
+  if (PM_UNLIKELY(!c)) c = &oom_clk;
+  if (t->snap) snap_value(t->snap, t->snap_d, c);
+  pm_tg_snap *s = t->snap;
+  __atomic_store_n(&t->clk, c, __ATOMIC_RELEASE);
+  t->snap = NULL;
+  if (s) snap_put(s, 1);
+}
+
+pm_tg_clk *pm_tg_task_clk(pm_tg_task *t) {
+  pm_tg_clk *c = __atomic_load_n(&t->clk, __ATOMIC_ACQUIRE);
+  if (PM_LIKELY(c != NULL)) return c;
+  /* a successor (which holds a reference) may read the snapshot meanwhile (value_rec) */
+  if (__atomic_load_n(&t->refs, __ATOMIC_ACQUIRE) > 1) {
+    pm_spin_lock(&preds_lock);
+    if (!t->clk) materialize(t);
+    pm_spin_unlock(&preds_lock);
+  } else {
+    materialize(t);
+  }
+  return t->clk;
+}
 
 /* ------------------------------------------------------------------------------------ handles */
 struct pm_tg_handle {
@@ -242,8 +344,8 @@ void pm_tg_handle_post(pm_tg_handle *h, int acc, const pm_tg_clk *out) {
 }
 
 /* -------------------------------------------------------------------------------------- tasks */
-/* Guards every preds array: explicit dependencies are far rarer than tasks, one lock is enough. */
-static pm_spin preds_lock;
+/* preds_lock (above) guards every preds array: explicit dependencies are far rarer than tasks,
+ * one lock is enough. */
 
 pm_tg_task *pm_tg_task_new(const void *key) {
   pm_tg_task *t = pm_slab_alloc(&task_slab);
@@ -323,6 +425,8 @@ void pm_tg_task_unref(pm_tg_task *t) {
   free(t->ends);
   for (uint32_t i = 0; i < t->nbufs; i++) pm_tg_handle_put(pm_tg_task_buf(t, i)->h);
   free(t->more_buf);
+  if (t->snap) snap_put(t->snap, 1);
+  if (t->clk && t->clk != &oom_clk) pm_slab_free(&clk_slab, t->clk);
   pm_slab_free(&task_slab, t);
 }
 
@@ -346,7 +450,14 @@ int pm_tg_task_add_pred(pm_tg_task *succ, pm_tg_task *pred) {
 /* value() of a pending body-less task walks its predecessors; the lock keeps their arrays alive. */
 static void value_rec(pm_tg_task *t, pm_tg_clk *v, int depth) {
   uint32_t f = __atomic_load_n(&t->flags, __ATOMIC_ACQUIRE);
-  pm_tg_clk_merge(v, &t->clk);
+  const pm_tg_clk *c = __atomic_load_n(&t->clk, __ATOMIC_ACQUIRE);
+  if (c) {
+    pm_tg_clk_merge(v, c);
+  } else if (t->snap) {         /* pending: its submitter's clock (kept alive by preds_lock) */
+    pm_tg_clk sub;
+    snap_value(t->snap, t->snap_d, &sub);
+    pm_tg_clk_merge(v, &sub);
+  }
   if (f & PM_TG_ENDED) return;
   if ((f & PM_TG_HAS_BODY) || depth >= PM_TG_MAX_PRED_DEPTH) return;
   for (uint32_t i = 0; i < t->npreds; i++) value_rec(t->preds[i], v, depth + 1);
@@ -360,48 +471,46 @@ void pm_tg_task_value(pm_tg_task *t, pm_tg_clk *v) {
 }
 
 void pm_tg_task_submit(pm_tg_task *t, const pm_tg_clk *submitter, uint64_t now) {
-  if (submitter) pm_tg_clk_merge(&t->clk, submitter);
+  if (submitter) pm_tg_clk_merge(pm_tg_task_clk(t), submitter);
   t->t_submit = now;
   t->flags |= PM_TG_SUBMITTED;
 }
 
 void pm_tg_task_submit_by(pm_tg_task *t, pm_tg_thread *th, const pm_loc *L, int rank, uint64_t now) {
   pm_tg_thread_sync(th, L, rank);
-  if (t->flags & PM_TG_FRESH) {            /* nothing merged yet: a copy is the maximum */
-    t->clk = th->clk;
-    t->clk.hb_pl = pm_cp_process(L);
-    t->clk.hb_g = pm_cp_global(L);
-  } else {
+  /* nothing merged yet: the submitter's clock is the task's, kept as a shared snapshot */
+  if (!(t->flags & PM_TG_FRESH) || t->clk || !(t->snap = thread_snap(th, L, rank, t->snap_d))) {
     pm_tg_clk c = th->clk;
     c.hb_pl = pm_cp_process(L);
     c.hb_g = pm_cp_global(L);
-    pm_tg_clk_merge(&t->clk, &c);
+    pm_tg_clk_merge(pm_tg_task_clk(t), &c);
   }
   t->t_submit = now;
   t->flags = (t->flags & ~(uint32_t)PM_TG_FRESH) | PM_TG_SUBMITTED;
 }
 
 void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
+  pm_tg_clk *clk = pm_tg_task_clk(t);
   if (t->npreds) {
     pm_tg_clk v;
     pm_spin_lock(&preds_lock);
-    for (uint32_t i = 0; i < t->npreds; i++) { memset(&v, 0, sizeof v); value_rec(t->preds[i], &v, 1); pm_tg_clk_merge(&t->clk, &v); }
+    for (uint32_t i = 0; i < t->npreds; i++) { memset(&v, 0, sizeof v); value_rec(t->preds[i], &v, 1); pm_tg_clk_merge(clk, &v); }
     pm_spin_unlock(&preds_lock);
     release_preds(t);
   }
-  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_merge_deps(t->tag, &t->clk);
+  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_merge_deps(t->tag, clk);
   if (PM_UNLIKELY(t->ninh)) {
     /* everything the source holds: what an exclusive write of it would wait for */
-    for (uint32_t i = 0; i < t->ninh; i++) pm_tg_handle_pre(t->inh[i], PM_TG_ACC_WRITE, &t->clk);
+    for (uint32_t i = 0; i < t->ninh; i++) pm_tg_handle_pre(t->inh[i], PM_TG_ACC_WRITE, clk);
     drop_links(t);
   }
   for (uint32_t i = 0; i < t->nbufs; i++) {
     pm_tg_buf *b = pm_tg_task_buf(t, i);
-    pm_tg_handle_pre(b->h, (int)b->acc, &t->clk);
+    pm_tg_handle_pre(b->h, (int)b->acc, clk);
   }
   if (W) {
-    pm_cp_merge_process(W, t->clk.hb_pl);
-    pm_cp_merge_global(W, t->clk.hb_g);
+    pm_cp_merge_process(W, clk->hb_pl);
+    pm_cp_merge_global(W, clk->hb_g);
   }
   t->t_start = now;
   t->flags |= PM_TG_STARTED;
@@ -416,12 +525,12 @@ struct pm_tg_ends {
 };
 
 /* Publishes the task's output: its data, its tag, the running maximum. */
-static void publish(pm_tg_task *t) {
+static void publish(pm_tg_task *t, const pm_tg_clk *clk) {
   for (uint32_t i = 0; i < t->nbufs; i++) {
     pm_tg_buf *b = pm_tg_task_buf(t, i);
-    pm_tg_handle_post(b->h, (int)b->acc, &t->clk);
+    pm_tg_handle_post(b->h, (int)b->acc, clk);
   }
-  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_done(t->tag, &t->clk);
+  if (t->flags & PM_TG_USE_TAG) pm_tg_tag_done(t->tag, clk);
 }
 
 int pm_tg_task_end_deps_add(pm_tg_task *t, int n) {
@@ -437,9 +546,10 @@ void pm_tg_task_end_dep_release(pm_tg_task *t, const pm_tg_clk *c) {
   if (!e) return;
   pm_spin_lock(&e->lock);
   if (e->ended) {
-    pm_tg_clk_merge(&t->clk, c);
-    publish(t);
-    pm_tg_note_end(&t->clk, 0);
+    pm_tg_clk *clk = pm_tg_task_clk(t);
+    pm_tg_clk_merge(clk, c);
+    publish(t, clk);
+    pm_tg_note_end(clk, 0);
   } else {
     if (e->any) pm_tg_clk_merge(&e->in, c); else e->in = *c;
     e->any = 1;
@@ -448,32 +558,34 @@ void pm_tg_task_end_dep_release(pm_tg_task *t, const pm_tg_clk *c) {
 }
 
 void pm_tg_task_end(pm_tg_task *t, pm_loc *W, uint64_t now, uint64_t key) {
+  pm_tg_clk *clk = pm_tg_task_clk(t);
   if (W) {
     pm_cp_clock pl = pm_cp_process(W), g = pm_cp_global(W);
-    cp_max(&t->clk.hb_pl, &pl);
-    cp_max(&t->clk.hb_g, &g);
+    cp_max(&clk->hb_pl, &pl);
+    cp_max(&clk->hb_g, &g);
   }
   uint64_t body = now > t->t_start ? now - t->t_start : 0;
   uint64_t fetch = t->t_pop && t->t_pop <= t->t_start ? t->t_start - t->t_pop : 0;
-  pm_tg_clk_advance(&t->clk, body, body + fetch, body, key);
+  pm_tg_clk_advance(clk, body, body + fetch, body, key);
   struct pm_tg_ends *e = t->ends;
   if (e) {                              /* releases so far count, later ones publish again */
     pm_spin_lock(&e->lock);
-    if (e->any) pm_tg_clk_merge(&t->clk, &e->in);
+    if (e->any) pm_tg_clk_merge(clk, &e->in);
     e->ended = 1;
   }
-  publish(t);
+  publish(t, clk);
   __atomic_or_fetch(&t->flags, PM_TG_ENDED, __ATOMIC_RELEASE);
   if (e) pm_spin_unlock(&e->lock);
-  pm_tg_note_end(&t->clk, 0);
+  pm_tg_note_end(clk, 0);
 }
 
 void pm_tg_task_end_bodyless(pm_tg_task *t) {
   pm_tg_clk v;
   pm_tg_task_value(t, &v);
   if (t->flags & PM_TG_USE_TAG) pm_tg_tag_done(t->tag, &v);
+  pm_tg_clk *clk = pm_tg_task_clk(t);
   pm_spin_lock(&preds_lock);   /* readers in value_rec see ENDED and stop walking preds */
-  t->clk = v;
+  *clk = v;
   __atomic_or_fetch(&t->flags, PM_TG_ENDED, __ATOMIC_RELEASE);
   pm_spin_unlock(&preds_lock);
   release_preds(t);
@@ -622,6 +734,9 @@ void pm_tg_reset(void) {
   pm_ptrmap_destroy(&handle_map);
   pm_ptrmap_destroy(&task_map);
   pm_slab_destroy(&task_slab);      /* records' overflow arrays are leaked if any were live */
+  pm_slab_destroy(&clk_slab);
+  pm_slab_destroy(&snap_slab);      /* threads drop their snapshot pointer when they see the epoch */
+  memset(&oom_clk, 0, sizeof oom_clk);
   pm_slab_destroy(&handle_slab);
   pthread_mutex_lock(&sinks_lock);
   while (sinks) { sink *n = sinks->next; free(sinks); sinks = n; }

@@ -69,10 +69,19 @@ PM_HIDDEN uint64_t pm_tg_comp_sum(const pm_tg_comp *c);
  * clocks it merged (waits, acquisitions) plus its own time since (weighted per variant like the
  * location's, attributed to pm_tg_key(rank, APP) in the composition). The location's clock is not
  * used for the DAG: after a wait it holds the workers' program order, which is no dependency. */
+typedef struct pm_tg_snap pm_tg_snap;
 typedef struct {
   int init;
   uint64_t mark[3];            /* the location's own cue/com/coo time at the last update */
   pm_tg_clk clk;               /* dag_* and comp meaningful; hb_* unused */
+  uint32_t gen;                /* bumped when clk changes other than by the thread's own time */
+  /* The thread's clock at an earlier submission, shared by the tasks it submitted since (their
+   * clocks are that one advanced by the thread's own time in between: see pm_tg_task_submit_by).
+   * Reference counted with a bias: the thread holds PM_TG_SNAP_BIAS references and hands them
+   * out without atomics (snap_uses), returning the unused rest when it takes a new snapshot. */
+  pm_tg_snap *snap;
+  uint32_t snap_gen, snap_uses;
+  uint64_t snap_epoch;
 } pm_tg_thread;
 /* Brings th up to the location's current accounting (call after a transition at 'now'). */
 PM_HIDDEN void pm_tg_thread_sync(pm_tg_thread *th, const pm_loc *L, int rank);
@@ -144,7 +153,14 @@ typedef struct pm_tg_task {
   uint64_t t_submit, t_ready, t_pop, t_start;
   uint64_t bytes;              /* sum of the sizes of the task's data */
   double flops, predicted;     /* declared flops (0: unknown); scheduler's prediction in us */
-  pm_tg_clk clk;               /* the inputs merged so far; once the task ended (PM_TG_ENDED), its output */
+  /* The inputs merged so far; once the task ended (PM_TG_ENDED), its output. Allocated on first
+   * need (the task starts, or something is merged into it before), because a pending task's only
+   * input is usually its submitter's clock, which snap and snap_d keep in 32 bytes: a program may
+   * have many thousands of tasks pending, and memory that fresh costs microseconds per page in a
+   * VM. Read it through pm_tg_task_clk. */
+  pm_tg_clk *clk;
+  pm_tg_snap *snap;            /* the submitter's clock: snap advanced by snap_d (while clk is NULL) */
+  uint64_t snap_d[3];
   pm_tg_buf buf[PM_TG_INLINE_BUFS];
   pm_tg_buf *more_buf;         /* buffers beyond PM_TG_INLINE_BUFS (malloc'd, rare) */
   struct pm_tg_task **preds;   /* explicit predecessors (malloc'd on first explicit dependency) */
@@ -154,6 +170,11 @@ typedef struct pm_tg_task {
   void *user[3];               /* adapter's slots (original prologue / callback functions) */
 } pm_tg_task;
 
+/* The task's clock, allocated (from its submitter's) if it has none yet. Never NULL: when memory
+ * runs out, a shared scratch clock stands in (the task's critical path is then not exact). */
+PM_HIDDEN pm_tg_clk *pm_tg_task_clk(pm_tg_task *t);
+/* Submitter snapshots alive (tests). */
+PM_HIDDEN uint64_t pm_tg_snapshots_live(void);
 /* New record for foreign task pointer key (may be NULL: an unmapped record); refs = 1. */
 PM_HIDDEN pm_tg_task *pm_tg_task_new(const void *key);
 /* New record for key that is not reachable from it (the caller keeps the pointer itself). */

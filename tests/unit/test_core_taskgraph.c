@@ -78,21 +78,21 @@ static void test_chain_exact(void **state) {
   assert_int_equal(sub.dag_g.cue, 0);
   pm_tg_task_submit(A, &sub, T0); pm_tg_task_submit(B, &sub, T0); pm_tg_task_submit(C, &sub, T0);
   run(A, W0, r, 10, 12, 112, KA);
-  assert_cp(A->clk.dag_g, 100, 102, 100);
-  assert_cp(A->clk.hb_g, 100, 112, 100);
+  assert_cp(A->clk->dag_g, 100, 102, 100);
+  assert_cp(A->clk->hb_g, 100, 112, 100);
   run(B, W1, r, 112, 113, 313, KB);
-  assert_cp(B->clk.dag_g, 300, 303, 300);
-  assert_cp(B->clk.hb_g, 300, 313, 300);
+  assert_cp(B->clk->dag_g, 300, 303, 300);
+  assert_cp(B->clk->hb_g, 300, 313, 300);
   run(C, W0, r, 320, 330, 380, KC);
-  assert_cp(C->clk.dag_g, 350, 363, 350);
-  assert_cp(C->clk.dag_pl, 350, 363, 350);
-  assert_cp(C->clk.hb_g, 350, 380, 350);
+  assert_cp(C->clk->dag_g, 350, 363, 350);
+  assert_cp(C->clk->dag_pl, 350, 363, 350);
+  assert_cp(C->clk->hb_g, 350, 380, 350);
   assert_cp(pm_cp_global(W0), 350, 380, 350);
   /* what lies on the path: each task's body under its key, summing to the length */
-  assert_int_equal(C->clk.comp.n, 3);
-  assert_int_equal(C->clk.comp.e[0].key, KA); assert_int_equal(C->clk.comp.e[0].ns, 100);
-  assert_int_equal(C->clk.comp.e[1].key, KB); assert_int_equal(C->clk.comp.e[1].ns, 200);
-  assert_int_equal(C->clk.comp.e[2].key, KC); assert_int_equal(C->clk.comp.e[2].ns, 50);
+  assert_int_equal(C->clk->comp.n, 3);
+  assert_int_equal(C->clk->comp.e[0].key, KA); assert_int_equal(C->clk->comp.e[0].ns, 100);
+  assert_int_equal(C->clk->comp.e[1].key, KB); assert_int_equal(C->clk->comp.e[1].ns, 200);
+  assert_int_equal(C->clk->comp.e[2].key, KC); assert_int_equal(C->clk->comp.e[2].ns, 50);
   pm_tg_summary s;
   pm_tg_get_summary(&s);
   assert_int_equal(s.tasks, 3);
@@ -122,14 +122,14 @@ static void test_readers_writers(void **state) {
   pm_tg_task_start(A, NULL, T0); pm_tg_task_end(A, NULL, T0 + 10, KA);
   pm_tg_task_start(B1, NULL, T0 + 10); pm_tg_task_start(B2, NULL, T0 + 10);
   pm_tg_task_end(B2, NULL, T0 + 20, KB); pm_tg_task_end(B1, NULL, T0 + 40, KB);
-  assert_int_equal(B2->clk.dag_g.cue, 20);
-  assert_int_equal(B1->clk.dag_g.cue, 40);
+  assert_int_equal(B2->clk->dag_g.cue, 20);
+  assert_int_equal(B1->clk->dag_g.cue, 40);
   pm_tg_task_start(C, NULL, T0 + 40); pm_tg_task_end(C, NULL, T0 + 45, KC);
-  assert_int_equal(C->clk.dag_g.cue, 45);
-  assert_int_equal(C->clk.comp.n, 3);          /* A 10 + B1 30 + C 5 */
-  assert_int_equal(C->clk.comp.e[1].ns, 30);
+  assert_int_equal(C->clk->dag_g.cue, 45);
+  assert_int_equal(C->clk->comp.n, 3);          /* A 10 + B1 30 + C 5 */
+  assert_int_equal(C->clk->comp.e[1].ns, 30);
   pm_tg_task_start(D, NULL, T0 + 45); pm_tg_task_end(D, NULL, T0 + 47, KA);
-  assert_int_equal(D->clk.dag_g.cue, 47);
+  assert_int_equal(D->clk->dag_g.cue, 47);
   pm_tg_task *all[] = {A, B1, B2, C, D};
   for (int i = 0; i < 5; i++) pm_tg_task_unref(all[i]);
 }
@@ -145,9 +145,9 @@ static void test_commute(void **state) {
   pm_tg_task_start(A, NULL, T0); pm_tg_task_end(A, NULL, T0 + 10, KA);
   pm_tg_task_start(C1, NULL, T0 + 10); pm_tg_task_end(C1, NULL, T0 + 30, KB);
   pm_tg_task_start(C2, NULL, T0 + 30); pm_tg_task_end(C2, NULL, T0 + 35, KB);
-  assert_int_equal(C2->clk.dag_g.cue, 15);
+  assert_int_equal(C2->clk->dag_g.cue, 15);
   pm_tg_task_start(R, NULL, T0 + 35); pm_tg_task_end(R, NULL, T0 + 36, KC);
-  assert_int_equal(R->clk.dag_g.cue, 31);
+  assert_int_equal(R->clk->dag_g.cue, 31);
   pm_tg_task *all[] = {A, C1, C2, R};
   for (int i = 0; i < 4; i++) pm_tg_task_unref(all[i]);
 }
@@ -167,12 +167,12 @@ static void test_explicit_and_bodyless(void **state) {
   pm_tg_task_unmap(A); pm_tg_task_unref(A);          /* ended: J still holds them */
   pm_tg_task_unmap(B); pm_tg_task_unref(B);
   pm_tg_task_start(C, NULL, T0 + 20);
-  assert_int_equal(C->clk.dag_g.cue, 20);
+  assert_int_equal(C->clk->dag_g.cue, 20);
   pm_tg_task_end_bodyless(J);
-  assert_int_equal(J->clk.dag_g.cue, 20);
+  assert_int_equal(J->clk->dag_g.cue, 20);
   pm_tg_task_unmap(J); pm_tg_task_unref(J);
   pm_tg_task_end(C, NULL, T0 + 25, KC);
-  assert_int_equal(C->clk.dag_g.cue, 25);
+  assert_int_equal(C->clk->dag_g.cue, 25);
   pm_tg_task_unmap(C); pm_tg_task_unref(C);
   pm_tg_summary s;
   pm_tg_get_summary(&s);
@@ -201,25 +201,25 @@ static void test_end_deps(void **state) {
     if (!late) {
       pm_tg_task_start(E, NULL, T0);
       pm_tg_task_end(E, NULL, T0 + e_end, KC);
-      pm_tg_task_end_dep_release(B, &E->clk);
+      pm_tg_task_end_dep_release(B, E->clk);
     }
     pm_tg_task_start(A, NULL, T0);
     pm_tg_task_end(A, NULL, T0 + 100, KA);
     pm_tg_task_start(B, NULL, T0 + 100);
-    assert_int_equal(B->clk.dag_g.cue, 100);               /* E is no input of B */
+    assert_int_equal(B->clk->dag_g.cue, 100);               /* E is no input of B */
     pm_tg_task_end(B, NULL, T0 + 200, KB);
     if (late) {
-      assert_int_equal(B->clk.dag_g.cue, 200);
+      assert_int_equal(B->clk->dag_g.cue, 200);
       pm_tg_task_start(E, NULL, T0);
       pm_tg_task_end(E, NULL, T0 + e_end, KC);
-      pm_tg_task_end_dep_release(B, &E->clk);
+      pm_tg_task_end_dep_release(B, E->clk);
     }
-    assert_int_equal(B->clk.dag_g.cue, e_end);
-    assert_int_equal(B->clk.dag_pl.cue, e_end);
+    assert_int_equal(B->clk->dag_g.cue, e_end);
+    assert_int_equal(B->clk->dag_pl.cue, e_end);
     pm_tg_task_start(C, NULL, T0 + e_end);
-    assert_int_equal(C->clk.dag_g.cue, e_end);             /* through the handle B published again */
+    assert_int_equal(C->clk->dag_g.cue, e_end);             /* through the handle B published again */
     pm_tg_task_end(C, NULL, T0 + e_end + 50, KA);
-    assert_int_equal(C->clk.dag_g.cue, e_end + 50);
+    assert_int_equal(C->clk->dag_g.cue, e_end + 50);
     pm_tg_task *all[] = {A, B, C, E};
     for (int i = 0; i < 4; i++) { pm_tg_task_unmap(all[i]); pm_tg_task_unref(all[i]); }
   }
@@ -247,15 +247,15 @@ static void test_partition_links(void **state) {
   pm_tg_task_start(A, NULL, T0);
   pm_tg_task_end(A, NULL, T0 + 20, KA);
   pm_tg_task_start(B, NULL, T0 + 20);
-  assert_int_equal(B->clk.dag_g.cue, 20);
+  assert_int_equal(B->clk->dag_g.cue, 20);
   pm_tg_task_end(B, NULL, T0 + 30, KB);
   pm_tg_task_start(R, NULL, T0 + 30);
-  assert_int_equal(R->clk.dag_g.cue, 30);
+  assert_int_equal(R->clk->dag_g.cue, 30);
   pm_tg_task_end(R, NULL, T0 + 35, KB);
   pm_tg_task_start(D, NULL, T0 + 35);
-  assert_int_equal(D->clk.dag_g.cue, 35);
+  assert_int_equal(D->clk->dag_g.cue, 35);
   pm_tg_task_end(D, NULL, T0 + 45, KC);
-  assert_int_equal(D->clk.dag_g.cue, 45);
+  assert_int_equal(D->clk->dag_g.cue, 45);
   pm_tg_task *all[] = {A, B, R, D};
   for (int i = 0; i < 4; i++) { pm_tg_task_unmap(all[i]); pm_tg_task_unref(all[i]); }
   pm_tg_summary s;
@@ -275,9 +275,9 @@ static void test_tags(void **state) {
   pm_tg_task_start(T10, NULL, T0); pm_tg_task_start(T20, NULL, T0); pm_tg_task_start(T99, NULL, T0);
   pm_tg_task_end(T10, NULL, T0 + 7, KA); pm_tg_task_end(T20, NULL, T0 + 12, KB); pm_tg_task_end(T99, NULL, T0 + 50, KB);
   pm_tg_task_start(T30, NULL, T0 + 12);
-  assert_int_equal(T30->clk.dag_g.cue, 12);
+  assert_int_equal(T30->clk->dag_g.cue, 12);
   pm_tg_task_end(T30, NULL, T0 + 15, KC);
-  assert_int_equal(T30->clk.dag_g.cue, 15);
+  assert_int_equal(T30->clk->dag_g.cue, 15);
   pm_tg_tag_forget(20);                 /* a removed tag no longer feeds its dependents */
   pm_tg_clk in;
   memset(&in, 0, sizeof in);
@@ -313,6 +313,100 @@ static void test_thread_clock(void **state) {
   assert_int_equal(c.comp.e[1].key, pm_tg_key(3, PM_TG_KEY_APP));
   assert_int_equal(c.comp.e[1].ns, 30);
   assert_int_equal(c.hb_g.cue, 80);
+}
+
+/* Tasks submitted by an application thread (pm_tg_task_submit_by) carry its clock at submission.
+ * The thread (rank 3, own key KAPP) alternates useful time and runtime (submissions):
+ *   useful 40 | submit A | runtime 10, useful 20 | submit B | (a wait merges a task clock: cue 500,
+ *   key KA) | runtime 5, useful 7 | submit C | useful 3 | submit D
+ * Own time (cue = useful; com = useful + runtime; coo = useful): A {40,40,40}, B {60,70,60},
+ * C {67,82,67}, D {70,85,70}; these are also the location's clocks (hb_*), which no merge touched.
+ * DAG clocks: A and B = own time; after the merge the thread's DAG clock is {500,500,500} plus
+ * its own time since: C {507,512,507} (KA 500 + KAPP 7), D {510,515,510} (KAPP 10).
+ * Before D, the location's global clock is merged with {900,900,900}: D's hb_g is {903,903,903}.
+ * A and B share one snapshot of the thread's clock; each merge ends a snapshot, so C and D have
+ * one each. A snapshot is freed once the tasks that share it have their own clocks. */
+#define KAPP pm_tg_key(3, PM_TG_KEY_APP)
+static void submit_after(pm_loc *L, pm_tg_thread *th, pm_tg_task *t, uint64_t runtime, uint64_t useful) {
+  pm_state_set(L, PM_STATE_RUNTIME, pm_clock_now());
+  pm_clock_advance(runtime);
+  pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
+  pm_clock_advance(useful);
+  pm_state_set(L, PM_STATE_RUNTIME, pm_clock_now());
+  t->flags |= PM_TG_FRESH;
+  pm_tg_task_submit_by(t, th, L, 3, pm_clock_now());
+}
+static void assert_app_only(const pm_tg_clk *c, uint64_t cue, uint64_t com) {
+  assert_cp(c->dag_g, cue, com, cue);
+  assert_cp(c->dag_pl, cue, com, cue);
+  assert_cp(c->hb_g, cue, com, cue);
+  assert_cp(c->hb_pl, cue, com, cue);
+  assert_int_equal(c->comp.n, 1);
+  assert_int_equal(c->comp.e[0].key, KAPP);
+  assert_int_equal(c->comp.e[0].ns, cue);
+}
+static void test_submitter_snapshot(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_tg_thread th = {0};
+  pm_tg_task *A = task_on(0x10, NULL, 0), *B = task_on(0x20, NULL, 0), *C = task_on(0x30, NULL, 0),
+             *D = task_on(0x40, NULL, 0);
+  submit_after(L, &th, A, 0, 40);
+  submit_after(L, &th, B, 10, 20);
+  assert_null(A->clk);                           /* pending: no clock of its own yet */
+  assert_int_equal(pm_tg_snapshots_live(), 1);
+  pm_tg_clk task;
+  memset(&task, 0, sizeof task);
+  pm_tg_clk_advance(&task, 500, 500, 500, KA);
+  pm_tg_thread_sync(&th, L, 3);
+  pm_tg_thread_merge(&th, &task);
+  submit_after(L, &th, C, 5, 7);
+  pm_cp_merge_global(L, (pm_cp_clock){900, 900, 900});   /* e.g. a message from another process */
+  submit_after(L, &th, D, 0, 3);
+  assert_int_equal(pm_tg_snapshots_live(), 3);
+  assert_app_only(pm_tg_task_clk(A), 40, 40);
+  assert_app_only(pm_tg_task_clk(B), 60, 70);
+  assert_int_equal(pm_tg_snapshots_live(), 2);   /* the first one is unused now */
+  const pm_tg_clk *c = pm_tg_task_clk(C), *d = pm_tg_task_clk(D);
+  assert_cp(c->dag_g, 507, 512, 507);
+  assert_cp(c->dag_pl, 507, 512, 507);
+  assert_cp(c->hb_g, 67, 82, 67);
+  assert_int_equal(c->comp.n, 2);
+  assert_int_equal(c->comp.e[0].key, KA);   assert_int_equal(c->comp.e[0].ns, 500);
+  assert_int_equal(c->comp.e[1].key, KAPP); assert_int_equal(c->comp.e[1].ns, 7);
+  assert_cp(d->dag_g, 510, 515, 510);
+  assert_cp(d->hb_pl, 70, 85, 70);
+  assert_cp(d->hb_g, 903, 903, 903);
+  assert_int_equal(d->comp.e[1].ns, 10);
+  pm_tg_task *all[] = {A, B, C, D};
+  for (int i = 0; i < 4; i++) pm_tg_task_unref(all[i]);
+  assert_int_equal(pm_tg_snapshots_live(), 1);   /* the thread's current one */
+}
+
+/* A composition full of other keys (6 x 100 ns after a merge) where the thread's own time is the
+ * smallest share: each step of own time goes to 'other' while it is <= 100. E, F and G are
+ * submitted after 60, 120 and 180 of own time, in steps of 60: G's path holds the 6 keys and
+ * other = 180. (G's clock as E's advanced by 120 in one step would have displaced a key:
+ * other 160, KAPP 120.) */
+static void test_submitter_snapshot_full_composition(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_tg_thread th = {0};
+  pm_tg_clk task;
+  memset(&task, 0, sizeof task);
+  for (uint32_t k = 1; k <= PM_TG_COMP_N; k++) pm_tg_clk_advance(&task, 100, 100, 100, pm_tg_key(0, 10 + k));
+  pm_tg_thread_sync(&th, L, 3);
+  pm_tg_thread_merge(&th, &task);
+  pm_tg_task *t[3] = {task_on(0x50, NULL, 0), task_on(0x60, NULL, 0), task_on(0x70, NULL, 0)};
+  for (int i = 0; i < 3; i++) submit_after(L, &th, t[i], 0, 60);
+  for (int i = 0; i < 3; i++) {
+    const pm_tg_clk *c = pm_tg_task_clk(t[i]);
+    assert_int_equal(c->dag_g.cue, 600 + 60 * (uint64_t)(i + 1));
+    assert_int_equal(c->comp.n, PM_TG_COMP_N);
+    assert_int_equal(c->comp.other, 60 * (uint64_t)(i + 1));
+    for (uint32_t j = 0; j < c->comp.n; j++) assert_int_equal(c->comp.e[j].ns, 100);
+    pm_tg_task_unref(t[i]);
+  }
 }
 
 /* Across processes: the wire form keeps the global parts; a receive merges them with its local
@@ -419,6 +513,8 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_partition_links, setup, teardown),
     cmocka_unit_test_setup_teardown(test_tags, setup, teardown),
     cmocka_unit_test_setup_teardown(test_thread_clock, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_submitter_snapshot, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_submitter_snapshot_full_composition, setup, teardown),
     cmocka_unit_test_setup_teardown(test_remote_merge, setup, teardown),
     cmocka_unit_test_setup_teardown(test_composition_bound, setup, teardown),
     cmocka_unit_test_setup_teardown(test_handle_forget, setup, teardown),

@@ -92,5 +92,5 @@ void sp_body_end(pm_tg_task *rec, pm_loc *L, sp_thread *T) {
   }
   pm_ts_record(T->stats, rec->codelet, &s);
   /* StarPU releases the tasks whose end waits for this one right after this, on this thread */
-  if (PM_UNLIKELY(rec->flags & PM_TG_ENDS_OTHER)) { T->ended = rec->clk; T->ended_valid = 1; }
+  if (PM_UNLIKELY(rec->flags & PM_TG_ENDS_OTHER)) { T->ended = *pm_tg_task_clk(rec); T->ended_valid = 1; }
 }
