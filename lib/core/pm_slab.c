@@ -96,6 +96,12 @@ static void refill(pm_slab *s, cache *c) {
 }
 
 void *pm_slab_alloc(pm_slab *s) {
+  void *o = pm_slab_alloc_uninit(s);
+  if (o) memset(o, 0, s->size);
+  return o;
+}
+
+void *pm_slab_alloc_uninit(pm_slab *s) {
   cache *c = cache_of(s);
   void *o = NULL;
   if (PM_LIKELY(c != NULL)) {
@@ -106,7 +112,6 @@ void *pm_slab_alloc(pm_slab *s) {
     o = take_locked(s);
     pm_spin_unlock(&s->lock);
   }
-  if (o) memset(o, 0, s->size);
   return o;
 }
 

@@ -42,6 +42,9 @@ typedef struct pm_slab {
 PM_HIDDEN void pm_slab_init(pm_slab *s, size_t size, size_t per_chunk);
 /* A zeroed object, or NULL when memory runs out. */
 PM_HIDDEN void *pm_slab_alloc(pm_slab *s);
+/* The same, not zeroed (not even its first word, which linked it while free): for a caller that
+ * writes the whole object at once. */
+PM_HIDDEN void *pm_slab_alloc_uninit(pm_slab *s);
 PM_HIDDEN void pm_slab_free(pm_slab *s, void *obj);
 /* Objects allocated and not freed, as seen from the global list (objects in other threads'
  * caches count as allocated); the calling thread's cache is returned first. */

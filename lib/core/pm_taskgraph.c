@@ -196,9 +196,10 @@ static pm_tg_snap *thread_snap(pm_tg_thread *th, const pm_loc *L, int rank, uint
 uint64_t pm_tg_snapshots_live(void) { return pm_slab_live(&snap_slab); }
 
 static void materialize(pm_tg_task *t) {
-  pm_tg_clk *c = pm_slab_alloc(&clk_slab);          /* zeroed */
+  pm_tg_clk *c = pm_slab_alloc_uninit(&clk_slab);
   if (PM_UNLIKELY(!c)) c = &oom_clk;
   if (t->snap) snap_value(t->snap, t->snap_d, c);
+  else memset(c, 0, sizeof *c);
   pm_tg_snap *s = t->snap;
   __atomic_store_n(&t->clk, c, __ATOMIC_RELEASE);
   t->snap = NULL;
