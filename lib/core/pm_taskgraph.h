@@ -152,7 +152,9 @@ typedef struct pm_tg_task {
   uint64_t tag;                /* task tag (tag_id) */
   uint64_t t_submit, t_ready, t_pop, t_start;
   uint64_t bytes;              /* sum of the sizes of the task's data */
-  double flops, predicted;     /* declared flops (0: unknown); scheduler's prediction in us */
+  double flops;                /* declared flops (0: unknown) */
+  float predicted;             /* the scheduler's prediction in us (NaN: none) */
+  uint32_t ninh;               /* (inh, below) */
   /* The inputs merged so far; once the task ended (PM_TG_ENDED), its output. Allocated on first
    * need (the task starts, or something is merged into it before), because a pending task's only
    * input is usually its submitter's clock, which snap and snap_d keep in 32 bytes: a program may
@@ -165,10 +167,13 @@ typedef struct pm_tg_task {
   pm_tg_buf *more_buf;         /* buffers beyond PM_TG_INLINE_BUFS (malloc'd, rare) */
   struct pm_tg_task **preds;   /* explicit predecessors (malloc'd on first explicit dependency) */
   struct pm_tg_ends *ends;     /* end dependencies (malloc'd on the first one, rare) */
-  struct pm_tg_handle **inh;   /* handles whose whole state it inherits (pm_tg_handle_link, rare) */
-  uint32_t ninh;
+  struct pm_tg_handle **inh;   /* ninh handles whose whole state it inherits (pm_tg_handle_link, rare) */
   void *user[3];               /* adapter's slots (original prologue / callback functions) */
 } pm_tg_task;
+/* 256 bytes: a record fills 4 cache lines exactly (the pool hands them out in address order from
+ * page-aligned chunks), and starting a task reads a record last written when it was submitted,
+ * usually long before and out of cache. */
+_Static_assert(sizeof(pm_tg_task) == 256, "pm_tg_task: keep it at 4 cache lines");
 
 /* The task's clock, allocated (from its submitter's) if it has none yet. Never NULL: when memory
  * runs out, a shared scratch clock stands in (the task's critical path is then not exact). */
