@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include "test_assert.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pm_location.h"
@@ -409,6 +410,56 @@ static void test_submitter_snapshot_full_composition(void **state) {
   }
 }
 
+/* Snapshots shared across threads: the application thread submits 20000 tasks (a merge every
+ * 1000 ends a snapshot) while a worker thread gives each its own clock and drops it, as StarPU's
+ * workers do. Each task's clock is the location's at its submission (recorded by the submitter);
+ * in the end only the thread's current snapshot is alive (none leaked, none freed twice). */
+enum { SHARED_N = 20000 };
+static struct {
+  pm_tg_task *task[SHARED_N];
+  uint64_t hb_cue[SHARED_N];
+  int published, bad;
+} shared;
+static void *shared_worker(void *arg) {
+  (void)arg;
+  for (int done = 0; done < SHARED_N;) {
+    int upto = __atomic_load_n(&shared.published, __ATOMIC_ACQUIRE);
+    for (; done < upto; done++) {
+      const pm_tg_clk *c = pm_tg_task_clk(shared.task[done]);
+      if (c->hb_g.cue != shared.hb_cue[done] || c->hb_pl.cue != shared.hb_cue[done]) shared.bad++;
+      pm_tg_task_unref(shared.task[done]);
+    }
+  }
+  (void)pm_tg_snapshots_live();          /* returns this thread's cache of freed snapshots */
+  return NULL;
+}
+static void test_snapshot_across_threads(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_tg_thread th = {0};
+  pthread_t w;
+  memset(&shared, 0, sizeof shared);
+  assert_int_equal(pthread_create(&w, NULL, shared_worker, NULL), 0);
+  for (int i = 0; i < SHARED_N; i++) {
+    if (i % 1000 == 999) {
+      pm_tg_clk c;
+      memset(&c, 0, sizeof c);
+      pm_tg_clk_advance(&c, 1000000 + (uint64_t)i, 1000000 + (uint64_t)i, 0, KA);
+      pm_tg_thread_sync(&th, L, 3);
+      pm_tg_thread_merge(&th, &c);
+    }
+    pm_tg_task *t = task_on(0x100000 + 16 * (uintptr_t)i, NULL, 0);
+    pm_tg_task_unmap(t);                  /* the worker drops it; its key may be reused meanwhile */
+    submit_after(L, &th, t, (uint64_t)(i % 3), 1 + (uint64_t)(i % 7));
+    shared.task[i] = t;
+    shared.hb_cue[i] = pm_cp_global(L).cue;
+    __atomic_store_n(&shared.published, i + 1, __ATOMIC_RELEASE);
+  }
+  assert_int_equal(pthread_join(w, NULL), 0);
+  assert_int_equal(shared.bad, 0);
+  assert_int_equal(pm_tg_snapshots_live(), 1);
+}
+
 /* Across processes: the wire form keeps the global parts; a receive merges them with its local
  * input (max) and adds the transfer time to COO only. */
 static void test_remote_merge(void **state) {
@@ -515,6 +566,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_thread_clock, setup, teardown),
     cmocka_unit_test_setup_teardown(test_submitter_snapshot, setup, teardown),
     cmocka_unit_test_setup_teardown(test_submitter_snapshot_full_composition, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_snapshot_across_threads, setup, teardown),
     cmocka_unit_test_setup_teardown(test_remote_merge, setup, teardown),
     cmocka_unit_test_setup_teardown(test_composition_bound, setup, teardown),
     cmocka_unit_test_setup_teardown(test_handle_forget, setup, teardown),
