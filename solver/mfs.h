@@ -339,6 +339,8 @@ typedef struct {
     double time_max;      /* factorization time, max over processes (seconds) */
     double time_setup;    /* part of it spent creating the factor: mapping and populating its memory
                              before the first operation (max over processes) */
+    int small_pages;      /* processes whose memory is partly in 4 KiB pages: huge pages were too
+                             slow to fault in (mfs_arena.c) */
 } mfs_exec_stats;
 
 typedef struct {

@@ -237,13 +237,18 @@ mfs_status mfs_factorize_seq(const mfs_symbolic *S, const mfs_matrix *A, mfs_fac
     int64_t base = mfs_mem_current();
     mfs_mem_reset_peak();
     mfs_factor *F;
+    arena__set_huge_page_budget(S->flops / MFS_EXPECTED_FLOPS_PER_WORKER,
+                                (double)S->mem_factor + (double)S->mem_cb_region);
     mfs_status st = mfs_factor_create(S, &F, err);
+    int small_pages = arena__small_pages();
+    arena__set_huge_page_budget(0, 0);
     if (st != MFS_OK) {
         mfs_fpu_restore(csr);
         return st;
     }
     F->mem_base = base;
     F->exec.time_setup = time__now() - t0;
+    F->exec.small_pages = small_pages;
     double total = S->flops + S->flops_type[MFS_OP_ASSEMBLE], step = total / 200, next = step;
     for (int64_t o = 0; o < S->nops; o++) {
         st = mfs_op_execute(F, A, &S->ops[o], err);
