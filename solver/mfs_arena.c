@@ -8,7 +8,7 @@
  * ranges itself, so each page is faulted in at most once per factorization.
  *
  * The part the analysis predicts will be used is populated up front (see arena__create), in huge
- * pages unless they prove too slow to fault in here (see choose_page_size).
+ * pages unless they prove too slow to fault in here (see populate_adaptive).
  *
  * Placement is first fit over an address-ordered list of free extents, with coalescing. The offset
  * logic works without memory too (base == NULL): the analysis replays the sequential executor's
