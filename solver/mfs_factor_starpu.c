@@ -615,11 +615,8 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
     int64_t cb_cap = (int64_t)ceil(opt.mem_relax * (double)D->cb_min);
     mfs_factor *F;
     arena__set_populate_threads(R->workers); /* the workers' cores are idle until the first task */
-    arena__set_huge_page_budget(S->flops / R->nranks / (R->workers * MFS_EXPECTED_FLOPS_PER_WORKER),
-                                (double)D->factor_local + (double)cb_cap);
-    st = factor__create(S, D->factor_local, cb_cap, &F, err);
-    int small_pages = arena__small_pages();
-    arena__set_huge_page_budget(0, 0);
+    st = factor__create(S, D->factor_local, cb_cap,
+                        S->flops / R->nranks / (R->workers * MFS_EXPECTED_FLOPS_PER_WORKER), &F, err);
     arena__set_populate_threads(1);
     if (!all_ok(st == MFS_OK)) {
         if (st == MFS_OK) mfs_factor_free(F);
@@ -726,7 +723,7 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
     mfs_runtime_allreduce(red, 4, 1);
     X->time_max = red[0];
     X->time_setup = red[3];
-    red[0] = small_pages;
+    red[0] = X->small_pages;   /* this process's, from factor__create: the sum counts processes */
     mfs_runtime_allreduce(red, 1, 0);
     X->small_pages = (int)red[0];
     X->mem_predicted_max = (int64_t)red[1];

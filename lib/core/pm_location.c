@@ -237,20 +237,23 @@ void pm_ctx_set(pm_loc *L, int ctx, uint64_t now) {
   L->ctx = ctx ? PM_CTX_PARALLEL : PM_CTX_SERIAL;
 }
 
+/* The current node's child for region r, through the cache: a failure (no room: the current
+ * node itself) is not cached, so it is tried again. */
+static inline uint32_t child_cached(pm_loc *L, pm_child_cache *cc, pm_region_id r) {
+  uint64_t key = (((uint64_t)L->cur << 32) | r) + 1;
+  if (PM_LIKELY(cc->key == key)) return cc->child;
+  uint32_t c = node_child(L, L->cur, r);
+  if (c != L->cur) { cc->key = key; cc->child = c; }
+  return c;
+}
+
 static inline void push(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
   charge(L, now);
   uint32_t d = L->depth++;
   if (PM_UNLIKELY(d >= PM_MAX_DEPTH)) return;      /* too deep: ignored, see PM_MAX_DEPTH */
   L->stack_node[d] = L->cur;
   L->stack_state[d] = (uint8_t)L->state;
-  uint64_t key = (((uint64_t)L->cur << 32) | r) + 1;
-  uint32_t c;
-  if (PM_LIKELY(L->push_key == key)) {
-    c = L->push_child;
-  } else {
-    c = node_child(L, L->cur, r);
-    if (c != L->cur) { L->push_key = key; L->push_child = c; }   /* a failure (no room) is retried */
-  }
+  uint32_t c = child_cached(L, &L->push_cache, r);
   L->cur = c;
   L->cur_node = L->byte_node = pm_loc_node(L, c);
   L->cur_node->visits++;
@@ -275,12 +278,7 @@ void pm_region_enter(pm_loc *L, pm_region_id r, uint64_t now) { push(L, r, (pm_s
 void pm_region_exit(pm_loc *L, uint64_t now) { pop(L, now); }
 
 void pm_count_poll(pm_loc *L, pm_region_id r) {
-  uint64_t key = (((uint64_t)L->cur << 32) | r) + 1;
-  if (PM_UNLIKELY(L->poll_key != key)) {
-    L->poll_node = pm_loc_node(L, node_child(L, L->cur, r));
-    L->poll_key = key;
-  }
-  L->poll_node->polls++;
+  pm_loc_node(L, child_cached(L, &L->poll_cache, r))->polls++;
   L->polls++;
 }
 

@@ -49,6 +49,9 @@ typedef struct pm_loc_observer {
   void (*detach)(pm_loc *L, unsigned slot, uint64_t now);
 } pm_loc_observer;
 
+/* One-entry cache of a child node: key = (node << 32 | region) + 1 (0: empty), child its index. */
+typedef struct { uint64_t key; uint32_t child; } pm_child_cache;
+
 struct pm_loc {
   /* ---- hot: written on every transition by the owning thread ---- */
   uint64_t t_last;                    /* time of the last transition */
@@ -57,10 +60,8 @@ struct pm_loc {
   uint32_t cur;                       /* current call-path node */
   pm_cpnode *cur_node;                /* == pm_loc_node(L, cur), cached for the hot path */
   pm_cpnode *byte_node;               /* node most recently entered: pm_add_* charge it */
-  uint64_t poll_key;                  /* one-entry cache for pm_count_poll: (cur,region)+1 */
-  pm_cpnode *poll_node;
-  uint64_t push_key;                  /* one-entry cache for entering a region: (cur,region)+1 */
-  uint32_t push_child;                /* ... its child node (a loop enters the same one each time) */
+  pm_child_cache push_cache;          /* entering a region (a loop enters the same one each time) */
+  pm_child_cache poll_cache;          /* pm_count_poll */
   uint32_t depth;                     /* region stack depth (can exceed PM_MAX_DEPTH: folded) */
   uint64_t time[PM_CTX_COUNT][PM_STATE_COUNT];
   pm_cp_clock cp_process, cp_global;  /* Lamport clocks (ns of weighted time) */

@@ -87,11 +87,16 @@ void pm_tg_thread_merge(pm_tg_thread *th, const pm_tg_clk *c) {
   if (coo_won) th->clk.coo_mpi = c->coo_mpi;
 }
 
-void pm_tg_thread_clock(pm_tg_thread *th, const pm_loc *L, int rank, pm_tg_clk *out) {
-  pm_tg_thread_sync(th, L, rank);
+/* The thread's clock as it stands (synced by the caller): dag from th, hb the location's. */
+static void thread_value(const pm_tg_thread *th, const pm_loc *L, pm_tg_clk *out) {
   *out = th->clk;
   out->hb_pl = pm_cp_process(L);
   out->hb_g = pm_cp_global(L);
+}
+
+void pm_tg_thread_clock(pm_tg_thread *th, const pm_loc *L, int rank, pm_tg_clk *out) {
+  pm_tg_thread_sync(th, L, rank);
+  thread_value(th, L, out);
 }
 
 void pm_tg_clk_pack(const pm_tg_clk *c, uint64_t *w) {
@@ -181,9 +186,7 @@ static pm_tg_snap *thread_snap(pm_tg_thread *th, const pm_loc *L, int rank, uint
   n->refs = PM_TG_SNAP_BIAS;
   n->key = key;
   memcpy(n->own, own, sizeof own);
-  n->clk = th->clk;
-  n->clk.hb_pl = pm_cp_process(L);
-  n->clk.hb_g = pm_cp_global(L);
+  thread_value(th, L, &n->clk);
   for (uint32_t i = 0; i < n->clk.comp.n; i++) if (n->clk.comp.e[i].key == key) n->has_app = 1;
   th->snap = n;
   th->snap_gen = th->gen;
@@ -481,9 +484,8 @@ void pm_tg_task_submit_by(pm_tg_task *t, pm_tg_thread *th, const pm_loc *L, int 
   pm_tg_thread_sync(th, L, rank);
   /* nothing merged yet: the submitter's clock is the task's, kept as a shared snapshot */
   if (!(t->flags & PM_TG_FRESH) || t->clk || !(t->snap = thread_snap(th, L, rank, t->snap_d))) {
-    pm_tg_clk c = th->clk;
-    c.hb_pl = pm_cp_process(L);
-    c.hb_g = pm_cp_global(L);
+    pm_tg_clk c;
+    thread_value(th, L, &c);
     pm_tg_clk_merge(pm_tg_task_clk(t), &c);
   }
   t->t_submit = now;

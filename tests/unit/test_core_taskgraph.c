@@ -337,6 +337,11 @@ static void submit_after(pm_loc *L, pm_tg_thread *th, pm_tg_task *t, uint64_t ru
   t->flags |= PM_TG_FRESH;
   pm_tg_task_submit_by(t, th, L, 3, pm_clock_now());
 }
+/* The thread waits for a clock, as the adapter's waits do (sp_sync.c): own time first, then the edge. */
+static void wait_for(pm_loc *L, pm_tg_thread *th, const pm_tg_clk *c) {
+  pm_tg_thread_sync(th, L, 3);
+  pm_tg_thread_merge(th, c);
+}
 static void assert_app_only(const pm_tg_clk *c, uint64_t cue, uint64_t com) {
   assert_cp(c->dag_g, cue, com, cue);
   assert_cp(c->dag_pl, cue, com, cue);
@@ -359,8 +364,7 @@ static void test_submitter_snapshot(void **state) {
   pm_tg_clk task;
   memset(&task, 0, sizeof task);
   pm_tg_clk_advance(&task, 500, 500, 500, KA);
-  pm_tg_thread_sync(&th, L, 3);
-  pm_tg_thread_merge(&th, &task);
+  wait_for(L, &th, &task);
   submit_after(L, &th, C, 5, 7);
   pm_cp_merge_global(L, (pm_cp_clock){900, 900, 900});   /* e.g. a message from another process */
   submit_after(L, &th, D, 0, 3);
@@ -396,8 +400,7 @@ static void test_submitter_snapshot_full_composition(void **state) {
   pm_tg_clk task;
   memset(&task, 0, sizeof task);
   for (uint32_t k = 1; k <= PM_TG_COMP_N; k++) pm_tg_clk_advance(&task, 100, 100, 100, pm_tg_key(0, 10 + k));
-  pm_tg_thread_sync(&th, L, 3);
-  pm_tg_thread_merge(&th, &task);
+  wait_for(L, &th, &task);
   pm_tg_task *t[3] = {task_on(0x50, NULL, 0), task_on(0x60, NULL, 0), task_on(0x70, NULL, 0)};
   for (int i = 0; i < 3; i++) submit_after(L, &th, t[i], 0, 60);
   for (int i = 0; i < 3; i++) {
@@ -445,8 +448,7 @@ static void test_snapshot_across_threads(void **state) {
       pm_tg_clk c;
       memset(&c, 0, sizeof c);
       pm_tg_clk_advance(&c, 1000000 + (uint64_t)i, 1000000 + (uint64_t)i, 0, KA);
-      pm_tg_thread_sync(&th, L, 3);
-      pm_tg_thread_merge(&th, &c);
+      wait_for(L, &th, &c);
     }
     pm_tg_task *t = task_on(0x100000 + 16 * (uintptr_t)i, NULL, 0);
     pm_tg_task_unmap(t);                  /* the worker drops it; its key may be reused meanwhile */
