@@ -108,6 +108,7 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
   if (pm_io_to_profile && pm_io_to_profile(p) != 0) goto fail;
   free(regmap);
   free(order);
+  if (pm_profile_clean_text(p) != 0) goto fail;   /* names are byte strings; outputs need UTF-8 */
   pm_profile_finish(p);
   return p;
 fail:

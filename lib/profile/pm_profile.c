@@ -3,6 +3,7 @@
 #include "pm_profile_tasks.h"
 #include "pm_profile_io.h"
 #include "pm_profile_counters.h"
+#include "pm_text.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,4 +139,30 @@ double pm_prof_loc_class(const pm_prof_location *l, pm_state_class c) {
   for (int s = 0; s < PM_STATE_COUNT; s++)
     if (pm_state_class_of((pm_state)s) == c) t += l->time[0][s] + l->time[1][s];
   return t;
+}
+
+/* Every name in the profile as clean text (pm_text.h): fixed fields are cleaned in place, heap
+ * strings replaced. The hashes stored beside codelet names stay those of the original bytes:
+ * they only key the composition to a codelet of the same profile. */
+#define CLEAN_FIELD(f) pm_text_clean_field((f), sizeof(f))
+int pm_profile_clean_text(pm_profile *p) {
+  int rc = 0;
+  CLEAN_FIELD(p->app); CLEAN_FIELD(p->command); CLEAN_FIELD(p->start_time);
+  for (int i = 0; i < p->nprocesses; i++) { CLEAN_FIELD(p->proc[i].host); CLEAN_FIELD(p->proc[i].cuda); }
+  for (int i = 0; i < p->nlocations; i++) CLEAN_FIELD(p->loc[i].name);
+  for (int i = 0; i < p->nregions; i++) rc |= pm_text_clean_heap(&p->reg[i].name);
+  for (int i = 0; i < p->nomp_regions; i++) rc |= pm_text_clean_heap(&p->omp_region[i].name);
+  if (p->tasks) {
+    for (int i = 0; i < p->tasks->ncodelets; i++) CLEAN_FIELD(p->tasks->codelet[i].name);
+    for (int i = 0; i < p->tasks->ntransfers; i++) CLEAN_FIELD(p->tasks->transfer[i].kind);
+  }
+  if (p->io)
+    for (int i = 0; i < p->io->nclasses; i++) { CLEAN_FIELD(p->io->cls[i].mount); CLEAN_FIELD(p->io->cls[i].fstype); }
+  if (p->counters) {
+    pm_prof_counters *c = p->counters;
+    CLEAN_FIELD(c->status); CLEAN_FIELD(c->source);
+    for (int k = 0; k < PM_CTR_CAT_COUNT; k++) rc |= pm_text_clean_heap(&c->reason[k]);
+    for (int e = 0; e < c->nevents; e++) { CLEAN_FIELD(c->event[e].name); rc |= pm_text_clean_heap(&c->event[e].why); }
+  }
+  return rc ? -1 : 0;
 }

@@ -114,6 +114,11 @@ int pm_profile_add_cnode(pm_profile *p, int parent, int region);
 /* Appends an OpenMP region (name and arrays copied). Returns its index, or -1 out of memory. */
 int pm_profile_add_omp_region(pm_profile *p, const pm_prof_omp_region *r);
 
+/* Makes every name in the profile clean text (pm_text.h: invalid UTF-8 and control characters
+ * escaped as \xHH), so that no output format refuses it. 0, or -1 out of memory (names then left
+ * as they were may still be refused by a writer). */
+int pm_profile_clean_text(pm_profile *p);
+
 /* Sum of a location's time in a state class, both contexts. */
 double pm_prof_loc_class(const pm_prof_location *l, pm_state_class c);
 

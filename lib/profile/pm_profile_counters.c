@@ -1,7 +1,7 @@
 /* Hardware-counter part of the run profile: event kinds, containers, merge, JSON. */
 #include "pm_profile_counters.h"
+#include "pm_json_read.h"
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,19 +284,10 @@ json_t *pm_prof_counters_to_json(const pm_prof_counters *c) {
                    "locations", locs, "values", vals);
 }
 
-typedef struct { char *err; size_t len; int failed; } rctx;
-static void rfail(rctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void rfail(rctx *x, const char *fmt, ...) {
-  if (x->failed++) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(x->err, x->len, fmt, ap);
-  va_end(ap);
-}
-static const char *rstring(rctx *x, const json_t *o, const char *key, size_t max) {
+static const char *rstring(pm_jr *x, const json_t *o, const char *key, size_t max) {
   const json_t *v = json_object_get(o, key);
   if (!json_is_string(v) || strlen(json_string_value(v)) >= max) {
-    rfail(x, "counters: \"%s\" is not a string of at most %zu bytes", key, max - 1);
+    pm_jr_fail(x, "\"%s\" is not a string of at most %zu bytes", key, max - 1);
     return "";
   }
   return json_string_value(v);
@@ -312,30 +303,30 @@ static int count_of(const json_t *e, uint64_t *out) {
 }
 
 pm_prof_counters *pm_prof_counters_from_json(const json_t *o, int nlocations, int nvalues, char *err, size_t errlen) {
-  rctx x = {err, errlen, 0};
-  if (!json_is_object(o)) { rfail(&x, "counters: not an object"); return NULL; }
+  pm_jr x = pm_jr_init(err, errlen, "counters", 1e30);
+  if (!json_is_object(o)) { pm_jr_fail(&x, "not an object"); return NULL; }
   pm_prof_counters *c = pm_prof_counters_new();
-  if (!c) { rfail(&x, "out of memory"); return NULL; }
+  if (!c) { pm_jr_fail(&x, "out of memory"); return NULL; }
   snprintf(c->status, sizeof c->status, "%s", rstring(&x, o, "status", sizeof c->status));
   snprintf(c->source, sizeof c->source, "%s", rstring(&x, o, "source", sizeof c->source));
-  if (!x.failed && !known_status(c->status)) rfail(&x, "counters: unknown status \"%s\"", c->status);
+  if (!x.failed && !known_status(c->status)) pm_jr_fail(&x, "unknown status \"%s\"", c->status);
   const json_t *vw = json_object_get(o, "vector_width_max");
   if (!json_is_integer(vw) || json_integer_value(vw) < 0 || json_integer_value(vw) > 8192)
-    rfail(&x, "counters: \"vector_width_max\" is not a width in bits");
+    pm_jr_fail(&x, "\"vector_width_max\" is not a width in bits");
   else
     c->vector_width_max = (int)json_integer_value(vw);
   const json_t *reasons = json_object_get(o, "reasons"), *events = json_object_get(o, "events");
   const json_t *locs = json_object_get(o, "locations"), *vals = json_object_get(o, "values");
   if (!json_is_object(reasons) || !json_is_array(events) || !json_is_array(locs) || !json_is_array(vals))
-    rfail(&x, "counters: \"reasons\", \"events\", \"locations\" or \"values\" missing or of the wrong type");
+    pm_jr_fail(&x, "\"reasons\", \"events\", \"locations\" or \"values\" missing or of the wrong type");
   if (x.failed) goto bad;
   for (int k = 0; k < PM_CTR_CAT_COUNT; k++) {
     const json_t *r = json_object_get(reasons, pm_ctr_category_name((pm_ctr_category)k));
     if (!r) continue;
-    if (!json_is_string(r)) { rfail(&x, "counters: reasons.%s is not a string", pm_ctr_category_name((pm_ctr_category)k)); goto bad; }
-    if (pm_prof_counters_set_reason(c, (pm_ctr_category)k, json_string_value(r)) != 0) { rfail(&x, "out of memory"); goto bad; }
+    if (!json_is_string(r)) { pm_jr_fail(&x, "reasons.%s is not a string", pm_ctr_category_name((pm_ctr_category)k)); goto bad; }
+    if (pm_prof_counters_set_reason(c, (pm_ctr_category)k, json_string_value(r)) != 0) { pm_jr_fail(&x, "out of memory"); goto bad; }
   }
-  if (json_array_size(events) > PM_PROF_MAX_EVENTS) { rfail(&x, "counters: more than %d events", PM_PROF_MAX_EVENTS); goto bad; }
+  if (json_array_size(events) > PM_PROF_MAX_EVENTS) { pm_jr_fail(&x, "more than %d events", PM_PROF_MAX_EVENTS); goto bad; }
   for (size_t e = 0; e < json_array_size(events); e++) {
     const json_t *ev = json_array_get(events, e);
     const json_t *name = json_object_get(ev, "name"), *kind = json_object_get(ev, "kind");
@@ -343,33 +334,33 @@ pm_prof_counters *pm_prof_counters_from_json(const json_t *o, int nlocations, in
     int k = json_is_string(kind) ? pm_ctr_kind_from_name(json_string_value(kind)) : -1;
     if (!json_is_string(name) || !json_string_value(name)[0] || strlen(json_string_value(name)) >= sizeof c->event[0].name ||
         k < 0 || !json_is_boolean(counted) || (why && !json_is_string(why))) {
-      rfail(&x, "counters: events[%zu] needs a name, a known kind, counted (boolean) and an optional why", e);
+      pm_jr_fail(&x, "events[%zu] needs a name, a known kind, counted (boolean) and an optional why", e);
       goto bad;
     }
-    if (find_event(c, json_string_value(name)) >= 0) { rfail(&x, "counters: event %s listed twice", json_string_value(name)); goto bad; }
+    if (find_event(c, json_string_value(name)) >= 0) { pm_jr_fail(&x, "event %s listed twice", json_string_value(name)); goto bad; }
     if (pm_prof_counters_add_event(c, json_string_value(name), k, json_is_true(counted),
                                    why ? json_string_value(why) : NULL) < 0) {
-      rfail(&x, "out of memory");
+      pm_jr_fail(&x, "out of memory");
       goto bad;
     }
   }
   int w = c->nevents;
-  if (pm_prof_counters_resize(c, nlocations, nvalues) != 0) { rfail(&x, "out of memory"); goto bad; }
+  if (pm_prof_counters_resize(c, nlocations, nvalues) != 0) { pm_jr_fail(&x, "out of memory"); goto bad; }
   for (size_t i = 0; i < json_array_size(locs); i++) {
     const json_t *l = json_array_get(locs, i), *loc = json_object_get(l, "location");
     const json_t *u = json_object_get(l, "useful"), *out = json_object_get(l, "outside_useful");
     if (!json_is_integer(loc) || json_integer_value(loc) < 0 || json_integer_value(loc) >= nlocations ||
         !json_is_array(u) || !json_is_array(out) || (int)json_array_size(u) != w || (int)json_array_size(out) != w) {
-      rfail(&x, "counters: locations[%zu] needs a location index below %d and two arrays of %d counts", i, nlocations, w);
+      pm_jr_fail(&x, "locations[%zu] needs a location index below %d and two arrays of %d counts", i, nlocations, w);
       goto bad;
     }
     int li = (int)json_integer_value(loc);
-    if (c->loc_mask[li]) { rfail(&x, "counters: location %d listed twice", li); goto bad; }
+    if (c->loc_mask[li]) { pm_jr_fail(&x, "location %d listed twice", li); goto bad; }
     for (int e = 0; e < w; e++) {
       const json_t *a = json_array_get(u, (size_t)e), *b = json_array_get(out, (size_t)e);
       if (json_is_null(a) && json_is_null(b)) continue;
       if (count_of(a, &c->loc_useful[(size_t)li * w + e]) || count_of(b, &c->loc_outside[(size_t)li * w + e])) {
-        rfail(&x, "counters: locations[%zu]: event %d is not a count (or null in both arrays)", i, e);
+        pm_jr_fail(&x, "locations[%zu]: event %d is not a count (or null in both arrays)", i, e);
         goto bad;
       }
       c->loc_mask[li] |= 1ull << e;
@@ -379,13 +370,13 @@ pm_prof_counters *pm_prof_counters_from_json(const json_t *o, int nlocations, in
     const json_t *a = json_array_get(vals, i), *vi = json_array_get(a, 0);
     if (!json_is_array(a) || (int)json_array_size(a) != w + 1 || !json_is_integer(vi) || json_integer_value(vi) < 0 ||
         json_integer_value(vi) >= nvalues) {
-      rfail(&x, "counters: values[%zu] must be [value index below %d, %d counts]", i, nvalues, w);
+      pm_jr_fail(&x, "values[%zu] must be [value index below %d, %d counts]", i, nvalues, w);
       goto bad;
     }
     size_t row = (size_t)json_integer_value(vi);
     for (int e = 0; e < w; e++)
       if (count_of(json_array_get(a, (size_t)e + 1), &c->val[row * w + e])) {
-        rfail(&x, "counters: values[%zu][%d] is not a count", i, e + 1);
+        pm_jr_fail(&x, "values[%zu][%d] is not a count", i, e + 1);
         goto bad;
       }
   }

@@ -1,6 +1,6 @@
 /* File I/O per file class: storage, merge and JSON form (pm_profile_io.h). */
 #include "pm_profile_io.h"
-#include <stdarg.h>
+#include "pm_json_read.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,62 +72,35 @@ json_t *pm_prof_io_to_json(const pm_prof_io *io) {
 }
 
 /* ------------------------------------------------------------------------------------- reading */
-typedef struct { char *err; size_t len; int failed; } rd;
-static void fail(rd *r, const char *fmt, ...) {
-  if (r->failed) return;
-  r->failed = 1;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(r->err, r->len, fmt, ap);
-  va_end(ap);
-}
-static const json_t *field(rd *r, const json_t *o, const char *k, int want_int, const char *w, int i) {
-  const json_t *v = json_is_object(o) ? json_object_get(o, k) : NULL;
-  int ok = v && (want_int ? json_is_integer(v) : json_is_number(v));
-  if (!ok) { fail(r, "io_classes: %s[%d]: missing or wrong type for \"%s\"", w, i, k); return NULL; }
-  if (!(json_number_value(v) >= 0 && json_number_value(v) < 1e30)) {
-    fail(r, "io_classes: %s[%d]: \"%s\" out of range", w, i, k);
-    return NULL;
-  }
-  return v;
-}
-static uint64_t cnt(rd *r, const json_t *o, const char *k, int i) {
-  const json_t *v = field(r, o, k, 1, "values", i);
-  return v ? (uint64_t)json_integer_value(v) : 0;
-}
-
 pm_prof_io *pm_prof_io_from_json(const json_t *o, int nlocations, char *err, size_t errlen) {
-  rd r = {err, errlen, 0};
+  pm_jr r = pm_jr_init(err, errlen, "io_classes", 1e30);
   const json_t *classes = json_object_get(o, "classes"), *values = json_object_get(o, "values");
   if (!json_is_array(classes) || !json_is_array(values)) {
-    snprintf(err, errlen, "io_classes: \"classes\" and \"values\" must be arrays");
+    pm_jr_fail(&r, "\"classes\" and \"values\" must be arrays");
     return NULL;
   }
   pm_prof_io *io = calloc(1, sizeof *io);
-  if (!io) { snprintf(err, errlen, "out of memory"); return NULL; }
+  if (!io) { pm_jr_fail(&r, "out of memory"); return NULL; }
+  char w[48];
   for (size_t i = 0; i < json_array_size(classes) && !r.failed; i++) {
     const json_t *c = json_array_get(classes, i);
     const json_t *m = json_object_get(c, "mount"), *t = json_object_get(c, "fstype");
-    if (!json_is_string(m) || !json_is_string(t)) { fail(&r, "io_classes: classes[%zu]: mount and fstype must be strings", i); break; }
+    if (!json_is_string(m) || !json_is_string(t)) { pm_jr_fail(&r, "classes[%zu]: mount and fstype must be strings", i); break; }
     int before = io->nclasses;
-    if (pm_prof_io_class_index(&io, json_string_value(m), json_string_value(t)) != before) {
-      fail(&r, "io_classes: classes[%zu]: duplicate or out of memory", i);
-    }
+    if (pm_prof_io_class_index(&io, json_string_value(m), json_string_value(t)) != before)
+      pm_jr_fail(&r, "classes[%zu]: duplicate or out of memory", i);
   }
   for (size_t i = 0; i < json_array_size(values) && !r.failed; i++) {
     const json_t *v = json_array_get(values, i);
+    snprintf(w, sizeof w, "values[%zu]", i);
     pm_prof_io_value x = {0};
-    const json_t *loc = field(&r, v, "location", 1, "values", (int)i), *cls = field(&r, v, "class", 1, "values", (int)i);
-    const json_t *time = field(&r, v, "time", 0, "values", (int)i);
-    x.calls = cnt(&r, v, "calls", (int)i);
-    x.bytes_read = cnt(&r, v, "bytes_read", (int)i);
-    x.bytes_written = cnt(&r, v, "bytes_written", (int)i);
-    if (r.failed) break;
-    x.location = (int)json_integer_value(loc);
-    x.cls = (int)json_integer_value(cls);
-    x.time = json_number_value(time);
-    if (x.location >= nlocations || x.cls >= io->nclasses) { fail(&r, "io_classes: values[%zu]: location or class out of range", i); break; }
-    if (pm_prof_io_add(io, &x) != 0) fail(&r, "out of memory");
+    x.location = pm_jr_int(&r, v, "location", 0, (json_int_t)nlocations - 1, w);
+    x.cls = pm_jr_int(&r, v, "class", 0, (json_int_t)io->nclasses - 1, w);
+    x.time = pm_jr_num(&r, v, "time", w);
+    x.calls = pm_jr_count(&r, v, "calls", w);
+    x.bytes_read = pm_jr_count(&r, v, "bytes_read", w);
+    x.bytes_written = pm_jr_count(&r, v, "bytes_written", w);
+    if (!r.failed && pm_prof_io_add(io, &x) != 0) pm_jr_fail(&r, "out of memory");
   }
   if (r.failed) { pm_prof_io_free(io); return NULL; }
   return io;

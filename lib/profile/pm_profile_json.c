@@ -4,7 +4,8 @@
 #include "pm_profile_tasks.h"
 #include "pm_profile_io.h"
 #include "pm_profile_counters.h"
-#include <stdarg.h>
+#include "pm_json_read.h"
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,41 +106,12 @@ char *pm_profile_to_json_string(const pm_profile *p) {
 }
 
 /* -------------------------------------------------------------------------------------- reading */
-typedef struct { char *err; size_t len; int failed; } ctx;
-static void fail(ctx *c, const char *fmt, ...) {
-  if (c->failed++) return;
-  va_list ap; va_start(ap, fmt); vsnprintf(c->err, c->len, fmt, ap); va_end(ap);
+static void read_states(pm_jr *c, const json_t *o, double *t, const char *where) {
+  if (!json_is_object(o)) { pm_jr_fail(c, "%s: time is not an object", where); return; }
+  for (int s = 0; s < PM_STATE_COUNT; s++) t[s] = pm_jr_num(c, o, pm_state_name((pm_state)s), where);
 }
-static const json_t *member(ctx *c, const json_t *o, const char *key, json_type t, const char *where) {
-  const json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
-  if (!v || (json_typeof(v) != t && !(t == JSON_REAL && json_is_integer(v)))) {
-    fail(c, "%s: missing or wrong type for \"%s\"", where, key);
-    return NULL;
-  }
-  return v;
-}
-static double num(ctx *c, const json_t *o, const char *key, const char *where) {
-  const json_t *v = member(c, o, key, JSON_REAL, where);
-  double x = v ? json_number_value(v) : 0;
-  if (v && !(x >= 0 && x < 1e15)) fail(c, "%s: \"%s\" out of range", where, key);
-  return x;
-}
-static uint64_t u64(ctx *c, const json_t *o, const char *key, const char *where) {
-  const json_t *v = member(c, o, key, JSON_INTEGER, where);
-  json_int_t x = v ? json_integer_value(v) : 0;
-  if (x < 0) fail(c, "%s: \"%s\" is negative", where, key);
-  return (uint64_t)x;
-}
-static void str(ctx *c, const json_t *o, const char *key, char *dst, size_t n, const char *where) {
-  const json_t *v = member(c, o, key, JSON_STRING, where);
-  snprintf(dst, n, "%s", v ? json_string_value(v) : "");
-}
-static void states(ctx *c, const json_t *o, double *t, const char *where) {
-  if (!json_is_object(o)) { fail(c, "%s: time is not an object", where); return; }
-  for (int s = 0; s < PM_STATE_COUNT; s++) t[s] = num(c, o, pm_state_name((pm_state)s), where);
-}
-static pm_prof_cp cp(ctx *c, const json_t *o, const char *where) {
-  return (pm_prof_cp){num(c, o, "cue", where), num(c, o, "com", where), num(c, o, "coo", where)};
+static pm_prof_cp cp(pm_jr *c, const json_t *o, const char *where) {
+  return (pm_prof_cp){pm_jr_num(c, o, "cue", where), pm_jr_num(c, o, "com", where), pm_jr_num(c, o, "coo", where)};
 }
 static int role_from_name(const char *s) {
   for (int r = 0; r < PM_LOC_ROLE_COUNT; r++) if (!strcmp(s, pm_loc_role_name((pm_loc_role)r))) return r;
@@ -147,99 +119,99 @@ static int role_from_name(const char *s) {
 }
 
 /* Optional "omp_regions": each entry validated (types, ranges, process index, array lengths). */
-static void omp_regions_read(ctx *c, const json_t *a, pm_profile *p) {
+static void omp_regions_read(pm_jr *c, const json_t *a, pm_profile *p) {
   char where[64];
   if (!a) return;
-  if (!json_is_array(a)) { fail(c, "profile: \"omp_regions\" is not an array"); return; }
+  if (!json_is_array(a)) { pm_jr_fail(c, "profile: \"omp_regions\" is not an array"); return; }
   for (size_t i = 0; i < json_array_size(a) && !c->failed; i++) {
     const json_t *o = json_array_get(a, i);
     snprintf(where, sizeof where, "omp_regions[%zu]", i);
     char name[1024];
-    str(c, o, "name", name, sizeof name, where);
-    uint64_t proc = u64(c, o, "process", where), nt = u64(c, o, "nthreads", where);
-    pm_prof_omp_region r = {name, (int)proc, (int)nt, u64(c, o, "instances", where), num(c, o, "span", where),
+    pm_jr_str(c, o, "name", name, sizeof name, where);
+    int proc = pm_jr_int(c, o, "process", 0, p->nprocesses - 1, where);
+    int nt = pm_jr_int(c, o, "nthreads", 0, 1000000, where);
+    pm_prof_omp_region r = {name, proc, nt, pm_jr_count(c, o, "instances", where), pm_jr_num(c, o, "span", where),
                             NULL, NULL};
-    const json_t *u = member(c, o, "thread_useful", JSON_ARRAY, where);
-    const json_t *w = member(c, o, "thread_idle", JSON_ARRAY, where);
+    const json_t *u = pm_jr_member(c, o, "thread_useful", JSON_ARRAY, where);
+    const json_t *w = pm_jr_member(c, o, "thread_idle", JSON_ARRAY, where);
     if (c->failed) return;
-    if (proc >= (uint64_t)p->nprocesses) { fail(c, "%s: process %llu out of range", where, (unsigned long long)proc); return; }
-    if (nt > 1000000 || json_array_size(u) != nt || json_array_size(w) != nt) {
-      fail(c, "%s: thread_useful / thread_idle do not have nthreads (%llu) entries", where, (unsigned long long)nt);
+    if (json_array_size(u) != (size_t)nt || json_array_size(w) != (size_t)nt) {
+      pm_jr_fail(c, "%s: thread_useful / thread_idle do not have nthreads (%d) entries", where, nt);
       return;
     }
-    double *du = malloc(sizeof(double) * nt + 1), *dw = malloc(sizeof(double) * nt + 1);
-    for (size_t j = 0; du && dw && j < nt; j++) {
+    double *du = malloc(sizeof(double) * (size_t)nt + 1), *dw = malloc(sizeof(double) * (size_t)nt + 1);
+    for (size_t j = 0; du && dw && j < (size_t)nt; j++) {
       const json_t *x = json_array_get(u, j), *y = json_array_get(w, j);
       if (!json_is_number(x) || !json_is_number(y) || !(json_number_value(x) >= 0) || !(json_number_value(y) >= 0)) {
-        fail(c, "%s: bad time for thread %zu", where, j);
+        pm_jr_fail(c, "%s: bad time for thread %zu", where, j);
         break;
       }
       du[j] = json_number_value(x);
       dw[j] = json_number_value(y);
     }
-    if (!du || !dw) fail(c, "out of memory");
+    if (!du || !dw) pm_jr_fail(c, "out of memory");
     r.thread_useful = du;
     r.thread_idle = dw;
-    if (!c->failed && pm_profile_add_omp_region(p, &r) < 0) fail(c, "out of memory");
+    if (!c->failed && pm_profile_add_omp_region(p, &r) < 0) pm_jr_fail(c, "out of memory");
     free(du);
     free(dw);
   }
 }
 
 pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
-  ctx c = {err, errlen, 0};
+  pm_jr c = pm_jr_init(err, errlen, NULL, 1e15);
   char where[96];
-  if (!json_is_object(root)) { fail(&c, "not a JSON object"); return NULL; }
+  if (!json_is_object(root)) { pm_jr_fail(&c, "not a JSON object"); return NULL; }
   const json_t *schema = json_object_get(root, "schema");
   if (!json_is_string(schema) || strcmp(json_string_value(schema), PM_PROFILE_SCHEMA)) {
-    fail(&c, "not a popmeter profile (no \"schema\": \"%s\")", PM_PROFILE_SCHEMA); return NULL;
+    pm_jr_fail(&c, "not a popmeter profile (no \"schema\": \"%s\")", PM_PROFILE_SCHEMA); return NULL;
   }
   const json_t *ver = json_object_get(root, "version");
   if (!json_is_integer(ver) || json_integer_value(ver) != PM_PROFILE_VERSION) {
-    fail(&c, "unsupported profile version (this popmeter reads version %d)", PM_PROFILE_VERSION); return NULL;
+    pm_jr_fail(&c, "unsupported profile version (this popmeter reads version %d)", PM_PROFILE_VERSION); return NULL;
   }
   pm_profile *p = pm_profile_new();
-  if (!p) { fail(&c, "out of memory"); return NULL; }
-  str(&c, root, "app", p->app, sizeof p->app, "profile");
-  str(&c, root, "command", p->command, sizeof p->command, "profile");
-  str(&c, root, "start_time", p->start_time, sizeof p->start_time, "profile");
-  p->runtime = num(&c, root, "runtime", "profile");
+  if (!p) { pm_jr_fail(&c, "out of memory"); return NULL; }
+  pm_jr_str(&c, root, "app", p->app, sizeof p->app, "profile");
+  pm_jr_str(&c, root, "command", p->command, sizeof p->command, "profile");
+  pm_jr_str(&c, root, "start_time", p->start_time, sizeof p->start_time, "profile");
+  p->runtime = pm_jr_num(&c, root, "runtime", "profile");
   const json_t *hcp = json_object_get(root, "has_critical_path");
-  if (!json_is_boolean(hcp)) fail(&c, "profile: missing or wrong type for \"has_critical_path\"");
+  if (!json_is_boolean(hcp)) pm_jr_fail(&c, "profile: missing or wrong type for \"has_critical_path\"");
   p->has_critical_path = json_is_true(hcp);
-  const json_t *procs = member(&c, root, "processes", JSON_ARRAY, "profile");
-  const json_t *locs = member(&c, root, "locations", JSON_ARRAY, "profile");
-  const json_t *regs = member(&c, root, "regions", JSON_ARRAY, "profile");
-  const json_t *cps = member(&c, root, "callpaths", JSON_ARRAY, "profile");
-  const json_t *vals = member(&c, root, "values", JSON_ARRAY, "profile");
+  const json_t *procs = pm_jr_member(&c, root, "processes", JSON_ARRAY, "profile");
+  const json_t *locs = pm_jr_member(&c, root, "locations", JSON_ARRAY, "profile");
+  const json_t *regs = pm_jr_member(&c, root, "regions", JSON_ARRAY, "profile");
+  const json_t *cps = pm_jr_member(&c, root, "callpaths", JSON_ARRAY, "profile");
+  const json_t *vals = pm_jr_member(&c, root, "values", JSON_ARRAY, "profile");
   if (c.failed) goto bad;
   size_t np = json_array_size(procs), nl = json_array_size(locs), nr = json_array_size(regs);
   size_t nc = json_array_size(cps), nv = json_array_size(vals);
   if (np == 0 || np > 10000000 || nl > 100000000 || nr > 10000000 || nc > 100000000 || nv > 1000000000) {
-    fail(&c, "profile: implausible sizes (%zu processes, %zu locations)", np, nl); goto bad;
+    pm_jr_fail(&c, "profile: implausible sizes (%zu processes, %zu locations)", np, nl); goto bad;
   }
   p->proc = calloc(np, sizeof *p->proc); p->loc = calloc(nl + 1, sizeof *p->loc);
   p->reg = calloc(nr + 1, sizeof *p->reg); p->cnode = calloc(nc + 1, sizeof *p->cnode);
   p->val = calloc(nv + 1, sizeof *p->val);
-  if (!p->proc || !p->loc || !p->reg || !p->cnode || !p->val) { fail(&c, "out of memory"); goto bad; }
+  if (!p->proc || !p->loc || !p->reg || !p->cnode || !p->val) { pm_jr_fail(&c, "out of memory"); goto bad; }
   for (size_t i = 0; i < np && !c.failed; i++) {
     const json_t *o = json_array_get(procs, i);
     snprintf(where, sizeof where, "processes[%zu]", i);
     pm_prof_process *q = &p->proc[i];
-    q->rank = (int)u64(&c, o, "rank", where);
-    str(&c, o, "host", q->host, sizeof q->host, where);
-    q->node = (int)u64(&c, o, "node", where);
-    q->pid = (long)u64(&c, o, "pid", where);
-    q->window = num(&c, o, "window", where);
-    if (json_object_get(o, "cuda")) str(&c, o, "cuda", q->cuda, sizeof q->cuda, where);   /* optional */
+    q->rank = pm_jr_int(&c, o, "rank", 0, INT_MAX, where);
+    pm_jr_str(&c, o, "host", q->host, sizeof q->host, where);
+    q->node = pm_jr_int(&c, o, "node", 0, (json_int_t)np - 1, where);
+    q->pid = pm_jr_int(&c, o, "pid", 0, INT_MAX, where);
+    q->window = pm_jr_num(&c, o, "window", where);
+    if (json_object_get(o, "cuda")) pm_jr_str(&c, o, "cuda", q->cuda, sizeof q->cuda, where);   /* optional */
     const json_t *tr = json_object_get(o, "trace");                                      /* optional */
     if (tr) {
       snprintf(where, sizeof where, "processes[%zu].trace", i);
-      if (!json_is_object(tr)) fail(&c, "%s: not an object", where);
-      q->trace_events = u64(&c, tr, "events", where);
-      q->trace_bytes = u64(&c, tr, "bytes", where);
-      q->trace_flushes = u64(&c, tr, "flushes", where);
-      q->trace_flush_time = num(&c, tr, "flush_time", where);
+      if (!json_is_object(tr)) pm_jr_fail(&c, "%s: not an object", where);
+      q->trace_events = pm_jr_count(&c, tr, "events", where);
+      q->trace_bytes = pm_jr_count(&c, tr, "bytes", where);
+      q->trace_flushes = pm_jr_count(&c, tr, "flushes", where);
+      q->trace_flush_time = pm_jr_num(&c, tr, "flush_time", where);
     }
     p->nprocesses++;
   }
@@ -247,19 +219,21 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
     const json_t *o = json_array_get(regs, i);
     snprintf(where, sizeof where, "regions[%zu]", i);
     char name[1024];
-    str(&c, o, "name", name, sizeof name, where);
-    int par = (int)u64(&c, o, "paradigm", where), role = (int)u64(&c, o, "role", where);
+    pm_jr_str(&c, o, "name", name, sizeof name, where);
+    int par = pm_jr_int(&c, o, "paradigm", 0, PM_PARADIGM_COUNT - 1, where);
+    int role = pm_jr_int(&c, o, "role", 0, PM_ROLE_COUNT - 1, where);
     if (c.failed) break;
     p->reg[i] = (pm_prof_region){strdup(name), par, role};
+    if (!p->reg[i].name) { pm_jr_fail(&c, "out of memory"); break; }
     p->nregions++;
   }
   for (size_t i = 0; i < nc && !c.failed; i++) {
     const json_t *a = json_array_get(cps, i);
     if (!json_is_array(a) || json_array_size(a) != 2 || !json_is_integer(json_array_get(a, 0)) ||
-        !json_is_integer(json_array_get(a, 1))) { fail(&c, "callpaths[%zu]: expected [parent, region]", i); break; }
+        !json_is_integer(json_array_get(a, 1))) { pm_jr_fail(&c, "callpaths[%zu]: expected [parent, region]", i); break; }
     json_int_t par = json_integer_value(json_array_get(a, 0)), reg = json_integer_value(json_array_get(a, 1));
     if (par < -1 || par >= (json_int_t)i || reg < 0 || reg >= (json_int_t)nr) {
-      fail(&c, "callpaths[%zu]: parent %lld or region %lld out of range", i, (long long)par, (long long)reg); break;
+      pm_jr_fail(&c, "callpaths[%zu]: parent %lld or region %lld out of range", i, (long long)par, (long long)reg); break;
     }
     p->cnode[i] = (pm_prof_cnode){(int)par, (int)reg};
     p->ncnodes++;
@@ -268,52 +242,51 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
     const json_t *o = json_array_get(locs, i);
     snprintf(where, sizeof where, "locations[%zu]", i);
     pm_prof_location *l = &p->loc[i];
-    str(&c, o, "name", l->name, sizeof l->name, where);
+    pm_jr_str(&c, o, "name", l->name, sizeof l->name, where);
     char role[32];
-    str(&c, o, "role", role, sizeof role, where);
+    pm_jr_str(&c, o, "role", role, sizeof role, where);
     l->role = role_from_name(role);
-    if (!c.failed && l->role < 0) fail(&c, "%s: unknown role \"%s\"", where, role);
-    l->process = (int)u64(&c, o, "process", where);
-    if (!c.failed && l->process >= (int)np) fail(&c, "%s: process %d out of range", where, l->process);
-    l->thread = (int)u64(&c, o, "thread", where);
-    l->registered = num(&c, o, "registered", where);
-    states(&c, json_object_get(o, "time"), l->time[PM_CTX_SERIAL], where);
-    states(&c, json_object_get(o, "time_in_parallel"), l->time[PM_CTX_PARALLEL], where);
-    const json_t *cm = member(&c, o, "comm", JSON_OBJECT, where), *io = member(&c, o, "io", JSON_OBJECT, where);
-    const json_t *crit = member(&c, o, "critical_path", JSON_OBJECT, where);
+    if (!c.failed && l->role < 0) pm_jr_fail(&c, "%s: unknown role \"%s\"", where, role);
+    l->process = pm_jr_int(&c, o, "process", 0, (json_int_t)np - 1, where);
+    l->thread = pm_jr_int(&c, o, "thread", 0, INT_MAX, where);
+    l->registered = pm_jr_num(&c, o, "registered", where);
+    read_states(&c, json_object_get(o, "time"), l->time[PM_CTX_SERIAL], where);
+    read_states(&c, json_object_get(o, "time_in_parallel"), l->time[PM_CTX_PARALLEL], where);
+    const json_t *cm = pm_jr_member(&c, o, "comm", JSON_OBJECT, where), *io = pm_jr_member(&c, o, "io", JSON_OBJECT, where);
+    const json_t *crit = pm_jr_member(&c, o, "critical_path", JSON_OBJECT, where);
     if (c.failed) break;
-    l->msgs_sent = u64(&c, cm, "msgs_sent", where); l->msgs_received = u64(&c, cm, "msgs_received", where);
-    l->bytes_sent = u64(&c, cm, "bytes_sent", where); l->bytes_received = u64(&c, cm, "bytes_received", where);
-    l->coll_calls = u64(&c, cm, "coll_calls", where); l->coll_bytes_out = u64(&c, cm, "coll_bytes_out", where);
-    l->coll_bytes_in = u64(&c, cm, "coll_bytes_in", where); l->polls = u64(&c, cm, "polls", where);
-    l->io_bytes_read = u64(&c, io, "bytes_read", where); l->io_bytes_written = u64(&c, io, "bytes_written", where);
+    l->msgs_sent = pm_jr_count(&c, cm, "msgs_sent", where); l->msgs_received = pm_jr_count(&c, cm, "msgs_received", where);
+    l->bytes_sent = pm_jr_count(&c, cm, "bytes_sent", where); l->bytes_received = pm_jr_count(&c, cm, "bytes_received", where);
+    l->coll_calls = pm_jr_count(&c, cm, "coll_calls", where); l->coll_bytes_out = pm_jr_count(&c, cm, "coll_bytes_out", where);
+    l->coll_bytes_in = pm_jr_count(&c, cm, "coll_bytes_in", where); l->polls = pm_jr_count(&c, cm, "polls", where);
+    l->io_bytes_read = pm_jr_count(&c, io, "bytes_read", where); l->io_bytes_written = pm_jr_count(&c, io, "bytes_written", where);
     l->cp_process = cp(&c, json_object_get(crit, "process"), where);
     l->cp_global = cp(&c, json_object_get(crit, "global"), where);
     l->callpaths_truncated = json_is_true(json_object_get(o, "callpaths_truncated"));
     const json_t *dv = json_object_get(o, "device");             /* optional: device streams */
-    if (dv && member(&c, o, "device", JSON_OBJECT, where))
-      l->dev = (pm_prof_device){(int)u64(&c, dv, "device", where), (int)u64(&c, dv, "stream", where),
-                                u64(&c, dv, "kernels", where), u64(&c, dv, "copies", where), u64(&c, dv, "bytes", where),
-                                num(&c, dv, "memcpy_overlapped", where)};
+    if (dv && pm_jr_member(&c, o, "device", JSON_OBJECT, where))
+      l->dev = (pm_prof_device){pm_jr_int(&c, dv, "device", 0, INT_MAX, where), pm_jr_int(&c, dv, "stream", 0, INT_MAX, where),
+                                pm_jr_count(&c, dv, "kernels", where), pm_jr_count(&c, dv, "copies", where), pm_jr_count(&c, dv, "bytes", where),
+                                pm_jr_num(&c, dv, "memcpy_overlapped", where)};
     p->nlocations++;
   }
   for (size_t i = 0; i < nv && !c.failed; i++) {
     const json_t *a = json_array_get(vals, i);
-    if (!json_is_array(a) || json_array_size(a) != 10 + PM_STATE_COUNT) { fail(&c, "values[%zu]: wrong length", i); break; }
+    if (!json_is_array(a) || json_array_size(a) != 10 + PM_STATE_COUNT) { pm_jr_fail(&c, "values[%zu]: wrong length", i); break; }
     json_int_t k[10];
     for (int j = 0; j < 10; j++) {
       const json_t *e = json_array_get(a, (size_t)j);
-      if (!json_is_integer(e) || json_integer_value(e) < 0) { fail(&c, "values[%zu][%d]: not a count", i, j); break; }
+      if (!json_is_integer(e) || json_integer_value(e) < 0) { pm_jr_fail(&c, "values[%zu][%d]: not a count", i, j); break; }
       k[j] = json_integer_value(e);
     }
     if (c.failed) break;
-    if (k[0] >= (json_int_t)nc || k[1] >= (json_int_t)nl) { fail(&c, "values[%zu]: call path or location out of range", i); break; }
+    if (k[0] >= (json_int_t)nc || k[1] >= (json_int_t)nl) { pm_jr_fail(&c, "values[%zu]: call path or location out of range", i); break; }
     pm_prof_value *v = &p->val[i];
     *v = (pm_prof_value){(int)k[0], (int)k[1], (uint64_t)k[2], (uint64_t)k[3], (uint64_t)k[4], (uint64_t)k[5],
                          (uint64_t)k[6], (uint64_t)k[7], (uint64_t)k[8], (uint64_t)k[9], {0}};
     for (int s = 0; s < PM_STATE_COUNT; s++) {
       const json_t *e = json_array_get(a, (size_t)(10 + s));
-      if (!json_is_number(e) || !(json_number_value(e) >= 0)) { fail(&c, "values[%zu]: bad time", i); break; }
+      if (!json_is_number(e) || !(json_number_value(e) >= 0)) { pm_jr_fail(&c, "values[%zu]: bad time", i); break; }
       v->time[s] = json_number_value(e);
     }
     p->nvalues++;
@@ -326,8 +299,8 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
   if (io && !(p->io = pm_prof_io_from_json(io, p->nlocations, err, errlen))) goto bad;
   const json_t *ctr = json_object_get(root, "counters");      /* optional hardware counters */
   if (ctr && !(p->counters = pm_prof_counters_from_json(ctr, p->nlocations, p->nvalues, err, errlen))) goto bad;
-  for (int i = 0; i < p->nprocesses; i++)
-    if (p->proc[i].node >= p->nprocesses) { fail(&c, "processes[%d]: node out of range", i); goto bad; }
+  /* jansson guarantees UTF-8, not the absence of control characters (\u0001) that XML refuses */
+  if (pm_profile_clean_text(p) != 0) { pm_jr_fail(&c, "out of memory"); pm_profile_free(p); return NULL; }
   pm_profile_finish(p);
   return p;
 bad:

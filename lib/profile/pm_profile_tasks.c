@@ -1,8 +1,9 @@
 /* Task-runtime part of the run profile: containers, merge, JSON (writer and validating reader),
  * the resolved global critical path, and the task model's input (see pm_profile_tasks.h). */
 #include "pm_profile_tasks.h"
+#include "pm_json_read.h"
+#include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,66 +119,38 @@ json_t *pm_prof_tasks_to_json(const pm_prof_tasks *t) {
 }
 
 /* ------------------------------------------------------------------------------------- reading */
-typedef struct { char *err; size_t len; int failed; int np, nl; } rd;
-static void fail(rd *r, const char *fmt, ...) {
-  if (r->failed++) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(r->err, r->len, fmt, ap);
-  va_end(ap);
+typedef struct { pm_jr j; int np, nl; } rd;   /* np, nl: the enclosing profile's bounds */
+#define fail(r, ...) pm_jr_fail(&(r)->j, __VA_ARGS__)
+static const json_t *get(rd *r, const json_t *o, const char *k, json_type t, const char *w) {
+  return pm_jr_member(&r->j, o, k, t, w);
 }
-static const json_t *get(rd *r, const json_t *o, const char *k, int (*is)(const json_t *), const char *w) {
-  const json_t *v = json_is_object(o) ? json_object_get(o, k) : NULL;
-  if (!v || !is(v)) { fail(r, "tasks: %s: missing or wrong type for \"%s\"", w, k); return NULL; }
-  return v;
-}
-static int is_num(const json_t *v) { return json_is_number(v); }
-static int is_int(const json_t *v) { return json_is_integer(v); }
-static int is_str(const json_t *v) { return json_is_string(v); }
-static int is_arr(const json_t *v) { return json_is_array(v); }
-static int is_obj(const json_t *v) { return json_is_object(v); }
-static double num(rd *r, const json_t *o, const char *k, const char *w) {
-  const json_t *v = get(r, o, k, is_num, w);
-  double x = v ? json_number_value(v) : 0;
-  if (v && !(x >= 0 && x < 1e30)) fail(r, "tasks: %s: \"%s\" out of range", w, k);
-  return x;
-}
-static uint64_t cnt(rd *r, const json_t *o, const char *k, const char *w) {
-  const json_t *v = get(r, o, k, is_int, w);
-  json_int_t x = v ? json_integer_value(v) : 0;
-  if (x < 0) fail(r, "tasks: %s: \"%s\" is negative", w, k);
-  return (uint64_t)x;
-}
-static int idx(rd *r, const json_t *o, const char *k, int n, const char *w) {
-  const json_t *v = get(r, o, k, is_int, w);
-  json_int_t x = v ? json_integer_value(v) : 0;
-  if (v && (x < 0 || x >= n)) fail(r, "tasks: %s: \"%s\" %lld out of range", w, k, (long long)x);
-  return (int)x;
-}
+static double num(rd *r, const json_t *o, const char *k, const char *w) { return pm_jr_num(&r->j, o, k, w); }
+static uint64_t cnt(rd *r, const json_t *o, const char *k, const char *w) { return pm_jr_count(&r->j, o, k, w); }
+static int idx(rd *r, const json_t *o, const char *k, int n, const char *w) { return pm_jr_int(&r->j, o, k, 0, (json_int_t)n - 1, w); }
 static pm_prof_cp cp_read(rd *r, const json_t *o, const char *k, const char *w) {
-  const json_t *v = get(r, o, k, is_obj, w);
+  const json_t *v = get(r, o, k, JSON_OBJECT, w);
   if (!v) return (pm_prof_cp){0, 0, 0};
   return (pm_prof_cp){num(r, v, "cue", w), num(r, v, "com", w), num(r, v, "coo", w)};
 }
 static int dir_read(rd *r, const json_t *o, const char *w) {
-  const json_t *v = get(r, o, "dir", is_str, w);
+  const json_t *v = get(r, o, "dir", JSON_STRING, w);
   if (!v) return 0;
   if (!strcmp(json_string_value(v), "send")) return 0;
   if (!strcmp(json_string_value(v), "recv")) return 1;
-  fail(r, "tasks: %s: \"dir\" is neither send nor recv", w);
+  fail(r, "%s: \"dir\" is neither send nor recv", w);
   return 0;
 }
 static void str_read(rd *r, const json_t *o, const char *k, char *dst, size_t n, const char *w) {
-  const json_t *v = get(r, o, k, is_str, w);
+  const json_t *v = get(r, o, k, JSON_STRING, w);
   snprintf(dst, n, "%s", v ? json_string_value(v) : "");
 }
 
 /* Allocates the array named k of o (n entries of size sz) into *dst; returns the array or NULL. */
 static const json_t *arr(rd *r, const json_t *o, const char *k, void **dst, int *n, size_t sz) {
-  const json_t *a = get(r, o, k, is_arr, "tasks");
+  const json_t *a = get(r, o, k, JSON_ARRAY, "tasks");
   if (!a) return NULL;
   size_t m = json_array_size(a);
-  if (m > 100000000) { fail(r, "tasks: implausible size of \"%s\"", k); return NULL; }
+  if (m > 100000000) { fail(r, "implausible size of \"%s\"", k); return NULL; }
   if (!(*dst = calloc(m + 1, sz))) { fail(r, "out of memory"); return NULL; }
   *n = (int)m;
   return a;
@@ -185,7 +158,7 @@ static const json_t *arr(rd *r, const json_t *o, const char *k, void **dst, int 
 
 static void read_procs(rd *r, pm_prof_tasks *t, const json_t *a) {
   char w[64];
-  for (int i = 0; i < t->ntaskprocs && !r->failed; i++) {
+  for (int i = 0; i < t->ntaskprocs && !r->j.failed; i++) {
     const json_t *o = json_array_get(a, (size_t)i);
     snprintf(w, sizeof w, "processes[%d]", i);
     pm_prof_taskproc *q = &t->taskproc[i];
@@ -201,21 +174,22 @@ static void read_procs(rd *r, pm_prof_tasks *t, const json_t *a) {
     q->handles_untracked = cnt(r, o, "handles_untracked", w);
     /* optional (profiles written before it existed observed the runtime) */
     const json_t *ro = json_object_get(o, "runtime_observed");
-    if (ro && !json_is_boolean(ro)) fail(r, "tasks: %s: runtime_observed is not a boolean", w);
+    if (ro && !json_is_boolean(ro)) fail(r, "%s: runtime_observed is not a boolean", w);
     q->runtime_unobserved = ro && json_is_false(ro);
-    const json_t *ck = get(r, o, "clocks", is_obj, w), *comp = get(r, o, "composition", is_arr, w);
-    if (r->failed) return;
+    const json_t *ck = get(r, o, "clocks", JSON_OBJECT, w), *comp = get(r, o, "composition", JSON_ARRAY, w);
+    if (r->j.failed) return;
     q->clocks_sent = cnt(r, ck, "sent", w);
     q->clocks_received = cnt(r, ck, "received", w);
     q->clocks_lost = cnt(r, ck, "lost", w);
-    if (json_array_size(comp) > PM_PROF_COMP_N) { fail(r, "tasks: %s: composition too long", w); return; }
+    if (json_array_size(comp) > PM_PROF_COMP_N) { fail(r, "%s: composition too long", w); return; }
     for (size_t j = 0; j < json_array_size(comp); j++) {
       const json_t *e = json_array_get(comp, j);
       if (!json_is_array(e) || json_array_size(e) != 3 || !json_is_integer(json_array_get(e, 0)) ||
           !json_is_integer(json_array_get(e, 1)) || !json_is_number(json_array_get(e, 2)) ||
-          json_integer_value(json_array_get(e, 0)) < 0 || json_integer_value(json_array_get(e, 1)) < 0 ||
+          json_integer_value(json_array_get(e, 0)) < 0 || json_integer_value(json_array_get(e, 0)) > INT_MAX ||
+          json_integer_value(json_array_get(e, 1)) < 0 ||
           json_integer_value(json_array_get(e, 1)) > 0xffffffffll || !(json_number_value(json_array_get(e, 2)) >= 0)) {
-        fail(r, "tasks: %s: composition[%zu] is not [rank, hash, time]", w, j);
+        fail(r, "%s: composition[%zu] is not [rank, hash, time]", w, j);
         return;
       }
       q->comp[j] = (pm_prof_cp_part){(int)json_integer_value(json_array_get(e, 0)),
@@ -228,7 +202,7 @@ static void read_procs(rd *r, pm_prof_tasks *t, const json_t *a) {
 
 static void read_codelets(rd *r, pm_prof_tasks *t, const json_t *a) {
   char w[64];
-  for (int i = 0; i < t->ncodelets && !r->failed; i++) {
+  for (int i = 0; i < t->ncodelets && !r->j.failed; i++) {
     const json_t *o = json_array_get(a, (size_t)i);
     snprintf(w, sizeof w, "codelets[%d]", i);
     pm_prof_codelet *c = &t->codelet[i];
@@ -236,31 +210,31 @@ static void read_codelets(rd *r, pm_prof_tasks *t, const json_t *a) {
     c->process = idx(r, o, "process", r->np, w);
     c->worker_type = idx(r, o, "worker_type", 2, w);
     uint64_t h = cnt(r, o, "hash", w);
-    if (h > 0xffffffffull) fail(r, "tasks: %s: hash out of range", w);
+    if (h > 0xffffffffull) fail(r, "%s: hash out of range", w);
     c->hash = (uint32_t)h;
     c->count = cnt(r, o, "count", w); c->with_flops = cnt(r, o, "with_flops", w);
     c->with_prediction = cnt(r, o, "with_prediction", w);
     c->outliers_iqr = cnt(r, o, "outliers_iqr", w); c->outliers_reg = cnt(r, o, "outliers_reg", w);
     c->flops = num(r, o, "flops", w); c->predicted = num(r, o, "predicted", w); c->bytes = num(r, o, "bytes", w);
     if (json_object_get(o, "waits")) {   /* optional: profiles of runtimes that do not show them lack it */
-      const json_t *wt = get(r, o, "waits", is_obj, w);
+      const json_t *wt = get(r, o, "waits", JSON_OBJECT, w);
       c->with_waits = cnt(r, wt, "count", w);
       c->wait_deps = num(r, wt, "dependencies", w);
       c->wait_sched = num(r, wt, "scheduling", w);
-      if (c->with_waits > c->count) fail(r, "tasks: %s: waits.count exceeds the task count", w);
+      if (c->with_waits > c->count) fail(r, "%s: waits.count exceeds the task count", w);
     }
-    const json_t *tm = get(r, o, "time", is_obj, w), *top = get(r, o, "outliers", is_arr, w);
-    if (r->failed) return;
+    const json_t *tm = get(r, o, "time", JSON_OBJECT, w), *top = get(r, o, "outliers", JSON_ARRAY, w);
+    if (r->j.failed) return;
     c->total = num(r, tm, "total", w); c->min = num(r, tm, "min", w); c->max = num(r, tm, "max", w);
     c->q1 = num(r, tm, "q1", w); c->q3 = num(r, tm, "q3", w);
-    if (json_array_size(top) > PM_PROF_TOP) { fail(r, "tasks: %s: too many outliers", w); return; }
-    for (size_t j = 0; j < json_array_size(top) && !r->failed; j++) {
+    if (json_array_size(top) > PM_PROF_TOP) { fail(r, "%s: too many outliers", w); return; }
+    for (size_t j = 0; j < json_array_size(top) && !r->j.failed; j++) {
       const json_t *x = json_array_get(top, j);
       pm_prof_outlier *e = &c->top[j];
       e->duration = num(r, x, "duration", w); e->threshold = num(r, x, "threshold", w); e->start = num(r, x, "start", w);
-      const json_t *tg = get(r, x, "tag", is_int, w), *ht = json_object_get(x, "has_tag");
+      const json_t *tg = get(r, x, "tag", JSON_INTEGER, w), *ht = json_object_get(x, "has_tag");
       e->tag = tg ? (uint64_t)(int64_t)json_integer_value(tg) : 0;
-      if (!json_is_boolean(ht)) fail(r, "tasks: %s: outlier without has_tag", w);
+      if (!json_is_boolean(ht)) fail(r, "%s: outlier without has_tag", w);
       e->has_tag = json_is_true(ht);
       e->kind = idx(r, x, "kind", 2, w);
       e->location = idx(r, x, "location", r->nl, w);
@@ -271,21 +245,21 @@ static void read_codelets(rd *r, pm_prof_tasks *t, const json_t *a) {
 
 static void read_rest(rd *r, pm_prof_tasks *t, const json_t *tags, const json_t *trs, const json_t *mpi, const json_t *mh) {
   char w[64];
-  for (int i = 0; i < t->ntags && !r->failed; i++) {
+  for (int i = 0; i < t->ntags && !r->j.failed; i++) {
     const json_t *e = json_array_get(tags, (size_t)i);
     int ok = json_is_array(e) && json_array_size(e) == 7;
     for (int j = 0; ok && j < 7; j++) ok = j < 3 ? json_is_integer(json_array_get(e, j)) : json_is_number(json_array_get(e, j));
     json_int_t proc = ok ? json_integer_value(json_array_get(e, 0)) : -1, count = ok ? json_integer_value(json_array_get(e, 2)) : -1;
-    if (!ok || proc < 0 || proc >= r->np || count < 0) { fail(r, "tasks: tags[%d] is not [process, tag, count, total, min, max, flops]", i); return; }
+    if (!ok || proc < 0 || proc >= r->np || count < 0) { fail(r, "tags[%d] is not [process, tag, count, total, min, max, flops]", i); return; }
     pm_prof_tag *g = &t->tag[i];
     g->process = (int)proc;
     g->tag = (uint64_t)(int64_t)json_integer_value(json_array_get(e, 1));
     g->count = (uint64_t)count;
     g->total = json_number_value(json_array_get(e, 3)); g->min = json_number_value(json_array_get(e, 4));
     g->max = json_number_value(json_array_get(e, 5)); g->flops = json_number_value(json_array_get(e, 6));
-    if (!(g->total >= 0 && g->min >= 0 && g->max >= 0 && g->flops >= 0)) fail(r, "tasks: tags[%d]: negative value", i);
+    if (!(g->total >= 0 && g->min >= 0 && g->max >= 0 && g->flops >= 0)) fail(r, "tags[%d]: negative value", i);
   }
-  for (int i = 0; i < t->ntransfers && !r->failed; i++) {
+  for (int i = 0; i < t->ntransfers && !r->j.failed; i++) {
     const json_t *o = json_array_get(trs, (size_t)i);
     snprintf(w, sizeof w, "transfers[%d]", i);
     pm_prof_transfer *x = &t->transfer[i];
@@ -294,7 +268,7 @@ static void read_rest(rd *r, pm_prof_tasks *t, const json_t *tags, const json_t 
     str_read(r, o, "kind", x->kind, sizeof x->kind, w);
     x->count = cnt(r, o, "count", w); x->bytes = cnt(r, o, "bytes", w);
   }
-  for (int i = 0; i < t->nmpicomms && !r->failed; i++) {
+  for (int i = 0; i < t->nmpicomms && !r->j.failed; i++) {
     const json_t *o = json_array_get(mpi, (size_t)i);
     snprintf(w, sizeof w, "mpi[%d]", i);
     pm_prof_mpicomm *x = &t->mpicomm[i];
@@ -303,22 +277,22 @@ static void read_rest(rd *r, pm_prof_tasks *t, const json_t *tags, const json_t 
     x->dir = dir_read(r, o, w);
     x->count = cnt(r, o, "count", w); x->bytes = cnt(r, o, "bytes", w); x->time = num(r, o, "time", w);
   }
-  for (int i = 0; i < t->nmpihandles && !r->failed; i++) {
+  for (int i = 0; i < t->nmpihandles && !r->j.failed; i++) {
     const json_t *o = json_array_get(mh, (size_t)i);
     snprintf(w, sizeof w, "mpi_handles[%d]", i);
     pm_prof_mpihandle *x = &t->mpihandle[i];
     x->process = idx(r, o, "process", r->np, w);
     x->peer = idx(r, o, "peer", 1 << 30, w);
     x->dir = dir_read(r, o, w);
-    const json_t *dt = get(r, o, "data_tag", is_int, w);
+    const json_t *dt = get(r, o, "data_tag", JSON_INTEGER, w);
     x->data_tag = dt ? (int64_t)json_integer_value(dt) : 0;
     x->count = cnt(r, o, "count", w); x->bytes = cnt(r, o, "bytes", w);
   }
 }
 
 pm_prof_tasks *pm_prof_tasks_from_json(const json_t *o, int nprocesses, int nlocations, char *err, size_t errlen) {
-  rd r = {err, errlen, 0, nprocesses, nlocations};
-  if (!json_is_object(o)) { fail(&r, "tasks: not an object"); return NULL; }
+  rd r = {pm_jr_init(err, errlen, "tasks", 1e30), nprocesses, nlocations};
+  if (!json_is_object(o)) { fail(&r, "not an object"); return NULL; }
   pm_prof_tasks *t = calloc(1, sizeof *t);
   if (!t) { fail(&r, "out of memory"); return NULL; }
   const json_t *procs = arr(&r, o, "processes", (void **)&t->taskproc, &t->ntaskprocs, sizeof *t->taskproc);
@@ -327,10 +301,10 @@ pm_prof_tasks *pm_prof_tasks_from_json(const json_t *o, int nprocesses, int nloc
   const json_t *trs = arr(&r, o, "transfers", (void **)&t->transfer, &t->ntransfers, sizeof *t->transfer);
   const json_t *mpi = arr(&r, o, "mpi", (void **)&t->mpicomm, &t->nmpicomms, sizeof *t->mpicomm);
   const json_t *mh = arr(&r, o, "mpi_handles", (void **)&t->mpihandle, &t->nmpihandles, sizeof *t->mpihandle);
-  if (!r.failed) read_procs(&r, t, procs);
-  if (!r.failed) read_codelets(&r, t, cls);
-  if (!r.failed) read_rest(&r, t, tags, trs, mpi, mh);
-  if (r.failed) { pm_prof_tasks_free(t); return NULL; }
+  if (!r.j.failed) read_procs(&r, t, procs);
+  if (!r.j.failed) read_codelets(&r, t, cls);
+  if (!r.j.failed) read_rest(&r, t, tags, trs, mpi, mh);
+  if (r.j.failed) { pm_prof_tasks_free(t); return NULL; }
   return t;
 }
 

@@ -15,6 +15,7 @@
  * a program without MPI uses OTF2's serial callbacks. */
 #define _GNU_SOURCE
 #include "pm_trace.h"
+#include "pm_text.h"
 #include "pm_lifecycle.h"
 #include <otf2/OTF2_Pthread_Locks.h>
 #include <errno.h>
@@ -299,11 +300,13 @@ static OTF2_Archive *archive_new(const char *dir, const pm_ipc *ipc) {
     rc = ipc ? OTF2_Archive_SetCollectiveCallbacks(a, &collective_callbacks, NULL, NULL, NULL)
              : OTF2_Archive_SetSerialCollectiveCallbacks(a);
   if (rc == OTF2_SUCCESS) {
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
+    char raw[256] = "", host[256], app[256];   /* both are byte strings: clean text (pm_text.h) */
+    gethostname(raw, sizeof raw - 1);
+    pm_text_clean(host, sizeof host, raw);
+    pm_text_clean(app, sizeof app, program_invocation_short_name);
     OTF2_Archive_SetMachineName(a, host);
     OTF2_Archive_SetCreator(a, "popmeter " PACKAGE_VERSION);
-    OTF2_Archive_SetDescription(a, program_invocation_short_name);
+    OTF2_Archive_SetDescription(a, app);
   }
   if (rc != OTF2_SUCCESS) { OTF2_Archive_Close(a); return NULL; }
   return a;

@@ -11,6 +11,7 @@
  *   C <local id> <kind> <key> <n> <member>...            (kind: PM_TCOMM_*) */
 #define _GNU_SOURCE
 #include "pm_trace.h"
+#include "pm_text.h"
 #include "pm_lifecycle.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -140,7 +141,10 @@ static void sb_printf(sbuf *b, const char *fmt, ...) {
     b->cap = ncap;
   }
 }
-static void sb_name(sbuf *b, const char *name) {
+/* A name as clean text (pm_text.h: OTF2 readers decode UTF-8), one line, backslashes doubled. */
+static void sb_name(sbuf *b, const char *raw) {
+  char name[1024];
+  pm_text_clean(name, sizeof name, raw);
   sb_printf(b, " ");
   for (const char *c = name; *c; c++) {
     if (*c == '\\') sb_printf(b, "\\\\");

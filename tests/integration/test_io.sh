@@ -44,7 +44,7 @@ d = json.load(open('$j'))
 d['io_classes']['values'][0]['class'] = 7
 json.dump(d, open('$work/bad.json', 'w'))"
   "$top_builddir/tools/popmeter" show "$work/bad.json" >"$work/show_bad" 2>&1
-  check "a file class out of range is named as the problem" grep -q "io_classes: values\[0\]: location or class out of range" "$work/show_bad"
+  check "a file class out of range is named as the problem" grep -q 'io_classes: values\[0\]: "class" 7 out of range' "$work/show_bad"
 else
   for t in 1 2 3 4 5 6 7 8 9; do skip "file classes" "findmnt cannot tell the work directory's file system"; done
 fi

@@ -52,6 +52,17 @@ echo '{"hello": 1}' > "$work/foreign.json"
 check "show foreign JSON: exit 1 with reason" sh -c "test $rc -eq 1 && grep -q 'not a popmeter profile' '$work/err_foreign'"
 "$pm" show "$work/missing.json" 2>/dev/null; rc=$?
 check "show missing file: exit 1" test $rc -eq 1
+# a process index past 2^31 (once a crash) or past 2^32 (once wrapped to process 0): refused, in
+# show and in popmeter-report, with the field named
+for big in 2147483648 4294967296 9223372036854775807; do
+  /usr/bin/python3 -c 'import json, sys
+p = json.load(open(sys.argv[1])); p["locations"][0]["process"] = int(sys.argv[2]); json.dump(p, open(sys.argv[3], "w"))' \
+    "$work/cfg/popmeter.json" "$big" "$work/big.json"
+  "$pm" show "$work/big.json" 2>"$work/err_big"; rc=$?
+  check "show process $big: exit 1 naming the field" sh -c "test $rc -eq 1 && grep -q 'locations\[0\]: \"process\" $big out of range' '$work/err_big'"
+  "$top_builddir/reports/popmeter-report" "$work/big.json" -o "$work/big_report" 2>"$work/err_big"; rc=$?
+  check "popmeter-report process $big: refused naming the field" sh -c "test $rc -ne 0 && test $rc -lt 128 && grep -q '\"process\" $big out of range' '$work/err_big'"
+done
 "$pm" --help-env | grep -q POPMETER_OUTPUT
 check "popmeter --help-env lists the variables" test $? -eq 0
 tap_done

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pm_profile.h"
+#include "pm_text.h"
+#include <jansson.h>
 
 static pm_profile *sample(int rank, const char *host, double window, double useful) {
   pm_profile *p = pm_profile_new();
@@ -135,10 +137,129 @@ static void test_fuzz_truncation_and_flips(void **state) {
   pm_profile_free(p);
 }
 
+/* The clean form of byte strings (pm_text.h), on inputs whose answers follow from RFC 3629. */
+static void test_text_clean(void **state) {
+  (void)state;
+  char out[64];
+  static const struct { const char *in, *want; } cases[] = {
+    {"caf\xe9", "caf\\xE9"},                         /* Latin-1 e-acute: not UTF-8 */
+    {"caf\xc3\xa9", "caf\xc3\xa9"},                  /* UTF-8 e-acute: kept */
+    {"\xf0\x9f\x98\x80!", "\xf0\x9f\x98\x80!"},      /* a 4-byte character: kept */
+    {"\xc0\xaf", "\\xC0\\xAF"},                      /* overlong '/' */
+    {"\xed\xa0\x80", "\\xED\\xA0\\x80"},             /* UTF-16 surrogate */
+    {"\xf4\x90\x80\x80", "\\xF4\\x90\\x80\\x80"},    /* above U+10FFFF */
+    {"\xe2\x82", "\\xE2\\x82"},                      /* a character cut short */
+    {"a\x01" "b\tc\x7f", "a\\x01b\\x09c\\x7F"},     /* control characters */
+    {"back\\slash", "back\\slash"},                  /* a backslash is text */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    size_t n = pm_text_clean(out, sizeof out, cases[i].in);
+    assert_string_equal(out, cases[i].want);
+    assert_int_equal(n, strlen(cases[i].want));
+    assert_int_equal(pm_text_is_clean(cases[i].in), strcmp(cases[i].in, cases[i].want) == 0);
+    assert_true(pm_text_is_clean(out));
+  }
+  /* cut at a whole character or escape: "abc" + escape (7 bytes) does not fit 6 */
+  assert_int_equal(pm_text_clean(out, 6, "abc\xe9"), 3);
+  assert_string_equal(out, "abc");
+  assert_int_equal(pm_text_clean(out, 3, "a\xc3\xa9"), 1);   /* 'a' + 2 bytes + NUL > 3 */
+  assert_string_equal(out, "a");
+  char field[8] = "ab\xe9";
+  pm_text_clean_field(field, sizeof field);
+  assert_string_equal(field, "ab\\xE9");
+}
+
+/* One byte that is not UTF-8 in any name must not lose the profile: every name comes out escaped
+ * and the profile round-trips through JSON. */
+static void test_non_utf8_names(void **state) {
+  (void)state;
+  pm_profile *p = sample(0, "n\xff", 2.5, 1.25);
+  snprintf(p->app, sizeof p->app, "caf\xe9");
+  snprintf(p->command, sizeof p->command, "./caf\xe9 caf\xe9");
+  snprintf(p->loc[0].name, sizeof p->loc[0].name, "thr\x80");
+  int r = pm_profile_add_region(p, "caf\xe9", PM_PARADIGM_USER, PM_ROLE_FUNCTION);
+  assert_true(r >= 0);
+  assert_int_equal(pm_profile_clean_text(p), 0);
+  char *s = pm_profile_to_json_string(p);
+  assert_non_null(s);
+  char err[256];
+  pm_profile *q = pm_profile_from_json_string(s, err, sizeof err);
+  assert_non_null(q);
+  assert_string_equal(q->app, "caf\\xE9");
+  assert_string_equal(q->command, "./caf\\xE9 caf\\xE9");
+  assert_string_equal(q->proc[0].host, "n\\xFF");
+  assert_string_equal(q->loc[0].name, "thr\\x80");
+  assert_string_equal(q->reg[r].name, "caf\\xE9");
+  assert_double_equal(q->loc[0].time[0][PM_STATE_USEFUL], 1.25, 0);   /* nothing else lost */
+  /* a control character arriving through JSON (\u0001) is cleaned too: XML would refuse it */
+  json_t *j = json_loads(s, 0, NULL);
+  json_object_set_new(j, "app", json_string("a\x01z"));
+  char *s2 = json_dumps(j, JSON_COMPACT);
+  pm_profile *q2 = pm_profile_from_json_string(s2, err, sizeof err);
+  assert_non_null(q2);
+  assert_string_equal(q2->app, "a\\x01z");
+  json_decref(j); free(s); free(s2);
+  pm_profile_free(p); pm_profile_free(q); pm_profile_free(q2);
+}
+
+/* Sets target[key] = v inside the document root and reads the document back: the profile, or
+ * NULL with err filled when it is refused. */
+static pm_profile *read_with(json_t *root, json_t *target, const char *key, json_t *v, char *err, size_t n) {
+  json_object_set_new(target, key, v);
+  char *s = json_dumps(root, JSON_COMPACT);
+  pm_profile *q = pm_profile_from_json_string(s, err, n);
+  free(s);
+  return q;
+}
+
+/* Integers are checked in their full JSON type before they are narrowed: 2^31, 2^32 and 2^63-1
+ * as a process index are refused with a message naming the field, never wrapped or used. */
+static void test_integer_ranges(void **state) {
+  (void)state;
+  pm_profile *p = sample(0, "n0", 2.5, 1.25);
+  char *s = pm_profile_to_json_string(p);
+  static const json_int_t bad[] = {2147483648LL, 4294967296LL, 9223372036854775807LL, -1};
+  char err[256];
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    json_t *root = json_loads(s, 0, NULL);
+    json_t *loc = json_array_get(json_object_get(root, "locations"), 0);
+    pm_profile *q = read_with(root, loc, "process", json_integer(bad[i]), err, sizeof err);
+    assert_null(q);
+    assert_non_null(strstr(err, "locations[0]"));
+    assert_non_null(strstr(err, "\"process\""));
+    json_decref(root);
+  }
+  /* the same for the other narrowed integers */
+  static const struct { const char *array, *key; json_int_t v; } more[] = {
+    {"processes", "rank", 4294967296LL}, {"processes", "node", 4294967296LL}, {"processes", "pid", 1LL << 40},
+    {"locations", "thread", 4294967297LL}, {"regions", "paradigm", 4294967296LL}, {"regions", "role", 99},
+  };
+  for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+    json_t *root = json_loads(s, 0, NULL);
+    json_t *o = json_array_get(json_object_get(root, more[i].array), 0);
+    pm_profile *q = read_with(root, o, more[i].key, json_integer(more[i].v), err, sizeof err);
+    assert_null(q);
+    assert_non_null(strstr(err, more[i].key));
+    json_decref(root);
+  }
+  /* a file-I/O part whose location index wraps to 0 in 32 bits */
+  json_t *root = json_loads(s, 0, NULL);
+  json_t *io = json_pack("{s:[{s:s,s:s}],s:[{s:I,s:i,s:i,s:f,s:i,s:i}]}", "classes", "mount", "/", "fstype", "ext4",
+                         "values", "location", (json_int_t)4294967296LL, "class", 0, "calls", 1, "time", 0.5,
+                         "bytes_read", 0, "bytes_written", 0);
+  pm_profile *q = read_with(root, root, "io_classes", io, err, sizeof err);
+  assert_null(q);
+  assert_non_null(strstr(err, "io_classes: values[0]"));
+  json_decref(root);
+  free(s);
+  pm_profile_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_merge),
     cmocka_unit_test(test_foreign_and_malformed), cmocka_unit_test(test_fuzz_truncation_and_flips),
+    cmocka_unit_test(test_text_clean), cmocka_unit_test(test_non_utf8_names), cmocka_unit_test(test_integer_ranges),
   };
   return cmocka_run_group_tests_name("profile json", tests, NULL, NULL);
 }

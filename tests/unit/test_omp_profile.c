@@ -98,7 +98,7 @@ static void test_reader_validates(void **state) {
   pm_profile *p = live_profile();
   static const struct { corrupt_fn fn; const char *expect; } cases[] = {
     {c_short_array, "omp_regions[0]: thread_useful / thread_idle do not have nthreads (2) entries"},
-    {c_process, "omp_regions[0]: process 3 out of range"},
+    {c_process, "omp_regions[0]: \"process\" 3 out of range"},
     {c_negative, "omp_regions[0]: bad time for thread 0"},
     {c_no_span, "omp_regions[0]: missing or wrong type for \"span\""},
     {c_string_time, "omp_regions[0]: bad time for thread 0"},
