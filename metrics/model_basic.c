@@ -13,8 +13,7 @@
 #include "popmetrics.h"
 #include "pm_model_util.h"
 
-pm_metric *pm_model_basic(const pm_run_input *in)
-{
+pm_metric *pm_model_basic(const pm_run_input *in) {
   pm_metric *root, *pe_n, *comme_n;
   pm_val pe, lb, comme, sere, te, prog;
   const char *why = pm__input_problem(in);
@@ -24,8 +23,7 @@ pm_metric *pm_model_basic(const pm_run_input *in)
   root = pm__root("basic", "Basic POP model",
                   "POP parallel efficiency over all threads and workers, split into load balance, "
                   "serialization and transfer.");
-  if (!root)
-    return NULL;
+  if (!root) return NULL;
   if (!why) {
     for (i = 0; i < in->nlocations; i++) {
       const pm_location_input *l = &in->loc[i];
@@ -33,16 +31,13 @@ pm_metric *pm_model_basic(const pm_run_input *in)
         nprog++;
         progmpi += l->mpi;
       }
-      if (!pm__is_compute(l))
-        continue;
+      if (!pm__is_compute(l)) continue;
       double u = pm__useful(in, l);
       sum += u;
-      if (n == 0 || u > max)
-        max = u;
+      if (n == 0 || u > max) max = u;
       n++;
     }
-    if (n == 0)
-      why = PM_NA_NO_COMPUTE;
+    if (n == 0) why = PM_NA_NO_COMPUTE;
   }
   if (why) {
     pe = lb = comme = sere = te = pm_v_na(why);
@@ -63,18 +58,16 @@ pm_metric *pm_model_basic(const pm_run_input *in)
   pe_n = pm__leaf(root, "pe", "Parallel efficiency", "",
                   "Share of the available thread time spent in useful application code.", pe);
   pm_metric_set_combine(pe_n, PM_COMBINE_PRODUCT);
-  pm__leaf(pe_n, "lb", "Load balance", "",
-           "Average useful time divided by the largest useful time of any thread.", lb);
+  pm__leaf(pe_n, "lb", "Load balance", "", "Average useful time divided by the largest useful time of any thread.", lb);
   comme_n = pm__leaf(pe_n, "comme", "Communication efficiency", "",
-                     "Largest useful time divided by the runtime: loss to communication and waiting.",
-                     comme);
+                     "Largest useful time divided by the runtime: loss to communication and waiting.", comme);
   pm_metric_set_combine(comme_n, PM_COMBINE_PRODUCT);
   pm__leaf(comme_n, "sere", "Serialization efficiency", "",
            "Largest useful time divided by the runtime on an ideal network (critical path).", sere);
   pm__leaf(comme_n, "te", "Transfer efficiency", "",
            "Runtime on an ideal network divided by the measured runtime: loss to data transfer.", te);
 
-  if (!why && nprog > 0) {   /* reported separately, only when such threads exist */
+  if (!why && nprog > 0) { /* reported separately, only when such threads exist */
     prog = pm_v_div(pm_v(100.0 * progmpi), pm_v((double)nprog * in->runtime), PM_NA_ZERO_RUNTIME);
     pm__leaf(root, "progress_mpi", "Progress-thread time in MPI", "%",
              "Share of the runtime that communication progress threads spent inside MPI.", prog);

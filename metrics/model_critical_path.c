@@ -17,23 +17,20 @@
 #include "pm_util.h"
 #include <stdlib.h>
 
-pm_metric *pm_model_critical_path(const pm_run_input *in)
-{
+pm_metric *pm_model_critical_path(const pm_run_input *in) {
   pm_metric *root, *n_pe, *n_lb, *n_ce, *n_se, *n_te;
   pm_val pe, lb, lbx, lbm, ce, se, sex, sem, te, tex, tem;
   const char *why = pm__input_problem(in);
   pm_procs pp = {0, NULL, NULL};
-  double *pmax = NULL;     /* per process: max t_k */
+  double *pmax = NULL; /* per process: max t_k */
   int i, p, T = 0;
   double sum = 0.0, max = 0.0;
 
   root = pm__root("critical_path", "Critical-path model (RWTH)",
                   "Efficiencies from the online critical path, each split into a thread level (X) "
                   "and an MPI level.");
-  if (!root)
-    return NULL;
-  if (!why && !in->has_critical_path)
-    why = PM_NA_NO_CP;
+  if (!root) return NULL;
+  if (!why && !in->has_critical_path) why = PM_NA_NO_CP;
   if (!why) {
     pmax = pm__calloc((size_t)in->nprocesses, sizeof *pmax);
     if (!pmax || !pm__procs_init(&pp, in, pm__is_compute)) {
@@ -43,17 +40,13 @@ pm_metric *pm_model_critical_path(const pm_run_input *in)
     }
     for (i = 0; i < in->nlocations; i++) {
       const pm_location_input *l = &in->loc[i];
-      if (!pm__is_compute(l))
-        continue;
-      if (pp.master[l->process] == i || l->tl_cue > pmax[l->process])
-        pmax[l->process] = l->tl_cue;
+      if (!pm__is_compute(l)) continue;
+      if (pp.master[l->process] == i || l->tl_cue > pmax[l->process]) pmax[l->process] = l->tl_cue;
       sum += l->tl_cue;
-      if (T == 0 || l->tl_cue > max)
-        max = l->tl_cue;
+      if (T == 0 || l->tl_cue > max) max = l->tl_cue;
       T++;
     }
-    if (T == 0)
-      why = PM_NA_NO_COMPUTE;
+    if (T == 0) why = PM_NA_NO_COMPUTE;
   }
   if (why) {
     pe = lb = lbx = lbm = ce = se = sex = sem = te = tex = tem = pm_v_na(why);
@@ -62,11 +55,9 @@ pm_metric *pm_model_critical_path(const pm_run_input *in)
     int first = 1;
     pm_val R = pm_v(in->runtime), gcue = pm_v(in->g_cue), gcoo = pm_v(in->g_coo);
     for (p = 0; p < in->nprocesses; p++) {
-      if (pp.nloc[p] == 0)
-        continue;
+      if (pp.nloc[p] == 0) continue;
       wmax += pp.nloc[p] * pmax[p];
-      if (in->pl_cue && (first || in->pl_cue[p] > plmax))
-        plmax = in->pl_cue[p];
+      if (in->pl_cue && (first || in->pl_cue[p] > plmax)) plmax = in->pl_cue[p];
       first = 0;
     }
     lbx = pm_v_div(pm_v(sum), pm_v(wmax), PM_NA_NO_USEFUL);
@@ -103,19 +94,18 @@ pm_metric *pm_model_critical_path(const pm_run_input *in)
                   "Largest useful time of a thread divided by the global critical path (G-CUE).", se);
   pm_metric_set_combine(n_se, PM_COMBINE_PRODUCT);
   pm__leaf(n_se, "sere_x", "Serialization within processes (X)", "",
-           "Largest useful time of a thread divided by the longest process-local critical path.",
-           sex);
+           "Largest useful time of a thread divided by the longest process-local critical path.", sex);
   pm__leaf(n_se, "sere_mpi", "Serialization across processes (MPI)", "",
            "Longest process-local critical path divided by the global critical path.", sem);
   n_te = pm__leaf(n_ce, "te", "Transfer efficiency", "",
                   "Global critical path of useful work (G-CUE) divided by the runtime.", te);
   pm_metric_set_combine(n_te, PM_COMBINE_PRODUCT);
   pm__leaf(n_te, "te_x", "Transfer efficiency (X: OpenMP/runtime)", "",
-           "Critical path with OpenMP/runtime time weighted zero (G-COO) divided by the runtime.",
-           tex);
+           "Critical path with OpenMP/runtime time weighted zero (G-COO) divided by the runtime.", tex);
   pm__leaf(n_te, "te_mpi", "Transfer efficiency (MPI)", "",
            "Critical path of useful work (G-CUE) divided by the critical path without "
-           "OpenMP/runtime time (G-COO).", tem);
+           "OpenMP/runtime time (G-COO).",
+           tem);
   free(pmax);
   pm__procs_free(&pp);
   return pm__finish(root);

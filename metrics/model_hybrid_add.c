@@ -29,8 +29,7 @@
 #define NA_SPLIT "no serial / parallel-region split measured (serial_useful, in_parallel)"
 
 /* Adds one child per OpenMP region under the OpenMP node. */
-static void add_regions(pm_metric *omp, const pm_run_input *in, const pm_procs *pp, int T)
-{
+static void add_regions(pm_metric *omp, const pm_run_input *in, const pm_procs *pp, int T) {
   int r, j;
   for (r = 0; r < in->nomp_regions; r++) {
     const pm_omp_region_input *g = &in->omp_regions[r];
@@ -38,8 +37,7 @@ static void add_regions(pm_metric *omp, const pm_run_input *in, const pm_procs *
     pm_val v;
     int tp, n;
     double lost = 0.0;
-    if (g->process < 0 || g->process >= in->nprocesses || pp->nloc[g->process] == 0)
-      continue;
+    if (g->process < 0 || g->process >= in->nprocesses || pp->nloc[g->process] == 0) continue;
     tp = pp->nloc[g->process];
     n = g->nthreads > 0 ? g->nthreads : 0;
     snprintf(id, sizeof id, "region_%d", r);
@@ -47,22 +45,19 @@ static void add_regions(pm_metric *omp, const pm_run_input *in, const pm_procs *
     if (n > 0 && !g->thread_useful) {
       v = pm_v_na("no per-thread useful time for this region");
     } else {
-      for (j = 0; j < n; j++)
-        lost += g->span - g->thread_useful[j];
-      if (tp > n)
-        lost += (double)(tp - n) * g->span;
-      v = pm_v_sub(pm_v(1.0), pm_v_div(pm_v(lost), pm_v((double)T * in->runtime),
-                                       PM_NA_ZERO_RUNTIME));
+      for (j = 0; j < n; j++) lost += g->span - g->thread_useful[j];
+      if (tp > n) lost += (double)(tp - n) * g->span;
+      v = pm_v_sub(pm_v(1.0), pm_v_div(pm_v(lost), pm_v((double)T * in->runtime), PM_NA_ZERO_RUNTIME));
     }
-    pm__leaf(omp, id, name, "", "This parallel region's share of the OpenMP inefficiency "
-             "(1 minus its lost thread time over all thread time).", v);
+    pm__leaf(omp, id, name, "",
+             "This parallel region's share of the OpenMP inefficiency "
+             "(1 minus its lost thread time over all thread time).",
+             v);
   }
-  if (omp && omp->nchildren > 0)
-    pm_metric_set_combine(omp, PM_COMBINE_ADDITIVE);
+  if (omp && omp->nchildren > 0) pm_metric_set_combine(omp, PM_COMBINE_ADDITIVE);
 }
 
-pm_metric *pm_model_additive(const pm_run_input *in)
-{
+pm_metric *pm_model_additive(const pm_run_input *in) {
   pm_metric *root, *n_pe, *n_proc, *n_thr, *n_omp;
   pm_val pe, proc, comme, plb, thr, amd, omp;
   const char *why = pm__input_problem(in);
@@ -73,8 +68,7 @@ pm_metric *pm_model_additive(const pm_run_input *in)
   root = pm__root("additive", "Hybrid additive model (NAG)",
                   "Parallel efficiency whose inefficiencies add up: processes, threads, Amdahl, "
                   "OpenMP regions.");
-  if (!root)
-    return NULL;
+  if (!root) return NULL;
   if (!why) {
     if (!pm__procs_init(&pp, in, pm__is_thread)) {
       pm_metric_free(root);
@@ -82,14 +76,12 @@ pm_metric *pm_model_additive(const pm_run_input *in)
     }
     for (i = 0; i < in->nlocations; i++) {
       const pm_location_input *l = &in->loc[i];
-      if (!pm__is_thread(l))
-        continue;
+      if (!pm__is_thread(l)) continue;
       T++;
       ou += pm__useful(in, l);
       ompu += l->omp_useful;
     }
-    if (T == 0)
-      why = "no application threads";
+    if (T == 0) why = "no application threads";
   }
   if (why) {
     pe = proc = comme = plb = thr = amd = omp = pm_v_na(why);
@@ -99,15 +91,13 @@ pm_metric *pm_model_additive(const pm_run_input *in)
     for (p = 0; p < in->nprocesses; p++) {
       const pm_location_input *m;
       int tp = pp.nloc[p];
-      if (tp == 0)
-        continue;
+      if (tp == 0) continue;
       m = &in->loc[pp.master[p]];
       su += tp * m->serial_useful;
       so += tp * m->in_parallel;
       amdl += m->serial_useful * (tp - 1);
       split += m->serial_useful + m->in_parallel;
-      if (first || m->in_parallel + m->serial_useful > maxps)
-        maxps = m->in_parallel + m->serial_useful;
+      if (first || m->in_parallel + m->serial_useful > maxps) maxps = m->in_parallel + m->serial_useful;
       first = 0;
     }
     avgs = su / T;
@@ -127,12 +117,11 @@ pm_metric *pm_model_additive(const pm_run_input *in)
     }
   }
 
-  n_pe = pm__leaf(root, "pe", "Parallel efficiency", "",
-                  "Average useful time of all threads divided by the runtime.", pe);
+  n_pe =
+      pm__leaf(root, "pe", "Parallel efficiency", "", "Average useful time of all threads divided by the runtime.", pe);
   pm_metric_set_combine(n_pe, PM_COMBINE_ADDITIVE);
   n_proc = pm__leaf(n_pe, "process", "Process efficiency", "",
-                    "Time the processes spend in serial code or parallel regions, over the runtime.",
-                    proc);
+                    "Time the processes spend in serial code or parallel regions, over the runtime.", proc);
   pm_metric_set_combine(n_proc, PM_COMBINE_ADDITIVE);
   pm__leaf(n_proc, "mpi_comme", "MPI communication efficiency", "",
            "Largest serial-plus-parallel-region time of any process divided by the runtime.", comme);
@@ -145,8 +134,7 @@ pm_metric *pm_model_additive(const pm_run_input *in)
            "One minus the time the other threads wait while the master runs serial code.", amd);
   n_omp = pm__leaf(n_thr, "omp", "OpenMP region efficiency", "",
                    "One minus the thread time inside parallel regions that is not useful work.", omp);
-  if (!why && in->nomp_regions > 0 && in->omp_regions)
-    add_regions(n_omp, in, &pp, T);
+  if (!why && in->nomp_regions > 0 && in->omp_regions) add_regions(n_omp, in, &pp, T);
   pm__procs_free(&pp);
   return pm__finish(root);
 }

@@ -24,21 +24,19 @@
 #include "pm_util.h"
 #include <stdlib.h>
 
-pm_metric *pm_model_multiplicative(const pm_run_input *in)
-{
+pm_metric *pm_model_multiplicative(const pm_run_input *in) {
   pm_metric *root, *n_pe, *n_mpi, *n_mc, *n_x;
   pm_val hpe, hce, hlb, mpe, mce, mlb, mse, mte, xpe, xce, xlb, prog;
   const char *why = pm__input_problem(in);
   int i, p, T = 0, nprog = 0;
   double sum = 0.0, max = 0.0, progmpi = 0.0;
-  double *mpisum = NULL;   /* per process: sum of mpi over its MPI-calling compute locations */
-  int *ncall = NULL;       /* per process: number of those locations */
+  double *mpisum = NULL; /* per process: sum of mpi over its MPI-calling compute locations */
+  int *ncall = NULL;     /* per process: number of those locations */
   pm_procs pp = {0, NULL, NULL};
 
   root = pm__root("multiplicative", "Hybrid multiplicative model (BSC)",
                   "Hybrid parallel efficiency as the product of an MPI level and a thread level (X).");
-  if (!root)
-    return NULL;
+  if (!root) return NULL;
   if (!why) {
     mpisum = pm__calloc((size_t)in->nprocesses, sizeof *mpisum);
     ncall = pm__calloc((size_t)in->nprocesses, sizeof *ncall);
@@ -55,20 +53,17 @@ pm_metric *pm_model_multiplicative(const pm_run_input *in)
         nprog++;
         progmpi += l->mpi;
       }
-      if (!pm__is_compute(l))
-        continue;
+      if (!pm__is_compute(l)) continue;
       double u = pm__useful(in, l);
       sum += u;
-      if (T == 0 || u > max)
-        max = u;
+      if (T == 0 || u > max) max = u;
       T++;
       if (l->calls_mpi) {
         mpisum[l->process] += l->mpi;
         ncall[l->process]++;
       }
     }
-    if (T == 0)
-      why = PM_NA_NO_COMPUTE;
+    if (T == 0) why = PM_NA_NO_COMPUTE;
   }
   if (why) {
     hpe = hce = hlb = mpe = mce = mlb = mse = mte = xpe = xce = xlb = pm_v_na(why);
@@ -77,12 +72,10 @@ pm_metric *pm_model_multiplicative(const pm_run_input *in)
     int first = 1;
     for (p = 0; p < in->nprocesses; p++) {
       double outside;
-      if (pp.nloc[p] == 0)
-        continue;   /* a process without application threads has no say in the MPI level */
+      if (pp.nloc[p] == 0) continue; /* a process without application threads has no say in the MPI level */
       outside = R - (ncall[p] ? mpisum[p] / ncall[p] : 0.0);
       wsum += outside * pp.nloc[p];
-      if (first || outside > omax)
-        omax = outside;
+      if (first || outside > omax) omax = outside;
       first = 0;
     }
     hpe = pm_v_div(pm_v(sum / T), pm_v(R), PM_NA_ZERO_RUNTIME);
@@ -106,8 +99,7 @@ pm_metric *pm_model_multiplicative(const pm_run_input *in)
                   "Average useful time of all threads divided by the runtime.", hpe);
   pm_metric_set_combine(n_pe, PM_COMBINE_PRODUCT);
   n_mpi = pm__leaf(n_pe, "mpi_pe", "MPI parallel efficiency", "",
-                   "Time the MPI-calling threads spend outside MPI, weighted by threads per process.",
-                   mpe);
+                   "Time the MPI-calling threads spend outside MPI, weighted by threads per process.", mpe);
   pm_metric_set_combine(n_mpi, PM_COMBINE_PRODUCT);
   pm__leaf(n_mpi, "mpi_lb", "MPI load balance", "",
            "Average time outside MPI divided by the largest time outside MPI of any process.", mlb);
@@ -122,12 +114,13 @@ pm_metric *pm_model_multiplicative(const pm_run_input *in)
                  "Hybrid parallel efficiency divided by the MPI parallel efficiency.", xpe);
   pm_metric_set_combine(n_x, PM_COMBINE_PRODUCT);
   pm_metric_set_may_exceed_one(n_x, 1);
-  pm_metric_set_may_exceed_one(
-    pm__leaf(n_x, "x_lb", "Thread-level (X) load balance", "",
-             "Hybrid load balance divided by the MPI load balance.", xlb), 1);
-  pm_metric_set_may_exceed_one(
-    pm__leaf(n_x, "x_comme", "Thread-level (X) communication efficiency", "",
-             "Hybrid communication efficiency divided by the MPI communication efficiency.", xce), 1);
+  pm_metric_set_may_exceed_one(pm__leaf(n_x, "x_lb", "Thread-level (X) load balance", "",
+                                        "Hybrid load balance divided by the MPI load balance.", xlb),
+                               1);
+  pm_metric_set_may_exceed_one(pm__leaf(n_x, "x_comme", "Thread-level (X) communication efficiency", "",
+                                        "Hybrid communication efficiency divided by the MPI communication efficiency.",
+                                        xce),
+                               1);
   pm__leaf(root, "hybrid_lb", "Hybrid load balance", "",
            "Average useful time divided by the largest useful time of any thread.", hlb);
   pm__leaf(root, "hybrid_comme", "Hybrid communication efficiency", "",

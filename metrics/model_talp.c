@@ -37,34 +37,28 @@ typedef struct {
 
 typedef struct {
   pm_val pe, ser, lb, sched;
-  double notuseful;   /* ser + lb + sched (0 when no regions) */
+  double notuseful; /* ser + lb + sched (0 when no regions) */
 } talp_omp;
 
 /* MPI part. Returns 0 on allocation failure. */
-static int mpi_part(const pm_run_input *in, const pm_procs *pp, int C, talp_mpi *o)
-{
+static int mpi_part(const pm_run_input *in, const pm_procs *pp, int C, talp_mpi *o) {
   double R = in->runtime, sum = 0.0, minp = 0.0, minn = 0.0;
   double *mp = pm__calloc((size_t)in->nprocesses, sizeof *mp);
   double *mn = NULL;
   int *cn = NULL;
   int i, first, nodes_ok = in->nnodes > 0;
-  if (!mp)
-    return 0;
+  if (!mp) return 0;
   for (i = 0; i < in->nlocations; i++) {
     const pm_location_input *l = &in->loc[i];
-    if (!pm__is_compute(l))
-      continue;
+    if (!pm__is_compute(l)) continue;
     mp[l->process] += l->mpi + l->mpi_worker_idle;
     sum += l->mpi + l->mpi_worker_idle;
-    if (l->node < 0 || l->node >= in->nnodes)
-      nodes_ok = 0;
+    if (l->node < 0 || l->node >= in->nnodes) nodes_ok = 0;
   }
   first = 1;
   for (i = 0; i < in->nprocesses; i++) {
-    if (pp->nloc[i] == 0)
-      continue;
-    if (first || mp[i] / pp->nloc[i] < minp)
-      minp = mp[i] / pp->nloc[i];
+    if (pp->nloc[i] == 0) continue;
+    if (first || mp[i] / pp->nloc[i] < minp) minp = mp[i] / pp->nloc[i];
     first = 0;
   }
   pm_val vR = pm_v(R), RM = pm_v(R - sum / C), Rp = pm_v(R - minp);
@@ -84,17 +78,14 @@ static int mpi_part(const pm_run_input *in, const pm_procs *pp, int C, talp_mpi 
     }
     for (i = 0; i < in->nlocations; i++) {
       const pm_location_input *l = &in->loc[i];
-      if (!pm__is_compute(l))
-        continue;
+      if (!pm__is_compute(l)) continue;
       mn[l->node] += l->mpi + l->mpi_worker_idle;
       cn[l->node]++;
     }
     first = 1;
     for (i = 0; i < in->nnodes; i++) {
-      if (cn[i] == 0)
-        continue;
-      if (first || mn[i] / cn[i] < minn)
-        minn = mn[i] / cn[i];
+      if (cn[i] == 0) continue;
+      if (first || mn[i] / cn[i] < minn) minn = mn[i] / cn[i];
       first = 0;
     }
     pm_val Rn = pm_v(R - minn);
@@ -108,8 +99,7 @@ static int mpi_part(const pm_run_input *in, const pm_procs *pp, int C, talp_mpi 
 }
 
 /* OpenMP part; thr gives the master thread of each process. */
-static void omp_part(const pm_run_input *in, const pm_procs *thr, talp_omp *o)
-{
+static void omp_part(const pm_run_input *in, const pm_procs *thr, talp_omp *o) {
   double R = in->runtime, ser = 0.0, lb = 0.0, sched = 0.0, A = 0.0;
   int i, r, j;
   o->notuseful = 0.0;
@@ -120,28 +110,23 @@ static void omp_part(const pm_run_input *in, const pm_procs *thr, talp_omp *o)
   for (r = 0; r < in->nomp_regions; r++) {
     const pm_omp_region_input *g = &in->omp_regions[r];
     double wmin = 0.0;
-    if (g->nthreads <= 0)
-      continue;
+    if (g->nthreads <= 0) continue;
     if (!g->thread_idle) {
       o->pe = o->ser = o->lb = o->sched = pm_v_na("no per-thread idle time in parallel regions");
       return;
     }
     for (j = 0; j < g->nthreads; j++)
-      if (j == 0 || g->thread_idle[j] < wmin)
-        wmin = g->thread_idle[j];
+      if (j == 0 || g->thread_idle[j] < wmin) wmin = g->thread_idle[j];
     sched += wmin * g->nthreads;
-    for (j = 0; j < g->nthreads; j++)
-      lb += g->thread_idle[j] - wmin;
+    for (j = 0; j < g->nthreads; j++) lb += g->thread_idle[j] - wmin;
   }
   for (i = 0; i < in->nlocations; i++) {
     const pm_location_input *l = &in->loc[i];
-    if (!pm__is_compute(l))
-      continue;
+    if (!pm__is_compute(l)) continue;
     A += l->useful + l->mpi + l->mpi_worker_idle + l->gpu_runtime;
     if (l->kind == PM_LOC_THREAD && thr->master[l->process] != i) {
       double out = R - l->in_parallel - l->mpi_worker_idle;
-      if (out > 0.0)
-        ser += out;
+      if (out > 0.0) ser += out;
     }
   }
   pm_val a = pm_v(A), as = pm_v(A + ser), asl = pm_v(A + ser + lb), all = pm_v(A + ser + lb + sched);
@@ -153,8 +138,7 @@ static void omp_part(const pm_run_input *in, const pm_procs *thr, talp_omp *o)
   o->notuseful = ser + lb + sched;
 }
 
-pm_metric *pm_model_talp(const pm_run_input *in)
-{
+pm_metric *pm_model_talp(const pm_run_input *in) {
   pm_metric *root, *n;
   talp_mpi mpi;
   talp_omp omp;
@@ -166,10 +150,8 @@ pm_metric *pm_model_talp(const pm_run_input *in)
 
   root = pm__root("talp", "TALP model (DLB hybrid v2)",
                   "TALP's hybrid MPI, OpenMP and device efficiencies, comparable with DLB output.");
-  if (!root)
-    return NULL;
-  if (!why && (!pm__procs_init(&pp, in, pm__is_compute) ||
-               !pm__procs_init(&thr, in, pm__is_thread))) {
+  if (!root) return NULL;
+  if (!why && (!pm__procs_init(&pp, in, pm__is_compute) || !pm__procs_init(&thr, in, pm__is_thread))) {
     pm__procs_free(&pp);
     pm__procs_free(&thr);
     pm_metric_free(root);
@@ -182,10 +164,8 @@ pm_metric *pm_model_talp(const pm_run_input *in)
         double mc = l->memcpy - l->memcpy_overlapped;
         double active = l->kernel + (mc > 0.0 ? mc : 0.0);
         ksum += l->kernel;
-        if (G == 0 || l->kernel > kmax)
-          kmax = l->kernel;
-        if (G == 0 || active > amax)
-          amax = active;
+        if (G == 0 || l->kernel > kmax) kmax = l->kernel;
+        if (G == 0 || active > amax) amax = active;
         G++;
       } else if (pm__is_compute(l)) {
         C++;
@@ -233,25 +213,22 @@ pm_metric *pm_model_talp(const pm_run_input *in)
   pm_metric_set_combine(n, PM_COMBINE_PRODUCT);
   pm__leaf(n, "mpi_comme", "MPI communication efficiency", "",
            "Time outside MPI of the process least in MPI, divided by the runtime.", mpi.comme);
-  n = pm__leaf(n, "mpi_lb", "MPI load balance", "",
-               "Average time outside MPI relative to the process least in MPI.", mpi.lb);
+  n = pm__leaf(n, "mpi_lb", "MPI load balance", "", "Average time outside MPI relative to the process least in MPI.",
+               mpi.lb);
   pm_metric_set_combine(n, PM_COMBINE_PRODUCT);
   pm__leaf(n, "lb_in", "MPI load balance within nodes", "",
-           "Time outside MPI of the node least in MPI relative to the process least in MPI.",
-           mpi.lbin);
+           "Time outside MPI of the node least in MPI relative to the process least in MPI.", mpi.lbin);
   pm__leaf(n, "lb_out", "MPI load balance across nodes", "",
            "Average time outside MPI relative to the node least in MPI.", mpi.lbout);
   n = pm__leaf(root, "omp_pe", "OpenMP parallel efficiency", "",
-               "Active thread time not lost to OpenMP serialization, imbalance or scheduling.",
-               omp.pe);
+               "Active thread time not lost to OpenMP serialization, imbalance or scheduling.", omp.pe);
   pm_metric_set_combine(n, PM_COMBINE_PRODUCT);
   pm__leaf(n, "omp_ser", "OpenMP serialization efficiency", "",
            "Loss from worker threads idling outside parallel regions.", omp.ser);
   pm__leaf(n, "omp_lb", "OpenMP load balance", "",
            "Loss from threads waiting for the slowest thread of a parallel region.", omp.lb);
   pm__leaf(n, "omp_sched", "OpenMP scheduling efficiency", "",
-           "Loss from idle time every thread of a parallel region shares (runtime overhead).",
-           omp.sched);
+           "Loss from idle time every thread of a parallel region shares (runtime overhead).", omp.sched);
   pm__leaf(root, "offload", "Device offload efficiency", "",
            "Host time not blocked in device runtime calls, over host time.", off);
   n = pm__leaf(root, "device_pe", "Device parallel efficiency", "",

@@ -28,8 +28,7 @@
 #define NA_RUNTIME_UNOBSERVED "runtime overhead not observable through StarPU's tool interface (task bodies only)"
 
 /* Per-process children: runtime and pipeline efficiency of each process's workers. */
-static void add_per_process(pm_metric *root, const pm_run_input *in)
-{
+static void add_per_process(pm_metric *root, const pm_run_input *in) {
   double *ex = pm__calloc((size_t)in->nprocesses, sizeof *ex);
   double *rt = pm__calloc((size_t)in->nprocesses, sizeof *rt);
   int *w = pm__calloc((size_t)in->nprocesses, sizeof *w);
@@ -41,23 +40,19 @@ static void add_per_process(pm_metric *root, const pm_run_input *in)
   }
   for (i = 0; i < in->nlocations; i++) {
     const pm_location_input *l = &in->loc[i];
-    if (!pm__is_worker(l))
-      continue;
+    if (!pm__is_worker(l)) continue;
     ex[l->process] += l->exec;
     rt[l->process] += l->runtime;
-    if (w[l->process]++ == 0)
-      with++;
+    if (w[l->process]++ == 0) with++;
   }
-  if (with < 2)
-    goto out;
+  if (with < 2) goto out;
   pp = pm_metric_add_new(root, "per_process", "Per process", "",
                          "Runtime and pipeline efficiency of the workers of each process.");
   for (p = 0; p < in->nprocesses; p++) {
     char id[3][48], name[64];
     pm_metric *n;
     pm_val rte, ppl;
-    if (!w[p])
-      continue;
+    if (!w[p]) continue;
     snprintf(id[0], sizeof id[0], "p%d", p);
     snprintf(id[1], sizeof id[1], "p%d_runtime", p);
     snprintf(id[2], sizeof id[2], "p%d_pipeline", p);
@@ -65,14 +60,12 @@ static void add_per_process(pm_metric *root, const pm_run_input *in)
     rte = in->task_runtime_unobserved ? pm_v_na(NA_RUNTIME_UNOBSERVED)
                                       : pm_v_div(pm_v(ex[p]), pm_v(ex[p] + rt[p]), "no task execution or runtime time");
     ppl = pm_v_div(pm_v(ex[p] + rt[p]), pm_v(w[p] * in->runtime), PM_NA_ZERO_RUNTIME);
-    n = pm__leaf(pp, id[0], name, "", "Runtime times pipeline efficiency of this process.",
-                 pm_v_mul(rte, ppl));
+    n = pm__leaf(pp, id[0], name, "", "Runtime times pipeline efficiency of this process.", pm_v_mul(rte, ppl));
     pm_metric_set_combine(n, PM_COMBINE_PRODUCT);
     pm__leaf(n, id[1], "Runtime efficiency", "",
              "Task execution time over execution plus runtime overhead, this process.", rte);
     pm__leaf(n, id[2], "Pipeline efficiency", "",
-             "Busy worker time (execution plus runtime) over available worker time, this process.",
-             ppl);
+             "Busy worker time (execution plus runtime) over available worker time, this process.", ppl);
   }
 out:
   free(ex);
@@ -81,8 +74,7 @@ out:
 }
 
 /* Online locality estimate from duration models, or the reference-run value. */
-static pm_val locality(const pm_run_input *in, double sumexec)
-{
+static pm_val locality(const pm_run_input *in, double sumexec) {
   double pred = 0.0, obs = 0.0;
   int i;
   if (in->task_ref_exec_1worker > 0.0)
@@ -92,16 +84,14 @@ static pm_val locality(const pm_run_input *in, double sumexec)
       pred += in->codelets[i].predicted;
       obs += in->codelets[i].exec;
     }
-  if (pred == 0.0)
-    return pm_v_na("no reference run and no duration-model predictions");
+  if (pred == 0.0) return pm_v_na("no reference run and no duration-model predictions");
   return pm_v_div(pm_v(pred), pm_v(obs), "no observed time for the predicted codelets");
 }
 
 /* What lies on the critical path: children of the critical-path bound, in seconds. Parts by
  * codelet (and rank) add up to the bound when the composition is complete; per rank; and, with
  * several processes, the MPI transfers on the path counted with transfers (COO). */
-static void add_cp_composition(pm_metric *cpb, const pm_run_input *in)
-{
+static void add_cp_composition(pm_metric *cpb, const pm_run_input *in) {
   int i;
   for (i = 0; in->cp_parts && i < in->ncp_parts; i++) {
     const pm_cp_part_input *c = &in->cp_parts[i];
@@ -119,17 +109,14 @@ static void add_cp_composition(pm_metric *cpb, const pm_run_input *in)
     char id[32], name[64];
     snprintf(id, sizeof id, "cp_rank%d", in->cp_ranks[i].rank);
     snprintf(name, sizeof name, "on the path: rank %d", in->cp_ranks[i].rank);
-    pm__leaf(cpb, id, name, "s", "Useful time along the critical path spent on this rank.",
-             pm_v(in->cp_ranks[i].time));
+    pm__leaf(cpb, id, name, "s", "Useful time along the critical path spent on this rank.", pm_v(in->cp_ranks[i].time));
   }
   if (in->cp_coo > 0.0 && in->nprocesses > 1)
     pm__leaf(cpb, "cp_mpi", "MPI transfers on the path (with transfers)", "s",
-             "MPI transfer time along the longest path when transfers count (COO variant).",
-             pm_v(in->cp_coo_mpi));
+             "MPI transfer time along the longest path when transfers count (COO variant).", pm_v(in->cp_coo_mpi));
 }
 
-pm_metric *pm_model_task(const pm_run_input *in)
-{
+pm_metric *pm_model_task(const pm_run_input *in) {
   pm_metric *root, *n;
   pm_val e, gran, loc, rte, ppl, bound, cpb, abe;
   const char *why = pm__input_problem(in);
@@ -139,13 +126,11 @@ pm_metric *pm_model_task(const pm_run_input *in)
   root = pm__root("task", "Task-based model (StarPU)",
                   "Efficiency of the task runtime: granularity, locality, runtime overhead, "
                   "pipeline, and distance to the schedule bounds.");
-  if (!root)
-    return NULL;
+  if (!root) return NULL;
   if (!why) {
     for (i = 0; i < in->nlocations; i++) {
       const pm_location_input *l = &in->loc[i];
-      if (!pm__is_worker(l))
-        continue;
+      if (!pm__is_worker(l)) continue;
       W++;
       if (l->kind == PM_LOC_WORKER)
         w0++;
@@ -154,16 +139,16 @@ pm_metric *pm_model_task(const pm_run_input *in)
       sexec += l->exec;
       sruntime += l->runtime;
     }
-    if (W == 0)
-      why = NA_NO_WORKERS;
+    if (W == 0) why = NA_NO_WORKERS;
   }
   if (why) {
     e = gran = loc = rte = ppl = bound = cpb = abe = pm_v_na(why);
   } else {
     double T;
     const char *abwhy = NULL;
-    rte = in->task_runtime_unobserved ? pm_v_na(NA_RUNTIME_UNOBSERVED)
-                                      : pm_v_div(pm_v(sexec), pm_v(sexec + sruntime), "no task execution or runtime time");
+    rte = in->task_runtime_unobserved
+              ? pm_v_na(NA_RUNTIME_UNOBSERVED)
+              : pm_v_div(pm_v(sexec), pm_v(sexec + sruntime), "no task execution or runtime time");
     ppl = pm_v_div(pm_v(sexec + sruntime), pm_v(W * in->runtime), PM_NA_ZERO_RUNTIME);
     loc = locality(in, sexec);
     if (in->task_ref_exec_seq > 0.0 && in->task_ref_exec_1worker > 0.0)
@@ -193,18 +178,17 @@ pm_metric *pm_model_task(const pm_run_input *in)
     }
   }
 
-  n = pm__leaf(root, "e", "Task efficiency", "",
-               "Product of granularity, locality, runtime and pipeline efficiency.", e);
+  n = pm__leaf(root, "e", "Task efficiency", "", "Product of granularity, locality, runtime and pipeline efficiency.",
+               e);
   pm_metric_set_combine(n, PM_COMBINE_PRODUCT);
   pm_metric_set_may_exceed_one(n, 1);
   pm__leaf(n, "e_granularity", "Granularity efficiency", "",
            "Sequential kernel time over task time on one worker (from reference runs).", gran);
-  pm_metric_set_may_exceed_one(
-    pm__leaf(n, "e_locality", "Locality efficiency", "",
-             "Expected task time (reference run or duration model) over observed task time.", loc),
-    1);
-  pm__leaf(n, "e_runtime", "Runtime efficiency", "",
-           "Task execution time over execution plus runtime overhead.", rte);
+  pm_metric_set_may_exceed_one(pm__leaf(n, "e_locality", "Locality efficiency", "",
+                                        "Expected task time (reference run or duration model) over observed task time.",
+                                        loc),
+                               1);
+  pm__leaf(n, "e_runtime", "Runtime efficiency", "", "Task execution time over execution plus runtime overhead.", rte);
   n = pm__leaf(n, "e_pipeline", "Pipeline efficiency", "",
                "Busy worker time (execution plus runtime) over available worker time.", ppl);
   if (n && !why && in->task_runtime_unobserved)
@@ -212,14 +196,11 @@ pm_metric *pm_model_task(const pm_run_input *in)
   n = pm__leaf(root, "bound", "Bound efficiency", "",
                "Best lower bound on the makespan (critical path or area) over the makespan.", bound);
   {
-    pm_metric *c = pm__leaf(n, "cpb", "Critical-path bound", "s",
-                            "Length of the critical path through the task graph.", cpb);
-    if (!why && c && in->cp_bound > 0.0)
-      add_cp_composition(c, in);
+    pm_metric *c =
+        pm__leaf(n, "cpb", "Critical-path bound", "s", "Length of the critical path through the task graph.", cpb);
+    if (!why && c && in->cp_bound > 0.0) add_cp_composition(c, in);
   }
-  pm__leaf(n, "abe", "Area bound", "s",
-           "Least makespan if the task work were spread perfectly over the workers.", abe);
-  if (!why)
-    add_per_process(root, in);
+  pm__leaf(n, "abe", "Area bound", "s", "Least makespan if the task work were spread perfectly over the workers.", abe);
+  if (!why) add_per_process(root, in);
   return pm__finish(root);
 }

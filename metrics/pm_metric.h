@@ -15,33 +15,33 @@
 #include <stddef.h>
 
 typedef enum {
-  PM_COMBINE_NONE = 0,    /* children are related information, not a decomposition */
-  PM_COMBINE_PRODUCT,     /* parent = product of the children */
-  PM_COMBINE_ADDITIVE     /* 1 - parent = sum over children of (1 - child) */
+  PM_COMBINE_NONE = 0, /* children are related information, not a decomposition */
+  PM_COMBINE_PRODUCT,  /* parent = product of the children */
+  PM_COMBINE_ADDITIVE  /* 1 - parent = sum over children of (1 - child) */
 } pm_combine;
 
 typedef enum {
-  PM_METRIC_HEADING = 0,   /* no value by design (a model root, a group) */
-  PM_METRIC_VALUE,         /* value is set and finite */
-  PM_METRIC_NA             /* cannot be computed from this run; na_reason says why */
+  PM_METRIC_HEADING = 0, /* no value by design (a model root, a group) */
+  PM_METRIC_VALUE,       /* value is set and finite */
+  PM_METRIC_NA           /* cannot be computed from this run; na_reason says why */
 } pm_metric_state;
 
 typedef struct pm_metric {
-  char *id;               /* [a-z0-9_]+, unique within one model tree */
-  char *name;             /* human name, e.g. "Parallel efficiency" */
-  char *unit;             /* "" for efficiencies (fractions), "s", "%", ... */
-  char *description;      /* one sentence for the user */
+  char *id;          /* [a-z0-9_]+, unique within one model tree */
+  char *name;        /* human name, e.g. "Parallel efficiency" */
+  char *unit;        /* "" for efficiencies (fractions), "s", "%", ... */
+  char *description; /* one sentence for the user */
   pm_metric_state state;
-  double value;           /* valid (and finite) only when state == PM_METRIC_VALUE */
-  char *na_reason;        /* non-NULL exactly when state == PM_METRIC_NA */
-  char *warning;          /* optional warning attached to the value (NULL: none) */
-  pm_combine combine;     /* how the children combine into this node */
-  int may_exceed_one;     /* derived contribution: may exceed 1, shown unclamped and flagged */
+  double value;       /* valid (and finite) only when state == PM_METRIC_VALUE */
+  char *na_reason;    /* non-NULL exactly when state == PM_METRIC_NA */
+  char *warning;      /* optional warning attached to the value (NULL: none) */
+  pm_combine combine; /* how the children combine into this node */
+  int may_exceed_one; /* derived contribution: may exceed 1, shown unclamped and flagged */
   struct pm_metric *parent;
   struct pm_metric **children;
   size_t nchildren;
-  size_t cap_;            /* internal: capacity of children */
-  int alloc_failed_;      /* internal: an allocation for this node or a descendant failed */
+  size_t cap_;       /* internal: capacity of children */
+  int alloc_failed_; /* internal: an allocation for this node or a descendant failed */
 } pm_metric;
 
 /* Safe division: stores num/den in *out and returns 1 when den != 0 and the quotient is finite;
@@ -50,8 +50,7 @@ int pm_safe_div(double num, double den, double *out);
 
 /* A new detached node (heading state, no value). id must match [a-z0-9_]+; name must be non-empty;
  * unit and description may be NULL (stored as ""). Returns NULL on a bad id/name or no memory. */
-pm_metric *pm_metric_new(const char *id, const char *name, const char *unit,
-                         const char *description);
+pm_metric *pm_metric_new(const char *id, const char *name, const char *unit, const char *description);
 
 /* Appends child to parent and returns child. If child is NULL (allocation failed) or the append
  * fails, the parent is marked failed (see pm_metric_ok) and the child freed; returns NULL.
@@ -69,10 +68,10 @@ void pm_metric_set_na(pm_metric *m, const char *reason);
 /* printf-style variant of pm_metric_set_na. */
 void pm_metric_set_na_fmt(pm_metric *m, const char *fmt, ...)
 #if defined(__GNUC__)
-  __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 2, 3)))
 #endif
-  ;
-void pm_metric_set_warning(pm_metric *m, const char *warning);   /* NULL clears */
+    ;
+void pm_metric_set_warning(pm_metric *m, const char *warning); /* NULL clears */
 void pm_metric_set_combine(pm_metric *m, pm_combine combine);
 void pm_metric_set_may_exceed_one(pm_metric *m, int flag);
 

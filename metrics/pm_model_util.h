@@ -10,7 +10,7 @@
  * Reasons are static strings. */
 typedef struct {
   double v;
-  const char *na;   /* NULL: v is valid */
+  const char *na; /* NULL: v is valid */
 } pm_val;
 
 pm_val pm_v(double v);
@@ -50,8 +50,8 @@ int pm__is_thread(const pm_location_input *l);
  * the main thread of a process first); -1 if none. */
 typedef struct {
   int nproc;
-  int *nloc;        /* selected locations per process (t_p) */
-  int *master;      /* location index of the master thread of p, or -1 */
+  int *nloc;   /* selected locations per process (t_p) */
+  int *master; /* location index of the master thread of p, or -1 */
 } pm_procs;
 
 /* Returns 0 on allocation failure. Requires pm__input_problem(in) == NULL. */
@@ -61,8 +61,8 @@ void pm__procs_free(pm_procs *pp);
 /* A model root (heading). */
 pm_metric *pm__root(const char *id, const char *name, const char *description);
 /* Adds a child with the value v (or n/a with v.na) and returns it (NULL on allocation failure). */
-pm_metric *pm__leaf(pm_metric *parent, const char *id, const char *name, const char *unit,
-                    const char *description, pm_val v);
+pm_metric *pm__leaf(pm_metric *parent, const char *id, const char *name, const char *unit, const char *description,
+                    pm_val v);
 /* Sets value or n/a from v. */
 void pm__set(pm_metric *m, pm_val v);
 /* Returns root when the tree was built completely, else frees it and returns NULL. */

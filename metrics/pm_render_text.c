@@ -19,12 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_HEADER 24   /* header cells longer than this are ellipsized */
+#define MAX_HEADER 24 /* header cells longer than this are ellipsized */
 
 typedef struct {
-  char *path;               /* ids below the root joined by '/'; "" for the root itself */
+  char *path; /* ids below the root joined by '/'; "" for the root itself */
   int depth;
-  const pm_metric *label;   /* node giving name and unit */
+  const pm_metric *label; /* node giving name and unit */
 } trow;
 
 typedef struct {
@@ -35,8 +35,8 @@ typedef struct {
 typedef struct {
   size_t nrows, caprows, ncols;
   trow *rows;
-  tcell *cells;             /* nrows * ncols */
-  char **notes;             /* footnote texts */
+  tcell *cells; /* nrows * ncols */
+  char **notes; /* footnote texts */
   size_t nnotes, capnotes;
   int any_star;
   size_t *numw, *sufw, *cw; /* per column */
@@ -44,30 +44,24 @@ typedef struct {
   int oom;
 } table;
 
-static void table_free(table *t)
-{
+static void table_free(table *t) {
   size_t i;
-  for (i = 0; i < t->nrows; i++)
-    free(t->rows[i].path);
+  for (i = 0; i < t->nrows; i++) free(t->rows[i].path);
   free(t->rows);
   free(t->cells);
-  for (i = 0; i < t->nnotes; i++)
-    free(t->notes[i]);
+  for (i = 0; i < t->nnotes; i++) free(t->notes[i]);
   free(t->notes);
   free(t->numw);
   free(t->sufw);
   free(t->cw);
-  for (i = 0; t->hdr && i < t->ncols; i++)
-    free(t->hdr[i]);
+  for (i = 0; t->hdr && i < t->ncols; i++) free(t->hdr[i]);
   free(t->hdr);
 }
 
-static char *join_path(const char *parent, const char *id)
-{
+static char *join_path(const char *parent, const char *id) {
   size_t a = strlen(parent), b = strlen(id);
   char *s = pm__malloc(a + b + 2);
-  if (!s)
-    return NULL;
+  if (!s) return NULL;
   if (a) {
     memcpy(s, parent, a);
     s[a++] = '/';
@@ -76,20 +70,16 @@ static char *join_path(const char *parent, const char *id)
   return s;
 }
 
-static long find_row(const table *t, const char *path)
-{
+static long find_row(const table *t, const char *path) {
   size_t i;
   for (i = 0; i < t->nrows; i++)
-    if (strcmp(t->rows[i].path, path) == 0)
-      return (long)i;
+    if (strcmp(t->rows[i].path, path) == 0) return (long)i;
   return -1;
 }
 
 /* Inserts a row for path (owned by the table afterwards, or freed when the row exists) at the end
  * of its parent's subtree. Returns the path stored in the table, NULL on no memory. */
-static const char *insert_row(table *t, char *path, const char *parent, int depth,
-                              const pm_metric *m)
-{
+static const char *insert_row(table *t, char *path, const char *parent, int depth, const pm_metric *m) {
   size_t at = t->nrows, plen = strlen(parent);
   long have = find_row(t, path);
   if (have >= 0) {
@@ -99,9 +89,7 @@ static const char *insert_row(table *t, char *path, const char *parent, int dept
   if (plen) {
     long pi = find_row(t, parent);
     at = (size_t)pi + 1;
-    while (at < t->nrows && strncmp(t->rows[at].path, parent, plen) == 0 &&
-           t->rows[at].path[plen] == '/')
-      at++;
+    while (at < t->nrows && strncmp(t->rows[at].path, parent, plen) == 0 && t->rows[at].path[plen] == '/') at++;
   }
   if (t->nrows == t->caprows) {
     size_t nc = t->caprows ? 2 * t->caprows : 32;
@@ -123,8 +111,7 @@ static const char *insert_row(table *t, char *path, const char *parent, int dept
 }
 
 /* Adds rows for the children of m (whose path is path) in preorder. */
-static void add_rows(table *t, const pm_metric *m, const char *path, int depth)
-{
+static void add_rows(table *t, const pm_metric *m, const char *path, int depth) {
   size_t i;
   for (i = 0; i < m->nchildren && !t->oom; i++) {
     const pm_metric *c = m->children[i];
@@ -148,12 +135,10 @@ static void add_rows(table *t, const pm_metric *m, const char *path, int depth)
 }
 
 /* Number of the footnote with this text (1-based), adding it when new; 0 on no memory. */
-static size_t note_number(table *t, const char *text)
-{
+static size_t note_number(table *t, const char *text) {
   size_t i;
   for (i = 0; i < t->nnotes; i++)
-    if (strcmp(t->notes[i], text) == 0)
-      return i + 1;
+    if (strcmp(t->notes[i], text) == 0) return i + 1;
   if (t->nnotes == t->capnotes) {
     size_t nc = t->capnotes ? 2 * t->capnotes : 8;
     char **nn = pm__realloc(t->notes, nc * sizeof *nn);
@@ -172,8 +157,7 @@ static size_t note_number(table *t, const char *text)
   return ++t->nnotes;
 }
 
-static void fill_cell(table *t, tcell *c, const pm_metric *m)
-{
+static void fill_cell(table *t, tcell *c, const pm_metric *m) {
   size_t k;
   c->num[0] = c->suf[0] = '\0';
   if (!m) {
@@ -199,8 +183,7 @@ static void fill_cell(table *t, tcell *c, const pm_metric *m)
 
 /* s cut to w columns with a trailing "..." when longer (callers pass w >= PM_TEXT_MIN_NAME, or
  * MAX_HEADER, or a width the string already fits in). */
-static char *ellipsize(const char *s, size_t w)
-{
+static char *ellipsize(const char *s, size_t w) {
   pm_sb b;
   pm_sb_init(&b);
   if (pm_utf8_width(s) <= w) {
@@ -213,43 +196,33 @@ static char *ellipsize(const char *s, size_t w)
 }
 
 /* Builds rows, cells, footnotes and column widths. Returns 0 on error. */
-static int build(table *t, const pm_metric *const *trees, size_t ntrees,
-                 const char *const *headers)
-{
+static int build(table *t, const pm_metric *const *trees, size_t ntrees, const char *const *headers) {
   size_t i, c;
   int root_row = 0;
   memset(t, 0, sizeof *t);
-  if (!trees || ntrees == 0)
-    return 0;
+  if (!trees || ntrees == 0) return 0;
   for (c = 0; c < ntrees; c++) {
-    if (!trees[c])
-      return 0;
-    if (trees[c]->state != PM_METRIC_HEADING)
-      root_row = 1;
+    if (!trees[c]) return 0;
+    if (trees[c]->state != PM_METRIC_HEADING) root_row = 1;
   }
   t->ncols = ntrees;
   if (root_row) {
     char *p = pm__strdup("");
-    if (!p || !insert_row(t, p, "", 0, trees[0]))
-      t->oom = 1;
+    if (!p || !insert_row(t, p, "", 0, trees[0])) t->oom = 1;
   }
-  for (c = 0; c < ntrees && !t->oom; c++)
-    add_rows(t, trees[c], "", root_row);
+  for (c = 0; c < ntrees && !t->oom; c++) add_rows(t, trees[c], "", root_row);
   t->cells = pm__calloc(t->nrows * ntrees, sizeof *t->cells);
   t->numw = pm__calloc(ntrees, sizeof *t->numw);
   t->sufw = pm__calloc(ntrees, sizeof *t->sufw);
   t->cw = pm__calloc(ntrees, sizeof *t->cw);
   t->hdr = pm__calloc(ntrees, sizeof *t->hdr);
-  if (t->oom || !t->cells || !t->numw || !t->sufw || !t->cw || !t->hdr)
-    return 0;
+  if (t->oom || !t->cells || !t->numw || !t->sufw || !t->cw || !t->hdr) return 0;
   for (i = 0; i < t->nrows; i++)
     for (c = 0; c < ntrees; c++) {
       tcell *cell = &t->cells[i * ntrees + c];
       fill_cell(t, cell, pm_metric_find(trees[c], t->rows[i].path));
-      if (strlen(cell->num) > t->numw[c])
-        t->numw[c] = strlen(cell->num);
-      if (strlen(cell->suf) > t->sufw[c])
-        t->sufw[c] = strlen(cell->suf);
+      if (strlen(cell->num) > t->numw[c]) t->numw[c] = strlen(cell->num);
+      if (strlen(cell->suf) > t->sufw[c]) t->sufw[c] = strlen(cell->suf);
     }
   for (c = 0; c < ntrees; c++) {
     char dflt[32];
@@ -262,17 +235,14 @@ static int build(table *t, const pm_metric *const *trees, size_t ntrees,
       h = dflt;
     }
     t->hdr[c] = ellipsize(h, MAX_HEADER);
-    if (!t->hdr[c])
-      return 0;
+    if (!t->hdr[c]) return 0;
     t->cw[c] = t->numw[c] + t->sufw[c];
-    if (pm_utf8_width(t->hdr[c]) > t->cw[c])
-      t->cw[c] = pm_utf8_width(t->hdr[c]);
+    if (pm_utf8_width(t->hdr[c]) > t->cw[c]) t->cw[c] = pm_utf8_width(t->hdr[c]);
   }
   return !t->oom;
 }
 
-static void put_label(pm_sb *b, const trow *r)
-{
+static void put_label(pm_sb *b, const trow *r) {
   pm_sb_pad(b, ' ', 2 * (size_t)r->depth);
   pm_sb_puts(b, r->label->name);
   if (r->label->unit[0]) {
@@ -283,8 +253,7 @@ static void put_label(pm_sb *b, const trow *r)
 }
 
 /* Appends s cut or padded to exactly w display columns. */
-static void put_fit(pm_sb *b, const char *s, size_t w)
-{
+static void put_fit(pm_sb *b, const char *s, size_t w) {
   char *e = ellipsize(s, w);
   if (!e) {
     b->oom = 1;
@@ -296,37 +265,30 @@ static void put_fit(pm_sb *b, const char *s, size_t w)
 }
 
 /* Ends the current line: removes trailing blanks, appends '\n'. */
-static void end_line(pm_sb *b)
-{
-  while (!b->oom && b->len > 0 && b->s[b->len - 1] == ' ')
-    b->s[--b->len] = '\0';
+static void end_line(pm_sb *b) {
+  while (!b->oom && b->len > 0 && b->s[b->len - 1] == ' ') b->s[--b->len] = '\0';
   pm_sb_putc(b, '\n');
 }
 
 /* Display width of the n bytes at s. */
-static size_t width_n(const char *s, size_t n)
-{
+static size_t width_n(const char *s, size_t n) {
   size_t i, w = 0;
   for (i = 0; i < n; i++)
-    if (((unsigned char)s[i] & 0xC0) != 0x80)
-      w++;
+    if (((unsigned char)s[i] & 0xC0) != 0x80) w++;
   return w;
 }
 
 /* Appends "<prefix><text>" word-wrapped to width; continuation lines are indented like the text.
  * A word longer than a whole line is cut at the line end. */
-static void put_wrapped(pm_sb *b, const char *prefix, const char *text, size_t width)
-{
-  size_t ind = pm_utf8_width(prefix), col = 0;   /* col: columns used after the indentation */
+static void put_wrapped(pm_sb *b, const char *prefix, const char *text, size_t width) {
+  size_t ind = pm_utf8_width(prefix), col = 0; /* col: columns used after the indentation */
   size_t avail = width > ind + 10 ? width - ind : 10;
   const char *w = text;
   pm_sb_puts(b, prefix);
   for (;;) {
     size_t len, ww;
-    while (*w == ' ')
-      w++;
-    if (!*w)
-      break;
+    while (*w == ' ') w++;
+    if (!*w) break;
     len = strcspn(w, " ");
     ww = width_n(w, len);
     if (col > 0 && col + 1 + ww > avail) {
@@ -338,7 +300,7 @@ static void put_wrapped(pm_sb *b, const char *prefix, const char *text, size_t w
       pm_sb_putc(b, ' ');
       col++;
     }
-    while (ww > avail) {   /* col == 0 here */
+    while (ww > avail) { /* col == 0 here */
       size_t cut = pm_utf8_prefix(w, avail);
       pm_sb_putn(b, w, cut);
       end_line(b);
@@ -354,28 +316,21 @@ static void put_wrapped(pm_sb *b, const char *prefix, const char *text, size_t w
   end_line(b);
 }
 
-static size_t name_width(const table *t, const pm_metric *root, size_t width)
-{
+static size_t name_width(const table *t, const pm_metric *root, size_t width) {
   size_t i, c, need = pm_utf8_width(root->name), used = 0, avail;
   for (i = 0; i < t->nrows; i++) {
     const trow *r = &t->rows[i];
     size_t w = 2 * (size_t)r->depth + pm_utf8_width(r->label->name);
-    if (r->label->unit[0])
-      w += 3 + pm_utf8_width(r->label->unit);
-    if (w > need)
-      need = w;
+    if (r->label->unit[0]) w += 3 + pm_utf8_width(r->label->unit);
+    if (w > need) need = w;
   }
-  for (c = 0; c < t->ncols; c++)
-    used += 2 + t->cw[c];
+  for (c = 0; c < t->ncols; c++) used += 2 + t->cw[c];
   avail = width > used ? width - used : 0;
-  if (avail < PM_TEXT_MIN_NAME)
-    avail = PM_TEXT_MIN_NAME;
+  if (avail < PM_TEXT_MIN_NAME) avail = PM_TEXT_MIN_NAME;
   return need < avail ? need : avail;
 }
 
-char *pm_render_text_string(const pm_metric *const *trees, size_t ntrees,
-                            const char *const *headers, int width)
-{
+char *pm_render_text_string(const pm_metric *const *trees, size_t ntrees, const char *const *headers, int width) {
   table t;
   pm_sb b;
   size_t i, c, namew, total, w = width > 0 ? (size_t)width : PM_TEXT_WIDTH;
@@ -386,8 +341,7 @@ char *pm_render_text_string(const pm_metric *const *trees, size_t ntrees,
   }
   namew = name_width(&t, trees[0], w);
   total = namew;
-  for (c = 0; c < t.ncols; c++)
-    total += 2 + t.cw[c];
+  for (c = 0; c < t.ncols; c++) total += 2 + t.cw[c];
   /* header and rule */
   put_fit(&b, trees[0]->name, namew);
   for (c = 0; c < t.ncols; c++) {
@@ -419,8 +373,7 @@ char *pm_render_text_string(const pm_metric *const *trees, size_t ntrees,
     end_line(&b);
   }
   /* footnotes */
-  if (t.any_star)
-    put_wrapped(&b, "* ", "derived contribution: may exceed 1 (shown unclamped)", w);
+  if (t.any_star) put_wrapped(&b, "* ", "derived contribution: may exceed 1 (shown unclamped)", w);
   for (i = 0; i < t.nnotes; i++) {
     char pre[32];
     snprintf(pre, sizeof pre, "[%zu] ", i + 1);
@@ -430,16 +383,12 @@ char *pm_render_text_string(const pm_metric *const *trees, size_t ntrees,
   return pm_sb_take(&b);
 }
 
-int pm_render_text(FILE *out, const pm_metric *const *trees, size_t ntrees,
-                   const char *const *headers, int width)
-{
+int pm_render_text(FILE *out, const pm_metric *const *trees, size_t ntrees, const char *const *headers, int width) {
   char *s;
   size_t n;
-  if (!out)
-    return -1;
+  if (!out) return -1;
   s = pm_render_text_string(trees, ntrees, headers, width);
-  if (!s)
-    return -1;
+  if (!s) return -1;
   n = strlen(s);
   if (fwrite(s, 1, n, out) != n) {
     free(s);
@@ -449,9 +398,7 @@ int pm_render_text(FILE *out, const pm_metric *const *trees, size_t ntrees,
   return 0;
 }
 
-size_t pm_render_text_columns_fit(const pm_metric *const *trees, size_t ntrees,
-                                  const char *const *headers, int width)
-{
+size_t pm_render_text_columns_fit(const pm_metric *const *trees, size_t ntrees, const char *const *headers, int width) {
   table t;
   size_t c, used = PM_TEXT_MIN_NAME, fit = 0, w = width > 0 ? (size_t)width : PM_TEXT_WIDTH;
   if (!build(&t, trees, ntrees, headers)) {
@@ -460,8 +407,7 @@ size_t pm_render_text_columns_fit(const pm_metric *const *trees, size_t ntrees,
   }
   for (c = 0; c < t.ncols; c++) {
     used += 2 + t.cw[c];
-    if (used > w)
-      break;
+    if (used > w) break;
     fit++;
   }
   table_free(&t);

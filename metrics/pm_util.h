@@ -22,12 +22,12 @@ void pm_sb_free(pm_sb *b);
 void pm_sb_putn(pm_sb *b, const char *s, size_t n);
 void pm_sb_puts(pm_sb *b, const char *s);
 void pm_sb_putc(pm_sb *b, char c);
-void pm_sb_pad(pm_sb *b, char c, size_t n);      /* n copies of c */
+void pm_sb_pad(pm_sb *b, char c, size_t n); /* n copies of c */
 void pm_sb_printf(pm_sb *b, const char *fmt, ...)
 #if defined(__GNUC__)
-  __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 2, 3)))
 #endif
-  ;
+    ;
 /* Hands the string over to the caller (malloc'd, NUL-terminated); NULL if oom. Resets b. */
 char *pm_sb_take(pm_sb *b);
 

@@ -15,25 +15,24 @@
 #include "pm_metric.h"
 
 /* ------------------------------------------------------------------ models (one per file) */
-pm_metric *pm_model_basic(const pm_run_input *in);           /* §1, root id "basic" */
-pm_metric *pm_model_multiplicative(const pm_run_input *in);  /* §2, root id "multiplicative" */
-pm_metric *pm_model_additive(const pm_run_input *in);        /* §3, root id "additive" */
-pm_metric *pm_model_critical_path(const pm_run_input *in);   /* §4, root id "critical_path" */
-pm_metric *pm_model_talp(const pm_run_input *in);            /* §5, root id "talp" */
-pm_metric *pm_model_task(const pm_run_input *in);            /* §6, root id "task" */
-pm_metric *pm_model_io(const pm_run_input *in);              /* §7, root id "io" */
-pm_metric *pm_model_vectorization(const pm_run_input *in);   /* §7, root id "vectorization" */
+pm_metric *pm_model_basic(const pm_run_input *in);          /* §1, root id "basic" */
+pm_metric *pm_model_multiplicative(const pm_run_input *in); /* §2, root id "multiplicative" */
+pm_metric *pm_model_additive(const pm_run_input *in);       /* §3, root id "additive" */
+pm_metric *pm_model_critical_path(const pm_run_input *in);  /* §4, root id "critical_path" */
+pm_metric *pm_model_talp(const pm_run_input *in);           /* §5, root id "talp" */
+pm_metric *pm_model_task(const pm_run_input *in);           /* §6, root id "task" */
+pm_metric *pm_model_io(const pm_run_input *in);             /* §7, root id "io" */
+pm_metric *pm_model_vectorization(const pm_run_input *in);  /* §7, root id "vectorization" */
 
 /* Area bound of a task run (§6): the least makespan T such that each codelet's work, split over the
  * worker types, fits on w0 CPU workers and w1 accelerator workers. Exact for one or two worker
  * types (greedy by acceleration ratio, see task_area_bound.c). Returns 1 and stores T, or 0 and
  * stores a static reason in *why. */
-int pm_task_area_bound(const pm_codelet_input *codelets, int ncodelets, int w0, int w1,
-                       double *T, const char **why);
+int pm_task_area_bound(const pm_codelet_input *codelets, int ncodelets, int w0, int w1, double *T, const char **why);
 
 /* ------------------------------------------------------------------ scalability across runs (§8) */
 typedef enum {
-  PM_SCALING_AUTO = 0,    /* detect from the runs (pm_scaling_detect) */
+  PM_SCALING_AUTO = 0, /* detect from the runs (pm_scaling_detect) */
   PM_SCALING_STRONG,
   PM_SCALING_WEAK
 } pm_scaling_mode;
@@ -42,8 +41,7 @@ typedef enum {
  * location count differs most from the reference is >= 0.75x the reference's; else strong. */
 pm_scaling_mode pm_scaling_detect(const pm_scaling_run *runs, int nruns, int ref);
 /* The scalability tree of runs[run] against runs[ref] (ref < 0: 0), root id "scaling". */
-pm_metric *pm_model_scaling(const pm_scaling_run *runs, int nruns, int run, int ref,
-                            pm_scaling_mode mode);
+pm_metric *pm_model_scaling(const pm_scaling_run *runs, int nruns, int run, int ref, pm_scaling_mode mode);
 
 /* ------------------------------------------------------------------ model selection */
 enum {
@@ -72,8 +70,8 @@ unsigned pm_models_default(const pm_run_input *in);
 pm_metric *pm_model_compute(unsigned model, const pm_run_input *in);
 
 /* ------------------------------------------------------------------ renderers */
-#define PM_TEXT_WIDTH 100       /* default table width */
-#define PM_TEXT_MIN_NAME 20     /* the name column never gets narrower than this */
+#define PM_TEXT_WIDTH 100   /* default table width */
+#define PM_TEXT_MIN_NAME 20 /* the name column never gets narrower than this */
 
 /* Text table of one or several trees of the same model: one value column per tree, headed by
  * headers[i] (NULL: "value" for one tree, "#1", "#2"... otherwise). Rows follow the first tree,
@@ -82,14 +80,11 @@ pm_metric *pm_model_compute(unsigned model, const pm_run_input *in);
  * the texts as numbered footnotes; may-exceed-1 values end in "*". Lines fit in width (0: 100)
  * as long as the value columns leave PM_TEXT_MIN_NAME columns for the names (see
  * pm_render_text_columns_fit). Returns 0, or -1 on error (NULL argument, no memory, write error). */
-int pm_render_text(FILE *out, const pm_metric *const *trees, size_t ntrees,
-                   const char *const *headers, int width);
-char *pm_render_text_string(const pm_metric *const *trees, size_t ntrees,
-                            const char *const *headers, int width);
+int pm_render_text(FILE *out, const pm_metric *const *trees, size_t ntrees, const char *const *headers, int width);
+char *pm_render_text_string(const pm_metric *const *trees, size_t ntrees, const char *const *headers, int width);
 /* How many of the trees, starting from the first, fit side by side in width (at least 1 when
  * ntrees > 0): a caller with many runs renders them in chunks of this size. */
-size_t pm_render_text_columns_fit(const pm_metric *const *trees, size_t ntrees,
-                                  const char *const *headers, int width);
+size_t pm_render_text_columns_fit(const pm_metric *const *trees, size_t ntrees, const char *const *headers, int width);
 
 /* JSON of a tree: {"id","name","value"(number|null),"na_reason"(only when n/a),"warning"(only when
  * set),"unit","description","combine":"none"|"product"|"additive","may_exceed_one":bool,

@@ -23,18 +23,15 @@ typedef struct {
   const char *name;
   double exec[2];
   double count[2];
-  double ratio;   /* d0 / d1, the acceleration */
+  double ratio; /* d0 / d1, the acceleration */
 } ab_codelet;
 
-static int by_ratio_desc(const void *a, const void *b)
-{
+static int by_ratio_desc(const void *a, const void *b) {
   double ra = ((const ab_codelet *)a)->ratio, rb = ((const ab_codelet *)b)->ratio;
   return (ra < rb) - (ra > rb);
 }
 
-int pm_task_area_bound(const pm_codelet_input *codelets, int ncodelets, int w0, int w1,
-                       double *T, const char **why)
-{
+int pm_task_area_bound(const pm_codelet_input *codelets, int ncodelets, int w0, int w1, double *T, const char **why) {
   ab_codelet *g;
   int i, j, ng = 0, nflex = 0;
   double L0 = 0.0, L1 = 0.0, total = 0.0;
@@ -60,7 +57,7 @@ int pm_task_area_bound(const pm_codelet_input *codelets, int ncodelets, int w0, 
     }
     total += codelets[i].exec;
   }
-  if (w1 == 0 || w0 == 0) {       /* one worker type */
+  if (w1 == 0 || w0 == 0) { /* one worker type */
     *T = total / (w0 + w1);
     return 1;
   }
@@ -73,10 +70,8 @@ int pm_task_area_bound(const pm_codelet_input *codelets, int ncodelets, int w0, 
     const pm_codelet_input *c = &codelets[i];
     int t = c->worker_type;
     for (j = 0; j < ng; j++)
-      if (c->name && g[j].name && strcmp(c->name, g[j].name) == 0)
-        break;
-    if (j == ng)
-      g[ng++].name = c->name;
+      if (c->name && g[j].name && strcmp(c->name, g[j].name) == 0) break;
+    if (j == ng) g[ng++].name = c->name;
     g[j].exec[t] += c->exec;
     g[j].count[t] += (double)c->count;
   }
@@ -86,11 +81,11 @@ int pm_task_area_bound(const pm_codelet_input *codelets, int ncodelets, int w0, 
     if (c->count[0] > 0 && c->count[1] > 0) {
       double n = c->count[0] + c->count[1];
       double d0 = c->exec[0] / c->count[0], d1 = c->exec[1] / c->count[1];
-      c->ratio = d1 > 0.0 ? d0 / d1 : 1e300;   /* free on accelerators: move first */
-      c->exec[0] = n * d0;                      /* all n tasks on the CPUs */
-      c->exec[1] = n * d1;                      /* all n tasks on the accelerators */
+      c->ratio = d1 > 0.0 ? d0 / d1 : 1e300; /* free on accelerators: move first */
+      c->exec[0] = n * d0;                   /* all n tasks on the CPUs */
+      c->exec[1] = n * d1;                   /* all n tasks on the accelerators */
       L0 += c->exec[0];
-      g[nflex++] = *c;   /* compact flexible codelets to the front (nflex <= j) */
+      g[nflex++] = *c; /* compact flexible codelets to the front (nflex <= j) */
     } else {
       L0 += c->exec[0];
       L1 += c->exec[1];
@@ -99,8 +94,7 @@ int pm_task_area_bound(const pm_codelet_input *codelets, int ncodelets, int w0, 
   qsort(g, (size_t)nflex, sizeof *g, by_ratio_desc);
   for (j = 0; j < nflex; j++) {
     double a0 = L0 / w0, a1 = L1 / w1, f;
-    if (a1 >= a0)
-      break;
+    if (a1 >= a0) break;
     if ((L1 + g[j].exec[1]) / w1 <= (L0 - g[j].exec[0]) / w0) {
       L0 -= g[j].exec[0];
       L1 += g[j].exec[1];

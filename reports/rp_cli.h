@@ -10,7 +10,7 @@ typedef struct {
   rp_options study;
   rp_write_options write;
   const char *outdir;
-  const char *gnuplot;        /* NULL: gnuplot from PATH */
+  const char *gnuplot; /* NULL: gnuplot from PATH */
   int plots, force, quiet;
 } rp_cli;
 
@@ -21,17 +21,28 @@ void rp_cli_defaults(rp_cli *c);
 int rp_cli_common(rp_cli *c, int opt, const char *arg, const char *prog);
 /* Loads the runs, computes the study, prints the text report on stdout (unless quiet) and writes
  * the files. extra_problems: problems met before (failed runs of popmeter scale), reported too. */
-int rp_report_build(const char *prog, char *const *runs, int nruns, const rp_cli *c,
-                    char *const *extra_problems, int nextra);
+int rp_report_build(const char *prog, char *const *runs, int nruns, const rp_cli *c, char *const *extra_problems,
+                    int nextra);
 
 /* getopt_long values of the common options (beyond any single character) */
-enum { RP_OPT_REFERENCE = 256, RP_OPT_STRONG, RP_OPT_WEAK, RP_OPT_MODE, RP_OPT_NO_PLOTS,
-       RP_OPT_GNUPLOT, RP_OPT_FORCE, RP_OPT_WIDTH, RP_OPT_REGIONS, RP_OPT_THRESHOLD };
-#define RP_COMMON_OPTIONS \
-  {"reference", required_argument, 0, RP_OPT_REFERENCE}, {"strong", no_argument, 0, RP_OPT_STRONG}, \
-  {"weak", no_argument, 0, RP_OPT_WEAK}, {"mode", required_argument, 0, RP_OPT_MODE}, \
-  {"no-plots", no_argument, 0, RP_OPT_NO_PLOTS}, {"gnuplot", required_argument, 0, RP_OPT_GNUPLOT}, \
-  {"force", no_argument, 0, RP_OPT_FORCE}, {"width", required_argument, 0, RP_OPT_WIDTH}, \
-  {"regions", required_argument, 0, RP_OPT_REGIONS}, \
-  {"threshold", required_argument, 0, RP_OPT_THRESHOLD}
+enum {
+  RP_OPT_REFERENCE = 256,
+  RP_OPT_STRONG,
+  RP_OPT_WEAK,
+  RP_OPT_MODE,
+  RP_OPT_NO_PLOTS,
+  RP_OPT_GNUPLOT,
+  RP_OPT_FORCE,
+  RP_OPT_WIDTH,
+  RP_OPT_REGIONS,
+  RP_OPT_THRESHOLD
+};
+#define RP_COMMON_OPTIONS                                                                               \
+  {"reference", required_argument, 0, RP_OPT_REFERENCE}, {"strong", no_argument, 0, RP_OPT_STRONG},     \
+      {"weak", no_argument, 0, RP_OPT_WEAK}, {"mode", required_argument, 0, RP_OPT_MODE},               \
+      {"no-plots", no_argument, 0, RP_OPT_NO_PLOTS}, {"gnuplot", required_argument, 0, RP_OPT_GNUPLOT}, \
+      {"force", no_argument, 0, RP_OPT_FORCE}, {"width", required_argument, 0, RP_OPT_WIDTH},           \
+      {"regions", required_argument, 0, RP_OPT_REGIONS}, {                                              \
+    "threshold", required_argument, 0, RP_OPT_THRESHOLD                                                 \
+  }
 #endif

@@ -10,14 +10,11 @@
 #include "rp_output.h"
 #include <string.h>
 
-static void num(FILE *out, int ok, double v)
-{
-  if (ok)
-    fprintf(out, "%.6f", v);
+static void num(FILE *out, int ok, double v) {
+  if (ok) fprintf(out, "%.6f", v);
 }
 
-static void begin(FILE *out, const char *section, const char *region, const rp_config *c)
-{
+static void begin(FILE *out, const char *section, const char *region, const rp_config *c) {
   fprintf(out, "%s,", section);
   rp_put_csv(out, region);
   if (c)
@@ -26,9 +23,8 @@ static void begin(FILE *out, const char *section, const char *region, const rp_c
     fputs(",,,,,", out);
 }
 
-static void node_rows(FILE *out, const char *section, const char *region, const rp_config *c,
-                      pm_metric *const *t, const pm_metric *m, const char *parent)
-{
+static void node_rows(FILE *out, const char *section, const char *region, const rp_config *c, pm_metric *const *t,
+                      const pm_metric *m, const char *parent) {
   char path[512];
   const pm_metric *lo, *hi;
   size_t i;
@@ -45,39 +41,30 @@ static void node_rows(FILE *out, const char *section, const char *region, const 
   fputc(',', out);
   num(out, c->nruns > 1 && hi && hi->state == PM_METRIC_VALUE, hi ? hi->value : 0);
   fputc(',', out);
-  if (m->state == PM_METRIC_NA)
-    rp_put_csv(out, m->na_reason);
+  if (m->state == PM_METRIC_NA) rp_put_csv(out, m->na_reason);
   fputc('\n', out);
-  for (i = 0; i < m->nchildren; i++)
-    node_rows(out, section, region, c, t, m->children[i], path);
+  for (i = 0; i < m->nchildren; i++) node_rows(out, section, region, c, t, m->children[i], path);
 }
 
-static void tree_rows(FILE *out, const char *section, const char *region, const rp_config *c,
-                      pm_metric *const *t)
-{
+static void tree_rows(FILE *out, const char *section, const char *region, const rp_config *c, pm_metric *const *t) {
   size_t i;
   for (i = 0; t[RP_MEDIAN] && i < t[RP_MEDIAN]->nchildren; i++)
     node_rows(out, section, region, c, t, t[RP_MEDIAN]->children[i], "");
 }
 
-int rp_write_csv(FILE *out, const rp_study *s)
-{
+int rp_write_csv(FILE *out, const rp_study *s) {
   int c, g, p, k;
   fputs("section,region,config,processes,threads,repeats,metric,name,value,min,max,note\n", out);
   begin(out, "study", "", NULL);
-  fprintf(out, "mode,Scaling mode,,,,%s (%s)\n", rp_mode_name(s->mode),
-          s->mode_declared ? "declared" : "detected");
+  fprintf(out, "mode,Scaling mode,,,,%s (%s)\n", rp_mode_name(s->mode), s->mode_declared ? "declared" : "detected");
   begin(out, "study", "", &s->cfg[s->ref]);
   fputs("reference,Reference configuration,,,,\n", out);
-  for (c = 0; c < s->ncfg; c++)
-    tree_rows(out, "scaling", "", &s->cfg[c], s->cfg[c].tree);
+  for (c = 0; c < s->ncfg; c++) tree_rows(out, "scaling", "", &s->cfg[c], s->cfg[c].tree);
   for (g = 0; g < s->nregions; g++)
     for (c = 0; c < s->ncfg; c++) {
       pm_metric *t[RP_NSTATS];
-      for (k = 0; k < RP_NSTATS; k++)
-        t[k] = s->cfg[c].rtree[k][g];
-      if (t[RP_MEDIAN])
-        tree_rows(out, "region", s->regions[g].name, &s->cfg[c], t);
+      for (k = 0; k < RP_NSTATS; k++) t[k] = s->cfg[c].rtree[k][g];
+      if (t[RP_MEDIAN]) tree_rows(out, "region", s->regions[g].name, &s->cfg[c], t);
     }
   for (c = 0; c < s->ncfg; c++) {
     const rp_config *cf = &s->cfg[c];

@@ -6,12 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 typedef const char *(*escape_fn)(unsigned char c);
 
 /* Walks s as UTF-8; ASCII bytes go through esc (NULL: as is), the rest is copied or replaced. */
-static void put_escaped(FILE *out, const char *s, escape_fn esc)
-{
+static void put_escaped(FILE *out, const char *s, escape_fn esc) {
   const unsigned char *p = (const unsigned char *)(s ? s : "");
   while (*p) {
     size_t n = pm_utf8_seq(p);
@@ -34,8 +32,7 @@ static void put_escaped(FILE *out, const char *s, escape_fn esc)
   }
 }
 
-static const char *esc_html(unsigned char c)
-{
+static const char *esc_html(unsigned char c) {
   switch (c) {
   case '&': return "&amp;";
   case '<': return "&lt;";
@@ -48,11 +45,9 @@ static const char *esc_html(unsigned char c)
 
 static const char *esc_csv(unsigned char c) { return c == '"' ? "\"\"" : NULL; }
 
-static const char *esc_md(unsigned char c)
-{
+static const char *esc_md(unsigned char c) {
   static char buf[256][3];
-  if (!strchr("|\\`*_<>[]", c) || c == 0)
-    return NULL;
+  if (!strchr("|\\`*_<>[]", c) || c == 0) return NULL;
   buf[c][0] = '\\';
   buf[c][1] = (char)c;
   return buf[c];
@@ -61,22 +56,17 @@ static const char *esc_md(unsigned char c)
 void rp_put_html(FILE *out, const char *s) { put_escaped(out, s, esc_html); }
 void rp_put_md(FILE *out, const char *s) { put_escaped(out, s, esc_md); }
 
-void rp_put_csv(FILE *out, const char *s)
-{
+void rp_put_csv(FILE *out, const char *s) {
   int quote = s && strpbrk(s, ",\"\r\n") != NULL;
-  if (quote)
-    fputc('"', out);
+  if (quote) fputc('"', out);
   put_escaped(out, s, esc_csv);
-  if (quote)
-    fputc('"', out);
+  if (quote) fputc('"', out);
 }
 
-char *rp_utf8_clean(const char *s)
-{
+char *rp_utf8_clean(const char *s) {
   const unsigned char *p = (const unsigned char *)(s ? s : "");
   char *out = malloc(3 * strlen((const char *)p) + 1), *o = out;
-  if (!out)
-    return NULL;
+  if (!out) return NULL;
   while (*p) {
     size_t n = pm_utf8_seq(p);
     if (n == 0) {
@@ -93,8 +83,7 @@ char *rp_utf8_clean(const char *s)
   return out;
 }
 
-void rp_put_base64(FILE *out, const unsigned char *d, size_t n)
-{
+void rp_put_base64(FILE *out, const unsigned char *d, size_t n) {
   static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   size_t i;
   for (i = 0; i + 2 < n; i += 3) {

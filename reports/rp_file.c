@@ -11,11 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int make_one(const char *dir, int last, char *err, size_t errlen)
-{
+static int make_one(const char *dir, int last, char *err, size_t errlen) {
   struct stat st;
-  if (mkdir(dir, 0755) == 0)
-    return 0;
+  if (mkdir(dir, 0755) == 0) return 0;
   if (errno != EEXIST) {
     snprintf(err, errlen, "cannot create directory %s: %s", dir, strerror(errno));
     return -1;
@@ -28,8 +26,7 @@ static int make_one(const char *dir, int last, char *err, size_t errlen)
   return 0;
 }
 
-int rp_make_dirs(const char *dir, char *err, size_t errlen)
-{
+int rp_make_dirs(const char *dir, char *err, size_t errlen) {
   char p[PATH_MAX];
   size_t i, n = strlen(dir);
   if (n == 0 || n >= sizeof p) {
@@ -37,22 +34,17 @@ int rp_make_dirs(const char *dir, char *err, size_t errlen)
     return -1;
   }
   memcpy(p, dir, n + 1);
-  while (n > 1 && p[n - 1] == '/')
-    p[--n] = '\0';
+  while (n > 1 && p[n - 1] == '/') p[--n] = '\0';
   for (i = 1; i < n; i++) {
-    if (p[i] != '/')
-      continue;
+    if (p[i] != '/') continue;
     p[i] = '\0';
-    if (make_one(p, 0, err, errlen) != 0)
-      return -1;
+    if (make_one(p, 0, err, errlen) != 0) return -1;
     p[i] = '/';
   }
   return make_one(p, 1, err, errlen);
 }
 
-int rp_file_open(rp_file *of, const char *dir, const char *name, int force, char *err,
-                 size_t errlen)
-{
+int rp_file_open(rp_file *of, const char *dir, const char *name, int force, char *err, size_t errlen) {
   const char *target;
   int fd;
   memset(of, 0, sizeof *of);
@@ -79,15 +71,12 @@ int rp_file_open(rp_file *of, const char *dir, const char *name, int force, char
   return 0;
 }
 
-int rp_file_close(rp_file *of, char *err, size_t errlen)
-{
+int rp_file_close(rp_file *of, char *err, size_t errlen) {
   const char *written = of->tmp[0] ? of->tmp : of->path;
   int bad;
-  if (!of->f)
-    return -1;
+  if (!of->f) return -1;
   bad = ferror(of->f);
-  if (fclose(of->f) != 0)
-    bad = 1;
+  if (fclose(of->f) != 0) bad = 1;
   of->f = NULL;
   if (bad) {
     snprintf(err, errlen, "writing %s failed (disk full?)", written);
@@ -102,8 +91,7 @@ int rp_file_close(rp_file *of, char *err, size_t errlen)
   return 0;
 }
 
-int rp_path(char *buf, size_t n, const char *fmt, ...)
-{
+int rp_path(char *buf, size_t n, const char *fmt, ...) {
   va_list ap;
   int len;
   va_start(ap, fmt);
@@ -112,13 +100,11 @@ int rp_path(char *buf, size_t n, const char *fmt, ...)
   return len < 0 || (size_t)len >= n ? -1 : 0;
 }
 
-char *rp_read_all(const char *path, size_t *len)
-{
+char *rp_read_all(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   char *buf = NULL;
   long n;
-  if (!f)
-    return NULL;
+  if (!f) return NULL;
   if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
       (buf = malloc((size_t)n + 1)) != NULL) {
     if (fread(buf, 1, (size_t)n, f) != (size_t)n) {

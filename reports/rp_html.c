@@ -7,45 +7,37 @@
 #include <string.h>
 
 static const char *const css =
-  "body{font-family:sans-serif;margin:1.5em auto;max-width:70em;color:#222;padding:0 1em}"
-  "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}"
-  "table{border-collapse:collapse;font-size:.92em}"
-  "th,td{border:1px solid #ccc;padding:.25em .6em}td.v{text-align:right;white-space:nowrap}"
-  "th{background:#f0f0f0}td.g{background:#b7e1a1}td.a{background:#ffe08a}td.r{background:#f4a3a3}"
-  "td.na{color:#888}.legend span{padding:.1em .5em;margin-right:.5em}"
-  "figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}"
-  "p.meta{color:#555}ul.problems li{color:#a00}";
+    "body{font-family:sans-serif;margin:1.5em auto;max-width:70em;color:#222;padding:0 1em}"
+    "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}"
+    "table{border-collapse:collapse;font-size:.92em}"
+    "th,td{border:1px solid #ccc;padding:.25em .6em}td.v{text-align:right;white-space:nowrap}"
+    "th{background:#f0f0f0}td.g{background:#b7e1a1}td.a{background:#ffe08a}td.r{background:#f4a3a3}"
+    "td.na{color:#888}.legend span{padding:.1em .5em;margin-right:.5em}"
+    "figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}"
+    "p.meta{color:#555}ul.problems li{color:#a00}";
 
 /* Efficiencies (no unit) get the traffic-light class; speedup, seconds and n/a do not. */
-static const char *colour(const pm_metric *m)
-{
-  if (!m || m->state != PM_METRIC_VALUE || m->unit[0])
-    return "";
-  if (m->value < RP_RED_BELOW)
-    return " r";
-  if (m->value < RP_AMBER_BELOW)
-    return " a";
+static const char *colour(const pm_metric *m) {
+  if (!m || m->state != PM_METRIC_VALUE || m->unit[0]) return "";
+  if (m->value < RP_RED_BELOW) return " r";
+  if (m->value < RP_AMBER_BELOW) return " a";
   return " g";
 }
 
-static int table(FILE *out, const rp_study *s, pm_metric **trees)
-{
+static int table(FILE *out, const rp_study *s, pm_metric **trees) {
   pm_metric **med = calloc((size_t)s->ncfg + 1, sizeof *med);
   rp_row *rows;
   int n, i, c;
   char cell[96];
-  if (!med)
-    return -1;
-  for (c = 0; c < s->ncfg; c++)
-    med[c] = trees[c * RP_NSTATS + RP_MEDIAN];
+  if (!med) return -1;
+  for (c = 0; c < s->ncfg; c++) med[c] = trees[c * RP_NSTATS + RP_MEDIAN];
   n = rp_rows_collect(med, s->ncfg, &rows);
   if (n < 0) {
     free(med);
     return -1;
   }
   fputs("<table>\n<thead><tr><th>Metric</th>", out);
-  for (c = 0; c < s->ncfg; c++)
-    fprintf(out, "<th>%s</th>", s->cfg[c].label);
+  for (c = 0; c < s->ncfg; c++) fprintf(out, "<th>%s</th>", s->cfg[c].label);
   fputs("</tr></thead>\n<tbody>\n", out);
   for (i = 0; i < n; i++) {
     const rp_row *r = &rows[i];
@@ -80,12 +72,10 @@ static int table(FILE *out, const rp_study *s, pm_metric **trees)
   return 0;
 }
 
-static void changes(FILE *out, const rp_study *s, double threshold)
-{
+static void changes(FILE *out, const rp_study *s, double threshold) {
   rp_diff_entry *d;
   int n = rp_diff_regions(s, threshold, &d), i;
-  if (n < 0)
-    return;
+  if (n < 0) return;
   fprintf(out, "<h2>Changes from %s to %s</h2>\n", s->cfg[s->ref].label,
           s->cfg[s->ref == s->ncfg - 1 ? 0 : s->ncfg - 1].label);
   if (n == 0) {
@@ -93,30 +83,29 @@ static void changes(FILE *out, const rp_study *s, double threshold)
     return;
   }
   fputs("<table>\n<thead><tr><th>Change</th><th>Region</th><th>Time A [s]</th><th>Time B [s]</th>"
-        "<th>Speedup</th></tr></thead>\n<tbody>\n", out);
+        "<th>Speedup</th></tr></thead>\n<tbody>\n",
+        out);
   for (i = 0; i < n; i++) {
     fprintf(out, "<tr><td class=\"%s\">%s</td><td>",
-            d[i].kind == RP_DIFF_SLOWER ? "r" : d[i].kind == RP_DIFF_FASTER ? "g" : "a",
+            d[i].kind == RP_DIFF_SLOWER   ? "r"
+            : d[i].kind == RP_DIFF_FASTER ? "g"
+                                          : "a",
             rp_diff_kind_name(d[i].kind));
     rp_put_html(out, s->regions[d[i].region].name);
-    fprintf(out, "</td><td class=\"v\">%.3f</td><td class=\"v\">%.3f</td><td class=\"v\">",
-            d[i].time_a, d[i].time_b);
-    if (d[i].kind <= RP_DIFF_FASTER)
-      fprintf(out, "%.2f", d[i].speedup);
+    fprintf(out, "</td><td class=\"v\">%.3f</td><td class=\"v\">%.3f</td><td class=\"v\">", d[i].time_a, d[i].time_b);
+    if (d[i].kind <= RP_DIFF_FASTER) fprintf(out, "%.2f", d[i].speedup);
     fputs("</td></tr>\n", out);
   }
   fputs("</tbody>\n</table>\n", out);
   free(d);
 }
 
-static void figure(FILE *out, const rp_plots *plots, const rp_plot *p)
-{
+static void figure(FILE *out, const rp_plots *plots, const rp_plot *p) {
   char path[PATH_MAX];
   size_t len = 0;
   unsigned char *data;
   const char *ext = p->png ? "png" : "svg", *mime = p->png ? "image/png" : "image/svg+xml";
-  if (!p->png && !p->svg)
-    return;
+  if (!p->png && !p->svg) return;
   if (rp_path(path, sizeof path, "%s/%s.%s", plots->dir, p->name, ext) != 0 ||
       !(data = (unsigned char *)rp_read_all(path, &len)))
     return;
@@ -130,8 +119,7 @@ static void figure(FILE *out, const rp_plots *plots, const rp_plot *p)
   free(data);
 }
 
-int rp_write_html(FILE *out, const rp_study *s, const rp_plots *plots, const rp_write_options *o)
-{
+int rp_write_html(FILE *out, const rp_study *s, const rp_plots *plots, const rp_write_options *o) {
   pm_metric **trees = calloc((size_t)s->ncfg * RP_NSTATS + 1, sizeof *trees);
   int *order = calloc((size_t)s->nregions + 1, sizeof *order);
   int c, k, n, i, rc = 0;
@@ -141,12 +129,14 @@ int rp_write_html(FILE *out, const rp_study *s, const rp_plots *plots, const rp_
     return -1;
   }
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>popmeter "
-        "report: ", out);
+        "report: ",
+        out);
   rp_put_html(out, s->app);
   fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>Scaling report: ", css);
   rp_put_html(out, s->app);
-  fprintf(out, "</h1>\n<p class=\"meta\">%s scaling (%s), reference %s. Repeated configurations "
-               "show the median with the min&ndash;max range in brackets.</p>\n",
+  fprintf(out,
+          "</h1>\n<p class=\"meta\">%s scaling (%s), reference %s. Repeated configurations "
+          "show the median with the min&ndash;max range in brackets.</p>\n",
           s->mode == PM_SCALING_WEAK ? "Weak" : "Strong", s->mode_declared ? "declared" : "detected",
           s->cfg[s->ref].label);
   if (s->nproblems) {
@@ -160,41 +150,32 @@ int rp_write_html(FILE *out, const rp_study *s, const rp_plots *plots, const rp_
   }
   fputs("<h2>POP efficiencies</h2>\n<p class=\"legend\"><span class=\"r\" style=\"background:"
         "#f4a3a3\">&lt; 0.5</span><span style=\"background:#ffe08a\">0.5 &ndash; 0.8</span>"
-        "<span style=\"background:#b7e1a1\">&ge; 0.8</span></p>\n", out);
+        "<span style=\"background:#b7e1a1\">&ge; 0.8</span></p>\n",
+        out);
   for (c = 0; c < s->ncfg; c++)
-    for (k = 0; k < RP_NSTATS; k++)
-      trees[c * RP_NSTATS + k] = s->cfg[c].tree[k];
-  if (table(out, s, trees) != 0)
-    rc = -1;
+    for (k = 0; k < RP_NSTATS; k++) trees[c * RP_NSTATS + k] = s->cfg[c].tree[k];
+  if (table(out, s, trees) != 0) rc = -1;
   n = rp_regions_ranked(s, order, o->max_regions);
   if (n > 0) {
     fputs("<h2>Regions (inclusive time)</h2>\n", out);
     for (c = 0; c < s->ncfg; c++)
-      for (k = 0; k < RP_NSTATS; k++)
-        trees[c * RP_NSTATS + k] = rp_tree_regions_table(s, c, k, order, n);
-    if (table(out, s, trees) != 0)
-      rc = -1;
-    for (i = 0; i < s->ncfg * RP_NSTATS; i++)
-      pm_metric_free(trees[i]);
+      for (k = 0; k < RP_NSTATS; k++) trees[c * RP_NSTATS + k] = rp_tree_regions_table(s, c, k, order, n);
+    if (table(out, s, trees) != 0) rc = -1;
+    for (i = 0; i < s->ncfg * RP_NSTATS; i++) pm_metric_free(trees[i]);
     for (i = k = 0; i < n; i++) {
       int f = rp_region_first_below(s, order[i], RP_AMBER_BELOW);
-      if (f < 0)
-        continue;
+      if (f < 0) continue;
       fputs(k++ ? "" : "<p>Regions losing efficiency, worst first:</p>\n<ul>\n", out);
       fputs("<li>", out);
       rp_put_html(out, s->regions[order[i]].name);
-      fprintf(out, ": global efficiency below %.2f from %s</li>\n", RP_AMBER_BELOW,
-              s->cfg[f].label);
+      fprintf(out, ": global efficiency below %.2f from %s</li>\n", RP_AMBER_BELOW, s->cfg[f].label);
     }
-    if (k)
-      fputs("</ul>\n", out);
+    if (k) fputs("</ul>\n", out);
   }
-  if (s->diff)
-    changes(out, s, o->diff_threshold);
+  if (s->diff) changes(out, s, o->diff_threshold);
   if (plots && plots->n > 0) {
     fputs("<h2>Plots</h2>\n", out);
-    for (i = 0; i < plots->n; i++)
-      figure(out, plots, &plots->plot[i]);
+    for (i = 0; i < plots->n; i++) figure(out, plots, &plots->plot[i]);
   }
   if (plots && plots->note[0]) {
     fputs("<p class=\"meta\">", out);
@@ -209,7 +190,8 @@ int rp_write_html(FILE *out, const rp_study *s, const rp_plots *plots, const rp_
       fputs("</li>\n", out);
     }
   fputs("</ul>\n<p class=\"meta\">Generated by popmeter-report from popmeter.json files.</p>\n"
-        "</body>\n</html>\n", out);
+        "</body>\n</html>\n",
+        out);
   free(trees);
   free(order);
   return rc || ferror(out) ? -1 : 0;

@@ -19,66 +19,53 @@ typedef struct {
   int n, cap;
 } sample_list;
 
-static int cmp_region(const void *a, const void *b)
-{
+static int cmp_region(const void *a, const void *b) {
   return strcmp(((const rp_region *)a)->name, ((const rp_region *)b)->name);
 }
 
-int rp_region_find(const rp_study *s, const char *name)
-{
+int rp_region_find(const rp_study *s, const char *name) {
   rp_region key = {.name = (char *)name};
-  const rp_region *r = s->nregions ? bsearch(&key, s->regions, (size_t)s->nregions,
-                                            sizeof key, cmp_region) : NULL;
+  const rp_region *r = s->nregions ? bsearch(&key, s->regions, (size_t)s->nregions, sizeof key, cmp_region) : NULL;
   return r ? (int)(r - s->regions) : -1;
 }
 
-int rp_study_collect_regions(rp_study *s)
-{
+int rp_study_collect_regions(rp_study *s) {
   int i, j, n = 0, cap = 0, out = 0;
   rp_region *v = NULL;
   for (i = 0; i < s->nruns; i++) {
     const pm_profile *p = s->runs[i].prof;
-    if (s->runs[i].dropped)
-      continue;
+    if (s->runs[i].dropped) continue;
     for (j = 0; j < p->nregions; j++) {
-      if (p->reg[j].paradigm == PM_PARADIGM_MEASUREMENT)
-        continue;
+      if (p->reg[j].paradigm == PM_PARADIGM_MEASUREMENT) continue;
       if (n == cap) {
         rp_region *w = realloc(v, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *v);
-        if (!w)
-          goto oom;
+        if (!w) goto oom;
         v = w;
       }
       v[n++] = (rp_region){.name = p->reg[j].name};
     }
   }
-  if (n)
-    qsort(v, (size_t)n, sizeof *v, cmp_region);
-  for (i = 0; i < n; i++) {   /* unique names, owned copies */
-    if (out && strcmp(v[out - 1].name, v[i].name) == 0)
-      continue;
+  if (n) qsort(v, (size_t)n, sizeof *v, cmp_region);
+  for (i = 0; i < n; i++) { /* unique names, owned copies */
+    if (out && strcmp(v[out - 1].name, v[i].name) == 0) continue;
     v[out] = (rp_region){.name = strdup(v[i].name)};
-    if (!v[out].name)
-      goto oom_owned;
+    if (!v[out].name) goto oom_owned;
     out++;
   }
   s->regions = v;
   s->nregions = out;
   return 0;
 oom_owned:
-  while (out > 0)
-    free(v[--out].name);
+  while (out > 0) free(v[--out].name);
 oom:
   free(v);
   return -1;
 }
 
-static int push(sample_list *l, int loc, const double *t)
-{
+static int push(sample_list *l, int loc, const double *t) {
   if (l->n == l->cap) {
     sample *w = realloc(l->v, (size_t)(l->cap = l->cap ? 2 * l->cap : 4) * sizeof *w);
-    if (!w)
-      return -1;
+    if (!w) return -1;
     l->v = w;
   }
   l->v[l->n].loc = loc;
@@ -88,8 +75,7 @@ static int push(sample_list *l, int loc, const double *t)
 }
 
 /* Values bucketed by location (counting sort), so each location's regions are summed in one go. */
-static int *values_by_location(const pm_profile *p, int **start_out)
-{
+static int *values_by_location(const pm_profile *p, int **start_out) {
   int *start = calloc((size_t)p->nlocations + 2, sizeof *start);
   int *idx = malloc(((size_t)p->nvalues + 1) * sizeof *idx);
   int i;
@@ -98,13 +84,10 @@ static int *values_by_location(const pm_profile *p, int **start_out)
     free(idx);
     return NULL;
   }
-  for (i = 0; i < p->nvalues; i++)
-    start[p->val[i].location + 1]++;
-  for (i = 0; i < p->nlocations; i++)
-    start[i + 1] += start[i];
-  for (i = 0; i < p->nvalues; i++)
-    idx[start[p->val[i].location]++] = i;
-  for (i = p->nlocations; i > 0; i--)   /* the fill moved each start to the next bucket's */
+  for (i = 0; i < p->nvalues; i++) start[p->val[i].location + 1]++;
+  for (i = 0; i < p->nlocations; i++) start[i + 1] += start[i];
+  for (i = 0; i < p->nvalues; i++) idx[start[p->val[i].location]++] = i;
+  for (i = p->nlocations; i > 0; i--) /* the fill moved each start to the next bucket's */
     start[i] = start[i - 1];
   start[0] = 0;
   *start_out = start;
@@ -112,50 +95,47 @@ static int *values_by_location(const pm_profile *p, int **start_out)
 }
 
 /* The region's own model input: its locations with their inclusive time per class. */
-static int region_sample(rp_run *r, rp_region_run *rr, const sample_list *l,
-                         const pm_run_input *whole)
-{
+static int region_sample(rp_run *r, rp_region_run *rr, const sample_list *l, const pm_run_input *whole) {
   pm_location_input *loc = calloc((size_t)l->n, sizeof *loc);
   double R = 0.0, sum = 0.0;
   int i, k;
-  if (!loc)
-    return -1;
+  if (!loc) return -1;
   for (i = 0; i < l->n; i++) {
     const sample *x = &l->v[i];
     const pm_location_input *w = &whole->loc[x->loc];
     double total = 0.0;
-    loc[i] = (pm_location_input){.process = w->process, .node = w->node, .kind = w->kind,
-                                 .useful = x->t[PM_CLASS_USEFUL], .mpi = x->t[PM_CLASS_MPI],
-                                 .io = x->t[PM_CLASS_IO], .runtime = x->t[PM_CLASS_RUNTIME],
-                                 .idle = x->t[PM_CLASS_IDLE], .gpu_runtime = x->t[PM_CLASS_DEVICE]};
+    loc[i] = (pm_location_input){.process = w->process,
+                                 .node = w->node,
+                                 .kind = w->kind,
+                                 .useful = x->t[PM_CLASS_USEFUL],
+                                 .mpi = x->t[PM_CLASS_MPI],
+                                 .io = x->t[PM_CLASS_IO],
+                                 .runtime = x->t[PM_CLASS_RUNTIME],
+                                 .idle = x->t[PM_CLASS_IDLE],
+                                 .gpu_runtime = x->t[PM_CLASS_DEVICE]};
     loc[i].calls_mpi = loc[i].mpi > 0;
-    for (k = 0; k < PM_CLASS_COUNT; k++)
-      total += x->t[k];
-    if (total > R)
-      R = total;
-    if (w->kind != PM_LOC_PROGRESS && w->kind != PM_LOC_DEVICE)
-      sum += loc[i].useful;
+    for (k = 0; k < PM_CLASS_COUNT; k++) total += x->t[k];
+    if (total > R) R = total;
+    if (w->kind != PM_LOC_PROGRESS && w->kind != PM_LOC_DEVICE) sum += loc[i].useful;
   }
   if (R > 0.0) {
-    pm_run_input in = {.runtime = R, .nprocesses = whole->nprocesses, .nnodes = whole->nnodes,
-                       .nlocations = l->n, .loc = loc};
+    pm_run_input in = {
+        .runtime = R, .nprocesses = whole->nprocesses, .nnodes = whole->nnodes, .nlocations = l->n, .loc = loc};
     rr->basic = pm_model_basic(&in);
     if (!rr->basic) {
       free(loc);
       return -1;
     }
     rr->present = 1;
-    rr->sr = (pm_scaling_run){.nprocesses = r->sr.nprocesses, .nthreads = r->sr.nthreads,
-                              .runtime = R, .sum_useful = sum};
-    if (!pm_metric_get_path(rr->basic, "pe", &rr->sr.parallel_efficiency))
-      rr->sr.parallel_efficiency = 0.0;
+    rr->sr =
+        (pm_scaling_run){.nprocesses = r->sr.nprocesses, .nthreads = r->sr.nthreads, .runtime = R, .sum_useful = sum};
+    if (!pm_metric_get_path(rr->basic, "pe", &rr->sr.parallel_efficiency)) rr->sr.parallel_efficiency = 0.0;
   }
   free(loc);
   return 0;
 }
 
-int rp_run_regions(rp_run *r, const rp_region *regions, int nregions)
-{
+int rp_run_regions(rp_run *r, const rp_region *regions, int nregions) {
   const pm_profile *p = r->prof;
   rp_study lookup = {.regions = (rp_region *)regions, .nregions = nregions};
   int *map = malloc(((size_t)p->nregions + 1) * sizeof *map);
@@ -166,50 +146,39 @@ int rp_run_regions(rp_run *r, const rp_region *regions, int nregions)
   int *start = NULL, *idx = NULL, walk = 0, rc = -1, i, g, L;
   pm_run_input_buf buf = {0};
   r->reg = calloc((size_t)nregions + 1, sizeof *r->reg);
-  if (!map || !stamp || !touched || !acc || !lists || !r->reg ||
-      !(idx = values_by_location(p, &start)))
-    goto out;
+  if (!map || !stamp || !touched || !acc || !lists || !r->reg || !(idx = values_by_location(p, &start))) goto out;
   for (i = 0; i < p->nregions; i++)
-    map[i] = p->reg[i].paradigm == PM_PARADIGM_MEASUREMENT ? -1
-                                                           : rp_region_find(&lookup, p->reg[i].name);
+    map[i] = p->reg[i].paradigm == PM_PARADIGM_MEASUREMENT ? -1 : rp_region_find(&lookup, p->reg[i].name);
   for (L = 0; L < p->nlocations; L++) {
-    int nt = 0, walk0 = walk;   /* stamps <= walk0 belong to earlier locations */
+    int nt = 0, walk0 = walk; /* stamps <= walk0 belong to earlier locations */
     for (i = start[L]; i < start[L + 1]; i++) {
       const pm_prof_value *v = &p->val[idx[i]];
       double cls[PM_CLASS_COUNT] = {0};
       int c, s, k;
       for (s = 0; s < PM_STATE_COUNT; s++)
-        if (s != PM_STATE_OFF)
-          cls[pm_state_class_of((pm_state)s)] += v->time[s];
+        if (s != PM_STATE_OFF) cls[pm_state_class_of((pm_state)s)] += v->time[s];
       walk++;
-      for (c = v->cnode; c >= 0; c = p->cnode[c].parent) {   /* parents precede children */
+      for (c = v->cnode; c >= 0; c = p->cnode[c].parent) { /* parents precede children */
         g = map[p->cnode[c].region];
-        if (g < 0 || stamp[g] == walk)
-          continue;
-        if (stamp[g] <= walk0)
-          touched[nt++] = g;
+        if (g < 0 || stamp[g] == walk) continue;
+        if (stamp[g] <= walk0) touched[nt++] = g;
         stamp[g] = walk;
-        for (k = 0; k < PM_CLASS_COUNT; k++)
-          acc[g * PM_CLASS_COUNT + k] += cls[k];
+        for (k = 0; k < PM_CLASS_COUNT; k++) acc[g * PM_CLASS_COUNT + k] += cls[k];
       }
     }
     for (i = 0; i < nt; i++) {
       g = touched[i];
-      if (push(&lists[g], L, &acc[g * PM_CLASS_COUNT]) != 0)
-        goto out;
+      if (push(&lists[g], L, &acc[g * PM_CLASS_COUNT]) != 0) goto out;
       memset(&acc[g * PM_CLASS_COUNT], 0, PM_CLASS_COUNT * sizeof *acc);
     }
   }
-  if (pm_profile_to_input(p, 0, &buf) != 0)
-    goto out;
+  if (pm_profile_to_input(p, 0, &buf) != 0) goto out;
   for (g = 0; g < nregions; g++)
-    if (lists[g].n && region_sample(r, &r->reg[g], &lists[g], &buf.in) != 0)
-      goto out;
+    if (lists[g].n && region_sample(r, &r->reg[g], &lists[g], &buf.in) != 0) goto out;
   rc = 0;
 out:
   pm_run_input_buf_free(&buf);
-  for (g = 0; lists && g < nregions; g++)
-    free(lists[g].v);
+  for (g = 0; lists && g < nregions; g++) free(lists[g].v);
   free(lists);
   free(map);
   free(stamp);

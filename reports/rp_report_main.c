@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *out)
-{
+static void usage(FILE *out) {
   fputs("Usage: popmeter-report [options] RUN...        (RUN: a run directory or its popmeter.json)\n"
         "       popmeter-report --diff [options] A B     (compare two runs: regions slowed down / sped up)\n"
         "\n"
@@ -36,8 +35,7 @@ static void usage(FILE *out)
         out);
 }
 
-void rp_cli_defaults(rp_cli *c)
-{
+void rp_cli_defaults(rp_cli *c) {
   memset(c, 0, sizeof *c);
   c->study.mode = PM_SCALING_AUTO;
   c->write.width = PM_TEXT_WIDTH;
@@ -47,18 +45,15 @@ void rp_cli_defaults(rp_cli *c)
   c->plots = 1;
 }
 
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
+static int parse_int(const char *s, int lo, int hi, int *out) {
   char *end;
   long v = strtol(s, &end, 10);
-  if (end == s || *end || v < lo || v > hi)
-    return -1;
+  if (end == s || *end || v < lo || v > hi) return -1;
   *out = (int)v;
   return 0;
 }
 
-int rp_cli_common(rp_cli *c, int opt, const char *arg, const char *prog)
-{
+int rp_cli_common(rp_cli *c, int opt, const char *arg, const char *prog) {
   char *end;
   switch (opt) {
   case RP_OPT_REFERENCE: c->study.reference = arg; return 1;
@@ -78,37 +73,30 @@ int rp_cli_common(rp_cli *c, int opt, const char *arg, const char *prog)
   case RP_OPT_GNUPLOT: c->gnuplot = arg; return 1;
   case RP_OPT_FORCE: c->force = 1; return 1;
   case RP_OPT_WIDTH:
-    if (parse_int(arg, 60, 1000, &c->write.width) != 0)
-      break;
+    if (parse_int(arg, 60, 1000, &c->write.width) != 0) break;
     return 1;
   case RP_OPT_REGIONS:
-    if (parse_int(arg, 0, 1000000, &c->write.max_regions) != 0)
-      break;
+    if (parse_int(arg, 0, 1000000, &c->write.max_regions) != 0) break;
     return 1;
   case RP_OPT_THRESHOLD:
     c->write.diff_threshold = strtod(arg, &end);
-    if (end == arg || *end || !(c->write.diff_threshold >= 0 && c->write.diff_threshold < 1))
-      break;
+    if (end == arg || *end || !(c->write.diff_threshold >= 0 && c->write.diff_threshold < 1)) break;
     return 1;
-  default:
-    return 0;
+  default: return 0;
   }
   fprintf(stderr, "%s: invalid value '%s' for an option\n", prog, arg);
   return -1;
 }
 
-int rp_report_build(const char *prog, char *const *runs, int nruns, const rp_cli *c,
-                    char *const *extra_problems, int nextra)
-{
+int rp_report_build(const char *prog, char *const *runs, int nruns, const rp_cli *c, char *const *extra_problems,
+                    int nextra) {
   rp_study s;
   char err[1024];
   int i, rc = RP_EXIT_OK;
   rp_study_set_prog(prog);
   rp_study_init(&s);
-  for (i = 0; i < nextra; i++)
-    rp_study_problem(&s, "%s", extra_problems[i]);
-  for (i = 0; i < nruns; i++)
-    rp_study_load(&s, runs[i]);   /* a bad run is recorded and left out: report what there is */
+  for (i = 0; i < nextra; i++) rp_study_problem(&s, "%s", extra_problems[i]);
+  for (i = 0; i < nruns; i++) rp_study_load(&s, runs[i]); /* a bad run is recorded and left out: report what there is */
   if (c->study.diff && s.nruns != 2) {
     fprintf(stderr, "%s: --diff needs two readable runs, %d read\n", prog, s.nruns);
     rp_study_free(&s);
@@ -124,8 +112,7 @@ int rp_report_build(const char *prog, char *const *runs, int nruns, const rp_cli
     rp_study_free(&s);
     return RP_EXIT_ERROR;
   }
-  if (rp_write_all(&s, c->outdir, c->force, c->plots, c->gnuplot, &c->write, err,
-                   sizeof err) != 0) {
+  if (rp_write_all(&s, c->outdir, c->force, c->plots, c->gnuplot, &c->write, err, sizeof err) != 0) {
     fprintf(stderr, "%s: %s\n", prog, err);
     rc = RP_EXIT_ERROR;
   } else if (!c->quiet) {
@@ -133,24 +120,24 @@ int rp_report_build(const char *prog, char *const *runs, int nruns, const rp_cli
     char path[PATH_MAX];
     size_t len;
     char *text;
-    if (rp_path(path, sizeof path, "%s/report.txt", c->outdir) == 0 &&
-        (text = rp_read_all(path, &len)) != NULL) {
+    if (rp_path(path, sizeof path, "%s/report.txt", c->outdir) == 0 && (text = rp_read_all(path, &len)) != NULL) {
       fwrite(text, 1, len, stdout);
       free(text);
     }
   }
-  if (rc == RP_EXIT_OK && s.nproblems > 0)
-    rc = RP_EXIT_PARTIAL;
+  if (rc == RP_EXIT_OK && s.nproblems > 0) rc = RP_EXIT_PARTIAL;
   rp_study_free(&s);
   return rc;
 }
 
-int pm_report_main(int argc, char **argv)
-{
-  static const struct option opts[] = {
-    {"output", required_argument, 0, 'o'}, {"diff", no_argument, 0, 'd'},
-    {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
-    {"version", no_argument, 0, 'V'}, RP_COMMON_OPTIONS, {0, 0, 0, 0}};
+int pm_report_main(int argc, char **argv) {
+  static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                       {"diff", no_argument, 0, 'd'},
+                                       {"quiet", no_argument, 0, 'q'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {"version", no_argument, 0, 'V'},
+                                       RP_COMMON_OPTIONS,
+                                       {0, 0, 0, 0}};
   const char *prog = "popmeter-report";
   rp_cli c;
   int opt, r;
@@ -165,10 +152,8 @@ int pm_report_main(int argc, char **argv)
     case 'V': printf("popmeter-report %s\n", PACKAGE_VERSION); return RP_EXIT_OK;
     default:
       r = rp_cli_common(&c, opt, optarg, prog);
-      if (r == 1)
-        break;
-      if (r == 0)
-        usage(stderr);
+      if (r == 1) break;
+      if (r == 0) usage(stderr);
       return RP_EXIT_USAGE;
     }
   }

@@ -9,17 +9,14 @@ typedef struct {
   int n, cap, oom;
 } rows;
 
-static int has_row(const rows *r, const char *path)
-{
+static int has_row(const rows *r, const char *path) {
   int i;
   for (i = 0; i < r->n; i++)
-    if (strcmp(r->v[i].path, path) == 0)
-      return 1;
+    if (strcmp(r->v[i].path, path) == 0) return 1;
   return 0;
 }
 
-static void add(rows *r, const pm_metric *m, const char *parent, int depth)
-{
+static void add(rows *r, const pm_metric *m, const char *parent, int depth) {
   size_t i, len = strlen(parent) + strlen(m->id) + 2;
   char *path = malloc(len);
   if (!path) {
@@ -38,22 +35,18 @@ static void add(rows *r, const pm_metric *m, const char *parent, int depth)
       r->v = w;
     }
     r->v[r->n++] = (rp_row){strdup(path), depth, m};
-    if (!r->v[r->n - 1].path)
-      r->oom = 1;
+    if (!r->v[r->n - 1].path) r->oom = 1;
   }
-  for (i = 0; i < m->nchildren; i++)
-    add(r, m->children[i], path, depth + 1);
+  for (i = 0; i < m->nchildren; i++) add(r, m->children[i], path, depth + 1);
   free(path);
 }
 
-int rp_rows_collect(pm_metric *const *trees, int n, rp_row **out)
-{
+int rp_rows_collect(pm_metric *const *trees, int n, rp_row **out) {
   rows r = {0};
   int k;
   size_t i;
   for (k = 0; k < n; k++)
-    for (i = 0; trees[k] && i < trees[k]->nchildren; i++)
-      add(&r, trees[k]->children[i], "", 0);
+    for (i = 0; trees[k] && i < trees[k]->nchildren; i++) add(&r, trees[k]->children[i], "", 0);
   if (r.oom) {
     rp_rows_free(r.v, r.n);
     return -1;
@@ -62,22 +55,18 @@ int rp_rows_collect(pm_metric *const *trees, int n, rp_row **out)
   return r.n;
 }
 
-void rp_rows_free(rp_row *rows, int n)
-{
+void rp_rows_free(rp_row *rows, int n) {
   int i;
-  for (i = 0; i < n; i++)
-    free(rows[i].path);
+  for (i = 0; i < n; i++) free(rows[i].path);
   free(rows);
 }
 
-static void number(char *buf, size_t n, const pm_metric *m, double v)
-{
+static void number(char *buf, size_t n, const pm_metric *m, double v) {
   snprintf(buf, n, strcmp(m->unit, "s") == 0 ? "%.3f" : "%.2f", v);
 }
 
-const char *rp_cell_text(const rp_config *c, pm_metric *const *stat_trees, const char *path,
-                         const char *sep, char *buf, size_t n)
-{
+const char *rp_cell_text(const rp_config *c, pm_metric *const *stat_trees, const char *path, const char *sep, char *buf,
+                         size_t n) {
   const pm_metric *m = stat_trees[RP_MEDIAN] ? pm_metric_find(stat_trees[RP_MEDIAN], path) : NULL;
   const pm_metric *lo = stat_trees[RP_MIN] ? pm_metric_find(stat_trees[RP_MIN], path) : NULL;
   const pm_metric *hi = stat_trees[RP_MAX] ? pm_metric_find(stat_trees[RP_MAX], path) : NULL;

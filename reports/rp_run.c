@@ -10,24 +10,18 @@
 
 /* Locations that do application work: threads, workers, accelerator workers (not progress threads
  * or device streams; the same split as the models'). */
-static int is_compute(const pm_location_input *l)
-{
-  return l->kind != PM_LOC_PROGRESS && l->kind != PM_LOC_DEVICE;
-}
+static int is_compute(const pm_location_input *l) { return l->kind != PM_LOC_PROGRESS && l->kind != PM_LOC_DEVICE; }
 
-static double model_pe(const pm_run_input *in)
-{
+static double model_pe(const pm_run_input *in) {
   pm_metric *t = pm_model_basic(in);
   double v = 0.0;
-  if (!t || !pm_metric_get_path(t, "pe", &v))
-    v = 0.0;   /* pm_scaling_run: <= 0 means "not known" */
+  if (!t || !pm_metric_get_path(t, "pe", &v)) v = 0.0; /* pm_scaling_run: <= 0 means "not known" */
   pm_metric_free(t);
   return v;
 }
 
 /* Each process's locations alone, over the run's runtime: how busy that rank was. */
-static int rank_efficiencies(rp_run *r, const pm_run_input *in)
-{
+static int rank_efficiencies(rp_run *r, const pm_run_input *in) {
   int np = r->prof->nprocesses, p, i;
   pm_location_input *sub = calloc((size_t)in->nlocations + 1, sizeof *sub);
   r->rank_pe = calloc((size_t)np + 1, sizeof *r->rank_pe);
@@ -38,8 +32,7 @@ static int rank_efficiencies(rp_run *r, const pm_run_input *in)
   for (p = 0; p < np; p++) {
     pm_run_input one = {.runtime = in->runtime, .nprocesses = 1, .nnodes = 1, .loc = sub};
     for (i = 0; i < in->nlocations; i++) {
-      if (in->loc[i].process != p || !is_compute(&in->loc[i]))
-        continue;
+      if (in->loc[i].process != p || !is_compute(&in->loc[i])) continue;
       sub[one.nlocations] = in->loc[i];
       sub[one.nlocations].process = 0;
       sub[one.nlocations].node = 0;
@@ -51,31 +44,24 @@ static int rank_efficiencies(rp_run *r, const pm_run_input *in)
   return 0;
 }
 
-int rp_run_prepare(rp_run *r)
-{
+int rp_run_prepare(rp_run *r) {
   pm_run_input_buf buf;
   int *per_proc, i, threads = 0, rc = -1;
   double sum = 0.0, max = 0.0;
-  if (pm_profile_to_input(r->prof, 0, &buf) != 0)
-    return -1;
+  if (pm_profile_to_input(r->prof, 0, &buf) != 0) return -1;
   per_proc = calloc((size_t)r->prof->nprocesses + 1, sizeof *per_proc);
   r->basic = pm_model_basic(&buf.in);
-  if (!per_proc || !r->basic)
-    goto out;
+  if (!per_proc || !r->basic) goto out;
   for (i = 0; i < buf.in.nlocations; i++) {
     const pm_location_input *l = &buf.in.loc[i];
-    if (!is_compute(l))
-      continue;
-    if (++per_proc[l->process] > threads)
-      threads = per_proc[l->process];
+    if (!is_compute(l)) continue;
+    if (++per_proc[l->process] > threads) threads = per_proc[l->process];
     sum += l->useful;
-    if (l->useful > max)
-      max = l->useful;
+    if (l->useful > max) max = l->useful;
   }
-  r->sr = (pm_scaling_run){.nprocesses = r->prof->nprocesses, .nthreads = threads,
-                           .runtime = r->prof->runtime, .sum_useful = sum};
-  if (!pm_metric_get_path(r->basic, "pe", &r->sr.parallel_efficiency))
-    r->sr.parallel_efficiency = 0.0;
+  r->sr = (pm_scaling_run){
+      .nprocesses = r->prof->nprocesses, .nthreads = threads, .runtime = r->prof->runtime, .sum_useful = sum};
+  if (!pm_metric_get_path(r->basic, "pe", &r->sr.parallel_efficiency)) r->sr.parallel_efficiency = 0.0;
   /* hardware counters over useful time (popmeter.json "counters"); without them on every compute
    * location pm_model_scaling says why IPC etc. are n/a */
   r->sr.has_counters = pm_prof_counters_sums(r->prof, &r->sr.sum_instructions, &r->sr.sum_cycles);
@@ -89,8 +75,7 @@ out:
   return rc;
 }
 
-void rp_run_free_derived(rp_run *r, int nregions)
-{
+void rp_run_free_derived(rp_run *r, int nregions) {
   int g;
   pm_metric_free(r->basic);
   pm_metric_free(r->tree);

@@ -29,13 +29,12 @@ typedef struct {
   int threads[MAX_LIST], nthreads;
   int repeat;
   const char *mpirun;
-  char *const *app;           /* APP ARGS..., NULL-terminated */
-  char self[PATH_MAX];        /* this popmeter, for `popmeter run` on every rank */
-  char dir[PATH_MAX];         /* absolute study directory */
+  char *const *app;    /* APP ARGS..., NULL-terminated */
+  char self[PATH_MAX]; /* this popmeter, for `popmeter run` on every rank */
+  char dir[PATH_MAX];  /* absolute study directory */
 } scale_plan;
 
-static void usage(FILE *out)
-{
+static void usage(FILE *out) {
   fputs("Usage: popmeter scale [options] -- APP [ARGS...]\n"
         "\n"
         "Runs APP under popmeter at every processes x threads configuration and writes the POP\n"
@@ -60,37 +59,28 @@ static void usage(FILE *out)
         out);
 }
 
-static int parse_list(const char *s, int *v, int *n)
-{
+static int parse_list(const char *s, int *v, int *n) {
   char *end;
   *n = 0;
   while (*s) {
     long x = strtol(s, &end, 10);
-    if (end == s || x < 1 || x > 1000000 || *n == MAX_LIST || (*end && *end != ','))
-      return -1;
+    if (end == s || x < 1 || x > 1000000 || *n == MAX_LIST || (*end && *end != ',')) return -1;
     v[(*n)++] = (int)x;
     s = *end ? end + 1 : end;
-    if (*end && !*s)
-      return -1;   /* trailing comma */
+    if (*end && !*s) return -1; /* trailing comma */
   }
   return *n ? 0 : -1;
 }
 
 /* argv of one run: the launcher's words, -np P, then popmeter run ... -- APP ARGS. */
-static char **run_argv(const scale_plan *pl, int ranks, const char *rundir, char *np, size_t npn,
-                       char **words)
-{
+static char **run_argv(const scale_plan *pl, int ranks, const char *rundir, char *np, size_t npn, char **words) {
   size_t nw = 0, na = 0, i = 0;
   char **argv, *save = NULL, *w;
-  while (pl->app[na])
-    na++;
+  while (pl->app[na]) na++;
   if (strcmp(pl->mpirun, "none") != 0)
-    for (w = strtok_r(words[0], " \t", &save); w && nw < 250; w = strtok_r(NULL, " \t", &save))
-      words[1 + nw++] = w;
-  if (!(argv = calloc(nw + na + 10, sizeof *argv)))
-    return NULL;
-  for (i = 0; i < nw; i++)
-    argv[i] = words[1 + i];
+    for (w = strtok_r(words[0], " \t", &save); w && nw < 250; w = strtok_r(NULL, " \t", &save)) words[1 + nw++] = w;
+  if (!(argv = calloc(nw + na + 10, sizeof *argv))) return NULL;
+  for (i = 0; i < nw; i++) argv[i] = words[1 + i];
   if (nw) {
     snprintf(np, npn, "%d", ranks);
     argv[i++] = "-np";
@@ -105,25 +95,21 @@ static char **run_argv(const scale_plan *pl, int ranks, const char *rundir, char
   return argv;
 }
 
-static int open_out(const char *dir, const char *name)
-{
+static int open_out(const char *dir, const char *name) {
   char p[PATH_MAX];
-  if (rp_path(p, sizeof p, "%s/%s", dir, name) != 0)
-    return -1;
-  unlink(p);   /* only reached for a run directory being redone (--force) or new */
+  if (rp_path(p, sizeof p, "%s/%s", dir, name) != 0) return -1;
+  unlink(p); /* only reached for a run directory being redone (--force) or new */
   return open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 }
 
-static double now(void)
-{
+static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Runs one configuration; returns the exit status (-1: could not start). */
-static int run_one(const scale_plan *pl, int ranks, int threads, const char *rundir)
-{
+static int run_one(const scale_plan *pl, int ranks, int threads, const char *rundir) {
   char np[16], tn[16], **argv, *words[256];
   int out, err, st;
   pid_t pid;
@@ -139,8 +125,7 @@ static int run_one(const scale_plan *pl, int ranks, int threads, const char *run
   pid = (out < 0 || err < 0) ? -1 : fork();
   if (pid == 0) {
     int in = open("/dev/null", O_RDONLY);
-    if (in >= 0)
-      dup2(in, 0);
+    if (in >= 0) dup2(in, 0);
     dup2(out, 1);
     dup2(err, 2);
     setenv("OMP_NUM_THREADS", tn, 1);
@@ -153,40 +138,32 @@ static int run_one(const scale_plan *pl, int ranks, int threads, const char *run
   if (pid > 0)
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
       ;
-  if (out >= 0)
-    close(out);
-  if (err >= 0)
-    close(err);
+  if (out >= 0) close(out);
+  if (err >= 0) close(err);
   free(argv);
   free(words[0]);
-  if (pid < 0 || st == -1)
-    return -1;
+  if (pid < 0 || st == -1) return -1;
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-static int has_profile(const char *dir)
-{
+static int has_profile(const char *dir) {
   char p[PATH_MAX];
   return rp_path(p, sizeof p, "%s/popmeter.json", dir) == 0 && access(p, R_OK) == 0;
 }
 
-static int is_empty_dir(const char *dir)
-{
+static int is_empty_dir(const char *dir) {
   DIR *d = opendir(dir);
   struct dirent *e;
   int empty = 1;
-  if (!d)
-    return 0;
-  while (empty && (e = readdir(d)) != NULL)
-    empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+  if (!d) return 0;
+  while (empty && (e = readdir(d)) != NULL) empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
   closedir(d);
   return empty;
 }
 
 /* The study directory must be new or empty (an earlier study, or another report, would otherwise
  * be found only after all the runs): --force redoes the runs in place and replaces the report. */
-static int prepare_dir(scale_plan *pl, const char *dir, int force)
-{
+static int prepare_dir(scale_plan *pl, const char *dir, int force) {
   char runs[PATH_MAX], err[512];
   if (rp_make_dirs(dir, err, sizeof err) != 0) {
     fprintf(stderr, "popmeter scale: %s\n", err);
@@ -201,8 +178,10 @@ static int prepare_dir(scale_plan *pl, const char *dir, int force)
     return -1;
   }
   if (!force && !is_empty_dir(pl->dir)) {
-    fprintf(stderr, "popmeter scale: %s is not empty: it may hold a study (use --force to redo "
-                    "it)\n", dir);
+    fprintf(stderr,
+            "popmeter scale: %s is not empty: it may hold a study (use --force to redo "
+            "it)\n",
+            dir);
     return -1;
   }
   if (rp_make_dirs(runs, err, sizeof err) != 0) {
@@ -212,8 +191,7 @@ static int prepare_dir(scale_plan *pl, const char *dir, int force)
   return 0;
 }
 
-static int execute(scale_plan *pl, rp_cli *c)
-{
+static int execute(scale_plan *pl, rp_cli *c) {
   int total = pl->nranks * pl->nthreads * pl->repeat, done = 0, i, j, k, nok = 0, nbad = 0, rc;
   int tty = isatty(STDERR_FILENO);
   char **ok = calloc((size_t)total + 1, sizeof *ok), **bad = calloc((size_t)total + 1, sizeof *bad);
@@ -229,18 +207,14 @@ static int execute(scale_plan *pl, rp_cli *c)
         double t0 = now();
         int st, long_path;
         if (pl->repeat > 1)
-          long_path = rp_path(rundir, sizeof rundir, "%s/runs/%dx%d-%d", pl->dir, pl->ranks[i],
-                              pl->threads[j], k);
+          long_path = rp_path(rundir, sizeof rundir, "%s/runs/%dx%d-%d", pl->dir, pl->ranks[i], pl->threads[j], k);
         else
-          long_path = rp_path(rundir, sizeof rundir, "%s/runs/%dx%d", pl->dir, pl->ranks[i],
-                              pl->threads[j]);
+          long_path = rp_path(rundir, sizeof rundir, "%s/runs/%dx%d", pl->dir, pl->ranks[i], pl->threads[j]);
         done++;
         if (tty) {
-          fprintf(stderr, "popmeter scale: [%d/%d] %d process%s x %d thread%s", done, total,
-                  pl->ranks[i], pl->ranks[i] == 1 ? "" : "es", pl->threads[j],
-                  pl->threads[j] == 1 ? "" : "s");
-          if (pl->repeat > 1)
-            fprintf(stderr, ", repeat %d/%d", k, pl->repeat);
+          fprintf(stderr, "popmeter scale: [%d/%d] %d process%s x %d thread%s", done, total, pl->ranks[i],
+                  pl->ranks[i] == 1 ? "" : "es", pl->threads[j], pl->threads[j] == 1 ? "" : "s");
+          if (pl->repeat > 1) fprintf(stderr, ", repeat %d/%d", k, pl->repeat);
           fputs(" ...", stderr);
         }
         if (long_path != 0 || rp_make_dirs(rundir, err, sizeof err) != 0) {
@@ -248,16 +222,16 @@ static int execute(scale_plan *pl, rp_cli *c)
         } else {
           char old[PATH_MAX];
           if (rp_path(old, sizeof old, "%s/popmeter.json", rundir) == 0)
-            unlink(old);   /* --force: a stale profile would send the new one elsewhere */
+            unlink(old); /* --force: a stale profile would send the new one elsewhere */
           st = run_one(pl, pl->ranks[i], pl->threads[j], rundir);
         }
-        if (tty)
-          fprintf(stderr, " %.1f s%s\n", now() - t0, st == 0 && has_profile(rundir) ? "" : ", failed");
+        if (tty) fprintf(stderr, " %.1f s%s\n", now() - t0, st == 0 && has_profile(rundir) ? "" : ", failed");
         if (st == 0 && has_profile(rundir)) {
           ok[nok++] = strdup(rundir);
-        } else if (asprintf(&bad[nbad], st < 0 ? "%s: the run could not be started"
-                                  : st == 0 ? "%s: the run wrote no popmeter.json (see stderr.txt there)"
-                                  : "%s: the run failed with exit status %d (see stderr.txt there)",
+        } else if (asprintf(&bad[nbad],
+                            st < 0    ? "%s: the run could not be started"
+                            : st == 0 ? "%s: the run wrote no popmeter.json (see stderr.txt there)"
+                                      : "%s: the run failed with exit status %d (see stderr.txt there)",
                             rundir, st) >= 0) {
           nbad++;
         }
@@ -265,28 +239,27 @@ static int execute(scale_plan *pl, rp_cli *c)
   c->outdir = pl->dir;
   rc = nok ? rp_report_build("popmeter scale", ok, nok, c, bad, nbad) : RP_EXIT_ERROR;
   if (!nok) {
-    for (i = 0; i < nbad; i++)
-      fprintf(stderr, "popmeter scale: %s\n", bad[i]);
+    for (i = 0; i < nbad; i++) fprintf(stderr, "popmeter scale: %s\n", bad[i]);
     fprintf(stderr, "popmeter scale: no run succeeded: no report\n");
   }
-  for (i = 0; i < nok; i++)
-    free(ok[i]);
-  for (i = 0; i < nbad; i++)
-    free(bad[i]);
+  for (i = 0; i < nok; i++) free(ok[i]);
+  for (i = 0; i < nbad; i++) free(bad[i]);
   free(ok);
   free(bad);
   return rc;
 }
 
-int pm_scale_main(int argc, char **argv)
-{
-  static const struct option opts[] = {
-    {"ranks", required_argument, 0, 'r'}, {"threads", required_argument, 0, 't'},
-    {"repeat", required_argument, 0, 'n'}, {"out", required_argument, 0, 'o'},
-    {"mpirun", required_argument, 0, 'm'}, {"quiet", no_argument, 0, 'q'},
-    {"help", no_argument, 0, 'h'}, RP_COMMON_OPTIONS, {0, 0, 0, 0}};
-  scale_plan pl = {.ranks = {1}, .nranks = 1, .threads = {1}, .nthreads = 1, .repeat = 1,
-                   .mpirun = "mpirun"};
+int pm_scale_main(int argc, char **argv) {
+  static const struct option opts[] = {{"ranks", required_argument, 0, 'r'},
+                                       {"threads", required_argument, 0, 't'},
+                                       {"repeat", required_argument, 0, 'n'},
+                                       {"out", required_argument, 0, 'o'},
+                                       {"mpirun", required_argument, 0, 'm'},
+                                       {"quiet", no_argument, 0, 'q'},
+                                       {"help", no_argument, 0, 'h'},
+                                       RP_COMMON_OPTIONS,
+                                       {0, 0, 0, 0}};
+  scale_plan pl = {.ranks = {1}, .nranks = 1, .threads = {1}, .nthreads = 1, .repeat = 1, .mpirun = "mpirun"};
   const char *dir = "popmeter-scale";
   rp_cli c;
   ssize_t len;
@@ -297,17 +270,14 @@ int pm_scale_main(int argc, char **argv)
   while ((opt = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
     switch (opt) {
     case 'r':
-      if (parse_list(optarg, pl.ranks, &pl.nranks) != 0)
-        goto bad_value;
+      if (parse_list(optarg, pl.ranks, &pl.nranks) != 0) goto bad_value;
       break;
     case 't':
-      if (parse_list(optarg, pl.threads, &pl.nthreads) != 0)
-        goto bad_value;
+      if (parse_list(optarg, pl.threads, &pl.nthreads) != 0) goto bad_value;
       break;
     case 'n':
       pl.repeat = (int)strtol(optarg, &end, 10);
-      if (end == optarg || *end || pl.repeat < 1 || pl.repeat > 1000)
-        goto bad_value;
+      if (end == optarg || *end || pl.repeat < 1 || pl.repeat > 1000) goto bad_value;
       break;
     case 'o': dir = optarg; break;
     case 'm': pl.mpirun = optarg; break;
@@ -315,10 +285,8 @@ int pm_scale_main(int argc, char **argv)
     case 'h': usage(stdout); return RP_EXIT_OK;
     default:
       r = rp_cli_common(&c, opt, optarg, "popmeter scale");
-      if (r == 1)
-        break;
-      if (r == 0)
-        usage(stderr);
+      if (r == 1) break;
+      if (r == 0) usage(stderr);
       return RP_EXIT_USAGE;
     }
   }
@@ -339,13 +307,11 @@ int pm_scale_main(int argc, char **argv)
   pl.app = argv + optind;
   len = readlink("/proc/self/exe", pl.self, sizeof pl.self - 1);
   if (len <= 0) {
-    fprintf(stderr, "popmeter scale: cannot find the popmeter program itself: %s\n",
-            strerror(errno));
+    fprintf(stderr, "popmeter scale: cannot find the popmeter program itself: %s\n", strerror(errno));
     return RP_EXIT_ERROR;
   }
   pl.self[len] = '\0';
-  if (prepare_dir(&pl, dir, c.force) != 0)
-    return RP_EXIT_ERROR;
+  if (prepare_dir(&pl, dir, c.force) != 0) return RP_EXIT_ERROR;
   return execute(&pl, &c);
 bad_value:
   fprintf(stderr, "popmeter scale: invalid value '%s' for an option\n", optarg);

@@ -18,52 +18,52 @@ enum { RP_MEDIAN = 0, RP_MIN, RP_MAX, RP_NSTATS };
 
 /* A region (all regions of that name, whatever the paradigm) in one run, with inclusive time. */
 typedef struct {
-  int present;                /* some location spent time in it */
-  pm_scaling_run sr;          /* runtime = longest inclusive time of a location in the region */
-  pm_metric *basic;           /* basic model over the locations that entered the region */
-  pm_metric *tree;            /* region scaling tree against the reference (rp_tree_region) */
+  int present;       /* some location spent time in it */
+  pm_scaling_run sr; /* runtime = longest inclusive time of a location in the region */
+  pm_metric *basic;  /* basic model over the locations that entered the region */
+  pm_metric *tree;   /* region scaling tree against the reference (rp_tree_region) */
 } rp_region_run;
 
 typedef struct {
-  char *path;                 /* the popmeter.json read */
+  char *path; /* the popmeter.json read */
   pm_profile *prof;
-  int dropped;                /* left out of the study (foreign application); see problems */
-  pm_scaling_run sr;          /* this run's input to pm_model_scaling */
-  pm_metric *basic;           /* basic POP model of the run */
-  int has_cp;                 /* critical path measured */
-  double g_cue;               /* critical path of useful work, seconds (when has_cp) */
-  double max_useful;          /* largest useful time of a compute location, seconds */
-  double *rank_pe;            /* [nprocesses] parallel efficiency of each process's locations */
-  rp_region_run *reg;         /* [study.nregions] */
-  pm_metric *tree;            /* composed scaling tree against the reference (rp_tree_scaling) */
-  int cfg;                    /* configuration index */
+  int dropped;        /* left out of the study (foreign application); see problems */
+  pm_scaling_run sr;  /* this run's input to pm_model_scaling */
+  pm_metric *basic;   /* basic POP model of the run */
+  int has_cp;         /* critical path measured */
+  double g_cue;       /* critical path of useful work, seconds (when has_cp) */
+  double max_useful;  /* largest useful time of a compute location, seconds */
+  double *rank_pe;    /* [nprocesses] parallel efficiency of each process's locations */
+  rp_region_run *reg; /* [study.nregions] */
+  pm_metric *tree;    /* composed scaling tree against the reference (rp_tree_scaling) */
+  int cfg;            /* configuration index */
 } rp_run;
 
 typedef struct {
-  int nprocesses, nthreads;   /* threads = compute locations per process (the most of any process) */
-  char label[48];             /* "4x2" (diff: "A 4x2") */
+  int nprocesses, nthreads; /* threads = compute locations per process (the most of any process) */
+  char label[48];           /* "4x2" (diff: "A 4x2") */
   int nruns;
-  int *runs;                  /* indices into study.runs, in input order */
-  pm_scaling_run median;      /* field-wise median of the repeats: reference and detection input */
-  pm_scaling_run *rmedian;    /* [nregions] the same per region (present = some repeat entered it) */
-  int *rpresent;              /* [nregions] */
-  pm_metric *tree[RP_NSTATS]; /* summaries of the runs' scaling trees */
-  pm_metric **rtree[RP_NSTATS];   /* [nregions] summaries of the region trees (NULL: absent) */
-  double *rank_pe[RP_NSTATS]; /* [nprocesses] */
-  int has_cp;                 /* every repeat measured the critical path */
+  int *runs;                    /* indices into study.runs, in input order */
+  pm_scaling_run median;        /* field-wise median of the repeats: reference and detection input */
+  pm_scaling_run *rmedian;      /* [nregions] the same per region (present = some repeat entered it) */
+  int *rpresent;                /* [nregions] */
+  pm_metric *tree[RP_NSTATS];   /* summaries of the runs' scaling trees */
+  pm_metric **rtree[RP_NSTATS]; /* [nregions] summaries of the region trees (NULL: absent) */
+  double *rank_pe[RP_NSTATS];   /* [nprocesses] */
+  int has_cp;                   /* every repeat measured the critical path */
   double runtime[RP_NSTATS], g_cue[RP_NSTATS], max_useful[RP_NSTATS];
 } rp_config;
 
 typedef struct {
   char *name;
-  double ref_time;            /* the region's time (longest inclusive) in the reference, median */
-  double time_max;            /* the largest such time over all runs (ranking when absent there) */
+  double ref_time; /* the region's time (longest inclusive) in the reference, median */
+  double time_max; /* the largest such time over all runs (ranking when absent there) */
 } rp_region;
 
 typedef struct {
-  pm_scaling_mode mode;       /* PM_SCALING_AUTO: detect (pop-metrics.md §8) */
-  const char *reference;      /* NULL: the smallest configuration; else "PxT" or a run's path */
-  int diff;                   /* two-run comparison: one configuration per run, in input order */
+  pm_scaling_mode mode;  /* PM_SCALING_AUTO: detect (pop-metrics.md §8) */
+  const char *reference; /* NULL: the smallest configuration; else "PxT" or a run's path */
+  int diff;              /* two-run comparison: one configuration per run, in input order */
 } rp_options;
 
 typedef struct {
@@ -71,16 +71,16 @@ typedef struct {
   int nruns, caprun;
   rp_run *runs;
   int ncfg;
-  rp_config *cfg;             /* sorted by processes x threads, then processes (diff: input order) */
-  int ref;                    /* reference configuration */
-  pm_scaling_mode mode;       /* STRONG or WEAK once computed */
+  rp_config *cfg;       /* sorted by processes x threads, then processes (diff: input order) */
+  int ref;              /* reference configuration */
+  pm_scaling_mode mode; /* STRONG or WEAK once computed */
   int mode_declared;
   int diff;
-  int prepared;               /* rp_study_prepare done */
+  int prepared; /* rp_study_prepare done */
   int nregions;
-  rp_region *regions;         /* sorted by name */
+  rp_region *regions; /* sorted by name */
   int nproblems;
-  char **problems;            /* inputs left out, each message naming the file */
+  char **problems; /* inputs left out, each message naming the file */
 } rp_study;
 
 void rp_study_init(rp_study *s);
@@ -130,8 +130,7 @@ pm_metric *rp_tree_scaling(const pm_metric *scaling, const pm_metric *basic, dou
 /* The tree of one region in one run: root named after the region; global efficiency (parallel
  * efficiency with load balance and communication efficiency, computation scalability), speedup
  * and the region's time. */
-pm_metric *rp_tree_region(const char *name, const pm_metric *scaling, const pm_metric *basic,
-                          double runtime);
+pm_metric *rp_tree_region(const char *name, const pm_metric *scaling, const pm_metric *basic, double runtime);
 /* A tree shaped like trees[0] whose values are the median / min / max (stat) over the trees'
  * values at the same path; n/a where no tree has a value. */
 pm_metric *rp_tree_summary(pm_metric *const *trees, int n, int stat);

@@ -26,24 +26,24 @@ extern "C" {
 /* ------------------------------------------------------------------------------------------ errors */
 
 typedef enum {
-    MFS_OK = 0,
-    MFS_ERR_ARG,           /* invalid argument (bad generator spec, option out of range, ...) */
-    MFS_ERR_NOMEM,         /* out of memory */
-    MFS_ERR_IO,            /* cannot open or read a file */
-    MFS_ERR_FORMAT,        /* malformed Matrix Market file (err->line names the line) */
-    MFS_ERR_UNSUPPORTED,   /* well-formed input this solver does not handle (complex, non-square, ...) */
-    MFS_ERR_NOT_SYMMETRIC, /* "general" matrix whose values are not symmetric */
-    MFS_ERR_NOT_SPD,       /* non-positive pivot (err->column names the column) */
-    MFS_ERR_ORDERING,      /* the ordering library failed or is not built in */
-    MFS_ERR_OVERFLOW,      /* a size does not fit the index types */
-    MFS_ERR_INTERNAL       /* an internal consistency check failed (a bug) */
+  MFS_OK = 0,
+  MFS_ERR_ARG,           /* invalid argument (bad generator spec, option out of range, ...) */
+  MFS_ERR_NOMEM,         /* out of memory */
+  MFS_ERR_IO,            /* cannot open or read a file */
+  MFS_ERR_FORMAT,        /* malformed Matrix Market file (err->line names the line) */
+  MFS_ERR_UNSUPPORTED,   /* well-formed input this solver does not handle (complex, non-square, ...) */
+  MFS_ERR_NOT_SYMMETRIC, /* "general" matrix whose values are not symmetric */
+  MFS_ERR_NOT_SPD,       /* non-positive pivot (err->column names the column) */
+  MFS_ERR_ORDERING,      /* the ordering library failed or is not built in */
+  MFS_ERR_OVERFLOW,      /* a size does not fit the index types */
+  MFS_ERR_INTERNAL       /* an internal consistency check failed (a bug) */
 } mfs_status;
 
 typedef struct {
-    mfs_status status;
-    long line;       /* Matrix Market line (1-based) for MFS_ERR_FORMAT & co, else 0 */
-    int64_t column;  /* failing pivot, input numbering, 0-based (MFS_ERR_NOT_SPD), else -1 */
-    char msg[400];   /* complete human-readable message */
+  mfs_status status;
+  long line;      /* Matrix Market line (1-based) for MFS_ERR_FORMAT & co, else 0 */
+  int64_t column; /* failing pivot, input numbering, 0-based (MFS_ERR_NOT_SPD), else -1 */
+  char msg[400];  /* complete human-readable message */
 } mfs_error;
 
 const char *mfs_strerror(mfs_status s);
@@ -61,11 +61,11 @@ void mfs_mem_reset_peak(void); /* peak := current */
 /* Symmetric matrix, lower triangle (diagonal included) in compressed sparse columns: rows sorted
  * ascending in each column, no duplicates, rowind[p] >= column. */
 typedef struct {
-    int32_t n;
-    int64_t nnz;       /* stored entries (lower triangle) */
-    int64_t *colptr;   /* n+1 */
-    int32_t *rowind;   /* nnz */
-    double *val;       /* nnz */
+  int32_t n;
+  int64_t nnz;     /* stored entries (lower triangle) */
+  int64_t *colptr; /* n+1 */
+  int32_t *rowind; /* nnz */
+  double *val;     /* nnz */
 } mfs_matrix;
 
 /* Matrix Market "matrix coordinate real|integer general|symmetric". General files must hold a
@@ -84,12 +84,12 @@ mfs_status mfs_matrix_generate(const char *spec, mfs_matrix *A, mfs_error *err);
 
 /* Builds A from a symmetric triplet list; (i,j) and (j,i) denote the same entry (stored once,
  * duplicates summed). Used by the tests and by callers that assemble matrices themselves. */
-mfs_status mfs_matrix_from_triplets(int32_t n, int64_t nz, const int32_t *ri, const int32_t *ci,
-                                    const double *v, mfs_matrix *A, mfs_error *err);
+mfs_status mfs_matrix_from_triplets(int32_t n, int64_t nz, const int32_t *ri, const int32_t *ci, const double *v,
+                                    mfs_matrix *A, mfs_error *err);
 mfs_status mfs_matrix_check(const mfs_matrix *A, mfs_error *err); /* structural validity */
 void mfs_matrix_free(mfs_matrix *A);
 void mfs_matrix_symv(const mfs_matrix *A, const double *x, double *y); /* y = A x */
-double mfs_matrix_norm_inf(const mfs_matrix *A);                      /* of the full symmetric A */
+double mfs_matrix_norm_inf(const mfs_matrix *A);                       /* of the full symmetric A */
 
 /* ------------------------------------------------------------------------- ordering & elimination */
 
@@ -107,8 +107,8 @@ mfs_status mfs_etree(int32_t n, const int64_t *colptr, const int32_t *rowind, in
 mfs_status mfs_postorder(int32_t n, const int32_t *parent, int32_t *post);
 /* Column counts of L (diagonal included) by the Gilbert-Ng-Peyton row-subtree method, in
  * O(nnz(A) alpha(n)) time: parent = etree of the same pattern, post any postorder of it. */
-mfs_status mfs_colcounts(int32_t n, const int64_t *colptr, const int32_t *rowind,
-                         const int32_t *parent, const int32_t *post, int32_t *cc);
+mfs_status mfs_colcounts(int32_t n, const int64_t *colptr, const int32_t *rowind, const int32_t *parent,
+                         const int32_t *post, int32_t *cc);
 /* Fundamental supernodes of a postordered tree (parent[j] > j): first[s] .. first[s+1]-1 are the
  * columns of supernode s; first has room for n+1 entries. Returns the number of supernodes. */
 int32_t mfs_fundamental_supernodes(int32_t n, const int32_t *parent, const int32_t *cc, int32_t *first);
@@ -120,8 +120,8 @@ int32_t mfs_fundamental_supernodes(int32_t n, const int32_t *parent, const int32
  * CHOLMOD uses, because tiny fronts waste far more time in kernel calls than the zeros cost).
  * threshold <= 0 disables amalgamation. On return rep[s] is the supernode that absorbed s
  * (rep[s] == s for the fronts that remain) and zeros[s] (optional) the explicit zeros of front s. */
-void mfs_amalgamate(int32_t ns, const int32_t *sparent, const int32_t *ncol, const int32_t *nstruct,
-                    double threshold, int32_t *rep, int64_t *zeros);
+void mfs_amalgamate(int32_t ns, const int32_t *sparent, const int32_t *ncol, const int32_t *nstruct, double threshold,
+                    int32_t *rep, int64_t *zeros);
 
 /* ----------------------------------------------------------------------- fronts, tiles, operations */
 
@@ -133,113 +133,112 @@ void mfs_amalgamate(int32_t ns, const int32_t *sparent, const int32_t *ncol, con
  * array whose leading dimension is its row count. Tiles (i,j) with j < nbp form the factor L;
  * tiles with j >= nbp the CB. */
 typedef struct {
-    int32_t parent;      /* parent front, -1 for a root */
-    int32_t child0;      /* children: S->child[child0 .. child0+nchild) (in execution order) */
-    int32_t nchild;
-    int32_t col0, ncol;  /* own (eliminated) columns, permuted numbering */
-    int32_t nrow;        /* order of the front */
-    int32_t nbp;         /* tile rows/columns covering the own columns */
-    int32_t nbt;         /* tile rows/columns in all */
-    int64_t rows;        /* S->rowind + rows: the nrow permuted row indices, ascending (first ncol = own) */
-    int64_t blk;         /* S->blkptr + blk: the nbt+1 tile boundaries (front-local rows) */
-    int64_t cmap;        /* S->cmap + cmap: front-local row in the parent of each CB row (nrow-ncol) */
-    int64_t tile0;       /* first of the nbt(nbt+1)/2 tiles of this front in the global tile table */
-    int64_t op_begin, op_end; /* S->ops[op_begin .. op_end): what runs when this front is processed:
+  int32_t parent; /* parent front, -1 for a root */
+  int32_t child0; /* children: S->child[child0 .. child0+nchild) (in execution order) */
+  int32_t nchild;
+  int32_t col0, ncol;       /* own (eliminated) columns, permuted numbering */
+  int32_t nrow;             /* order of the front */
+  int32_t nbp;              /* tile rows/columns covering the own columns */
+  int32_t nbt;              /* tile rows/columns in all */
+  int64_t rows;             /* S->rowind + rows: the nrow permuted row indices, ascending (first ncol = own) */
+  int64_t blk;              /* S->blkptr + blk: the nbt+1 tile boundaries (front-local rows) */
+  int64_t cmap;             /* S->cmap + cmap: front-local row in the parent of each CB row (nrow-ncol) */
+  int64_t tile0;            /* first of the nbt(nbt+1)/2 tiles of this front in the global tile table */
+  int64_t op_begin, op_end; /* S->ops[op_begin .. op_end): what runs when this front is processed:
                                  its INIT, the ASSEMBLE and CLEANUP of its children, its factorization */
-    int64_t l_bytes;     /* bytes of the factor tiles (each tile padded to 64 bytes) */
-    int64_t cb_bytes;    /* bytes of the CB tiles */
-    int64_t zeros;       /* explicit zeros stored in the factor columns because of amalgamation */
-    double flops;        /* potrf+trsm+syrk+gemm flops of this front */
-    double subtree_flops;/* flops of the front and all its descendants */
+  int64_t l_bytes;          /* bytes of the factor tiles (each tile padded to 64 bytes) */
+  int64_t cb_bytes;         /* bytes of the CB tiles */
+  int64_t zeros;            /* explicit zeros stored in the factor columns because of amalgamation */
+  double flops;             /* potrf+trsm+syrk+gemm flops of this front */
+  double subtree_flops;     /* flops of the front and all its descendants */
 } mfs_front;
 
 /* Index of tile (i,j), i >= j, among the nbt(nbt+1)/2 tiles of a front (column by column). */
-static inline int64_t mfs_tile_index(int32_t nbt, int32_t i, int32_t j)
-{
-    return (int64_t)j * nbt - (int64_t)j * (j - 1) / 2 + (i - j);
+static inline int64_t mfs_tile_index(int32_t nbt, int32_t i, int32_t j) {
+  return (int64_t)j * nbt - (int64_t)j * (j - 1) / 2 + (i - j);
 }
 
 typedef enum {
-    MFS_OP_INIT,     /* allocate the tiles of `front`, zero them, scatter the entries of A */
-    MFS_OP_ASSEMBLE, /* tile (i,j) of `front` += the part of CB tile (ci,cj) of `child` that maps to it */
-    MFS_OP_POTRF,    /* tile (k,k) := chol(tile (k,k))                       (i = j = k) */
-    MFS_OP_TRSM,     /* tile (i,k) := tile (i,k) L(k,k)^-T                    (j = k) */
-    MFS_OP_SYRK,     /* tile (i,i) -= L(i,k) L(i,k)^T                         (j = i) */
-    MFS_OP_GEMM,     /* tile (i,j) -= L(i,k) L(j,k)^T                         (i > j > k) */
-    MFS_OP_CLEANUP,  /* free the CB tiles of `front` (its parent has assembled them) */
-    MFS_NOPTYPES
+  MFS_OP_INIT,     /* allocate the tiles of `front`, zero them, scatter the entries of A */
+  MFS_OP_ASSEMBLE, /* tile (i,j) of `front` += the part of CB tile (ci,cj) of `child` that maps to it */
+  MFS_OP_POTRF,    /* tile (k,k) := chol(tile (k,k))                       (i = j = k) */
+  MFS_OP_TRSM,     /* tile (i,k) := tile (i,k) L(k,k)^-T                    (j = k) */
+  MFS_OP_SYRK,     /* tile (i,i) -= L(i,k) L(i,k)^T                         (j = i) */
+  MFS_OP_GEMM,     /* tile (i,j) -= L(i,k) L(j,k)^T                         (i > j > k) */
+  MFS_OP_CLEANUP,  /* free the CB tiles of `front` (its parent has assembled them) */
+  MFS_NOPTYPES
 } mfs_optype;
 
 const char *mfs_op_name(mfs_optype t);
 
 typedef struct {
-    int32_t type;    /* mfs_optype */
-    int32_t front;   /* assembly-tree node (front index) whose tiles the operation writes or frees */
-    int32_t i, j, k; /* tile coordinates in `front` (-1 where unused) */
-    int32_t child;   /* ASSEMBLE: the child front read; -1 otherwise */
-    int32_t ci, cj;  /* ASSEMBLE: the CB tile of `child` read */
-    double flops;    /* analytic flops (ASSEMBLE: additions; INIT/CLEANUP: 0) */
+  int32_t type;    /* mfs_optype */
+  int32_t front;   /* assembly-tree node (front index) whose tiles the operation writes or frees */
+  int32_t i, j, k; /* tile coordinates in `front` (-1 where unused) */
+  int32_t child;   /* ASSEMBLE: the child front read; -1 otherwise */
+  int32_t ci, cj;  /* ASSEMBLE: the CB tile of `child` read */
+  double flops;    /* analytic flops (ASSEMBLE: additions; INIT/CLEANUP: 0) */
 } mfs_op;
 
 /* The tiles an operation reads or writes (at most 3), for dependency tracking. */
 typedef enum { MFS_ACCESS_R = 1, MFS_ACCESS_W = 2, MFS_ACCESS_RW = 3 } mfs_access_mode;
 typedef struct {
-    int32_t front, i, j;
-    int32_t mode;    /* mfs_access_mode; ASSEMBLE writes commute with each other */
+  int32_t front, i, j;
+  int32_t mode; /* mfs_access_mode; ASSEMBLE writes commute with each other */
 } mfs_tile_access;
 /* Fills acc[] and returns the count. INIT and CLEANUP access every tile of the front (reported as
  * one entry with i = j = -1). */
 int mfs_op_access(const mfs_op *op, mfs_tile_access acc[3]);
 
 typedef struct {
-    mfs_ordering ordering; /* default METIS when built in, else AMD */
-    const int32_t *given_perm; /* MFS_ORDER_GIVEN: perm[k] = input column eliminated k-th */
-    int nb;                /* tile size (default 256) */
-    double amalg;          /* amalgamation zero threshold (default 0.05); <= 0: fundamental supernodes */
+  mfs_ordering ordering;     /* default METIS when built in, else AMD */
+  const int32_t *given_perm; /* MFS_ORDER_GIVEN: perm[k] = input column eliminated k-th */
+  int nb;                    /* tile size (default 256) */
+  double amalg;              /* amalgamation zero threshold (default 0.05); <= 0: fundamental supernodes */
 } mfs_options;
 
 void mfs_options_default(mfs_options *o);
 
 typedef struct {
-    int32_t n;
-    mfs_options opts;
-    int32_t *perm;        /* n: input column eliminated k-th (final: ordering + postorder + amalgamation) */
-    int32_t *iperm;       /* n: inverse of perm */
-    int32_t *parent;      /* n: elimination tree of P A P^T (permuted numbering) */
-    int32_t *colcount;    /* n: nnz of each column of L (diagonal included), permuted numbering */
-    int32_t *col2front;   /* n: front owning each permuted column */
+  int32_t n;
+  mfs_options opts;
+  int32_t *perm;      /* n: input column eliminated k-th (final: ordering + postorder + amalgamation) */
+  int32_t *iperm;     /* n: inverse of perm */
+  int32_t *parent;    /* n: elimination tree of P A P^T (permuted numbering) */
+  int32_t *colcount;  /* n: nnz of each column of L (diagonal included), permuted numbering */
+  int32_t *col2front; /* n: front owning each permuted column */
 
-    int32_t nfronts;      /* fronts are numbered in a postorder: children before parents */
-    mfs_front *fronts;
-    int32_t *child;       /* children lists (see mfs_front.child0) */
-    int32_t *rowind;      /* rows of all fronts */
-    int32_t *blkptr;      /* tile boundaries of all fronts */
-    int32_t *cmap;        /* relative index maps of all CBs (extend-add) */
-    int64_t ntiles;       /* size of the global tile table */
+  int32_t nfronts; /* fronts are numbered in a postorder: children before parents */
+  mfs_front *fronts;
+  int32_t *child;  /* children lists (see mfs_front.child0) */
+  int32_t *rowind; /* rows of all fronts */
+  int32_t *blkptr; /* tile boundaries of all fronts */
+  int32_t *cmap;   /* relative index maps of all CBs (extend-add) */
+  int64_t ntiles;  /* size of the global tile table */
 
-    /* Entries of A in the permuted numbering, by permuted column: a_lrow[p] is the front-local row,
+  /* Entries of A in the permuted numbering, by permuted column: a_lrow[p] is the front-local row,
      * a_src[p] the index of the value in the input A->val. Lets INIT scatter A without searching. */
-    int64_t *a_colptr;    /* n+1 */
-    int32_t *a_lrow;
-    int64_t *a_src;
+  int64_t *a_colptr; /* n+1 */
+  int32_t *a_lrow;
+  int64_t *a_src;
 
-    mfs_op *ops;          /* the numeric phase, in a valid sequential order */
-    int64_t nops;
-    int64_t nops_type[MFS_NOPTYPES];
-    double flops_type[MFS_NOPTYPES];
+  mfs_op *ops; /* the numeric phase, in a valid sequential order */
+  int64_t nops;
+  int64_t nops_type[MFS_NOPTYPES];
+  double flops_type[MFS_NOPTYPES];
 
-    int32_t nsupernodes;  /* fundamental supernodes before amalgamation */
-    int64_t nnz_l;        /* nnz(L) of the exact factor (sum of colcount) */
-    int64_t nnz_l_stored; /* factor entries held by the fronts (lower trapezoids, zeros included) */
-    double flops_exact;   /* Cholesky flops of the exact factor (sum colcount^2) */
-    double flops;         /* potrf+trsm+syrk+gemm flops of the numeric phase as scheduled */
-    int64_t mem_factor;   /* bytes of all factor tiles */
-    int64_t mem_fixed;    /* bytes the executor allocates before the first front (tile tables) */
-    int64_t mem_cb_region;/* footprint of the CB arena in the sequential run (live CBs + holes) */
-    int64_t mem_peak_live;/* peak of live bytes (factor so far + stacked CBs + active front) */
-    int64_t mem_peak;     /* predicted peak committed bytes of the sequential numeric phase:
+  int32_t nsupernodes;              /* fundamental supernodes before amalgamation */
+  int64_t nnz_l;                    /* nnz(L) of the exact factor (sum of colcount) */
+  int64_t nnz_l_stored;             /* factor entries held by the fronts (lower trapezoids, zeros included) */
+  double flops_exact;               /* Cholesky flops of the exact factor (sum colcount^2) */
+  double flops;                     /* potrf+trsm+syrk+gemm flops of the numeric phase as scheduled */
+  int64_t mem_factor;               /* bytes of all factor tiles */
+  int64_t mem_fixed;                /* bytes the executor allocates before the first front (tile tables) */
+  int64_t mem_cb_region;            /* footprint of the CB arena in the sequential run (live CBs + holes) */
+  int64_t mem_peak_live;            /* peak of live bytes (factor so far + stacked CBs + active front) */
+  int64_t mem_peak;                 /* predicted peak committed bytes of the sequential numeric phase:
                              mem_fixed + mem_factor + mem_cb_region */
-    double time_order, time_symbolic; /* seconds */
+  double time_order, time_symbolic; /* seconds */
 } mfs_symbolic;
 
 /* Ordering, elimination tree, postorder, column counts, supernodes, amalgamation, memory-minimising
@@ -255,7 +254,7 @@ int32_t mfs_split_blocks(int32_t len, int nb, int32_t base, int32_t *bnd);
 
 /* Analytic flop counts (LAPACK conventions). */
 double mfs_flops_potrf(double n);
-double mfs_flops_trsm(double m, double n);          /* B (m x n) := B L^-T, L n x n */
+double mfs_flops_trsm(double m, double n); /* B (m x n) := B L^-T, L n x n */
 double mfs_flops_syrk(double n, double k);
 double mfs_flops_gemm(double m, double n, double k);
 
@@ -266,18 +265,18 @@ double mfs_flops_gemm(double m, double n, double k);
  * tasks. subtree_root[f] is the root of the sequential subtree containing f, -1 when f is a tiled
  * front. */
 typedef struct {
-    int nworkers;
-    int32_t nlayer;       /* fronts of the final layer */
-    int32_t *layer;
-    int32_t nsubtrees;    /* sequential subtrees (their roots) */
-    int32_t *subtree_roots;
-    int32_t *subtree_first; /* first front of each subtree: fronts are postordered, so subtree s is
+  int nworkers;
+  int32_t nlayer; /* fronts of the final layer */
+  int32_t *layer;
+  int32_t nsubtrees; /* sequential subtrees (their roots) */
+  int32_t *subtree_roots;
+  int32_t *subtree_first; /* first front of each subtree: fronts are postordered, so subtree s is
                                fronts subtree_first[s] .. subtree_roots[s] and a do_subtree task runs
                                S->ops[fronts[first].op_begin .. fronts[root].op_end) */
-    int32_t *subtree_root; /* nfronts */
-    double threshold;     /* final smallness threshold (fraction of the total flops) */
-    double balance;       /* min/max worker load of the greedy layer mapping (1 when nworkers == 1) */
-    double subtree_flops; /* flops inside sequential subtrees */
+  int32_t *subtree_root;  /* nfronts */
+  double threshold;       /* final smallness threshold (fraction of the total flops) */
+  double balance;         /* min/max worker load of the greedy layer mapping (1 when nworkers == 1) */
+  double subtree_flops;   /* flops inside sequential subtrees */
 } mfs_pruning;
 
 mfs_status mfs_prune(const mfs_symbolic *S, int nworkers, mfs_pruning *P, mfs_error *err);
@@ -288,8 +287,8 @@ void mfs_pruning_free(mfs_pruning *P);
  * rank. owner[f] (nfronts) is the rank that owns front f; when rank_lo/rank_hi are non-NULL they
  * receive the range of ranks sharing front f (rank_hi exclusive). load (optional, nranks) receives
  * the flops each rank runs: the fronts it alone holds, and an even share of the fronts it shares. */
-mfs_status mfs_map_proportional(const mfs_symbolic *S, int nranks, int32_t *owner, int32_t *rank_lo,
-                                int32_t *rank_hi, double *load, mfs_error *err);
+mfs_status mfs_map_proportional(const mfs_symbolic *S, int nranks, int32_t *owner, int32_t *rank_lo, int32_t *rank_hi,
+                                double *load, mfs_error *err);
 
 /* ------------------------------------------------------------------------------- numeric phase */
 
@@ -305,66 +304,66 @@ const char *mfs_task_name(int t); /* "init" ... "cleanup", "subtree" */
  * nranks 1, workers 1, no tasks, and the memory fields describe the sequential run. Sums and maxima
  * "over processes" are the same on every process. */
 typedef struct {
-    int rank, nranks;     /* this process, number of processes */
-    int workers;          /* CPU workers per process */
-    char sched[32];       /* StarPU scheduling policy ("" for the sequential executor) */
-    int64_t tasks[MFS_NTASKTYPES];       /* tasks run, summed over processes */
-    int64_t tasks_local[MFS_NTASKTYPES]; /* tasks run by this process */
-    double flops_local;   /* analytic flops of the tasks this process ran (assembly adds included) */
-    double flops_tasks;   /* the same summed over processes (what the tasks carry in task->flops) */
-    int32_t tiled_fronts; /* fronts run as tile tasks (the rest are inside sequential subtrees) */
-    int32_t shared_fronts;/* fronts whose tiles are spread over several processes */
-    int32_t subtrees;     /* sequential subtree tasks */
-    int mpi_poll_sleep_us;/* on several processes: longest sleep of StarPU-MPI's progression thread
+  int rank, nranks;                    /* this process, number of processes */
+  int workers;                         /* CPU workers per process */
+  char sched[32];                      /* StarPU scheduling policy ("" for the sequential executor) */
+  int64_t tasks[MFS_NTASKTYPES];       /* tasks run, summed over processes */
+  int64_t tasks_local[MFS_NTASKTYPES]; /* tasks run by this process */
+  double flops_local;                  /* analytic flops of the tasks this process ran (assembly adds included) */
+  double flops_tasks;                  /* the same summed over processes (what the tasks carry in task->flops) */
+  int32_t tiled_fronts;                /* fronts run as tile tasks (the rest are inside sequential subtrees) */
+  int32_t shared_fronts;               /* fronts whose tiles are spread over several processes */
+  int32_t subtrees;                    /* sequential subtree tasks */
+  int mpi_poll_sleep_us;               /* on several processes: longest sleep of StarPU-MPI's progression thread
                              between fruitless polls (mfs_mpi_poll.c), 0: it spins */
-    /* Memory of the numeric phase on this process, in bytes above F->mem_base. The executor keeps
+  /* Memory of the numeric phase on this process, in bytes above F->mem_base. The executor keeps
      * the contribution-block arena under a window: a front is activated only when its blocks fit
      * below mem_window, else the submission waits for cleanups (and goes over only when nothing
      * is left to wait for: window_overflows). */
-    int64_t mem_tables;   /* the executor's tables (tiles, handles, priorities; the distribution is
+  int64_t mem_tables;                      /* the executor's tables (tiles, handles, priorities; the distribution is
                              computed before the numeric phase, like the analysis) */
-    int64_t mem_factor;   /* factor tiles held by this process */
-    int64_t mem_cb_min;   /* CB arena footprint of the executor's allocation order if every cleanup
+  int64_t mem_factor;                      /* factor tiles held by this process */
+  int64_t mem_cb_min;                      /* CB arena footprint of the executor's allocation order if every cleanup
                              ran as soon as it was submitted (the lowest this order can reach) */
-    int64_t mem_window;   /* CB arena cap: ceil(relax * mem_cb_min). The arena also holds this
+  int64_t mem_window;                      /* CB arena cap: ceil(relax * mem_cb_min). The arena also holds this
                              process's copies of tiles received from others (dist: recv) */
-    int64_t mem_predicted;/* mem_tables + mem_factor + mem_window: bound on the measured peak, but for
+  int64_t mem_predicted;                   /* mem_tables + mem_factor + mem_window: bound on the measured peak, but for
                              window_overflows and mem_recv_peak */
-    int64_t mem_recv_peak;/* peak of buffers StarPU-MPI allocated itself (through libmfsolve's
+  int64_t mem_recv_peak;                   /* peak of buffers StarPU-MPI allocated itself (through libmfsolve's
                              allocator, so included in F->mem_peak): tiles that arrived before their
                              receive was posted. 0 on one process */
-    int64_t mem_predicted_max, mem_peak_max; /* maxima over processes */
-    int64_t window_waits; /* times the submission waited for memory */
-    int64_t window_overflows;
-    double time_max;      /* factorization time, max over processes (seconds) */
-    double time_setup;    /* part of it spent creating the factor: mapping and populating its memory
+  int64_t mem_predicted_max, mem_peak_max; /* maxima over processes */
+  int64_t window_waits;                    /* times the submission waited for memory */
+  int64_t window_overflows;
+  double time_max;   /* factorization time, max over processes (seconds) */
+  double time_setup; /* part of it spent creating the factor: mapping and populating its memory
                              before the first operation (max over processes) */
-    int small_pages;      /* processes whose memory is partly in 4 KiB pages: huge pages were too
+  int small_pages;   /* processes whose memory is partly in 4 KiB pages: huge pages were too
                              slow to fault in (mfs_arena.c) */
 } mfs_exec_stats;
 
 typedef struct {
-    const mfs_symbolic *S;
-    double **tile;        /* S->ntiles: tile(f,i,j) = tile[S->fronts[f].tile0 + mfs_tile_index(nbt,i,j)] */
-    double **lblock;      /* per front: the allocation holding its factor tiles */
-    double **cbblock;     /* per front: the allocation holding its CB tiles (NULL once cleaned) */
-    struct mfs_arena *arena_l;  /* factor tiles (bump allocation, kept with the factor) */
-    struct mfs_arena *arena_cb; /* CB tiles (first fit; released when the factorization ends) */
-    int64_t mem_base;     /* mfs_mem_current() before the numeric phase */
-    int64_t mem_peak;     /* measured peak of the numeric phase (bytes above mem_base) */
-    double time;          /* seconds */
-    double flops_done;
-    /* appended by the task-based executor; a distributed factor holds this process's tiles only
+  const mfs_symbolic *S;
+  double **tile;              /* S->ntiles: tile(f,i,j) = tile[S->fronts[f].tile0 + mfs_tile_index(nbt,i,j)] */
+  double **lblock;            /* per front: the allocation holding its factor tiles */
+  double **cbblock;           /* per front: the allocation holding its CB tiles (NULL once cleaned) */
+  struct mfs_arena *arena_l;  /* factor tiles (bump allocation, kept with the factor) */
+  struct mfs_arena *arena_cb; /* CB tiles (first fit; released when the factorization ends) */
+  int64_t mem_base;           /* mfs_mem_current() before the numeric phase */
+  int64_t mem_peak;           /* measured peak of the numeric phase (bytes above mem_base) */
+  double time;                /* seconds */
+  double flops_done;
+  /* appended by the task-based executor; a distributed factor holds this process's tiles only
      * (tile[] is NULL for the others) and mfs_solve on it is collective */
-    mfs_exec_stats exec;
-    struct mfs_dist *dist; /* distribution over processes (internal); NULL when one process holds all */
+  mfs_exec_stats exec;
+  struct mfs_dist *dist; /* distribution over processes (internal); NULL when one process holds all */
 } mfs_factor;
 
 typedef void (*mfs_progress_fn)(void *ctx, double flops_done, double flops_total);
 
 /* Single-threaded BLAS and flush-to-zero: call in every thread that runs kernels. */
 void mfs_kernels_init(void);
-unsigned mfs_fpu_flush_denormals(void);  /* returns the previous MXCSR (0 where not x86) */
+unsigned mfs_fpu_flush_denormals(void); /* returns the previous MXCSR (0 where not x86) */
 void mfs_fpu_restore(unsigned csr);
 
 /* Allocates an empty factor (tile tables only). */
@@ -374,16 +373,15 @@ mfs_status mfs_op_execute(mfs_factor *F, const mfs_matrix *A, const mfs_op *op, 
 /* The sequential executor: creates F and runs S->ops in order. It restarts the tracked high-water
  * mark (mfs_mem_reset_peak) so that F->mem_peak measures the numeric phase alone; it also sets
  * single-threaded BLAS and flush-to-zero for its duration. */
-mfs_status mfs_factorize_seq(const mfs_symbolic *S, const mfs_matrix *A, mfs_factor **F,
-                             mfs_progress_fn progress, void *ctx, mfs_error *err);
+mfs_status mfs_factorize_seq(const mfs_symbolic *S, const mfs_matrix *A, mfs_factor **F, mfs_progress_fn progress,
+                             void *ctx, mfs_error *err);
 void mfs_factor_free(mfs_factor *F);
 
 /* Tile kernels on raw column-major arrays (what a task codelet calls). */
 int mfs_kernel_potrf(int n, double *a, int lda); /* returns LAPACK info */
 void mfs_kernel_trsm(int m, int n, const double *l, int ldl, double *b, int ldb);
 void mfs_kernel_syrk(int n, int k, const double *a, int lda, double *c, int ldc);
-void mfs_kernel_gemm(int m, int n, int k, const double *a, int lda, const double *b, int ldb,
-                     double *c, int ldc);
+void mfs_kernel_gemm(int m, int n, int k, const double *a, int lda, const double *b, int ldb, double *c, int ldc);
 void mfs_kernel_init_front(const mfs_symbolic *S, int32_t f, const double *aval, double *const *tiles);
 void mfs_kernel_assemble(const mfs_symbolic *S, const mfs_op *op, const double *ctile, double *ptile);
 
@@ -395,9 +393,9 @@ void mfs_kernel_assemble(const mfs_symbolic *S, const mfs_op *op, const double *
  * (MPI_THREAD_MULTIPLE: the solve's collectives run beside StarPU-MPI's progression thread) and
  * StarPU-MPI over all processes. One runtime per process; mfs_runtime_stop shuts both down. */
 typedef struct {
-    int workers;          /* CPU workers per process (>= 1) */
-    const char *sched;    /* scheduling policy; NULL: STARPU_SCHED, else StarPU's default */
-    int mpi;              /* initialise MPI and StarPU-MPI */
+  int workers;       /* CPU workers per process (>= 1) */
+  const char *sched; /* scheduling policy; NULL: STARPU_SCHED, else StarPU's default */
+  int mpi;           /* initialise MPI and StarPU-MPI */
 } mfs_runtime_options;
 
 int mfs_starpu_built(void);
@@ -415,9 +413,9 @@ int mfs_runtime_nranks(void); /* 1 without MPI */
 void mfs_runtime_allreduce(double *v, int n, int max);
 
 typedef struct {
-    double mem_relax;     /* memory window: relax (>= 1) x mem_cb_min, the CB footprint of this
+  double mem_relax; /* memory window: relax (>= 1) x mem_cb_min, the CB footprint of this
                              process's submission order (default 1.2; see mfs_exec_stats) */
-    int prune;            /* 1: group small subtrees into sequential tasks (default 1) */
+  int prune;        /* 1: group small subtrees into sequential tasks (default 1) */
 } mfs_starpu_options;
 
 void mfs_starpu_options_default(mfs_starpu_options *o);
@@ -428,8 +426,8 @@ void mfs_starpu_options_default(mfs_starpu_options *o);
  * included) move between processes through StarPU-MPI. Tasks carry their front as tag (task->tag_id, STARPU_TAG_ONLY) and their analytic
  * flops (task->flops). Results are bitwise identical to mfs_factorize_seq's whatever the number
  * of workers and the scheduler: every tile receives its updates in the sequential order. */
-mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, const mfs_starpu_options *o,
-                                mfs_factor **F, mfs_progress_fn progress, void *ctx, mfs_error *err);
+mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, const mfs_starpu_options *o, mfs_factor **F,
+                                mfs_progress_fn progress, void *ctx, mfs_error *err);
 
 /* ----------------------------------------------------------------------------------------- solve */
 
@@ -441,8 +439,8 @@ double mfs_residual(const mfs_matrix *A, const double *x, const double *b);
 /* x := solution of A x = b followed by up to maxiter refinement steps (stops when the residual no
  * longer decreases). resid (optional, maxiter+1 entries) receives the residual after each step;
  * *iters the number of refinement steps done. */
-mfs_status mfs_solve_refine(const mfs_factor *F, const mfs_matrix *A, const double *b, double *x,
-                            int maxiter, double *resid, int *iters, mfs_error *err);
+mfs_status mfs_solve_refine(const mfs_factor *F, const mfs_matrix *A, const double *b, double *x, int maxiter,
+                            double *resid, int *iters, mfs_error *err);
 
 #ifdef __cplusplus
 }

@@ -13,21 +13,21 @@
 #define ARENA_FAIL SIZE_MAX
 
 typedef struct {
-    size_t off, len;
+  size_t off, len;
 } arena_extent;
 
 typedef struct mfs_arena mfs_arena;
 struct mfs_arena {
-    char *base;           /* NULL for a simulation */
-    void *map;            /* the mapping (base aligned inside it) */
-    size_t maplen;
-    size_t reserve;       /* usable bytes from base */
-    size_t top;           /* end of the highest allocation */
-    size_t hwm;           /* highest top so far: the committed footprint */
-    size_t used;          /* bytes currently allocated */
-    arena_extent *ext;    /* free extents below top, address order */
-    int next, cap;
-    pthread_mutex_t lock; /* executors may allocate from several workers */
+  char *base; /* NULL for a simulation */
+  void *map;  /* the mapping (base aligned inside it) */
+  size_t maplen;
+  size_t reserve;    /* usable bytes from base */
+  size_t top;        /* end of the highest allocation */
+  size_t hwm;        /* highest top so far: the committed footprint */
+  size_t used;       /* bytes currently allocated */
+  arena_extent *ext; /* free extents below top, address order */
+  int next, cap;
+  pthread_mutex_t lock; /* executors may allocate from several workers */
 };
 
 void arena__init_sim(mfs_arena *a);
@@ -54,7 +54,7 @@ mfs_status arena__create(mfs_arena *a, size_t reserve, size_t populate);
 void arena__destroy(mfs_arena *a);
 size_t arena__alloc_off(mfs_arena *a, size_t len); /* ARENA_FAIL when the reservation is full */
 void arena__free_off(mfs_arena *a, size_t off, size_t len);
-void *arena__alloc(mfs_arena *a, size_t len);      /* NULL when full: caller falls back to mem__alloc */
+void *arena__alloc(mfs_arena *a, size_t len); /* NULL when full: caller falls back to mem__alloc */
 /* Like arena__alloc, but NULL with *over_cap = 1 when the committed footprint would pass cap. */
 void *arena__alloc_capped(mfs_arena *a, size_t len, size_t cap, int *over_cap);
 void arena__free(mfs_arena *a, void *p, size_t len);

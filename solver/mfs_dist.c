@@ -21,335 +21,323 @@
 #define PAD_DOUBLES 8 /* same padding as mfs_front_bytes and the sequential executor */
 
 void dist__carve(const mfs_symbolic *S, const mfs_dist *D, int32_t f, double *L, double *C, double **tiles,
-                 int64_t *l_bytes, int64_t *cb_bytes)
-{
-    const mfs_front *Fr = &S->fronts[f];
-    const int32_t *b = S->blkptr + Fr->blk;
-    int64_t lo = 0, co = 0;
-    for (int32_t j = 0; j < Fr->nbt; j++)
-        for (int32_t i = j; i < Fr->nbt; i++) {
-            int64_t t = mfs_tile_index(Fr->nbt, i, j);
-            if (dist__tile_owner(D, f, i) != D->rank) {
-                if (tiles) tiles[t] = NULL;
-                continue;
-            }
-            int64_t d = (int64_t)(b[i + 1] - b[i]) * (b[j + 1] - b[j]);
-            d = (d + PAD_DOUBLES - 1) / PAD_DOUBLES * PAD_DOUBLES;
-            if (j < Fr->nbp) {
-                if (tiles) tiles[t] = L ? L + lo : NULL;
-                lo += d;
-            } else {
-                if (tiles) tiles[t] = C ? C + co : NULL;
-                co += d;
-            }
-        }
-    *l_bytes = lo * (int64_t)sizeof(double);
-    *cb_bytes = co * (int64_t)sizeof(double);
+                 int64_t *l_bytes, int64_t *cb_bytes) {
+  const mfs_front *Fr = &S->fronts[f];
+  const int32_t *b = S->blkptr + Fr->blk;
+  int64_t lo = 0, co = 0;
+  for (int32_t j = 0; j < Fr->nbt; j++)
+    for (int32_t i = j; i < Fr->nbt; i++) {
+      int64_t t = mfs_tile_index(Fr->nbt, i, j);
+      if (dist__tile_owner(D, f, i) != D->rank) {
+        if (tiles) tiles[t] = NULL;
+        continue;
+      }
+      int64_t d = (int64_t)(b[i + 1] - b[i]) * (b[j + 1] - b[j]);
+      d = (d + PAD_DOUBLES - 1) / PAD_DOUBLES * PAD_DOUBLES;
+      if (j < Fr->nbp) {
+        if (tiles) tiles[t] = L ? L + lo : NULL;
+        lo += d;
+      } else {
+        if (tiles) tiles[t] = C ? C + co : NULL;
+        co += d;
+      }
+    }
+  *l_bytes = lo * (int64_t)sizeof(double);
+  *cb_bytes = co * (int64_t)sizeof(double);
 }
 
-static int64_t padded_bytes(const int32_t *b, int32_t i, int32_t j)
-{
-    int64_t d = (int64_t)(b[i + 1] - b[i]) * (b[j + 1] - b[j]);
-    return (d + PAD_DOUBLES - 1) / PAD_DOUBLES * PAD_DOUBLES * (int64_t)sizeof(double);
+static int64_t padded_bytes(const int32_t *b, int32_t i, int32_t j) {
+  int64_t d = (int64_t)(b[i + 1] - b[i]) * (b[j + 1] - b[j]);
+  return (d + PAD_DOUBLES - 1) / PAD_DOUBLES * PAD_DOUBLES * (int64_t)sizeof(double);
 }
 
-void dist__carve_recv(const mfs_symbolic *S, const mfs_dist *D, int32_t f, double *RL, double *RC, double **ptrs)
-{
-    const mfs_front *Fr = &S->fronts[f];
-    const int32_t *b = S->blkptr + Fr->blk;
-    char *l = (char *)RL, *c = (char *)RC;
-    for (int32_t j = 0; j < Fr->nbt; j++)
-        for (int32_t i = j; i < Fr->nbt; i++) {
-            int64_t t = mfs_tile_index(Fr->nbt, i, j);
-            if (!D->recv[Fr->tile0 + t]) {
-                ptrs[t] = NULL;
-                continue;
-            }
-            if (j < Fr->nbp) {
-                ptrs[t] = (double *)l;
-                l += padded_bytes(b, i, j);
-            } else {
-                ptrs[t] = (double *)c;
-                c += padded_bytes(b, i, j);
-            }
-        }
+void dist__carve_recv(const mfs_symbolic *S, const mfs_dist *D, int32_t f, double *RL, double *RC, double **ptrs) {
+  const mfs_front *Fr = &S->fronts[f];
+  const int32_t *b = S->blkptr + Fr->blk;
+  char *l = (char *)RL, *c = (char *)RC;
+  for (int32_t j = 0; j < Fr->nbt; j++)
+    for (int32_t i = j; i < Fr->nbt; i++) {
+      int64_t t = mfs_tile_index(Fr->nbt, i, j);
+      if (!D->recv[Fr->tile0 + t]) {
+        ptrs[t] = NULL;
+        continue;
+      }
+      if (j < Fr->nbp) {
+        ptrs[t] = (double *)l;
+        l += padded_bytes(b, i, j);
+      } else {
+        ptrs[t] = (double *)c;
+        c += padded_bytes(b, i, j);
+      }
+    }
 }
 
 /* Marks the tiles of other processes that this process reads, and sums their bytes per front. */
-static void find_received(const mfs_symbolic *S, mfs_dist *D)
-{
-    if (D->nranks == 1) return;
-    for (int32_t f = 0; f < S->nfronts; f++) {
-        if (D->subtree_root[f] >= 0) continue;
-        const mfs_front *Fr = &S->fronts[f];
-        for (int64_t o = Fr->op_begin; o < Fr->op_end; o++) {
-            const mfs_op *op = &S->ops[o];
-            if (op->type == MFS_OP_INIT || op->type == MFS_OP_CLEANUP) continue;
-            mfs_tile_access acc[3];
-            int n = mfs_op_access(op, acc);
-            if (dist__tile_owner(D, acc[n - 1].front, acc[n - 1].i) != D->rank) continue; /* runs elsewhere */
-            for (int q = 0; q < n - 1; q++)
-                if (dist__tile_owner(D, acc[q].front, acc[q].i) != D->rank)
-                    D->recv[S->fronts[acc[q].front].tile0 +
-                            mfs_tile_index(S->fronts[acc[q].front].nbt, acc[q].i, acc[q].j)] = 1;
+static void find_received(const mfs_symbolic *S, mfs_dist *D) {
+  if (D->nranks == 1) return;
+  for (int32_t f = 0; f < S->nfronts; f++) {
+    if (D->subtree_root[f] >= 0) continue;
+    const mfs_front *Fr = &S->fronts[f];
+    for (int64_t o = Fr->op_begin; o < Fr->op_end; o++) {
+      const mfs_op *op = &S->ops[o];
+      if (op->type == MFS_OP_INIT || op->type == MFS_OP_CLEANUP) continue;
+      mfs_tile_access acc[3];
+      int n = mfs_op_access(op, acc);
+      if (dist__tile_owner(D, acc[n - 1].front, acc[n - 1].i) != D->rank) continue; /* runs elsewhere */
+      for (int q = 0; q < n - 1; q++)
+        if (dist__tile_owner(D, acc[q].front, acc[q].i) != D->rank)
+          D->recv[S->fronts[acc[q].front].tile0 + mfs_tile_index(S->fronts[acc[q].front].nbt, acc[q].i, acc[q].j)] = 1;
+    }
+  }
+  for (int32_t f = 0; f < S->nfronts; f++) {
+    const mfs_front *Fr = &S->fronts[f];
+    const int32_t *b = S->blkptr + Fr->blk;
+    for (int32_t j = 0; j < Fr->nbt; j++)
+      for (int32_t i = j; i < Fr->nbt; i++)
+        if (D->recv[Fr->tile0 + mfs_tile_index(Fr->nbt, i, j)]) {
+          if (j < Fr->nbp)
+            D->recv_l[f] += padded_bytes(b, i, j);
+          else
+            D->recv_cb[f] += padded_bytes(b, i, j);
         }
-    }
-    for (int32_t f = 0; f < S->nfronts; f++) {
-        const mfs_front *Fr = &S->fronts[f];
-        const int32_t *b = S->blkptr + Fr->blk;
-        for (int32_t j = 0; j < Fr->nbt; j++)
-            for (int32_t i = j; i < Fr->nbt; i++)
-                if (D->recv[Fr->tile0 + mfs_tile_index(Fr->nbt, i, j)]) {
-                    if (j < Fr->nbp)
-                        D->recv_l[f] += padded_bytes(b, i, j);
-                    else
-                        D->recv_cb[f] += padded_bytes(b, i, j);
-                }
-    }
+  }
 }
 
-int64_t dist__subtree_scratch(const mfs_symbolic *S, int32_t first, int32_t root, int64_t *cb_off)
-{
-    mfs_arena a;
-    arena__init_sim(&a);
-    size_t *off = mem__alloc(((size_t)(root - first) + 1) * sizeof *off);
-    if (!off) return -1;
-    for (int64_t o = S->fronts[first].op_begin; o < S->fronts[root].op_end; o++) {
-        const mfs_op *op = &S->ops[o];
-        int32_t g = op->front;
-        if (g == root || S->fronts[g].cb_bytes == 0) continue;
-        if (op->type == MFS_OP_INIT) {
-            off[g - first] = arena__alloc_off(&a, (size_t)S->fronts[g].cb_bytes);
-            if (cb_off) cb_off[g] = (int64_t)off[g - first];
-        } else if (op->type == MFS_OP_CLEANUP) {
-            arena__free_off(&a, off[g - first], (size_t)S->fronts[g].cb_bytes);
-        }
+int64_t dist__subtree_scratch(const mfs_symbolic *S, int32_t first, int32_t root, int64_t *cb_off) {
+  mfs_arena a;
+  arena__init_sim(&a);
+  size_t *off = mem__alloc(((size_t)(root - first) + 1) * sizeof *off);
+  if (!off) return -1;
+  for (int64_t o = S->fronts[first].op_begin; o < S->fronts[root].op_end; o++) {
+    const mfs_op *op = &S->ops[o];
+    int32_t g = op->front;
+    if (g == root || S->fronts[g].cb_bytes == 0) continue;
+    if (op->type == MFS_OP_INIT) {
+      off[g - first] = arena__alloc_off(&a, (size_t)S->fronts[g].cb_bytes);
+      if (cb_off) cb_off[g] = (int64_t)off[g - first];
+    } else if (op->type == MFS_OP_CLEANUP) {
+      arena__free_off(&a, off[g - first], (size_t)S->fronts[g].cb_bytes);
     }
-    mem__free(off);
-    free(a.ext);
-    return (int64_t)a.hwm;
+  }
+  mem__free(off);
+  free(a.ext);
+  return (int64_t)a.hwm;
 }
 
-void dist__free(mfs_dist *D)
-{
-    if (!D) return;
-    mem__free(D->lo);
-    mem__free(D->hi);
-    mem__free(D->row_ptr);
-    mem__free(D->row_owner);
-    mem__free(D->subtree_root);
-    mem__free(D->subtree_first);
-    mem__free(D->l_local);
-    mem__free(D->cb_local);
-    mem__free(D->sub_l);
-    mem__free(D->sub_scratch);
-    mem__free(D->sub_off);
-    mem__free(D->recv);
-    mem__free(D->recv_l);
-    mem__free(D->recv_cb);
-    mem__free(D->order);
-    mfs_pruning_free(&D->pruning);
-    mem__free(D);
+void dist__free(mfs_dist *D) {
+  if (!D) return;
+  mem__free(D->lo);
+  mem__free(D->hi);
+  mem__free(D->row_ptr);
+  mem__free(D->row_owner);
+  mem__free(D->subtree_root);
+  mem__free(D->subtree_first);
+  mem__free(D->l_local);
+  mem__free(D->cb_local);
+  mem__free(D->sub_l);
+  mem__free(D->sub_scratch);
+  mem__free(D->sub_off);
+  mem__free(D->recv);
+  mem__free(D->recv_l);
+  mem__free(D->recv_cb);
+  mem__free(D->order);
+  mfs_pruning_free(&D->pruning);
+  mem__free(D);
 }
 
 /* The executor's CB arena on this process, every free done as soon as it is submitted: a tiled
  * front's CB, the copies of other processes' CB tiles it will assemble into its parent, and the
  * copies of factor tiles its tasks read, in that order when it is activated; its children's CBs and
  * copies after their assembly; its factor-tile copies at its end. */
-static mfs_status simulate_cb(const mfs_symbolic *S, mfs_dist *D)
-{
-    const int32_t nf = S->nfronts;
-    size_t *off = mem__alloc(((size_t)nf + 1) * 3 * sizeof *off); /* CB, received CB, received factor */
-    if (!off) return MFS_ERR_NOMEM;
-    mfs_arena a;
-    arena__init_sim(&a);
+static mfs_status simulate_cb(const mfs_symbolic *S, mfs_dist *D) {
+  const int32_t nf = S->nfronts;
+  size_t *off = mem__alloc(((size_t)nf + 1) * 3 * sizeof *off); /* CB, received CB, received factor */
+  if (!off) return MFS_ERR_NOMEM;
+  mfs_arena a;
+  arena__init_sim(&a);
 #define ALLOC(k, f, bytes) \
-    if ((bytes) > 0) off[3 * (size_t)(f) + (k)] = arena__alloc_off(&a, (size_t)(bytes))
+  if ((bytes) > 0) off[3 * (size_t)(f) + (k)] = arena__alloc_off(&a, (size_t)(bytes))
 #define FREE(k, f, bytes) \
-    if ((bytes) > 0) arena__free_off(&a, off[3 * (size_t)(f) + (k)], (size_t)(bytes))
-    for (int32_t k = 0; k < D->norder; k++) {
-        int32_t f = D->order[k];
-        int32_t sr = D->subtree_root[f], p = S->fronts[f].parent;
-        int in_parent = p >= 0 && dist__in_group(D, p, D->rank);
-        if (sr >= 0 && sr != f) continue;
-        if (sr == f) {
-            if (D->lo[f] == D->rank && D->sub_scratch[f] > 0) {
-                /* one block: the root's CB at its start, the CBs below the root above it; when the
+  if ((bytes) > 0) arena__free_off(&a, off[3 * (size_t)(f) + (k)], (size_t)(bytes))
+  for (int32_t k = 0; k < D->norder; k++) {
+    int32_t f = D->order[k];
+    int32_t sr = D->subtree_root[f], p = S->fronts[f].parent;
+    int in_parent = p >= 0 && dist__in_group(D, p, D->rank);
+    if (sr >= 0 && sr != f) continue;
+    if (sr == f) {
+      if (D->lo[f] == D->rank && D->sub_scratch[f] > 0) {
+        /* one block: the root's CB at its start, the CBs below the root above it; when the
                  * task ends the block shrinks to the root's CB (the freed part may be the arena's top) */
-                size_t s = arena__alloc_off(&a, (size_t)D->sub_scratch[f]);
-                size_t kept = (size_t)D->cb_local[f];
-                if ((size_t)D->sub_scratch[f] > kept) arena__free_off(&a, s + kept, (size_t)D->sub_scratch[f] - kept);
-                off[3 * (size_t)f] = s;
-            } else if (D->lo[f] != D->rank && in_parent) {
-                ALLOC(1, f, D->recv_cb[f]);
-            }
-            continue;
-        }
-        int in_group = dist__in_group(D, f, D->rank);
-        if (in_group) ALLOC(0, f, D->cb_local[f]);
-        if (in_group || in_parent) ALLOC(1, f, D->recv_cb[f]);
-        if (!in_group) continue;
-        ALLOC(2, f, D->recv_l[f]);
-        const mfs_front *F = &S->fronts[f];
-        for (int32_t q = 0; q < F->nchild; q++) {
-            int32_t c = S->child[F->child0 + q];
-            FREE(0, c, D->cb_local[c]);
-            FREE(1, c, D->recv_cb[c]);
-        }
-        FREE(2, f, D->recv_l[f]);
+        size_t s = arena__alloc_off(&a, (size_t)D->sub_scratch[f]);
+        size_t kept = (size_t)D->cb_local[f];
+        if ((size_t)D->sub_scratch[f] > kept) arena__free_off(&a, s + kept, (size_t)D->sub_scratch[f] - kept);
+        off[3 * (size_t)f] = s;
+      } else if (D->lo[f] != D->rank && in_parent) {
+        ALLOC(1, f, D->recv_cb[f]);
+      }
+      continue;
     }
+    int in_group = dist__in_group(D, f, D->rank);
+    if (in_group) ALLOC(0, f, D->cb_local[f]);
+    if (in_group || in_parent) ALLOC(1, f, D->recv_cb[f]);
+    if (!in_group) continue;
+    ALLOC(2, f, D->recv_l[f]);
+    const mfs_front *F = &S->fronts[f];
+    for (int32_t q = 0; q < F->nchild; q++) {
+      int32_t c = S->child[F->child0 + q];
+      FREE(0, c, D->cb_local[c]);
+      FREE(1, c, D->recv_cb[c]);
+    }
+    FREE(2, f, D->recv_l[f]);
+  }
 #undef ALLOC
 #undef FREE
-    D->cb_min = (int64_t)a.hwm;
-    free(a.ext);
-    mem__free(off);
-    return MFS_OK;
+  D->cb_min = (int64_t)a.hwm;
+  free(a.ext);
+  mem__free(off);
+  return MFS_OK;
 }
 
 /* Contiguous ranges of tile rows per process with equal flops (see mfs_dist.h): row i goes to the
  * process whose share of the front's flops contains the middle of row i's flops. */
-static mfs_status split_rows(const mfs_symbolic *S, mfs_dist *D)
-{
-    const int32_t nf = S->nfronts;
-    int64_t total = 0;
-    for (int32_t f = 0; f < nf; f++) {
-        D->row_ptr[f] = (int32_t)total;
-        if (dist__shared(D, f)) total += S->fronts[f].nbt;
+static mfs_status split_rows(const mfs_symbolic *S, mfs_dist *D) {
+  const int32_t nf = S->nfronts;
+  int64_t total = 0;
+  for (int32_t f = 0; f < nf; f++) {
+    D->row_ptr[f] = (int32_t)total;
+    if (dist__shared(D, f)) total += S->fronts[f].nbt;
+  }
+  D->row_owner = mem__alloc(((size_t)total + 1) * sizeof *D->row_owner);
+  if (!D->row_owner) return MFS_ERR_NOMEM;
+  for (int32_t f = 0; f < nf; f++) {
+    if (!dist__shared(D, f)) continue;
+    const mfs_front *F = &S->fronts[f];
+    int32_t *own = D->row_owner + D->row_ptr[f];
+    double *w = mem__calloc((size_t)F->nbt + 1, sizeof *w);
+    if (!w) return MFS_ERR_NOMEM;
+    double sum = 0;
+    for (int64_t o = F->op_begin; o < F->op_end; o++) {
+      const mfs_op *op = &S->ops[o];
+      if (op->front == f && op->i >= 0) w[op->i] += op->flops;
     }
-    D->row_owner = mem__alloc(((size_t)total + 1) * sizeof *D->row_owner);
-    if (!D->row_owner) return MFS_ERR_NOMEM;
-    for (int32_t f = 0; f < nf; f++) {
-        if (!dist__shared(D, f)) continue;
-        const mfs_front *F = &S->fronts[f];
-        int32_t *own = D->row_owner + D->row_ptr[f];
-        double *w = mem__calloc((size_t)F->nbt + 1, sizeof *w);
-        if (!w) return MFS_ERR_NOMEM;
-        double sum = 0;
-        for (int64_t o = F->op_begin; o < F->op_end; o++) {
-            const mfs_op *op = &S->ops[o];
-            if (op->front == f && op->i >= 0) w[op->i] += op->flops;
-        }
-        for (int32_t i = 0; i < F->nbt; i++) sum += w[i];
-        const int32_t n = D->hi[f] - D->lo[f];
-        double before = 0;
-        for (int32_t i = 0; i < F->nbt; i++) {
-            double mid = sum > 0 ? (before + 0.5 * w[i]) / sum : (i + 0.5) / F->nbt;
-            int32_t r = (int32_t)(mid * n);
-            own[i] = D->lo[f] + (r < 0 ? 0 : r >= n ? n - 1 : r);
-            before += w[i];
-        }
-        mem__free(w);
+    for (int32_t i = 0; i < F->nbt; i++) sum += w[i];
+    const int32_t n = D->hi[f] - D->lo[f];
+    double before = 0;
+    for (int32_t i = 0; i < F->nbt; i++) {
+      double mid = sum > 0 ? (before + 0.5 * w[i]) / sum : (i + 0.5) / F->nbt;
+      int32_t r = (int32_t)(mid * n);
+      own[i] = D->lo[f] + (r < 0 ? 0 : r >= n ? n - 1 : r);
+      before += w[i];
     }
-    return MFS_OK;
+    mem__free(w);
+  }
+  return MFS_OK;
 }
 
 /* See mfs_dist.h (order). Fronts inside sequential subtrees are left out: their root stands for them. */
-static void build_order(const mfs_symbolic *S, mfs_dist *D)
-{
-    int32_t n = 0;
-    for (int32_t f = 0; f < S->nfronts; f++) {
-        int32_t sr = D->subtree_root[f];
-        if ((sr < 0 || sr == f) && !dist__shared(D, f) && D->lo[f] == D->rank) D->order[n++] = f;
-    }
-    for (int32_t f = 0; f < S->nfronts; f++) {
-        if (!dist__shared(D, f)) continue;
-        const mfs_front *F = &S->fronts[f];
-        if (dist__in_group(D, f, D->rank))
-            for (int32_t q = 0; q < F->nchild; q++) {
-                int32_t c = S->child[F->child0 + q];
-                if (!dist__shared(D, c) && D->lo[c] != D->rank) D->order[n++] = c;
-            }
-        int32_t p = F->parent;
-        if (dist__in_group(D, f, D->rank) || (p >= 0 && dist__in_group(D, p, D->rank))) D->order[n++] = f;
-    }
-    D->norder = n;
+static void build_order(const mfs_symbolic *S, mfs_dist *D) {
+  int32_t n = 0;
+  for (int32_t f = 0; f < S->nfronts; f++) {
+    int32_t sr = D->subtree_root[f];
+    if ((sr < 0 || sr == f) && !dist__shared(D, f) && D->lo[f] == D->rank) D->order[n++] = f;
+  }
+  for (int32_t f = 0; f < S->nfronts; f++) {
+    if (!dist__shared(D, f)) continue;
+    const mfs_front *F = &S->fronts[f];
+    if (dist__in_group(D, f, D->rank))
+      for (int32_t q = 0; q < F->nchild; q++) {
+        int32_t c = S->child[F->child0 + q];
+        if (!dist__shared(D, c) && D->lo[c] != D->rank) D->order[n++] = c;
+      }
+    int32_t p = F->parent;
+    if (dist__in_group(D, f, D->rank) || (p >= 0 && dist__in_group(D, p, D->rank))) D->order[n++] = f;
+  }
+  D->norder = n;
 }
 
 mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworkers, int prune, mfs_dist **Dout,
-                        mfs_error *err)
-{
-    *Dout = NULL;
-    if (nranks < 1 || rank < 0 || rank >= nranks || nworkers < 1)
-        return err__set(err, MFS_ERR_ARG, 0, -1, "invalid distribution: rank %d of %d, %d workers", rank, nranks,
-                        nworkers);
-    const int32_t nf = S->nfronts;
-    const size_t nfa = (size_t)nf + 1;
-    mfs_dist *D = mem__calloc(1, sizeof *D);
-    if (!D) return err__nomem(err);
-    D->rank = rank;
-    D->nranks = nranks;
-    D->nfronts = nf;
-    D->lo = mem__alloc(nfa * sizeof *D->lo);
-    D->hi = mem__alloc(nfa * sizeof *D->hi);
-    D->row_ptr = mem__alloc(nfa * sizeof *D->row_ptr);
-    D->subtree_first = mem__alloc(nfa * sizeof *D->subtree_first);
-    D->l_local = mem__calloc(nfa, sizeof *D->l_local);
-    D->cb_local = mem__calloc(nfa, sizeof *D->cb_local);
-    D->sub_l = mem__calloc(nfa, sizeof *D->sub_l);
-    D->sub_scratch = mem__calloc(nfa, sizeof *D->sub_scratch);
-    D->sub_off = mem__calloc(nfa, sizeof *D->sub_off);
-    D->recv = mem__calloc((size_t)(S->ntiles ? S->ntiles : 1), 1);
-    D->recv_l = mem__calloc(nfa, sizeof *D->recv_l);
-    D->recv_cb = mem__calloc(nfa, sizeof *D->recv_cb);
-    D->order = mem__alloc(nfa * sizeof *D->order);
-    int32_t *owner = mem__alloc(nfa * sizeof *owner);
-    if (!D->lo || !D->hi || !D->row_ptr || !D->subtree_first || !D->l_local || !D->cb_local || !D->sub_l || !D->sub_scratch ||
-        !D->sub_off || !D->recv || !D->recv_l || !D->recv_cb || !D->order || !owner)
-        goto nomem;
-    mfs_status st;
-    if (prune) {
-        if ((st = mfs_prune(S, nworkers, &D->pruning, err)) != MFS_OK) goto fail;
-        D->subtree_root = D->pruning.subtree_root;
-        D->pruning.subtree_root = NULL; /* now ours */
-    } else {
-        D->subtree_root = mem__alloc(nfa * sizeof *D->subtree_root);
-        if (!D->subtree_root) goto nomem;
-        for (int32_t f = 0; f < nf; f++) D->subtree_root[f] = -1;
-    }
-    if ((st = mfs_map_proportional(S, nranks, owner, D->lo, D->hi, NULL, err)) != MFS_OK) goto fail;
-    /* a sequential subtree runs where its root is owned, whatever the mapping says of its width */
-    for (int32_t f = nf - 1; f >= 0; f--) {
-        int32_t sr = D->subtree_root[f];
-        if (sr < 0) continue;
-        D->lo[f] = owner[sr];
-        D->hi[f] = owner[sr] + 1;
-    }
-    if (split_rows(S, D) != MFS_OK) goto nomem;
-    for (int32_t f = 0; f < nf; f++) D->subtree_first[f] = f;
-    for (int32_t f = 0; f < nf; f++) { /* children precede parents: lowest front of every subtree */
-        int32_t p = S->fronts[f].parent;
-        if (p >= 0 && D->subtree_first[f] < D->subtree_first[p]) D->subtree_first[p] = D->subtree_first[f];
-    }
-    for (int32_t f = 0; f < nf; f++) {
-        int32_t sr = D->subtree_root[f];
-        if (sr == f) D->nsubtrees++;
-        if (sr < 0) D->ntiled++;
-        if (dist__shared(D, f)) D->nshared++;
-        dist__carve(S, D, f, NULL, NULL, NULL, &D->l_local[f], &D->cb_local[f]);
-        D->factor_local += D->l_local[f];
-    }
-    for (int32_t f = 0; f < nf; f++) {
-        if (D->subtree_root[f] != f || D->lo[f] != rank) continue;
-        int64_t l = 0;
-        for (int32_t g = D->subtree_first[f]; g <= f; g++) l += S->fronts[g].l_bytes;
-        D->sub_l[f] = l;
-        int64_t below = dist__subtree_scratch(S, D->subtree_first[f], f, D->sub_off);
-        if (below < 0) goto nomem;
-        /* the block: the root's CB first, then the CBs below the root */
-        D->sub_scratch[f] = S->fronts[f].cb_bytes + below;
-        for (int32_t g = D->subtree_first[f]; g < f; g++) D->sub_off[g] += S->fronts[f].cb_bytes;
-        D->sub_off[f] = 0;
-    }
-    find_received(S, D);
-    build_order(S, D);
-    if (simulate_cb(S, D) != MFS_OK) goto nomem;
-    mem__free(owner);
-    *Dout = D;
-    return MFS_OK;
+                        mfs_error *err) {
+  *Dout = NULL;
+  if (nranks < 1 || rank < 0 || rank >= nranks || nworkers < 1)
+    return err__set(err, MFS_ERR_ARG, 0, -1, "invalid distribution: rank %d of %d, %d workers", rank, nranks, nworkers);
+  const int32_t nf = S->nfronts;
+  const size_t nfa = (size_t)nf + 1;
+  mfs_dist *D = mem__calloc(1, sizeof *D);
+  if (!D) return err__nomem(err);
+  D->rank = rank;
+  D->nranks = nranks;
+  D->nfronts = nf;
+  D->lo = mem__alloc(nfa * sizeof *D->lo);
+  D->hi = mem__alloc(nfa * sizeof *D->hi);
+  D->row_ptr = mem__alloc(nfa * sizeof *D->row_ptr);
+  D->subtree_first = mem__alloc(nfa * sizeof *D->subtree_first);
+  D->l_local = mem__calloc(nfa, sizeof *D->l_local);
+  D->cb_local = mem__calloc(nfa, sizeof *D->cb_local);
+  D->sub_l = mem__calloc(nfa, sizeof *D->sub_l);
+  D->sub_scratch = mem__calloc(nfa, sizeof *D->sub_scratch);
+  D->sub_off = mem__calloc(nfa, sizeof *D->sub_off);
+  D->recv = mem__calloc((size_t)(S->ntiles ? S->ntiles : 1), 1);
+  D->recv_l = mem__calloc(nfa, sizeof *D->recv_l);
+  D->recv_cb = mem__calloc(nfa, sizeof *D->recv_cb);
+  D->order = mem__alloc(nfa * sizeof *D->order);
+  int32_t *owner = mem__alloc(nfa * sizeof *owner);
+  if (!D->lo || !D->hi || !D->row_ptr || !D->subtree_first || !D->l_local || !D->cb_local || !D->sub_l ||
+      !D->sub_scratch || !D->sub_off || !D->recv || !D->recv_l || !D->recv_cb || !D->order || !owner)
+    goto nomem;
+  mfs_status st;
+  if (prune) {
+    if ((st = mfs_prune(S, nworkers, &D->pruning, err)) != MFS_OK) goto fail;
+    D->subtree_root = D->pruning.subtree_root;
+    D->pruning.subtree_root = NULL; /* now ours */
+  } else {
+    D->subtree_root = mem__alloc(nfa * sizeof *D->subtree_root);
+    if (!D->subtree_root) goto nomem;
+    for (int32_t f = 0; f < nf; f++) D->subtree_root[f] = -1;
+  }
+  if ((st = mfs_map_proportional(S, nranks, owner, D->lo, D->hi, NULL, err)) != MFS_OK) goto fail;
+  /* a sequential subtree runs where its root is owned, whatever the mapping says of its width */
+  for (int32_t f = nf - 1; f >= 0; f--) {
+    int32_t sr = D->subtree_root[f];
+    if (sr < 0) continue;
+    D->lo[f] = owner[sr];
+    D->hi[f] = owner[sr] + 1;
+  }
+  if (split_rows(S, D) != MFS_OK) goto nomem;
+  for (int32_t f = 0; f < nf; f++) D->subtree_first[f] = f;
+  for (int32_t f = 0; f < nf; f++) { /* children precede parents: lowest front of every subtree */
+    int32_t p = S->fronts[f].parent;
+    if (p >= 0 && D->subtree_first[f] < D->subtree_first[p]) D->subtree_first[p] = D->subtree_first[f];
+  }
+  for (int32_t f = 0; f < nf; f++) {
+    int32_t sr = D->subtree_root[f];
+    if (sr == f) D->nsubtrees++;
+    if (sr < 0) D->ntiled++;
+    if (dist__shared(D, f)) D->nshared++;
+    dist__carve(S, D, f, NULL, NULL, NULL, &D->l_local[f], &D->cb_local[f]);
+    D->factor_local += D->l_local[f];
+  }
+  for (int32_t f = 0; f < nf; f++) {
+    if (D->subtree_root[f] != f || D->lo[f] != rank) continue;
+    int64_t l = 0;
+    for (int32_t g = D->subtree_first[f]; g <= f; g++) l += S->fronts[g].l_bytes;
+    D->sub_l[f] = l;
+    int64_t below = dist__subtree_scratch(S, D->subtree_first[f], f, D->sub_off);
+    if (below < 0) goto nomem;
+    /* the block: the root's CB first, then the CBs below the root */
+    D->sub_scratch[f] = S->fronts[f].cb_bytes + below;
+    for (int32_t g = D->subtree_first[f]; g < f; g++) D->sub_off[g] += S->fronts[f].cb_bytes;
+    D->sub_off[f] = 0;
+  }
+  find_received(S, D);
+  build_order(S, D);
+  if (simulate_cb(S, D) != MFS_OK) goto nomem;
+  mem__free(owner);
+  *Dout = D;
+  return MFS_OK;
 nomem:
-    st = err__nomem(err);
+  st = err__nomem(err);
 fail:
-    mem__free(owner);
-    dist__free(D);
-    return st;
+  mem__free(owner);
+  dist__free(D);
+  return st;
 }

@@ -18,36 +18,36 @@
 #include "mfs_internal.h"
 
 typedef struct mfs_dist {
-    int rank, nranks;
-    int32_t nfronts;
-    int32_t *lo, *hi;          /* process group of each front */
-    int32_t *row_ptr;          /* per shared front: its tile rows' processes at row_owner + row_ptr[f] */
-    int32_t *row_owner;
-    int32_t *subtree_root;     /* root of the sequential subtree holding the front, -1 for tiled fronts */
-    int32_t *subtree_first;    /* per front that is a subtree root: its lowest-numbered front */
-    int32_t nsubtrees, ntiled, nshared;
-    mfs_pruning pruning;
-    /* this process's share of each front, in bytes, laid out by dist__carve */
-    int64_t *l_local, *cb_local;
-    /* per subtree root on this process: the factor bytes of the whole subtree (one allocation) and the
+  int rank, nranks;
+  int32_t nfronts;
+  int32_t *lo, *hi; /* process group of each front */
+  int32_t *row_ptr; /* per shared front: its tile rows' processes at row_owner + row_ptr[f] */
+  int32_t *row_owner;
+  int32_t *subtree_root;  /* root of the sequential subtree holding the front, -1 for tiled fronts */
+  int32_t *subtree_first; /* per front that is a subtree root: its lowest-numbered front */
+  int32_t nsubtrees, ntiled, nshared;
+  mfs_pruning pruning;
+  /* this process's share of each front, in bytes, laid out by dist__carve */
+  int64_t *l_local, *cb_local;
+  /* per subtree root on this process: the factor bytes of the whole subtree (one allocation) and the
      * CB block its task needs: the root's CB at its start, then the sequential order's CB footprint of
      * the fronts below the root; when the task ends the block shrinks to the root's CB */
-    int64_t *sub_l, *sub_scratch;
-    int64_t *sub_off;          /* per front of a subtree of this process: its CB's offset in that block */
-    /* tiles of other processes this process reads (recv[t] = 1, by global tile number): factor tiles
+  int64_t *sub_l, *sub_scratch;
+  int64_t *sub_off; /* per front of a subtree of this process: its CB's offset in that block */
+  /* tiles of other processes this process reads (recv[t] = 1, by global tile number): factor tiles
      * read by the tile tasks it runs, CB tiles read by the assemblies it runs. They are received into
      * buffers of its own: per front, recv_l (factor tiles, held while the front is factored) and
      * recv_cb (CB tiles, held until the parent has assembled them). */
-    uint8_t *recv;
-    int64_t *recv_l, *recv_cb;
-    /* this process's submission order (fronts it takes part in): its own fronts that no other process
+  uint8_t *recv;
+  int64_t *recv_l, *recv_cb;
+  /* this process's submission order (fronts it takes part in): its own fronts that no other process
      * shares, in postorder, then each shared front in postorder, preceded by its children held by other
      * processes (whose CB tiles it receives). Any order works for the data flow as long as children come
      * before parents; this one lets a process run all its independent work before it can wait on
      * another (a single postorder made the second process idle until the first one's subtrees were done). */
-    int32_t *order, norder;
-    int64_t factor_local;      /* factor bytes held by this process */
-    int64_t cb_min;            /* CB arena footprint of the executor's order with immediate cleanups */
+  int32_t *order, norder;
+  int64_t factor_local; /* factor bytes held by this process */
+  int64_t cb_min;       /* CB arena footprint of the executor's order with immediate cleanups */
 } mfs_dist;
 
 /* Builds the distribution of S over nranks processes for this rank; nworkers is the total number of
@@ -56,9 +56,8 @@ mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworker
                         mfs_error *err);
 void dist__free(mfs_dist *D);
 
-static inline int dist__tile_owner(const mfs_dist *D, int32_t f, int32_t i)
-{
-    return D->hi[f] - D->lo[f] == 1 ? D->lo[f] : D->row_owner[D->row_ptr[f] + i];
+static inline int dist__tile_owner(const mfs_dist *D, int32_t f, int32_t i) {
+  return D->hi[f] - D->lo[f] == 1 ? D->lo[f] : D->row_owner[D->row_ptr[f] + i];
 }
 static inline int dist__shared(const mfs_dist *D, int32_t f) { return D->hi[f] - D->lo[f] > 1; }
 /* the process that holds the front's own columns' solution in the distributed solve */

@@ -15,45 +15,45 @@
 /* One sequential subtree task: its fronts first..root share one factor allocation L; the CBs below
  * the root live in scratch (freed when the task ends); the root's CB is F->cbblock[root]. */
 typedef struct {
-    int32_t first, root;
-    double *L;
-    double *scratch;
-    int64_t scratch_bytes;
+  int32_t first, root;
+  double *L;
+  double *scratch;
+  int64_t scratch_bytes;
 } exec_subtree;
 
 /* What a cleanup task gives back: the CB of `front` (this process's tiles and its copies of other
  * processes' tiles), or the copies of other processes' factor tiles of `front` its tasks read. */
 enum { RELEASE_CB = 0, RELEASE_RECV_L = 1 };
 typedef struct {
-    int32_t front;
-    int32_t kind;
+  int32_t front;
+  int32_t kind;
 } exec_release;
 
 typedef struct {
-    const mfs_symbolic *S;
-    const mfs_matrix *A;
-    mfs_factor *F;
-    mfs_dist *D;
-    int rank, nranks, mpi;
-    starpu_data_handle_t *h;   /* per tile of S: its handle while registered on this process, else NULL */
-    exec_subtree *sub;         /* per front: the descriptor of the subtree it roots (if one runs here) */
-    double **rtile;            /* per tile of S: this process's copy of another process's tile, else NULL */
-    double **recv_l, **recv_cb;/* per front: the blocks holding those copies (factor / CB tiles) */
-    exec_release *rel;         /* per front: its two cleanup descriptors */
+  const mfs_symbolic *S;
+  const mfs_matrix *A;
+  mfs_factor *F;
+  mfs_dist *D;
+  int rank, nranks, mpi;
+  starpu_data_handle_t *h;    /* per tile of S: its handle while registered on this process, else NULL */
+  exec_subtree *sub;          /* per front: the descriptor of the subtree it roots (if one runs here) */
+  double **rtile;             /* per tile of S: this process's copy of another process's tile, else NULL */
+  double **recv_l, **recv_cb; /* per front: the blocks holding those copies (factor / CB tiles) */
+  exec_release *rel;          /* per front: its two cleanup descriptors */
 
-    /* memory window over the CB arena */
-    size_t cb_cap;
-    pthread_mutex_t lock;
-    pthread_cond_t freed;      /* signalled after every cleanup / subtree end that gave memory back */
-    int64_t pending_frees;     /* submitted tasks of this process that will give CB memory back */
-    int64_t waits, overflows;
+  /* memory window over the CB arena */
+  size_t cb_cap;
+  pthread_mutex_t lock;
+  pthread_cond_t freed;  /* signalled after every cleanup / subtree end that gave memory back */
+  int64_t pending_frees; /* submitted tasks of this process that will give CB memory back */
+  int64_t waits, overflows;
 
-    /* progress and errors (written by workers) */
-    _Atomic int64_t flops_done; /* rounded analytic flops of the tasks finished here */
-    _Atomic int64_t tasks_done;
-    _Atomic int tasks_awaited; /* the submitting thread waits for tasks_done: signal `freed` */
-    _Atomic int failed;
-    mfs_error first_error;     /* guarded by lock; valid when failed */
+  /* progress and errors (written by workers) */
+  _Atomic int64_t flops_done; /* rounded analytic flops of the tasks finished here */
+  _Atomic int64_t tasks_done;
+  _Atomic int tasks_awaited; /* the submitting thread waits for tasks_done: signal `freed` */
+  _Atomic int failed;
+  mfs_error first_error; /* guarded by lock; valid when failed */
 } exec_state;
 
 /* The executor running on this process (one factorization at a time). */

@@ -11,269 +11,251 @@
 
 /* Blocks come from an arena, or from the tracked heap when the arena could not be mapped or is
  * full (never in a sequential run: its reservation covers the predicted footprint twice). */
-static double *block_alloc(mfs_arena *a, int64_t bytes)
-{
-    double *p = arena__alloc(a, (size_t)bytes);
-    return p ? p : mem__alloc((size_t)bytes);
+static double *block_alloc(mfs_arena *a, int64_t bytes) {
+  double *p = arena__alloc(a, (size_t)bytes);
+  return p ? p : mem__alloc((size_t)bytes);
 }
 
-static void block_free(mfs_arena *a, double *p, int64_t bytes)
-{
-    if (!p) return;
-    if (arena__owns(a, p))
-        arena__free(a, p, (size_t)bytes);
-    else
-        mem__free(p);
+static void block_free(mfs_arena *a, double *p, int64_t bytes) {
+  if (!p) return;
+  if (arena__owns(a, p))
+    arena__free(a, p, (size_t)bytes);
+  else
+    mem__free(p);
 }
 
-static void release_arena(mfs_arena **a)
-{
-    if (!*a) return;
-    arena__destroy(*a);
-    mem__free(*a);
-    *a = NULL;
+static void release_arena(mfs_arena **a) {
+  if (!*a) return;
+  arena__destroy(*a);
+  mem__free(*a);
+  *a = NULL;
 }
 
-void mfs_factor_free(mfs_factor *F)
-{
-    if (!F) return;
-    if (F->S) {
-        for (int32_t f = 0; f < F->S->nfronts; f++) {
-            if (F->lblock && F->lblock[f] && !(F->arena_l && arena__owns(F->arena_l, F->lblock[f])))
-                mem__free(F->lblock[f]);
-            if (F->cbblock && F->cbblock[f] && !(F->arena_cb && arena__owns(F->arena_cb, F->cbblock[f])))
-                mem__free(F->cbblock[f]);
-        }
+void mfs_factor_free(mfs_factor *F) {
+  if (!F) return;
+  if (F->S) {
+    for (int32_t f = 0; f < F->S->nfronts; f++) {
+      if (F->lblock && F->lblock[f] && !(F->arena_l && arena__owns(F->arena_l, F->lblock[f]))) mem__free(F->lblock[f]);
+      if (F->cbblock && F->cbblock[f] && !(F->arena_cb && arena__owns(F->arena_cb, F->cbblock[f])))
+        mem__free(F->cbblock[f]);
     }
-    release_arena(&F->arena_l);
-    release_arena(&F->arena_cb);
-    dist__free(F->dist);
-    mem__free(F->tile);
-    mem__free(F->lblock);
-    mem__free(F->cbblock);
-    mem__free(F);
+  }
+  release_arena(&F->arena_l);
+  release_arena(&F->arena_cb);
+  dist__free(F->dist);
+  mem__free(F->tile);
+  mem__free(F->lblock);
+  mem__free(F->cbblock);
+  mem__free(F);
 }
 
 void factor__release_cb_arena(mfs_factor *F) { release_arena(&F->arena_cb); }
 
-int64_t factor__table_bytes(const mfs_symbolic *S)
-{
-    return (int64_t)sizeof(mfs_factor) + S->ntiles * (int64_t)sizeof(double *) +
-           2 * (int64_t)S->nfronts * (int64_t)sizeof(double *) + 2 * (int64_t)sizeof(mfs_arena);
+int64_t factor__table_bytes(const mfs_symbolic *S) {
+  return (int64_t)sizeof(mfs_factor) + S->ntiles * (int64_t)sizeof(double *) +
+         2 * (int64_t)S->nfronts * (int64_t)sizeof(double *) + 2 * (int64_t)sizeof(mfs_arena);
 }
 
-mfs_status mfs_factor_create(const mfs_symbolic *S, mfs_factor **Fout, mfs_error *err)
-{
-    return factor__create(S, S->mem_factor, S->mem_cb_region, S->flops / MFS_EXPECTED_FLOPS_PER_WORKER, Fout, err);
+mfs_status mfs_factor_create(const mfs_symbolic *S, mfs_factor **Fout, mfs_error *err) {
+  return factor__create(S, S->mem_factor, S->mem_cb_region, S->flops / MFS_EXPECTED_FLOPS_PER_WORKER, Fout, err);
 }
 
 mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t cb_bytes, double ops_s,
-                          mfs_factor **Fout, mfs_error *err)
-{
-    *Fout = NULL;
-    mfs_factor *F = mem__calloc(1, sizeof *F);
-    if (!F) return err__nomem(err);
-    F->S = S;
-    F->tile = mem__calloc((size_t)(S->ntiles ? S->ntiles : 1), sizeof *F->tile);
-    F->lblock = mem__calloc((size_t)(S->nfronts ? S->nfronts : 1), sizeof *F->lblock);
-    F->cbblock = mem__calloc((size_t)(S->nfronts ? S->nfronts : 1), sizeof *F->cbblock);
-    F->arena_l = mem__calloc(1, sizeof *F->arena_l); /* zeroed: an unmapped arena is safe to destroy */
-    F->arena_cb = mem__calloc(1, sizeof *F->arena_cb);
-    if (!F->tile || !F->lblock || !F->cbblock || !F->arena_l || !F->arena_cb) {
-        mfs_factor_free(F);
-        return err__nomem(err);
-    }
-    /* an arena that cannot be mapped stays empty and every block falls back to the heap */
-    size_t lsize = (size_t)factor_bytes, cbsize = (size_t)cb_bytes;
-    arena__set_huge_page_budget(ops_s, (double)factor_bytes + (double)cb_bytes);
-    if (arena__create(F->arena_l, lsize, lsize) != MFS_OK) memset(F->arena_l, 0, sizeof *F->arena_l);
-    /* the CB reservation is address space only: room for other execution orders than the predicted */
-    size_t cbres = 2 * cbsize > cbsize + ((size_t)64 << 20) ? 2 * cbsize : cbsize + ((size_t)64 << 20);
-    if (arena__create(F->arena_cb, cbres, cbsize) != MFS_OK) memset(F->arena_cb, 0, sizeof *F->arena_cb);
-    F->exec.small_pages = arena__small_pages();
-    arena__set_huge_page_budget(0, 0);
-    *Fout = F;
-    return MFS_OK;
+                          mfs_factor **Fout, mfs_error *err) {
+  *Fout = NULL;
+  mfs_factor *F = mem__calloc(1, sizeof *F);
+  if (!F) return err__nomem(err);
+  F->S = S;
+  F->tile = mem__calloc((size_t)(S->ntiles ? S->ntiles : 1), sizeof *F->tile);
+  F->lblock = mem__calloc((size_t)(S->nfronts ? S->nfronts : 1), sizeof *F->lblock);
+  F->cbblock = mem__calloc((size_t)(S->nfronts ? S->nfronts : 1), sizeof *F->cbblock);
+  F->arena_l = mem__calloc(1, sizeof *F->arena_l); /* zeroed: an unmapped arena is safe to destroy */
+  F->arena_cb = mem__calloc(1, sizeof *F->arena_cb);
+  if (!F->tile || !F->lblock || !F->cbblock || !F->arena_l || !F->arena_cb) {
+    mfs_factor_free(F);
+    return err__nomem(err);
+  }
+  /* an arena that cannot be mapped stays empty and every block falls back to the heap */
+  size_t lsize = (size_t)factor_bytes, cbsize = (size_t)cb_bytes;
+  arena__set_huge_page_budget(ops_s, (double)factor_bytes + (double)cb_bytes);
+  if (arena__create(F->arena_l, lsize, lsize) != MFS_OK) memset(F->arena_l, 0, sizeof *F->arena_l);
+  /* the CB reservation is address space only: room for other execution orders than the predicted */
+  size_t cbres = 2 * cbsize > cbsize + ((size_t)64 << 20) ? 2 * cbsize : cbsize + ((size_t)64 << 20);
+  if (arena__create(F->arena_cb, cbres, cbsize) != MFS_OK) memset(F->arena_cb, 0, sizeof *F->arena_cb);
+  F->exec.small_pages = arena__small_pages();
+  arena__set_huge_page_budget(0, 0);
+  *Fout = F;
+  return MFS_OK;
 }
 
 /* Carve the tiles out of the front's two allocations, in the order and with the padding that
  * mfs_front_bytes counts (the prediction must match the allocation to the byte). */
-static mfs_status activate_front(mfs_factor *F, int32_t f, mfs_error *err)
-{
-    const mfs_symbolic *S = F->S;
-    const mfs_front *Fr = &S->fronts[f];
-    const int32_t *b = S->blkptr + Fr->blk;
-    double *L = block_alloc(F->arena_l, Fr->l_bytes);
-    double *C = Fr->cb_bytes ? block_alloc(F->arena_cb, Fr->cb_bytes) : NULL;
-    if (!L || (Fr->cb_bytes && !C)) {
-        block_free(F->arena_l, L, Fr->l_bytes);
-        block_free(F->arena_cb, C, Fr->cb_bytes);
-        return err__nomem(err);
+static mfs_status activate_front(mfs_factor *F, int32_t f, mfs_error *err) {
+  const mfs_symbolic *S = F->S;
+  const mfs_front *Fr = &S->fronts[f];
+  const int32_t *b = S->blkptr + Fr->blk;
+  double *L = block_alloc(F->arena_l, Fr->l_bytes);
+  double *C = Fr->cb_bytes ? block_alloc(F->arena_cb, Fr->cb_bytes) : NULL;
+  if (!L || (Fr->cb_bytes && !C)) {
+    block_free(F->arena_l, L, Fr->l_bytes);
+    block_free(F->arena_cb, C, Fr->cb_bytes);
+    return err__nomem(err);
+  }
+  F->lblock[f] = L;
+  F->cbblock[f] = C;
+  int64_t lo = 0, co = 0;
+  double **tiles = F->tile + Fr->tile0;
+  for (int32_t j = 0; j < Fr->nbt; j++)
+    for (int32_t i = j; i < Fr->nbt; i++) {
+      int64_t d = (int64_t)(b[i + 1] - b[i]) * (b[j + 1] - b[j]);
+      d = (d + 7) / 8 * 8;
+      if (j < Fr->nbp) {
+        tiles[mfs_tile_index(Fr->nbt, i, j)] = L + lo;
+        lo += d;
+      } else {
+        tiles[mfs_tile_index(Fr->nbt, i, j)] = C + co;
+        co += d;
+      }
     }
-    F->lblock[f] = L;
-    F->cbblock[f] = C;
-    int64_t lo = 0, co = 0;
-    double **tiles = F->tile + Fr->tile0;
-    for (int32_t j = 0; j < Fr->nbt; j++)
-        for (int32_t i = j; i < Fr->nbt; i++) {
-            int64_t d = (int64_t)(b[i + 1] - b[i]) * (b[j + 1] - b[j]);
-            d = (d + 7) / 8 * 8;
-            if (j < Fr->nbp) {
-                tiles[mfs_tile_index(Fr->nbt, i, j)] = L + lo;
-                lo += d;
-            } else {
-                tiles[mfs_tile_index(Fr->nbt, i, j)] = C + co;
-                co += d;
-            }
-        }
-    if (lo * (int64_t)sizeof(double) != Fr->l_bytes || co * (int64_t)sizeof(double) != Fr->cb_bytes)
-        return err__set(err, MFS_ERR_INTERNAL, 0, -1, "front %d: tile sizes disagree with the analysis", f);
-    return MFS_OK;
+  if (lo * (int64_t)sizeof(double) != Fr->l_bytes || co * (int64_t)sizeof(double) != Fr->cb_bytes)
+    return err__set(err, MFS_ERR_INTERNAL, 0, -1, "front %d: tile sizes disagree with the analysis", f);
+  return MFS_OK;
 }
 
-static void release_cb(mfs_factor *F, int32_t f)
-{
-    const mfs_front *Fr = &F->S->fronts[f];
-    block_free(F->arena_cb, F->cbblock[f], Fr->cb_bytes);
-    F->cbblock[f] = NULL;
-    double **tiles = F->tile + Fr->tile0;
-    for (int32_t j = Fr->nbp; j < Fr->nbt; j++)
-        for (int32_t i = j; i < Fr->nbt; i++) tiles[mfs_tile_index(Fr->nbt, i, j)] = NULL;
+static void release_cb(mfs_factor *F, int32_t f) {
+  const mfs_front *Fr = &F->S->fronts[f];
+  block_free(F->arena_cb, F->cbblock[f], Fr->cb_bytes);
+  F->cbblock[f] = NULL;
+  double **tiles = F->tile + Fr->tile0;
+  for (int32_t j = Fr->nbp; j < Fr->nbt; j++)
+    for (int32_t i = j; i < Fr->nbt; i++) tiles[mfs_tile_index(Fr->nbt, i, j)] = NULL;
 }
 
 /* The computing operations (ASSEMBLE .. GEMM) on the tiles F->tile points at; INIT and CLEANUP, which
  * allocate and free, belong to each executor. Touches nothing shared but the tiles themselves, so
  * workers may run it concurrently on disjoint tiles. */
-mfs_status factor__compute_op(const mfs_factor *F, const mfs_op *op, mfs_error *err)
-{
-    const mfs_symbolic *S = F->S;
-    const mfs_front *Fr = &S->fronts[op->front];
-    const int32_t *b = S->blkptr + Fr->blk;
-    double *const *T = F->tile + Fr->tile0;
+mfs_status factor__compute_op(const mfs_factor *F, const mfs_op *op, mfs_error *err) {
+  const mfs_symbolic *S = F->S;
+  const mfs_front *Fr = &S->fronts[op->front];
+  const int32_t *b = S->blkptr + Fr->blk;
+  double *const *T = F->tile + Fr->tile0;
 #define TILE(i, j) T[mfs_tile_index(Fr->nbt, (i), (j))]
 #define BS(t) (b[(t) + 1] - b[(t)])
-    switch (op->type) {
-    case MFS_OP_ASSEMBLE: {
-        const mfs_front *C = &S->fronts[op->child];
-        const double *ct = F->tile[C->tile0 + mfs_tile_index(C->nbt, op->ci, op->cj)];
-        mfs_kernel_assemble(S, op, ct, TILE(op->i, op->j));
-        return MFS_OK;
-    }
-    case MFS_OP_POTRF:
-        return factor__potrf(S, op->front, op->k, TILE(op->k, op->k), err);
-    case MFS_OP_TRSM:
-        mfs_kernel_trsm(BS(op->i), BS(op->k), TILE(op->k, op->k), BS(op->k), TILE(op->i, op->k), BS(op->i));
-        return MFS_OK;
-    case MFS_OP_SYRK:
-        mfs_kernel_syrk(BS(op->i), BS(op->k), TILE(op->i, op->k), BS(op->i), TILE(op->i, op->i), BS(op->i));
-        return MFS_OK;
-    case MFS_OP_GEMM:
-        mfs_kernel_gemm(BS(op->i), BS(op->j), BS(op->k), TILE(op->i, op->k), BS(op->i), TILE(op->j, op->k),
-                        BS(op->j), TILE(op->i, op->j), BS(op->i));
-        return MFS_OK;
-    }
+  switch (op->type) {
+  case MFS_OP_ASSEMBLE: {
+    const mfs_front *C = &S->fronts[op->child];
+    const double *ct = F->tile[C->tile0 + mfs_tile_index(C->nbt, op->ci, op->cj)];
+    mfs_kernel_assemble(S, op, ct, TILE(op->i, op->j));
+    return MFS_OK;
+  }
+  case MFS_OP_POTRF: return factor__potrf(S, op->front, op->k, TILE(op->k, op->k), err);
+  case MFS_OP_TRSM:
+    mfs_kernel_trsm(BS(op->i), BS(op->k), TILE(op->k, op->k), BS(op->k), TILE(op->i, op->k), BS(op->i));
+    return MFS_OK;
+  case MFS_OP_SYRK:
+    mfs_kernel_syrk(BS(op->i), BS(op->k), TILE(op->i, op->k), BS(op->i), TILE(op->i, op->i), BS(op->i));
+    return MFS_OK;
+  case MFS_OP_GEMM:
+    mfs_kernel_gemm(BS(op->i), BS(op->j), BS(op->k), TILE(op->i, op->k), BS(op->i), TILE(op->j, op->k), BS(op->j),
+                    TILE(op->i, op->j), BS(op->i));
+    return MFS_OK;
+  }
 #undef TILE
 #undef BS
-    return err__set(err, MFS_ERR_INTERNAL, 0, -1, "operation type %d is not a computation", op->type);
+  return err__set(err, MFS_ERR_INTERNAL, 0, -1, "operation type %d is not a computation", op->type);
 }
 
 /* Cholesky of diagonal tile k of front f; a non-positive (or NaN) pivot names its input column. */
-mfs_status factor__potrf(const mfs_symbolic *S, int32_t f, int32_t k, double *a, mfs_error *err)
-{
-    const mfs_front *Fr = &S->fronts[f];
-    const int32_t *b = S->blkptr + Fr->blk;
-    int nk = b[k + 1] - b[k];
-    int info = mfs_kernel_potrf(nk, a, nk);
-    if (info == 0) /* dpotrf lets NaN through (NaN <= 0 is false): check the pivots */
-        for (int t = 0; t < nk; t++)
-            if (!isfinite(a[t + (int64_t)t * nk])) {
-                info = t + 1;
-                break;
-            }
-    if (info == 0) return MFS_OK;
-    int32_t pc = Fr->col0 + b[k] + info - 1;
-    int32_t oc = S->perm[pc];
-    return err__set(err, MFS_ERR_NOT_SPD, 0, oc,
-                    "matrix is not positive definite: the pivot of column %d (1-based, input "
-                    "numbering) is not positive (elimination step %d of %d)",
-                    oc + 1, pc + 1, S->n);
+mfs_status factor__potrf(const mfs_symbolic *S, int32_t f, int32_t k, double *a, mfs_error *err) {
+  const mfs_front *Fr = &S->fronts[f];
+  const int32_t *b = S->blkptr + Fr->blk;
+  int nk = b[k + 1] - b[k];
+  int info = mfs_kernel_potrf(nk, a, nk);
+  if (info == 0) /* dpotrf lets NaN through (NaN <= 0 is false): check the pivots */
+    for (int t = 0; t < nk; t++)
+      if (!isfinite(a[t + (int64_t)t * nk])) {
+        info = t + 1;
+        break;
+      }
+  if (info == 0) return MFS_OK;
+  int32_t pc = Fr->col0 + b[k] + info - 1;
+  int32_t oc = S->perm[pc];
+  return err__set(err, MFS_ERR_NOT_SPD, 0, oc,
+                  "matrix is not positive definite: the pivot of column %d (1-based, input "
+                  "numbering) is not positive (elimination step %d of %d)",
+                  oc + 1, pc + 1, S->n);
 }
 
-mfs_status mfs_op_execute(mfs_factor *F, const mfs_matrix *A, const mfs_op *op, mfs_error *err)
-{
-    const mfs_symbolic *S = F->S;
-    double **T = F->tile + S->fronts[op->front].tile0;
-    switch (op->type) {
-    case MFS_OP_INIT: {
-        mfs_status st = activate_front(F, op->front, err);
-        if (st != MFS_OK) return st;
-        mfs_kernel_init_front(S, op->front, A->val, T);
-        break;
-    }
-    case MFS_OP_ASSEMBLE:
-    case MFS_OP_POTRF:
-    case MFS_OP_TRSM:
-    case MFS_OP_SYRK:
-    case MFS_OP_GEMM: {
-        mfs_status st = factor__compute_op(F, op, err);
-        if (st != MFS_OK) return st;
-        break;
-    }
-    case MFS_OP_CLEANUP:
-        release_cb(F, op->front);
-        break;
-    default:
-        return err__set(err, MFS_ERR_INTERNAL, 0, -1, "unknown operation type %d", op->type);
-    }
-    F->flops_done += op->flops;
-    return MFS_OK;
+mfs_status mfs_op_execute(mfs_factor *F, const mfs_matrix *A, const mfs_op *op, mfs_error *err) {
+  const mfs_symbolic *S = F->S;
+  double **T = F->tile + S->fronts[op->front].tile0;
+  switch (op->type) {
+  case MFS_OP_INIT: {
+    mfs_status st = activate_front(F, op->front, err);
+    if (st != MFS_OK) return st;
+    mfs_kernel_init_front(S, op->front, A->val, T);
+    break;
+  }
+  case MFS_OP_ASSEMBLE:
+  case MFS_OP_POTRF:
+  case MFS_OP_TRSM:
+  case MFS_OP_SYRK:
+  case MFS_OP_GEMM: {
+    mfs_status st = factor__compute_op(F, op, err);
+    if (st != MFS_OK) return st;
+    break;
+  }
+  case MFS_OP_CLEANUP: release_cb(F, op->front); break;
+  default: return err__set(err, MFS_ERR_INTERNAL, 0, -1, "unknown operation type %d", op->type);
+  }
+  F->flops_done += op->flops;
+  return MFS_OK;
 }
 
-mfs_status mfs_factorize_seq(const mfs_symbolic *S, const mfs_matrix *A, mfs_factor **Fout,
-                             mfs_progress_fn progress, void *ctx, mfs_error *err)
-{
-    *Fout = NULL;
-    if (!S || !A || A->n != S->n) return err__set(err, MFS_ERR_ARG, 0, -1, "matrix does not match the analysis");
-    mfs_kernels_init();
-    unsigned csr = mfs_fpu_flush_denormals();
-    double t0 = time__now();
-    int64_t base = mfs_mem_current();
-    mfs_mem_reset_peak();
-    mfs_factor *F;
-    mfs_status st = mfs_factor_create(S, &F, err);
-    if (st != MFS_OK) {
-        mfs_fpu_restore(csr);
-        return st;
-    }
-    F->mem_base = base;
-    F->exec.time_setup = time__now() - t0;
-    double total = S->flops + S->flops_type[MFS_OP_ASSEMBLE], step = total / 200, next = step;
-    for (int64_t o = 0; o < S->nops; o++) {
-        st = mfs_op_execute(F, A, &S->ops[o], err);
-        if (st != MFS_OK) break;
-        if (progress && F->flops_done >= next) {
-            progress(ctx, F->flops_done, total);
-            next = F->flops_done + step;
-        }
-    }
-    F->mem_peak = mfs_mem_peak() - base;
-    F->exec.nranks = 1;
-    F->exec.workers = 1;
-    F->exec.flops_local = F->exec.flops_tasks = F->flops_done;
-    F->exec.mem_tables = S->mem_fixed;
-    F->exec.mem_factor = S->mem_factor;
-    F->exec.mem_cb_min = F->exec.mem_window = S->mem_cb_region;
-    F->exec.mem_predicted = F->exec.mem_predicted_max = S->mem_peak;
-    F->exec.mem_peak_max = F->mem_peak;
-    /* every CB has been assembled: give the CB arena's pages back now */
-    if (st == MFS_OK) release_arena(&F->arena_cb);
-    F->time = F->exec.time_max = time__now() - t0;
+mfs_status mfs_factorize_seq(const mfs_symbolic *S, const mfs_matrix *A, mfs_factor **Fout, mfs_progress_fn progress,
+                             void *ctx, mfs_error *err) {
+  *Fout = NULL;
+  if (!S || !A || A->n != S->n) return err__set(err, MFS_ERR_ARG, 0, -1, "matrix does not match the analysis");
+  mfs_kernels_init();
+  unsigned csr = mfs_fpu_flush_denormals();
+  double t0 = time__now();
+  int64_t base = mfs_mem_current();
+  mfs_mem_reset_peak();
+  mfs_factor *F;
+  mfs_status st = mfs_factor_create(S, &F, err);
+  if (st != MFS_OK) {
     mfs_fpu_restore(csr);
-    if (st != MFS_OK) {
-        mfs_factor_free(F);
-        return st;
+    return st;
+  }
+  F->mem_base = base;
+  F->exec.time_setup = time__now() - t0;
+  double total = S->flops + S->flops_type[MFS_OP_ASSEMBLE], step = total / 200, next = step;
+  for (int64_t o = 0; o < S->nops; o++) {
+    st = mfs_op_execute(F, A, &S->ops[o], err);
+    if (st != MFS_OK) break;
+    if (progress && F->flops_done >= next) {
+      progress(ctx, F->flops_done, total);
+      next = F->flops_done + step;
     }
-    if (progress) progress(ctx, total, total);
-    *Fout = F;
-    return MFS_OK;
+  }
+  F->mem_peak = mfs_mem_peak() - base;
+  F->exec.nranks = 1;
+  F->exec.workers = 1;
+  F->exec.flops_local = F->exec.flops_tasks = F->flops_done;
+  F->exec.mem_tables = S->mem_fixed;
+  F->exec.mem_factor = S->mem_factor;
+  F->exec.mem_cb_min = F->exec.mem_window = S->mem_cb_region;
+  F->exec.mem_predicted = F->exec.mem_predicted_max = S->mem_peak;
+  F->exec.mem_peak_max = F->mem_peak;
+  /* every CB has been assembled: give the CB arena's pages back now */
+  if (st == MFS_OK) release_arena(&F->arena_cb);
+  F->time = F->exec.time_max = time__now() - t0;
+  mfs_fpu_restore(csr);
+  if (st != MFS_OK) {
+    mfs_factor_free(F);
+    return st;
+  }
+  if (progress) progress(ctx, total, total);
+  *Fout = F;
+  return MFS_OK;
 }

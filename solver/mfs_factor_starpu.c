@@ -35,712 +35,677 @@
 #include <string.h>
 #include <time.h>
 
-void mfs_starpu_options_default(mfs_starpu_options *o)
-{
-    o->mem_relax = 1.2;
-    o->prune = 1;
+void mfs_starpu_options_default(mfs_starpu_options *o) {
+  o->mem_relax = 1.2;
+  o->prune = 1;
 }
 
 /* ------------------------------------------------------------------------------ priorities */
 
 typedef struct {
-    double *up;        /* per front: critical path of its ancestors' panel chains */
-    double *chain;     /* per front: its own panel chain (potrf + one trsm + one update per step) */
-    double top;        /* the largest bottom level */
-    int pmin, pmax;
+  double *up;    /* per front: critical path of its ancestors' panel chains */
+  double *chain; /* per front: its own panel chain (potrf + one trsm + one update per step) */
+  double top;    /* the largest bottom level */
+  int pmin, pmax;
 } prio_state;
 
-static double step_chain(const int32_t *b, int32_t nbt, int32_t k)
-{
-    double bk = b[k + 1] - b[k], bmax = 0;
-    for (int32_t i = k + 1; i < nbt; i++) bmax = fmax(bmax, b[i + 1] - b[i]);
-    return mfs_flops_potrf(bk) + (bmax > 0 ? mfs_flops_trsm(bmax, bk) + mfs_flops_gemm(bmax, bmax, bk) : 0);
+static double step_chain(const int32_t *b, int32_t nbt, int32_t k) {
+  double bk = b[k + 1] - b[k], bmax = 0;
+  for (int32_t i = k + 1; i < nbt; i++) bmax = fmax(bmax, b[i + 1] - b[i]);
+  return mfs_flops_potrf(bk) + (bmax > 0 ? mfs_flops_trsm(bmax, bk) + mfs_flops_gemm(bmax, bmax, bk) : 0);
 }
 
-static mfs_status prio_init(prio_state *P, const mfs_symbolic *S, int64_t *tables)
-{
-    const int32_t nf = S->nfronts;
-    P->up = mem__alloc(((size_t)nf + 1) * sizeof *P->up);
-    P->chain = mem__alloc(((size_t)nf + 1) * sizeof *P->chain);
-    *tables += 2 * ((int64_t)nf + 1) * (int64_t)sizeof(double);
-    if (!P->up || !P->chain) return MFS_ERR_NOMEM;
-    for (int32_t f = 0; f < nf; f++) {
-        const mfs_front *F = &S->fronts[f];
-        double c = 0;
-        for (int32_t k = 0; k < F->nbp; k++) c += step_chain(S->blkptr + F->blk, F->nbt, k);
-        P->chain[f] = c;
-    }
-    P->top = 1;
-    for (int32_t f = nf - 1; f >= 0; f--) { /* parents first */
-        int32_t p = S->fronts[f].parent;
-        P->up[f] = p < 0 ? 0 : P->up[p] + P->chain[p];
-        P->top = fmax(P->top, fmax(P->up[f] + P->chain[f], P->up[f] + S->fronts[f].subtree_flops));
-    }
-    P->pmin = starpu_sched_get_min_priority();
-    P->pmax = starpu_sched_get_max_priority();
-    if (P->pmax - P->pmin > 100000) { /* an unbounded range: use a slice of it */
-        P->pmin = P->pmin < 0 && P->pmax > 0 ? 0 : P->pmin;
-        P->pmax = P->pmin + 100000;
-    }
-    return MFS_OK;
+static mfs_status prio_init(prio_state *P, const mfs_symbolic *S, int64_t *tables) {
+  const int32_t nf = S->nfronts;
+  P->up = mem__alloc(((size_t)nf + 1) * sizeof *P->up);
+  P->chain = mem__alloc(((size_t)nf + 1) * sizeof *P->chain);
+  *tables += 2 * ((int64_t)nf + 1) * (int64_t)sizeof(double);
+  if (!P->up || !P->chain) return MFS_ERR_NOMEM;
+  for (int32_t f = 0; f < nf; f++) {
+    const mfs_front *F = &S->fronts[f];
+    double c = 0;
+    for (int32_t k = 0; k < F->nbp; k++) c += step_chain(S->blkptr + F->blk, F->nbt, k);
+    P->chain[f] = c;
+  }
+  P->top = 1;
+  for (int32_t f = nf - 1; f >= 0; f--) { /* parents first */
+    int32_t p = S->fronts[f].parent;
+    P->up[f] = p < 0 ? 0 : P->up[p] + P->chain[p];
+    P->top = fmax(P->top, fmax(P->up[f] + P->chain[f], P->up[f] + S->fronts[f].subtree_flops));
+  }
+  P->pmin = starpu_sched_get_min_priority();
+  P->pmax = starpu_sched_get_max_priority();
+  if (P->pmax - P->pmin > 100000) { /* an unbounded range: use a slice of it */
+    P->pmin = P->pmin < 0 && P->pmax > 0 ? 0 : P->pmin;
+    P->pmax = P->pmin + 100000;
+  }
+  return MFS_OK;
 }
 
-static int prio_of(const prio_state *P, double bottom_level)
-{
-    if (P->pmax <= P->pmin) return P->pmin;
-    double x = log1p(fmax(bottom_level, 0)) / log1p(P->top);
-    int p = P->pmin + (int)lround(x * (P->pmax - P->pmin - 1)); /* pmax itself is for cleanups */
-    return p < P->pmin ? P->pmin : p >= P->pmax ? P->pmax - 1 : p;
+static int prio_of(const prio_state *P, double bottom_level) {
+  if (P->pmax <= P->pmin) return P->pmin;
+  double x = log1p(fmax(bottom_level, 0)) / log1p(P->top);
+  int p = P->pmin + (int)lround(x * (P->pmax - P->pmin - 1)); /* pmax itself is for cleanups */
+  return p < P->pmin ? P->pmin : p >= P->pmax ? P->pmax - 1 : p;
 }
 
 /* Bottom level of a tile operation of a tiled front. */
-static double op_level(const prio_state *P, const mfs_symbolic *S, const mfs_op *op)
-{
-    const mfs_front *F = &S->fronts[op->front];
-    const int32_t *b = S->blkptr + F->blk;
-    double rest = 0; /* chain of the steps after k */
-    int32_t k = op->k < 0 ? -1 : op->k;
-    if (op->type == MFS_OP_INIT || op->type == MFS_OP_ASSEMBLE) return P->up[op->front] + P->chain[op->front] + 1;
-    for (int32_t t = k + 1; t < F->nbp; t++) rest += step_chain(b, F->nbt, t);
-    double base = P->up[op->front] + rest;
-    switch (op->type) {
-    case MFS_OP_POTRF: return base + step_chain(b, F->nbt, k);
-    case MFS_OP_TRSM: return base + step_chain(b, F->nbt, k) - mfs_flops_potrf(b[k + 1] - b[k]);
-    default: return base + op->flops;
-    }
+static double op_level(const prio_state *P, const mfs_symbolic *S, const mfs_op *op) {
+  const mfs_front *F = &S->fronts[op->front];
+  const int32_t *b = S->blkptr + F->blk;
+  double rest = 0; /* chain of the steps after k */
+  int32_t k = op->k < 0 ? -1 : op->k;
+  if (op->type == MFS_OP_INIT || op->type == MFS_OP_ASSEMBLE) return P->up[op->front] + P->chain[op->front] + 1;
+  for (int32_t t = k + 1; t < F->nbp; t++) rest += step_chain(b, F->nbt, t);
+  double base = P->up[op->front] + rest;
+  switch (op->type) {
+  case MFS_OP_POTRF: return base + step_chain(b, F->nbt, k);
+  case MFS_OP_TRSM: return base + step_chain(b, F->nbt, k) - mfs_flops_potrf(b[k + 1] - b[k]);
+  default: return base + op->flops;
+  }
 }
 
 /* -------------------------------------------------------------------------------- submission */
 
 typedef struct {
-    exec_state *E;
-    prio_state P;
-    double flops_local;      /* analytic flops of the tasks this process runs */
-    int64_t tasks_local[MFS_NTASKTYPES];
-    int64_t tasks_submitted; /* tasks this process runs */
-    mfs_progress_fn progress;
-    void *ctx;
-    double flops_total;
+  exec_state *E;
+  prio_state P;
+  double flops_local; /* analytic flops of the tasks this process runs */
+  int64_t tasks_local[MFS_NTASKTYPES];
+  int64_t tasks_submitted; /* tasks this process runs */
+  mfs_progress_fn progress;
+  void *ctx;
+  double flops_total;
 } submit_state;
 
-static int64_t tile_id(const mfs_symbolic *S, int32_t f, int32_t i, int32_t j)
-{
-    return S->fronts[f].tile0 + mfs_tile_index(S->fronts[f].nbt, i, j);
+static int64_t tile_id(const mfs_symbolic *S, int32_t f, int32_t i, int32_t j) {
+  return S->fronts[f].tile0 + mfs_tile_index(S->fronts[f].nbt, i, j);
 }
 
 /* Whether front f's handles cross processes (registered with StarPU-MPI). */
-static int mpi_front(const exec_state *E, int32_t f)
-{
-    const mfs_dist *D = E->D;
-    if (E->nranks == 1) return 0;
-    if (dist__shared(D, f)) return 1;
-    int32_t p = E->S->fronts[f].parent;
-    return p >= 0 && (D->lo[p] != D->lo[f] || D->hi[p] != D->hi[f]);
+static int mpi_front(const exec_state *E, int32_t f) {
+  const mfs_dist *D = E->D;
+  if (E->nranks == 1) return 0;
+  if (dist__shared(D, f)) return 1;
+  int32_t p = E->S->fronts[f].parent;
+  return p >= 0 && (D->lo[p] != D->lo[f] || D->hi[p] != D->hi[f]);
 }
 
-static void register_tile(exec_state *E, int32_t f, int32_t i, int32_t j, int mpi)
-{
-    const mfs_symbolic *S = E->S;
-    const mfs_front *Fr = &S->fronts[f];
-    const int32_t *b = S->blkptr + Fr->blk;
-    int64_t t = tile_id(S, f, i, j);
-    int owner = dist__tile_owner(E->D, f, i);
-    double *p = owner == E->rank ? E->F->tile[t] : E->rtile[t];
-    uint32_t rows = (uint32_t)(b[i + 1] - b[i]), cols = (uint32_t)(b[j + 1] - b[j]);
-    starpu_matrix_data_register(&E->h[t], p ? STARPU_MAIN_RAM : -1, (uintptr_t)p, rows, rows, cols, sizeof(double));
-    if (mpi) starpu_mpi_data_register(E->h[t], (starpu_mpi_tag_t)t, owner);
+static void register_tile(exec_state *E, int32_t f, int32_t i, int32_t j, int mpi) {
+  const mfs_symbolic *S = E->S;
+  const mfs_front *Fr = &S->fronts[f];
+  const int32_t *b = S->blkptr + Fr->blk;
+  int64_t t = tile_id(S, f, i, j);
+  int owner = dist__tile_owner(E->D, f, i);
+  double *p = owner == E->rank ? E->F->tile[t] : E->rtile[t];
+  uint32_t rows = (uint32_t)(b[i + 1] - b[i]), cols = (uint32_t)(b[j + 1] - b[j]);
+  starpu_matrix_data_register(&E->h[t], p ? STARPU_MAIN_RAM : -1, (uintptr_t)p, rows, rows, cols, sizeof(double));
+  if (mpi) starpu_mpi_data_register(E->h[t], (starpu_mpi_tag_t)t, owner);
 }
 
-static void unregister_tile(exec_state *E, int64_t t)
-{
-    if (!E->h[t]) return;
-    starpu_data_unregister_submit(E->h[t]);
-    E->h[t] = NULL;
+static void unregister_tile(exec_state *E, int64_t t) {
+  if (!E->h[t]) return;
+  starpu_data_unregister_submit(E->h[t]);
+  E->h[t] = NULL;
 }
 
-static void count_task(submit_state *T, int type, double flops)
-{
-    T->tasks_local[type]++;
-    T->tasks_submitted++;
-    T->flops_local += flops;
+static void count_task(submit_state *T, int type, double flops) {
+  T->tasks_local[type]++;
+  T->tasks_submitted++;
+  T->flops_local += flops;
 }
 
-#define TASK_ARGS(type, arg, tag, flops, prio)                                                                \
-    STARPU_CL_ARGS_NFREE, (arg), sizeof(mfs_op), STARPU_TAG_ONLY, (starpu_tag_t)(tag), STARPU_FLOPS, (double)(flops), \
-        STARPU_PRIORITY, (prio), STARPU_NAME, exec__cl[type].name
+#define TASK_ARGS(type, arg, tag, flops, prio)                                                                      \
+  STARPU_CL_ARGS_NFREE, (arg), sizeof(mfs_op), STARPU_TAG_ONLY, (starpu_tag_t)(tag), STARPU_FLOPS, (double)(flops), \
+      STARPU_PRIORITY, (prio), STARPU_NAME, exec__cl[type].name
 
-static void insert_failed(exec_state *E, int type, int ret)
-{
-    mfs_error e;
-    err__set(&e, MFS_ERR_INTERNAL, 0, -1, "StarPU refused a %s task (error %d)", exec__cl[type].name, ret);
-    exec__fail(E, &e);
+static void insert_failed(exec_state *E, int type, int ret) {
+  mfs_error e;
+  err__set(&e, MFS_ERR_INTERNAL, 0, -1, "StarPU refused a %s task (error %d)", exec__cl[type].name, ret);
+  exec__fail(E, &e);
 }
 
 /* A tile operation (assemble, potrf, trsm, syrk, gemm: 1 to 3 tiles, the last one written). The
  * owner of the written tile runs it; when every tile is here it is an ordinary task, otherwise
  * every process owning one of the tiles inserts it through StarPU-MPI, which moves the tiles. */
 static void insert_tile_op(submit_state *T, const mfs_op *op, int prio, int n, starpu_data_handle_t *hv,
-                           const int *owners, const enum starpu_data_access_mode *mv)
-{
-    exec_state *E = T->E;
-    int local = 1, involved = 0;
-    for (int q = 0; q < n; q++) {
-        if (owners[q] == E->rank)
-            involved = 1;
-        else
-            local = 0;
-    }
-    if (!involved) return;
-    const int type = op->type;
-    struct starpu_codelet *cl = &exec__cl[type];
-    void *arg = (void *)op;
-    int ret;
-    if (local) {
-        ret = n == 1   ? starpu_task_insert(cl, mv[0], hv[0], TASK_ARGS(type, arg, op->front, op->flops, prio), 0)
-              : n == 2 ? starpu_task_insert(cl, mv[0], hv[0], mv[1], hv[1],
+                           const int *owners, const enum starpu_data_access_mode *mv) {
+  exec_state *E = T->E;
+  int local = 1, involved = 0;
+  for (int q = 0; q < n; q++) {
+    if (owners[q] == E->rank)
+      involved = 1;
+    else
+      local = 0;
+  }
+  if (!involved) return;
+  const int type = op->type;
+  struct starpu_codelet *cl = &exec__cl[type];
+  void *arg = (void *)op;
+  int ret;
+  if (local) {
+    ret = n == 1 ? starpu_task_insert(cl, mv[0], hv[0], TASK_ARGS(type, arg, op->front, op->flops, prio), 0)
+          : n == 2
+              ? starpu_task_insert(cl, mv[0], hv[0], mv[1], hv[1], TASK_ARGS(type, arg, op->front, op->flops, prio), 0)
+              : starpu_task_insert(cl, mv[0], hv[0], mv[1], hv[1], mv[2], hv[2],
+                                   TASK_ARGS(type, arg, op->front, op->flops, prio), 0);
+  } else {
+    ret = n == 1   ? starpu_mpi_task_insert(MPI_COMM_WORLD, cl, mv[0], hv[0],
                                             TASK_ARGS(type, arg, op->front, op->flops, prio), 0)
-                       : starpu_task_insert(cl, mv[0], hv[0], mv[1], hv[1], mv[2], hv[2],
+          : n == 2 ? starpu_mpi_task_insert(MPI_COMM_WORLD, cl, mv[0], hv[0], mv[1], hv[1],
+                                            TASK_ARGS(type, arg, op->front, op->flops, prio), 0)
+                   : starpu_mpi_task_insert(MPI_COMM_WORLD, cl, mv[0], hv[0], mv[1], hv[1], mv[2], hv[2],
                                             TASK_ARGS(type, arg, op->front, op->flops, prio), 0);
-    } else {
-        ret = n == 1   ? starpu_mpi_task_insert(MPI_COMM_WORLD, cl, mv[0], hv[0],
-                                                TASK_ARGS(type, arg, op->front, op->flops, prio), 0)
-              : n == 2 ? starpu_mpi_task_insert(MPI_COMM_WORLD, cl, mv[0], hv[0], mv[1], hv[1],
-                                                TASK_ARGS(type, arg, op->front, op->flops, prio), 0)
-                       : starpu_mpi_task_insert(MPI_COMM_WORLD, cl, mv[0], hv[0], mv[1], hv[1], mv[2], hv[2],
-                                                TASK_ARGS(type, arg, op->front, op->flops, prio), 0);
-    }
-    if (ret != 0) {
-        insert_failed(E, type, ret);
-        return;
-    }
-    if (owners[n - 1] == E->rank) count_task(T, type, op->flops);
+  }
+  if (ret != 0) {
+    insert_failed(E, type, ret);
+    return;
+  }
+  if (owners[n - 1] == E->rank) count_task(T, type, op->flops);
 }
 
 /* Init, cleanup or subtree: a task on tiles of this process only, any number of them (or none). */
 static void insert_local(submit_state *T, int type, void *arg, size_t argsize, int32_t tag, double flops, int prio,
-                         int n, const starpu_data_handle_t *hv)
-{
-    struct starpu_data_descr few[32], *d = n <= 32 ? few : mem__alloc((size_t)n * sizeof *d);
-    if (!d) {
-        mfs_error e;
-        err__nomem(&e);
-        exec__fail(T->E, &e);
-        return;
-    }
-    for (int q = 0; q < n; q++) {
-        d[q].handle = hv[q];
-        d[q].mode = STARPU_W;
-    }
-    int ret = starpu_task_insert(&exec__cl[type], STARPU_DATA_MODE_ARRAY, d, n, STARPU_CL_ARGS_NFREE, arg, argsize,
-                                 STARPU_TAG_ONLY, (starpu_tag_t)tag, STARPU_FLOPS, flops, STARPU_PRIORITY, prio,
-                                 STARPU_NAME, exec__cl[type].name, 0);
-    if (d != few) mem__free(d);
-    if (ret != 0) {
-        insert_failed(T->E, type, ret);
-        return;
-    }
-    count_task(T, type, flops);
+                         int n, const starpu_data_handle_t *hv) {
+  struct starpu_data_descr few[32], *d = n <= 32 ? few : mem__alloc((size_t)n * sizeof *d);
+  if (!d) {
+    mfs_error e;
+    err__nomem(&e);
+    exec__fail(T->E, &e);
+    return;
+  }
+  for (int q = 0; q < n; q++) {
+    d[q].handle = hv[q];
+    d[q].mode = STARPU_W;
+  }
+  int ret = starpu_task_insert(&exec__cl[type], STARPU_DATA_MODE_ARRAY, d, n, STARPU_CL_ARGS_NFREE, arg, argsize,
+                               STARPU_TAG_ONLY, (starpu_tag_t)tag, STARPU_FLOPS, flops, STARPU_PRIORITY, prio,
+                               STARPU_NAME, exec__cl[type].name, 0);
+  if (d != few) mem__free(d);
+  if (ret != 0) {
+    insert_failed(T->E, type, ret);
+    return;
+  }
+  count_task(T, type, flops);
 }
 
 /* Waits on E->freed (E->lock held) for at most 200 ms: the progress display keeps moving. */
-static void wait_freed(exec_state *E)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 200 * 1000 * 1000;
-    if (ts.tv_nsec >= 1000000000) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000;
-    }
-    pthread_cond_timedwait(&E->freed, &E->lock, &ts);
+static void wait_freed(exec_state *E) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ts.tv_nsec += 200 * 1000 * 1000;
+  if (ts.tv_nsec >= 1000000000) {
+    ts.tv_sec++;
+    ts.tv_nsec -= 1000000000;
+  }
+  pthread_cond_timedwait(&E->freed, &E->lock, &ts);
 }
 
-static void show_progress(const submit_state *T)
-{
-    if (T->progress) T->progress(T->ctx, (double)atomic_load(&T->E->flops_done), T->flops_total);
+static void show_progress(const submit_state *T) {
+  if (T->progress) T->progress(T->ctx, (double)atomic_load(&T->E->flops_done), T->flops_total);
 }
 
 /* Waits (showing progress) until the submitted tasks gave memory back; 0 when nothing is left to wait for. */
-static int wait_for_memory(submit_state *T)
-{
-    exec_state *E = T->E;
-    pthread_mutex_lock(&E->lock);
-    int pending = E->pending_frees > 0;
-    if (pending) wait_freed(E);
-    pthread_mutex_unlock(&E->lock);
-    show_progress(T);
-    return pending;
+static int wait_for_memory(submit_state *T) {
+  exec_state *E = T->E;
+  pthread_mutex_lock(&E->lock);
+  int pending = E->pending_frees > 0;
+  if (pending) wait_freed(E);
+  pthread_mutex_unlock(&E->lock);
+  show_progress(T);
+  return pending;
 }
 
 /* Waits (showing progress) until every task this process submitted so far has run. */
-static void wait_for_tasks(submit_state *T)
-{
-    exec_state *E = T->E;
-    atomic_store(&E->tasks_awaited, 1);
-    while (atomic_load(&E->tasks_done) < T->tasks_submitted) {
-        pthread_mutex_lock(&E->lock);
-        if (atomic_load(&E->tasks_done) < T->tasks_submitted) wait_freed(E);
-        pthread_mutex_unlock(&E->lock);
-        show_progress(T);
-    }
-    atomic_store(&E->tasks_awaited, 0);
+static void wait_for_tasks(submit_state *T) {
+  exec_state *E = T->E;
+  atomic_store(&E->tasks_awaited, 1);
+  while (atomic_load(&E->tasks_done) < T->tasks_submitted) {
+    pthread_mutex_lock(&E->lock);
+    if (atomic_load(&E->tasks_done) < T->tasks_submitted) wait_freed(E);
+    pthread_mutex_unlock(&E->lock);
+    show_progress(T);
+  }
+  atomic_store(&E->tasks_awaited, 0);
 }
 
 /* CB memory under the window. */
-static double *window_alloc(submit_state *T, int64_t bytes)
-{
-    exec_state *E = T->E;
-    if (bytes <= 0) return NULL;
-    int waited = 0;
-    for (;;) {
-        int over;
-        double *p = arena__alloc_capped(E->F->arena_cb, (size_t)bytes, E->cb_cap, &over);
-        if (p) return p;
-        if (!over) return mem__alloc((size_t)bytes); /* the reservation is exhausted: heap */
-        if (!waited) E->waits++;
-        waited = 1;
-        if (wait_for_memory(T)) continue;
-        /* nothing left to free: one more try (a cleanup may have run meanwhile), then go over */
-        p = arena__alloc_capped(E->F->arena_cb, (size_t)bytes, E->cb_cap, &over);
-        if (p) return p;
-        E->overflows++;
-        p = arena__alloc(E->F->arena_cb, (size_t)bytes);
-        return p ? p : mem__alloc((size_t)bytes);
-    }
+static double *window_alloc(submit_state *T, int64_t bytes) {
+  exec_state *E = T->E;
+  if (bytes <= 0) return NULL;
+  int waited = 0;
+  for (;;) {
+    int over;
+    double *p = arena__alloc_capped(E->F->arena_cb, (size_t)bytes, E->cb_cap, &over);
+    if (p) return p;
+    if (!over) return mem__alloc((size_t)bytes); /* the reservation is exhausted: heap */
+    if (!waited) E->waits++;
+    waited = 1;
+    if (wait_for_memory(T)) continue;
+    /* nothing left to free: one more try (a cleanup may have run meanwhile), then go over */
+    p = arena__alloc_capped(E->F->arena_cb, (size_t)bytes, E->cb_cap, &over);
+    if (p) return p;
+    E->overflows++;
+    p = arena__alloc(E->F->arena_cb, (size_t)bytes);
+    return p ? p : mem__alloc((size_t)bytes);
+  }
 }
 
 /* Factor tiles: the arena holds the exact total the distribution reserved, so the fallback never runs. */
-static double *factor_alloc(mfs_factor *F, int64_t bytes)
-{
-    double *p = arena__alloc(F->arena_l, (size_t)bytes);
-    return p ? p : mem__alloc((size_t)bytes);
+static double *factor_alloc(mfs_factor *F, int64_t bytes) {
+  double *p = arena__alloc(F->arena_l, (size_t)bytes);
+  return p ? p : mem__alloc((size_t)bytes);
 }
 
-static void submit_subtree(submit_state *T, int32_t r)
-{
-    exec_state *E = T->E;
-    const mfs_symbolic *S = E->S;
-    mfs_dist *D = E->D;
-    mfs_factor *F = E->F;
-    const mfs_front *Fr = &S->fronts[r];
-    const int owner = D->lo[r];
-    const int here = owner == E->rank;
-    const int32_t p = Fr->parent;
-    const int needed = here || (p >= 0 && dist__in_group(D, p, E->rank));
-    if (!needed) return;
-    exec_subtree *sub = &E->sub[r];
-    if (here) {
-        sub->first = D->subtree_first[r];
-        sub->root = r;
-        sub->L = factor_alloc(F, D->sub_l[r]);
-        sub->scratch_bytes = D->sub_scratch[r];
-        sub->scratch = sub->scratch_bytes > 0 ? window_alloc(T, sub->scratch_bytes) : NULL;
-        F->cbblock[r] = D->cb_local[r] ? sub->scratch + D->sub_off[r] / (int64_t)sizeof(double) : NULL;
-        double *Lr = sub->L;
-        for (int32_t g = sub->first; g < r; g++) Lr += S->fronts[g].l_bytes / (int64_t)sizeof(double);
-        int64_t lb, cb;
-        dist__carve(S, D, r, Lr, F->cbblock[r], F->tile + Fr->tile0, &lb, &cb);
+static void submit_subtree(submit_state *T, int32_t r) {
+  exec_state *E = T->E;
+  const mfs_symbolic *S = E->S;
+  mfs_dist *D = E->D;
+  mfs_factor *F = E->F;
+  const mfs_front *Fr = &S->fronts[r];
+  const int owner = D->lo[r];
+  const int here = owner == E->rank;
+  const int32_t p = Fr->parent;
+  const int needed = here || (p >= 0 && dist__in_group(D, p, E->rank));
+  if (!needed) return;
+  exec_subtree *sub = &E->sub[r];
+  if (here) {
+    sub->first = D->subtree_first[r];
+    sub->root = r;
+    sub->L = factor_alloc(F, D->sub_l[r]);
+    sub->scratch_bytes = D->sub_scratch[r];
+    sub->scratch = sub->scratch_bytes > 0 ? window_alloc(T, sub->scratch_bytes) : NULL;
+    F->cbblock[r] = D->cb_local[r] ? sub->scratch + D->sub_off[r] / (int64_t)sizeof(double) : NULL;
+    double *Lr = sub->L;
+    for (int32_t g = sub->first; g < r; g++) Lr += S->fronts[g].l_bytes / (int64_t)sizeof(double);
+    int64_t lb, cb;
+    dist__carve(S, D, r, Lr, F->cbblock[r], F->tile + Fr->tile0, &lb, &cb);
+  }
+  if (!here && D->recv_cb[r] > 0) {
+    E->recv_cb[r] = window_alloc(T, D->recv_cb[r]);
+    dist__carve_recv(S, D, r, NULL, E->recv_cb[r], E->rtile + Fr->tile0);
+  }
+  int mpi = mpi_front(E, r);
+  int n = 0;
+  for (int32_t j = Fr->nbp; j < Fr->nbt; j++)
+    for (int32_t i = j; i < Fr->nbt; i++) {
+      register_tile(E, r, i, j, mpi);
+      n++;
     }
-    if (!here && D->recv_cb[r] > 0) {
-        E->recv_cb[r] = window_alloc(T, D->recv_cb[r]);
-        dist__carve_recv(S, D, r, NULL, E->recv_cb[r], E->rtile + Fr->tile0);
-    }
-    int mpi = mpi_front(E, r);
-    int n = 0;
-    for (int32_t j = Fr->nbp; j < Fr->nbt; j++)
-        for (int32_t i = j; i < Fr->nbt; i++) {
-            register_tile(E, r, i, j, mpi);
-            n++;
-        }
-    if (!here) return;
-    starpu_data_handle_t *hv = mem__alloc((size_t)(n ? n : 1) * sizeof *hv);
-    if (!hv) {
-        mfs_error e;
-        err__nomem(&e);
-        exec__fail(E, &e);
-        return;
-    }
-    n = 0;
-    for (int32_t j = Fr->nbp; j < Fr->nbt; j++)
-        for (int32_t i = j; i < Fr->nbt; i++) hv[n++] = E->h[tile_id(S, r, i, j)];
-    double flops = 0;
-    for (int64_t o = S->fronts[sub->first].op_begin; o < Fr->op_end; o++) flops += S->ops[o].flops;
-    if (sub->scratch) {
-        pthread_mutex_lock(&E->lock);
-        E->pending_frees++;
-        pthread_mutex_unlock(&E->lock);
-    }
-    insert_local(T, MFS_TASK_SUBTREE, sub, sizeof *sub, r, flops,
-                 prio_of(&T->P, T->P.up[r] + S->fronts[r].subtree_flops), n, hv);
-    mem__free(hv);
+  if (!here) return;
+  starpu_data_handle_t *hv = mem__alloc((size_t)(n ? n : 1) * sizeof *hv);
+  if (!hv) {
+    mfs_error e;
+    err__nomem(&e);
+    exec__fail(E, &e);
+    return;
+  }
+  n = 0;
+  for (int32_t j = Fr->nbp; j < Fr->nbt; j++)
+    for (int32_t i = j; i < Fr->nbt; i++) hv[n++] = E->h[tile_id(S, r, i, j)];
+  double flops = 0;
+  for (int64_t o = S->fronts[sub->first].op_begin; o < Fr->op_end; o++) flops += S->ops[o].flops;
+  if (sub->scratch) {
+    pthread_mutex_lock(&E->lock);
+    E->pending_frees++;
+    pthread_mutex_unlock(&E->lock);
+  }
+  insert_local(T, MFS_TASK_SUBTREE, sub, sizeof *sub, r, flops, prio_of(&T->P, T->P.up[r] + S->fronts[r].subtree_flops),
+               n, hv);
+  mem__free(hv);
 }
 
 /* Room for the handles of every tile of front Fr's lower triangle; NULL out of memory (the
  * factorization is then failed). */
-static starpu_data_handle_t *front_handle_array(exec_state *E, const mfs_front *Fr)
-{
-    starpu_data_handle_t *hv = mem__alloc(((size_t)Fr->nbt * (Fr->nbt + 1) / 2 + 1) * sizeof *hv);
-    if (!hv) {
-        mfs_error e;
-        err__nomem(&e);
-        exec__fail(E, &e);
-    }
-    return hv;
+static starpu_data_handle_t *front_handle_array(exec_state *E, const mfs_front *Fr) {
+  starpu_data_handle_t *hv = mem__alloc(((size_t)Fr->nbt * (Fr->nbt + 1) / 2 + 1) * sizeof *hv);
+  if (!hv) {
+    mfs_error e;
+    err__nomem(&e);
+    exec__fail(E, &e);
+  }
+  return hv;
 }
 
 /* The init of this process's tiles of front f. */
-static void submit_init(submit_state *T, const mfs_op *op, int32_t f, int prio)
-{
-    exec_state *E = T->E;
-    const mfs_symbolic *S = E->S;
-    const mfs_front *Fr = &S->fronts[f];
-    starpu_data_handle_t *hv = front_handle_array(E, Fr);
-    if (!hv)
-        return;
-    int n = 0;
-    for (int32_t j = 0; j < Fr->nbt; j++)
-        for (int32_t i = j; i < Fr->nbt; i++)
-            if (dist__tile_owner(E->D, f, i) == E->rank) hv[n++] = E->h[tile_id(S, f, i, j)];
-    if (n) insert_local(T, MFS_OP_INIT, (void *)op, sizeof *op, f, 0, prio, n, hv);
-    mem__free(hv);
+static void submit_init(submit_state *T, const mfs_op *op, int32_t f, int prio) {
+  exec_state *E = T->E;
+  const mfs_symbolic *S = E->S;
+  const mfs_front *Fr = &S->fronts[f];
+  starpu_data_handle_t *hv = front_handle_array(E, Fr);
+  if (!hv) return;
+  int n = 0;
+  for (int32_t j = 0; j < Fr->nbt; j++)
+    for (int32_t i = j; i < Fr->nbt; i++)
+      if (dist__tile_owner(E->D, f, i) == E->rank) hv[n++] = E->h[tile_id(S, f, i, j)];
+  if (n) insert_local(T, MFS_OP_INIT, (void *)op, sizeof *op, f, 0, prio, n, hv);
+  mem__free(hv);
 }
 
 /* A cleanup: the CB of front f (this process's tiles and its copies) or its copies of f's factor
  * tiles go back to the arena once every task reading them has run (W access on all of them). */
-static void submit_release(submit_state *T, int32_t f, int kind)
-{
-    exec_state *E = T->E;
-    const mfs_symbolic *S = E->S;
-    const mfs_front *Fr = &S->fronts[f];
-    starpu_data_handle_t *hv = front_handle_array(E, Fr);
-    if (!hv)
-        return;
-    int n = 0;
-    for (int32_t j = kind == RELEASE_CB ? Fr->nbp : 0; j < (kind == RELEASE_CB ? Fr->nbt : Fr->nbp); j++)
-        for (int32_t i = j; i < Fr->nbt; i++) {
-            int64_t t = tile_id(S, f, i, j);
-            int mine = dist__tile_owner(E->D, f, i) == E->rank;
-            if ((kind == RELEASE_CB && mine) || E->rtile[t]) hv[n++] = E->h[t];
-        }
-    if (n) {
-        pthread_mutex_lock(&E->lock);
-        E->pending_frees++;
-        pthread_mutex_unlock(&E->lock);
-        exec_release *rel = &E->rel[2 * (size_t)f + (size_t)kind];
-        rel->front = f;
-        rel->kind = kind;
-        insert_local(T, MFS_OP_CLEANUP, rel, sizeof *rel, f, 0, T->P.pmax, n, hv);
+static void submit_release(submit_state *T, int32_t f, int kind) {
+  exec_state *E = T->E;
+  const mfs_symbolic *S = E->S;
+  const mfs_front *Fr = &S->fronts[f];
+  starpu_data_handle_t *hv = front_handle_array(E, Fr);
+  if (!hv) return;
+  int n = 0;
+  for (int32_t j = kind == RELEASE_CB ? Fr->nbp : 0; j < (kind == RELEASE_CB ? Fr->nbt : Fr->nbp); j++)
+    for (int32_t i = j; i < Fr->nbt; i++) {
+      int64_t t = tile_id(S, f, i, j);
+      int mine = dist__tile_owner(E->D, f, i) == E->rank;
+      if ((kind == RELEASE_CB && mine) || E->rtile[t]) hv[n++] = E->h[t];
     }
-    mem__free(hv);
+  if (n) {
+    pthread_mutex_lock(&E->lock);
+    E->pending_frees++;
+    pthread_mutex_unlock(&E->lock);
+    exec_release *rel = &E->rel[2 * (size_t)f + (size_t)kind];
+    rel->front = f;
+    rel->kind = kind;
+    insert_local(T, MFS_OP_CLEANUP, rel, sizeof *rel, f, 0, T->P.pmax, n, hv);
+  }
+  mem__free(hv);
 }
 
-static void submit_tiled(submit_state *T, int32_t f)
-{
-    exec_state *E = T->E;
-    const mfs_symbolic *S = E->S;
-    mfs_dist *D = E->D;
-    mfs_factor *F = E->F;
-    const mfs_front *Fr = &S->fronts[f];
-    const int in_group = dist__in_group(D, f, E->rank);
-    const int in_parent = Fr->parent >= 0 && dist__in_group(D, Fr->parent, E->rank);
-    if (!in_group && !in_parent) return;
-    /* memory, in the order dist.c's simulation replays: own tiles, copies of CB tiles to assemble into
+static void submit_tiled(submit_state *T, int32_t f) {
+  exec_state *E = T->E;
+  const mfs_symbolic *S = E->S;
+  mfs_dist *D = E->D;
+  mfs_factor *F = E->F;
+  const mfs_front *Fr = &S->fronts[f];
+  const int in_group = dist__in_group(D, f, E->rank);
+  const int in_parent = Fr->parent >= 0 && dist__in_group(D, Fr->parent, E->rank);
+  if (!in_group && !in_parent) return;
+  /* memory, in the order dist.c's simulation replays: own tiles, copies of CB tiles to assemble into
      * the parent, copies of factor tiles the front's tasks read */
-    if (in_group && D->l_local[f] + D->cb_local[f] > 0) {
-        double *L = D->l_local[f] ? factor_alloc(F, D->l_local[f]) : NULL;
-        double *C = window_alloc(T, D->cb_local[f]);
-        F->lblock[f] = L;
-        F->cbblock[f] = C;
-        int64_t lb, cb;
-        dist__carve(S, D, f, L, C, F->tile + Fr->tile0, &lb, &cb);
+  if (in_group && D->l_local[f] + D->cb_local[f] > 0) {
+    double *L = D->l_local[f] ? factor_alloc(F, D->l_local[f]) : NULL;
+    double *C = window_alloc(T, D->cb_local[f]);
+    F->lblock[f] = L;
+    F->cbblock[f] = C;
+    int64_t lb, cb;
+    dist__carve(S, D, f, L, C, F->tile + Fr->tile0, &lb, &cb);
+  }
+  if (D->recv_cb[f] > 0) E->recv_cb[f] = window_alloc(T, D->recv_cb[f]);
+  if (in_group && D->recv_l[f] > 0) E->recv_l[f] = window_alloc(T, D->recv_l[f]);
+  if (E->recv_cb[f] || E->recv_l[f]) dist__carve_recv(S, D, f, E->recv_l[f], E->recv_cb[f], E->rtile + Fr->tile0);
+  int mpi = mpi_front(E, f);
+  for (int32_t j = in_group ? 0 : Fr->nbp; j < Fr->nbt; j++)
+    for (int32_t i = j; i < Fr->nbt; i++) register_tile(E, f, i, j, mpi);
+  if (!in_group) return; /* a parent-side process: the CB handles are all it needs of f */
+  for (int64_t o = Fr->op_begin; o < Fr->op_end; o++) {
+    const mfs_op *op = &S->ops[o];
+    int prio = prio_of(&T->P, op_level(&T->P, S, op));
+    starpu_data_handle_t hv[3];
+    int ow[3];
+    enum starpu_data_access_mode mv[3];
+    switch (op->type) {
+    case MFS_OP_INIT: submit_init(T, op, f, prio); break;
+    case MFS_OP_CLEANUP: {
+      int32_t c = op->front;
+      const mfs_front *C = &S->fronts[c];
+      submit_release(T, c, RELEASE_CB);
+      for (int32_t j = C->nbp; j < C->nbt; j++)
+        for (int32_t i = j; i < C->nbt; i++) unregister_tile(E, tile_id(S, c, i, j));
+      break;
     }
-    if (D->recv_cb[f] > 0) E->recv_cb[f] = window_alloc(T, D->recv_cb[f]);
-    if (in_group && D->recv_l[f] > 0) E->recv_l[f] = window_alloc(T, D->recv_l[f]);
-    if (E->recv_cb[f] || E->recv_l[f]) dist__carve_recv(S, D, f, E->recv_l[f], E->recv_cb[f], E->rtile + Fr->tile0);
-    int mpi = mpi_front(E, f);
-    for (int32_t j = in_group ? 0 : Fr->nbp; j < Fr->nbt; j++)
-        for (int32_t i = j; i < Fr->nbt; i++) register_tile(E, f, i, j, mpi);
-    if (!in_group) return; /* a parent-side process: the CB handles are all it needs of f */
-    for (int64_t o = Fr->op_begin; o < Fr->op_end; o++) {
-        const mfs_op *op = &S->ops[o];
-        int prio = prio_of(&T->P, op_level(&T->P, S, op));
-        starpu_data_handle_t hv[3];
-        int ow[3];
-        enum starpu_data_access_mode mv[3];
-        switch (op->type) {
-        case MFS_OP_INIT:
-            submit_init(T, op, f, prio);
-            break;
-        case MFS_OP_CLEANUP: {
-            int32_t c = op->front;
-            const mfs_front *C = &S->fronts[c];
-            submit_release(T, c, RELEASE_CB);
-            for (int32_t j = C->nbp; j < C->nbt; j++)
-                for (int32_t i = j; i < C->nbt; i++) unregister_tile(E, tile_id(S, c, i, j));
-            break;
-        }
-        default: {
-            mfs_tile_access acc[3];
-            int n = mfs_op_access(op, acc);
-            for (int q = 0; q < n; q++) {
-                hv[q] = E->h[tile_id(S, acc[q].front, acc[q].i, acc[q].j)];
-                ow[q] = dist__tile_owner(D, acc[q].front, acc[q].i);
-                mv[q] = acc[q].mode == MFS_ACCESS_R ? STARPU_R : acc[q].mode == MFS_ACCESS_W ? STARPU_W : STARPU_RW;
-            }
-            insert_tile_op(T, op, prio, n, hv, ow, mv);
-        }
-        }
+    default: {
+      mfs_tile_access acc[3];
+      int n = mfs_op_access(op, acc);
+      for (int q = 0; q < n; q++) {
+        hv[q] = E->h[tile_id(S, acc[q].front, acc[q].i, acc[q].j)];
+        ow[q] = dist__tile_owner(D, acc[q].front, acc[q].i);
+        mv[q] = acc[q].mode == MFS_ACCESS_R ? STARPU_R : acc[q].mode == MFS_ACCESS_W ? STARPU_W : STARPU_RW;
+      }
+      insert_tile_op(T, op, prio, n, hv, ow, mv);
     }
-    submit_release(T, f, RELEASE_RECV_L);
-    for (int32_t j = 0; j < Fr->nbp; j++)
-        for (int32_t i = j; i < Fr->nbt; i++) unregister_tile(E, tile_id(S, f, i, j));
+    }
+  }
+  submit_release(T, f, RELEASE_RECV_L);
+  for (int32_t j = 0; j < Fr->nbp; j++)
+    for (int32_t i = j; i < Fr->nbt; i++) unregister_tile(E, tile_id(S, f, i, j));
 }
 
 /* ----------------------------------------------------------------------------------- driver */
 
 /* The analysis and the matrix must be the same on every process: a hash of what the executor relies on. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t t = 0; t < n; t++) h = (h ^ c[t]) * 1099511628211ull;
-    return h;
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t t = 0; t < n; t++) h = (h ^ c[t]) * 1099511628211ull;
+  return h;
 }
 
-static uint64_t problem_hash(const mfs_symbolic *S, const mfs_matrix *A)
-{
-    uint64_t h = 14695981039346656037ull;
-    h = fnv(h, &S->n, sizeof S->n);
-    h = fnv(h, &S->nfronts, sizeof S->nfronts);
-    h = fnv(h, &S->nops, sizeof S->nops);
-    h = fnv(h, &S->opts.nb, sizeof S->opts.nb);
-    h = fnv(h, S->perm, (size_t)S->n * sizeof *S->perm);
-    for (int32_t f = 0; f < S->nfronts; f++) {
-        const mfs_front *F = &S->fronts[f];
-        int32_t v[3] = {F->parent, F->ncol, F->nrow};
-        h = fnv(h, v, sizeof v);
-    }
-    h = fnv(h, &A->nnz, sizeof A->nnz);
-    h = fnv(h, A->val, (size_t)A->nnz * sizeof *A->val);
-    return h;
+static uint64_t problem_hash(const mfs_symbolic *S, const mfs_matrix *A) {
+  uint64_t h = 14695981039346656037ull;
+  h = fnv(h, &S->n, sizeof S->n);
+  h = fnv(h, &S->nfronts, sizeof S->nfronts);
+  h = fnv(h, &S->nops, sizeof S->nops);
+  h = fnv(h, &S->opts.nb, sizeof S->opts.nb);
+  h = fnv(h, S->perm, (size_t)S->n * sizeof *S->perm);
+  for (int32_t f = 0; f < S->nfronts; f++) {
+    const mfs_front *F = &S->fronts[f];
+    int32_t v[3] = {F->parent, F->ncol, F->nrow};
+    h = fnv(h, v, sizeof v);
+  }
+  h = fnv(h, &A->nnz, sizeof A->nnz);
+  h = fnv(h, A->val, (size_t)A->nnz * sizeof *A->val);
+  return h;
 }
 
 /* Every process learns the first failure (lowest rank that failed) and returns it. */
-static mfs_status agree_on_errors(exec_state *E, mfs_error *err)
-{
-    int failed = atomic_load(&E->failed);
-    if (E->nranks == 1 || !runtime__state.mpi) {
-        if (failed && err) *err = E->first_error;
-        return failed ? E->first_error.status : MFS_OK;
-    }
-    int in[2] = {failed ? 0 : 1, E->rank}, out[2];
-    MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MINLOC, runtime__state.comm);
-    if (out[0] == 1) return MFS_OK; /* nobody failed */
-    mfs_error e = E->first_error;
-    MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, out[1], runtime__state.comm);
-    if (err) *err = e;
-    return e.status;
+static mfs_status agree_on_errors(exec_state *E, mfs_error *err) {
+  int failed = atomic_load(&E->failed);
+  if (E->nranks == 1 || !runtime__state.mpi) {
+    if (failed && err) *err = E->first_error;
+    return failed ? E->first_error.status : MFS_OK;
+  }
+  int in[2] = {failed ? 0 : 1, E->rank}, out[2];
+  MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MINLOC, runtime__state.comm);
+  if (out[0] == 1) return MFS_OK; /* nobody failed */
+  mfs_error e = E->first_error;
+  MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, out[1], runtime__state.comm);
+  if (err) *err = e;
+  return e.status;
 }
 
 /* Whether every process got through a step (collective with MPI): a process that gives up alone
  * would leave the others waiting in the next collective. */
-static int all_ok(int ok)
-{
-    const runtime_state *R = &runtime__state;
-    if (!R->mpi || R->nranks == 1) return ok;
-    int all;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, R->comm);
-    return all;
+static int all_ok(int ok) {
+  const runtime_state *R = &runtime__state;
+  if (!R->mpi || R->nranks == 1) return ok;
+  int all;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, R->comm);
+  return all;
 }
 
-static mfs_status others_failed(mfs_error *err)
-{
-    return err__set(err, MFS_ERR_NOMEM, 0, -1, "another process could not set up its part of the factorization");
+static mfs_status others_failed(mfs_error *err) {
+  return err__set(err, MFS_ERR_NOMEM, 0, -1, "another process could not set up its part of the factorization");
 }
 
-static void free_exec(exec_state *E, prio_state *P)
-{
-    mem__free(E->h);
-    mem__free(E->rtile);
-    mem__free(E->sub);
-    mem__free(E->recv_l);
-    mem__free(E->recv_cb);
-    mem__free(E->rel);
-    mem__free(P->up);
-    mem__free(P->chain);
-    pthread_mutex_destroy(&E->lock);
-    pthread_cond_destroy(&E->freed);
+static void free_exec(exec_state *E, prio_state *P) {
+  mem__free(E->h);
+  mem__free(E->rtile);
+  mem__free(E->sub);
+  mem__free(E->recv_l);
+  mem__free(E->recv_cb);
+  mem__free(E->rel);
+  mem__free(P->up);
+  mem__free(P->chain);
+  pthread_mutex_destroy(&E->lock);
+  pthread_cond_destroy(&E->freed);
 }
 
 mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, const mfs_starpu_options *o,
-                                mfs_factor **Fout, mfs_progress_fn progress, void *ctx, mfs_error *err)
-{
-    *Fout = NULL;
-    runtime_state *R = &runtime__state;
-    if (!R->started) return err__set(err, MFS_ERR_ARG, 0, -1, "the StarPU runtime is not running (mfs_runtime_start)");
-    if (!S || !A || A->n != S->n) return err__set(err, MFS_ERR_ARG, 0, -1, "matrix does not match the analysis");
-    mfs_runtime_resume();
-    mfs_starpu_options opt;
-    mfs_starpu_options_default(&opt);
-    if (o) opt = *o;
-    if (!(opt.mem_relax >= 1.0)) return err__set(err, MFS_ERR_ARG, 0, -1, "memory relaxation must be >= 1");
-    if (R->mpi && R->nranks > 1) {
-        uint64_t h = problem_hash(S, A), lo, hi;
-        MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, R->comm);
-        MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, R->comm);
-        if (lo != hi)
-            return err__set(err, MFS_ERR_ARG, 0, -1,
-                            "the processes do not share the same matrix and analysis (give every process the same "
-                            "input and options)");
-    }
-    static int codelets_ready;
-    if (!codelets_ready) {
-        exec__codelets_init();
-        codelets_ready = 1;
-    }
-    mfs_kernels_init();
-    mfs_dist *D;
-    mfs_status st = dist__create(S, R->rank, R->nranks, R->nranks * R->workers, opt.prune, &D, err);
-    if (!all_ok(st == MFS_OK)) {
-        if (st == MFS_OK) dist__free(D);
-        return st != MFS_OK ? st : others_failed(err);
-    }
+                                mfs_factor **Fout, mfs_progress_fn progress, void *ctx, mfs_error *err) {
+  *Fout = NULL;
+  runtime_state *R = &runtime__state;
+  if (!R->started) return err__set(err, MFS_ERR_ARG, 0, -1, "the StarPU runtime is not running (mfs_runtime_start)");
+  if (!S || !A || A->n != S->n) return err__set(err, MFS_ERR_ARG, 0, -1, "matrix does not match the analysis");
+  mfs_runtime_resume();
+  mfs_starpu_options opt;
+  mfs_starpu_options_default(&opt);
+  if (o) opt = *o;
+  if (!(opt.mem_relax >= 1.0)) return err__set(err, MFS_ERR_ARG, 0, -1, "memory relaxation must be >= 1");
+  if (R->mpi && R->nranks > 1) {
+    uint64_t h = problem_hash(S, A), lo, hi;
+    MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, R->comm);
+    MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, R->comm);
+    if (lo != hi)
+      return err__set(err, MFS_ERR_ARG, 0, -1,
+                      "the processes do not share the same matrix and analysis (give every process the same "
+                      "input and options)");
+  }
+  static int codelets_ready;
+  if (!codelets_ready) {
+    exec__codelets_init();
+    codelets_ready = 1;
+  }
+  mfs_kernels_init();
+  mfs_dist *D;
+  mfs_status st = dist__create(S, R->rank, R->nranks, R->nranks * R->workers, opt.prune, &D, err);
+  if (!all_ok(st == MFS_OK)) {
+    if (st == MFS_OK) dist__free(D);
+    return st != MFS_OK ? st : others_failed(err);
+  }
 
-    /* ---- the numeric phase starts here (time and memory; the sequential executor counts the
+  /* ---- the numeric phase starts here (time and memory; the sequential executor counts the
      * creation of the factor and its arenas too) */
-    if (R->mpi && R->nranks > 1) MPI_Barrier(R->comm);
-    double t0 = time__now();
-    int64_t base = mfs_mem_current();
-    mfs_mem_reset_peak();
-    runtime__recv_reset_peak();
-    int64_t cb_cap = (int64_t)ceil(opt.mem_relax * (double)D->cb_min);
-    mfs_factor *F;
-    arena__set_populate_threads(R->workers); /* the workers' cores are idle until the first task */
-    st = factor__create(S, D->factor_local, cb_cap,
-                        S->flops / R->nranks / (R->workers * MFS_EXPECTED_FLOPS_PER_WORKER), &F, err);
-    arena__set_populate_threads(1);
-    if (!all_ok(st == MFS_OK)) {
-        if (st == MFS_OK) mfs_factor_free(F);
-        dist__free(D);
-        return st != MFS_OK ? st : others_failed(err);
-    }
-    F->mem_base = base;
-    int64_t tables = factor__table_bytes(S);
-    exec_state E;
-    memset(&E, 0, sizeof E);
-    E.S = S;
-    E.A = A;
-    E.F = F;
-    E.D = D;
-    E.rank = R->rank;
-    E.nranks = R->nranks;
-    E.mpi = R->mpi;
-    E.cb_cap = (size_t)cb_cap;
-    pthread_mutex_init(&E.lock, NULL);
-    pthread_cond_init(&E.freed, NULL);
-    const size_t nt = (size_t)(S->ntiles ? S->ntiles : 1), nfa = (size_t)S->nfronts + 1;
-    E.h = mem__calloc(nt, sizeof *E.h);
-    E.rtile = mem__calloc(nt, sizeof *E.rtile);
-    E.sub = mem__calloc(nfa, sizeof *E.sub);
-    E.recv_l = mem__calloc(nfa, sizeof *E.recv_l);
-    E.recv_cb = mem__calloc(nfa, sizeof *E.recv_cb);
-    E.rel = mem__calloc(2 * nfa, sizeof *E.rel);
-    tables += (int64_t)(nt * (sizeof *E.h + sizeof *E.rtile) +
-                        nfa * (sizeof *E.sub + sizeof *E.recv_l + sizeof *E.recv_cb + 2 * sizeof *E.rel));
-    submit_state T;
-    memset(&T, 0, sizeof T);
-    T.E = &E;
-    int ok = E.h && E.rtile && E.sub && E.recv_l && E.recv_cb && E.rel && prio_init(&T.P, S, &tables) == MFS_OK;
-    if (!all_ok(ok)) {
-        free_exec(&E, &T.P);
-        mfs_factor_free(F);
-        dist__free(D);
-        return ok ? others_failed(err) : err__nomem(err);
-    }
-    T.progress = progress;
-    T.ctx = ctx;
-    /* for the progress display until submission ends: an even share (then this process's own) */
-    T.flops_total = (S->flops + S->flops_type[MFS_OP_ASSEMBLE]) / R->nranks;
-    exec__current = &E;
-    double t_setup = time__now() - t0;
+  if (R->mpi && R->nranks > 1) MPI_Barrier(R->comm);
+  double t0 = time__now();
+  int64_t base = mfs_mem_current();
+  mfs_mem_reset_peak();
+  runtime__recv_reset_peak();
+  int64_t cb_cap = (int64_t)ceil(opt.mem_relax * (double)D->cb_min);
+  mfs_factor *F;
+  arena__set_populate_threads(R->workers); /* the workers' cores are idle until the first task */
+  st = factor__create(S, D->factor_local, cb_cap, S->flops / R->nranks / (R->workers * MFS_EXPECTED_FLOPS_PER_WORKER),
+                      &F, err);
+  arena__set_populate_threads(1);
+  if (!all_ok(st == MFS_OK)) {
+    if (st == MFS_OK) mfs_factor_free(F);
+    dist__free(D);
+    return st != MFS_OK ? st : others_failed(err);
+  }
+  F->mem_base = base;
+  int64_t tables = factor__table_bytes(S);
+  exec_state E;
+  memset(&E, 0, sizeof E);
+  E.S = S;
+  E.A = A;
+  E.F = F;
+  E.D = D;
+  E.rank = R->rank;
+  E.nranks = R->nranks;
+  E.mpi = R->mpi;
+  E.cb_cap = (size_t)cb_cap;
+  pthread_mutex_init(&E.lock, NULL);
+  pthread_cond_init(&E.freed, NULL);
+  const size_t nt = (size_t)(S->ntiles ? S->ntiles : 1), nfa = (size_t)S->nfronts + 1;
+  E.h = mem__calloc(nt, sizeof *E.h);
+  E.rtile = mem__calloc(nt, sizeof *E.rtile);
+  E.sub = mem__calloc(nfa, sizeof *E.sub);
+  E.recv_l = mem__calloc(nfa, sizeof *E.recv_l);
+  E.recv_cb = mem__calloc(nfa, sizeof *E.recv_cb);
+  E.rel = mem__calloc(2 * nfa, sizeof *E.rel);
+  tables += (int64_t)(nt * (sizeof *E.h + sizeof *E.rtile) +
+                      nfa * (sizeof *E.sub + sizeof *E.recv_l + sizeof *E.recv_cb + 2 * sizeof *E.rel));
+  submit_state T;
+  memset(&T, 0, sizeof T);
+  T.E = &E;
+  int ok = E.h && E.rtile && E.sub && E.recv_l && E.recv_cb && E.rel && prio_init(&T.P, S, &tables) == MFS_OK;
+  if (!all_ok(ok)) {
+    free_exec(&E, &T.P);
+    mfs_factor_free(F);
+    dist__free(D);
+    return ok ? others_failed(err) : err__nomem(err);
+  }
+  T.progress = progress;
+  T.ctx = ctx;
+  /* for the progress display until submission ends: an even share (then this process's own) */
+  T.flops_total = (S->flops + S->flops_type[MFS_OP_ASSEMBLE]) / R->nranks;
+  exec__current = &E;
+  double t_setup = time__now() - t0;
 
-    int drained = R->nranks == 1;
-    for (int32_t k = 0; k < D->norder; k++) {
-        int32_t f = D->order[k];
-        if (!drained && (dist__shared(D, f) || D->lo[f] != E.rank)) {
-            /* This process's own work is all submitted; the rest exchanges tiles with others. Let
+  int drained = R->nranks == 1;
+  for (int32_t k = 0; k < D->norder; k++) {
+    int32_t f = D->order[k];
+    if (!drained && (dist__shared(D, f) || D->lo[f] != E.rank)) {
+      /* This process's own work is all submitted; the rest exchanges tiles with others. Let
              * the own work finish first: StarPU-MPI's progress thread polls (a core's worth of CPU)
              * from the moment a transfer is posted, and on a machine with one core per worker it
              * would take that time from the workers while they still have local work. */
-            wait_for_tasks(&T);
-            drained = 1;
-        }
-        if (D->subtree_root[f] == f)
-            submit_subtree(&T, f);
-        else
-            submit_tiled(&T, f);
+      wait_for_tasks(&T);
+      drained = 1;
     }
-    T.flops_total = T.flops_local > 0 ? T.flops_local : 1;
-    wait_for_tasks(&T);
-    if (R->mpi)
-        starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+    if (D->subtree_root[f] == f)
+      submit_subtree(&T, f);
     else
-        starpu_task_wait_for_all();
-    F->time = time__now() - t0;
-    exec__current = NULL;
-    F->mem_peak = mfs_mem_peak() - base;
-    F->flops_done = T.flops_local;
-    factor__release_cb_arena(F);
+      submit_tiled(&T, f);
+  }
+  T.flops_total = T.flops_local > 0 ? T.flops_local : 1;
+  wait_for_tasks(&T);
+  if (R->mpi)
+    starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+  else
+    starpu_task_wait_for_all();
+  F->time = time__now() - t0;
+  exec__current = NULL;
+  F->mem_peak = mfs_mem_peak() - base;
+  F->flops_done = T.flops_local;
+  factor__release_cb_arena(F);
 
-    mfs_exec_stats *X = &F->exec;
-    X->rank = R->rank;
-    X->nranks = R->nranks;
-    X->workers = R->workers;
-    snprintf(X->sched, sizeof X->sched, "%.*s", (int)sizeof X->sched - 1, R->sched);
-    memcpy(X->tasks_local, T.tasks_local, sizeof X->tasks_local);
-    X->flops_local = T.flops_local;
-    X->tiled_fronts = D->ntiled;
-    X->shared_fronts = D->nshared;
-    X->subtrees = D->nsubtrees;
-    X->mpi_poll_sleep_us = R->mpi ? mfs_mpi_poll_sleep_us() : 0;
-    X->mem_tables = tables;
-    X->mem_factor = D->factor_local;
-    X->mem_cb_min = D->cb_min;
-    X->mem_window = cb_cap;
-    X->mem_predicted = tables + D->factor_local + cb_cap;
-    X->mem_recv_peak = runtime__recv_peak();
-    X->window_waits = E.waits;
-    X->window_overflows = E.overflows;
-    double red[MFS_NTASKTYPES + 4];
-    for (int t = 0; t < MFS_NTASKTYPES; t++) red[t] = (double)T.tasks_local[t];
-    red[MFS_NTASKTYPES] = T.flops_local;
-    mfs_runtime_allreduce(red, MFS_NTASKTYPES + 1, 0);
-    for (int t = 0; t < MFS_NTASKTYPES; t++) X->tasks[t] = (int64_t)red[t];
-    X->flops_tasks = red[MFS_NTASKTYPES];
-    red[0] = F->time;
-    red[1] = (double)X->mem_predicted;
-    red[2] = (double)F->mem_peak;
-    red[3] = t_setup;
-    mfs_runtime_allreduce(red, 4, 1);
-    X->time_max = red[0];
-    X->time_setup = red[3];
-    red[0] = X->small_pages;   /* this process's, from factor__create: the sum counts processes */
-    mfs_runtime_allreduce(red, 1, 0);
-    X->small_pages = (int)red[0];
-    X->mem_predicted_max = (int64_t)red[1];
-    X->mem_peak_max = (int64_t)red[2];
+  mfs_exec_stats *X = &F->exec;
+  X->rank = R->rank;
+  X->nranks = R->nranks;
+  X->workers = R->workers;
+  snprintf(X->sched, sizeof X->sched, "%.*s", (int)sizeof X->sched - 1, R->sched);
+  memcpy(X->tasks_local, T.tasks_local, sizeof X->tasks_local);
+  X->flops_local = T.flops_local;
+  X->tiled_fronts = D->ntiled;
+  X->shared_fronts = D->nshared;
+  X->subtrees = D->nsubtrees;
+  X->mpi_poll_sleep_us = R->mpi ? mfs_mpi_poll_sleep_us() : 0;
+  X->mem_tables = tables;
+  X->mem_factor = D->factor_local;
+  X->mem_cb_min = D->cb_min;
+  X->mem_window = cb_cap;
+  X->mem_predicted = tables + D->factor_local + cb_cap;
+  X->mem_recv_peak = runtime__recv_peak();
+  X->window_waits = E.waits;
+  X->window_overflows = E.overflows;
+  double red[MFS_NTASKTYPES + 4];
+  for (int t = 0; t < MFS_NTASKTYPES; t++) red[t] = (double)T.tasks_local[t];
+  red[MFS_NTASKTYPES] = T.flops_local;
+  mfs_runtime_allreduce(red, MFS_NTASKTYPES + 1, 0);
+  for (int t = 0; t < MFS_NTASKTYPES; t++) X->tasks[t] = (int64_t)red[t];
+  X->flops_tasks = red[MFS_NTASKTYPES];
+  red[0] = F->time;
+  red[1] = (double)X->mem_predicted;
+  red[2] = (double)F->mem_peak;
+  red[3] = t_setup;
+  mfs_runtime_allreduce(red, 4, 1);
+  X->time_max = red[0];
+  X->time_setup = red[3];
+  red[0] = X->small_pages; /* this process's, from factor__create: the sum counts processes */
+  mfs_runtime_allreduce(red, 1, 0);
+  X->small_pages = (int)red[0];
+  X->mem_predicted_max = (int64_t)red[1];
+  X->mem_peak_max = (int64_t)red[2];
 
-    st = agree_on_errors(&E, err);
-    free_exec(&E, &T.P);
-    if (st != MFS_OK) {
-        mfs_factor_free(F);
-        dist__free(D);
-        return st;
-    }
-    if (R->nranks > 1)
-        F->dist = D;
-    else
-        dist__free(D);
-    if (progress) progress(ctx, T.flops_total, T.flops_total);
-    *Fout = F;
-    return MFS_OK;
+  st = agree_on_errors(&E, err);
+  free_exec(&E, &T.P);
+  if (st != MFS_OK) {
+    mfs_factor_free(F);
+    dist__free(D);
+    return st;
+  }
+  if (R->nranks > 1)
+    F->dist = D;
+  else
+    dist__free(D);
+  if (progress) progress(ctx, T.flops_total, T.flops_total);
+  *Fout = F;
+  return MFS_OK;
 }

@@ -21,15 +21,11 @@ void mem__account(int64_t delta);
 /* Sets *err (when non-NULL) and returns status. printf-style message. */
 mfs_status err__set(mfs_error *err, mfs_status status, long line, int64_t column, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-static inline mfs_status err__nomem(mfs_error *err)
-{
-    return err__set(err, MFS_ERR_NOMEM, 0, -1, "out of memory");
-}
+static inline mfs_status err__nomem(mfs_error *err) { return err__set(err, MFS_ERR_NOMEM, 0, -1, "out of memory"); }
 
 /* Lower-CSC pattern transpose: upper CSC (column j holds rows i < j) of a symmetric pattern given
  * by its lower triangle; diagonal entries dropped. mfs_etree.c. */
-mfs_status pattern__upper(int32_t n, const int64_t *colptr, const int32_t *rowind, int64_t **uptr,
-                          int32_t **uind);
+mfs_status pattern__upper(int32_t n, const int64_t *colptr, const int32_t *rowind, int64_t **uptr, int32_t **uind);
 
 double time__now(void); /* CLOCK_MONOTONIC seconds */
 
@@ -41,8 +37,8 @@ mfs_status factor__potrf(const mfs_symbolic *S, int32_t f, int32_t k, double *a,
  * (mfs_factor_create: the sequential run's sizes), in huge pages unless they prove slower than
  * 4 KiB pages would be for operations expected to take ops_s seconds (arena__set_huge_page_budget;
  * F->exec.small_pages says which); the bytes of its tables; dropping the CB arena. */
-mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t cb_bytes, double ops_s,
-                          mfs_factor **F, mfs_error *err);
+mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t cb_bytes, double ops_s, mfs_factor **F,
+                          mfs_error *err);
 int64_t factor__table_bytes(const mfs_symbolic *S);
 void factor__release_cb_arena(mfs_factor *F);
 

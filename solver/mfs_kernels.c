@@ -20,129 +20,119 @@ extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, i
 
 void mfs_kernels_init(void) { openblas_set_num_threads(1); }
 
-unsigned mfs_fpu_flush_denormals(void)
-{
+unsigned mfs_fpu_flush_denormals(void) {
 #if defined(__x86_64__) || defined(__i386__)
-    unsigned old = _mm_getcsr();
-    _mm_setcsr(old | 0x8040u); /* FTZ (bit 15) | DAZ (bit 6) */
-    return old;
+  unsigned old = _mm_getcsr();
+  _mm_setcsr(old | 0x8040u); /* FTZ (bit 15) | DAZ (bit 6) */
+  return old;
 #else
-    return 0;
+  return 0;
 #endif
 }
 
-void mfs_fpu_restore(unsigned csr)
-{
+void mfs_fpu_restore(unsigned csr) {
 #if defined(__x86_64__) || defined(__i386__)
-    _mm_setcsr(csr);
+  _mm_setcsr(csr);
 #else
-    (void)csr;
+  (void)csr;
 #endif
 }
 
-int mfs_kernel_potrf(int n, double *a, int lda)
-{
-    int info = 0;
-    dpotrf_("L", &n, a, &lda, &info, 1);
-    return info;
+int mfs_kernel_potrf(int n, double *a, int lda) {
+  int info = 0;
+  dpotrf_("L", &n, a, &lda, &info, 1);
+  return info;
 }
 
-void mfs_kernel_trsm(int m, int n, const double *l, int ldl, double *b, int ldb)
-{
-    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0, l, ldl, b, ldb);
+void mfs_kernel_trsm(int m, int n, const double *l, int ldl, double *b, int ldb) {
+  cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0, l, ldl, b, ldb);
 }
 
-void mfs_kernel_syrk(int n, int k, const double *a, int lda, double *c, int ldc)
-{
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, n, k, -1.0, a, lda, 1.0, c, ldc);
+void mfs_kernel_syrk(int n, int k, const double *a, int lda, double *c, int ldc) {
+  cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, n, k, -1.0, a, lda, 1.0, c, ldc);
 }
 
-void mfs_kernel_gemm(int m, int n, int k, const double *a, int lda, const double *b, int ldb, double *c,
-                     int ldc)
-{
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, -1.0, a, lda, b, ldb, 1.0, c, ldc);
+void mfs_kernel_gemm(int m, int n, int k, const double *a, int lda, const double *b, int ldb, double *c, int ldc) {
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, -1.0, a, lda, b, ldb, 1.0, c, ldc);
 }
 
 /* Zero every tile of front f and scatter its columns of A. a_lrow already holds the front-local
  * row of each entry and rows ascend within a column, so the tile row only moves forward. NULL tiles
  * (held by another process) are skipped. */
-void mfs_kernel_init_front(const mfs_symbolic *S, int32_t f, const double *aval, double *const *tiles)
-{
-    const mfs_front *F = &S->fronts[f];
-    const int32_t *b = S->blkptr + F->blk;
-    for (int32_t j = 0; j < F->nbt; j++)
-        for (int32_t i = j; i < F->nbt; i++)
-            if (tiles[mfs_tile_index(F->nbt, i, j)])
-                memset(tiles[mfs_tile_index(F->nbt, i, j)], 0,
-                       (size_t)(b[i + 1] - b[i]) * (size_t)(b[j + 1] - b[j]) * sizeof(double));
-    const int32_t *lrow = S->a_lrow;
-    const int64_t *src = S->a_src;
-    int32_t bj = 0;
-    for (int32_t lc = 0; lc < F->ncol; lc++) {
-        int32_t j = F->col0 + lc;
-        while (lc >= b[bj + 1]) bj++;
-        int32_t bi = bj;
-        int64_t wc = lc - b[bj];
-        double *t = tiles[mfs_tile_index(F->nbt, bi, bj)];
-        int64_t ld = b[bi + 1] - b[bi];
-        for (int64_t p = S->a_colptr[j]; p < S->a_colptr[j + 1]; p++) {
-            int32_t lr = lrow[p];
-            if (lr >= b[bi + 1]) {
-                do bi++;
-                while (lr >= b[bi + 1]);
-                t = tiles[mfs_tile_index(F->nbt, bi, bj)];
-                ld = b[bi + 1] - b[bi];
-            }
-            if (t) t[(lr - b[bi]) + wc * ld] = aval[src[p]];
-        }
+void mfs_kernel_init_front(const mfs_symbolic *S, int32_t f, const double *aval, double *const *tiles) {
+  const mfs_front *F = &S->fronts[f];
+  const int32_t *b = S->blkptr + F->blk;
+  for (int32_t j = 0; j < F->nbt; j++)
+    for (int32_t i = j; i < F->nbt; i++)
+      if (tiles[mfs_tile_index(F->nbt, i, j)])
+        memset(tiles[mfs_tile_index(F->nbt, i, j)], 0,
+               (size_t)(b[i + 1] - b[i]) * (size_t)(b[j + 1] - b[j]) * sizeof(double));
+  const int32_t *lrow = S->a_lrow;
+  const int64_t *src = S->a_src;
+  int32_t bj = 0;
+  for (int32_t lc = 0; lc < F->ncol; lc++) {
+    int32_t j = F->col0 + lc;
+    while (lc >= b[bj + 1]) bj++;
+    int32_t bi = bj;
+    int64_t wc = lc - b[bj];
+    double *t = tiles[mfs_tile_index(F->nbt, bi, bj)];
+    int64_t ld = b[bi + 1] - b[bi];
+    for (int64_t p = S->a_colptr[j]; p < S->a_colptr[j + 1]; p++) {
+      int32_t lr = lrow[p];
+      if (lr >= b[bi + 1]) {
+        do bi++;
+        while (lr >= b[bi + 1]);
+        t = tiles[mfs_tile_index(F->nbt, bi, bj)];
+        ld = b[bi + 1] - b[bi];
+      }
+      if (t) t[(lr - b[bi]) + wc * ld] = aval[src[p]];
     }
+  }
 }
 
-static int32_t lower_bound(const int32_t *a, int32_t lo, int32_t hi, int32_t x)
-{
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+static int32_t lower_bound(const int32_t *a, int32_t lo, int32_t hi, int32_t x) {
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo) / 2;
+    if (a[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
 }
 
 /* Extend-add of the part of child CB tile (ci,cj) that falls into parent tile (i,j). The child's
  * relative map cm is ascending, so that part is a rectangle of child rows [r0,r1) x columns
  * [c0,c1) (lower half only on a child diagonal tile). Inner loop: one indexed add per entry, and a
  * plain vectorisable add when the rows map to consecutive parent rows. */
-void mfs_kernel_assemble(const mfs_symbolic *S, const mfs_op *op, const double *ctile, double *ptile)
-{
-    const mfs_front *P = &S->fronts[op->front], *C = &S->fronts[op->child];
-    const int32_t *pb = S->blkptr + P->blk, *cb = S->blkptr + C->blk;
-    /* child rows are counted from the start of the CB here (q = local row - ncol) */
-    const int32_t *cm = S->cmap + C->cmap, off = C->ncol;
-    const int32_t ci = op->ci, cj = op->cj, pi = op->i, pj = op->j;
-    const int32_t crow0 = cb[ci] - off, crow1 = cb[ci + 1] - off;
-    const int32_t ccol0 = cb[cj] - off, ccol1 = cb[cj + 1] - off;
-    int32_t r0 = lower_bound(cm, crow0, crow1, pb[pi]);
-    int32_t r1 = lower_bound(cm, crow0, crow1, pb[pi + 1]);
-    int32_t c0 = lower_bound(cm, ccol0, ccol1, pb[pj]);
-    int32_t c1 = lower_bound(cm, ccol0, ccol1, pb[pj + 1]);
-    if (r0 >= r1 || c0 >= c1) return;
-    const int64_t ldc = crow1 - crow0, ldp = pb[pi + 1] - pb[pi];
-    const int32_t prow0 = pb[pi], pcol0 = pb[pj];
-    const int diag = (ci == cj);
-    const int contiguous = (cm[r1 - 1] - cm[r0] == r1 - 1 - r0);
-    for (int32_t c = c0; c < c1; c++) {
-        int32_t rs = (diag && c > r0) ? c : r0;
-        int32_t len = r1 - rs;
-        const double *s = ctile + (int64_t)(c - ccol0) * ldc + (rs - crow0);
-        double *d = ptile + (int64_t)(cm[c] - pcol0) * ldp;
-        if (contiguous) {
-            double *dd = d + (cm[rs] - prow0);
-            for (int32_t t = 0; t < len; t++) dd[t] += s[t];
-        } else {
-            const int32_t *m = cm + rs;
-            for (int32_t t = 0; t < len; t++) d[m[t] - prow0] += s[t];
-        }
+void mfs_kernel_assemble(const mfs_symbolic *S, const mfs_op *op, const double *ctile, double *ptile) {
+  const mfs_front *P = &S->fronts[op->front], *C = &S->fronts[op->child];
+  const int32_t *pb = S->blkptr + P->blk, *cb = S->blkptr + C->blk;
+  /* child rows are counted from the start of the CB here (q = local row - ncol) */
+  const int32_t *cm = S->cmap + C->cmap, off = C->ncol;
+  const int32_t ci = op->ci, cj = op->cj, pi = op->i, pj = op->j;
+  const int32_t crow0 = cb[ci] - off, crow1 = cb[ci + 1] - off;
+  const int32_t ccol0 = cb[cj] - off, ccol1 = cb[cj + 1] - off;
+  int32_t r0 = lower_bound(cm, crow0, crow1, pb[pi]);
+  int32_t r1 = lower_bound(cm, crow0, crow1, pb[pi + 1]);
+  int32_t c0 = lower_bound(cm, ccol0, ccol1, pb[pj]);
+  int32_t c1 = lower_bound(cm, ccol0, ccol1, pb[pj + 1]);
+  if (r0 >= r1 || c0 >= c1) return;
+  const int64_t ldc = crow1 - crow0, ldp = pb[pi + 1] - pb[pi];
+  const int32_t prow0 = pb[pi], pcol0 = pb[pj];
+  const int diag = (ci == cj);
+  const int contiguous = (cm[r1 - 1] - cm[r0] == r1 - 1 - r0);
+  for (int32_t c = c0; c < c1; c++) {
+    int32_t rs = (diag && c > r0) ? c : r0;
+    int32_t len = r1 - rs;
+    const double *s = ctile + (int64_t)(c - ccol0) * ldc + (rs - crow0);
+    double *d = ptile + (int64_t)(cm[c] - pcol0) * ldp;
+    if (contiguous) {
+      double *dd = d + (cm[rs] - prow0);
+      for (int32_t t = 0; t < len; t++) dd[t] += s[t];
+    } else {
+      const int32_t *m = cm + rs;
+      for (int32_t t = 0; t < len; t++) d[m[t] - prow0] += s[t];
     }
+  }
 }

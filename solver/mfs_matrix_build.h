@@ -9,7 +9,7 @@
 /* Builds A (rows sorted, duplicates summed) from nz triplets that are already in the stored
  * triangle (the caller decides which). When line_out is non-NULL it receives, per stored entry, the
  * line[] value of its first triplet — the reader uses it to name the line of an asymmetric entry. */
-mfs_status csc__build(int32_t n, int64_t nz, const int32_t *ri, const int32_t *ci, const double *v,
-                      const long *line, mfs_matrix *A, long **line_out, mfs_error *err);
+mfs_status csc__build(int32_t n, int64_t nz, const int32_t *ri, const int32_t *ci, const double *v, const long *line,
+                      mfs_matrix *A, long **line_out, mfs_error *err);
 
 #endif

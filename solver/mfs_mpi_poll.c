@@ -32,51 +32,48 @@ typedef int (*mpi_test_fn)(MPI_Request *, int *, MPI_Status *);
 
 static mpi_test_fn next_test;
 static long sleep_ns = -1;
-static __thread int thread_kind;   /* 0: not known yet, 1: the progression thread, 2: another */
+static __thread int thread_kind; /* 0: not known yet, 1: the progression thread, 2: another */
 static __thread unsigned misses;
 static __thread long next_sleep_ns;
 
-static void poll_init(void)
-{
-    mpi_test_fn f = (mpi_test_fn)dlsym(RTLD_NEXT, "MPI_Test");
-    const char *e = getenv("MFS_MPI_POLL_SLEEP_US");
-    char *end = NULL;
-    long us = e && *e ? strtol(e, &end, 10) : DEFAULT_SLEEP_US;
-    if (e && *e && (*end || us < 0 || us > MAX_SLEEP_US)) {
-        fprintf(stderr, "mfsolve: MFS_MPI_POLL_SLEEP_US='%s' is not a number of microseconds in 0..%d; using %d\n", e,
-                MAX_SLEEP_US, DEFAULT_SLEEP_US);
-        us = DEFAULT_SLEEP_US;
-    }
-    sleep_ns = us * 1000;
-    __atomic_store_n(&next_test, f ? f : PMPI_Test, __ATOMIC_RELEASE);
+static void poll_init(void) {
+  mpi_test_fn f = (mpi_test_fn)dlsym(RTLD_NEXT, "MPI_Test");
+  const char *e = getenv("MFS_MPI_POLL_SLEEP_US");
+  char *end = NULL;
+  long us = e && *e ? strtol(e, &end, 10) : DEFAULT_SLEEP_US;
+  if (e && *e && (*end || us < 0 || us > MAX_SLEEP_US)) {
+    fprintf(stderr, "mfsolve: MFS_MPI_POLL_SLEEP_US='%s' is not a number of microseconds in 0..%d; using %d\n", e,
+            MAX_SLEEP_US, DEFAULT_SLEEP_US);
+    us = DEFAULT_SLEEP_US;
+  }
+  sleep_ns = us * 1000;
+  __atomic_store_n(&next_test, f ? f : PMPI_Test, __ATOMIC_RELEASE);
 }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-int mfs_mpi_poll_sleep_us(void)
-{
-    pthread_once(&once, poll_init);
-    return (int)(sleep_ns / 1000);
+int mfs_mpi_poll_sleep_us(void) {
+  pthread_once(&once, poll_init);
+  return (int)(sleep_ns / 1000);
 }
 
-int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
-{
-    pthread_once(&once, poll_init);
-    int rc = next_test(request, flag, status);
-    if (thread_kind == 0) {
-        char name[16] = "";
-        thread_kind = pthread_getname_np(pthread_self(), name, sizeof name) == 0 && strcmp(name, "MPI") == 0 ? 1 : 2;
-    }
-    if (thread_kind != 1 || sleep_ns == 0) return rc;
-    if (rc != MPI_SUCCESS || *flag) {
-        misses = 0;
-        next_sleep_ns = 0;
-    } else if (++misses >= MISSES_BEFORE_SLEEP) {
-        misses = 0;
-        next_sleep_ns = next_sleep_ns ? 2 * next_sleep_ns : FIRST_SLEEP_NS;
-        if (next_sleep_ns > sleep_ns) next_sleep_ns = sleep_ns;
-        struct timespec ts = {0, next_sleep_ns};
-        nanosleep(&ts, NULL);
-    }
-    return rc;
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+  pthread_once(&once, poll_init);
+  int rc = next_test(request, flag, status);
+  if (thread_kind == 0) {
+    char name[16] = "";
+    thread_kind = pthread_getname_np(pthread_self(), name, sizeof name) == 0 && strcmp(name, "MPI") == 0 ? 1 : 2;
+  }
+  if (thread_kind != 1 || sleep_ns == 0) return rc;
+  if (rc != MPI_SUCCESS || *flag) {
+    misses = 0;
+    next_sleep_ns = 0;
+  } else if (++misses >= MISSES_BEFORE_SLEEP) {
+    misses = 0;
+    next_sleep_ns = next_sleep_ns ? 2 * next_sleep_ns : FIRST_SLEEP_NS;
+    if (next_sleep_ns > sleep_ns) next_sleep_ns = sleep_ns;
+    struct timespec ts = {0, next_sleep_ns};
+    nanosleep(&ts, NULL);
+  }
+  return rc;
 }

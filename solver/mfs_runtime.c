@@ -30,142 +30,132 @@ int64_t runtime__recv_bytes(void) { return atomic_load(&recv_cur); }
 int64_t runtime__recv_peak(void) { return atomic_load(&recv_hwm); }
 void runtime__recv_reset_peak(void) { atomic_store(&recv_hwm, atomic_load(&recv_cur)); }
 
-static int hook_malloc(unsigned node, void **p, size_t dim, int flags)
-{
-    (void)node;
-    (void)flags;
-    *p = mem__alloc(dim ? dim : 1);
-    if (!*p) return -ENOMEM;
-    int64_t now = atomic_fetch_add(&recv_cur, (int64_t)dim) + (int64_t)dim;
-    int64_t old = atomic_load(&recv_hwm);
-    while (now > old && !atomic_compare_exchange_weak(&recv_hwm, &old, now)) {
-    }
-    return 0;
+static int hook_malloc(unsigned node, void **p, size_t dim, int flags) {
+  (void)node;
+  (void)flags;
+  *p = mem__alloc(dim ? dim : 1);
+  if (!*p) return -ENOMEM;
+  int64_t now = atomic_fetch_add(&recv_cur, (int64_t)dim) + (int64_t)dim;
+  int64_t old = atomic_load(&recv_hwm);
+  while (now > old && !atomic_compare_exchange_weak(&recv_hwm, &old, now)) {}
+  return 0;
 }
 
-static int hook_free(unsigned node, void *p, size_t dim, int flags)
-{
-    (void)node;
-    (void)flags;
-    if (!p) return 0;
-    atomic_fetch_sub(&recv_cur, (int64_t)dim);
-    mem__free(p);
-    return 0;
+static int hook_free(unsigned node, void *p, size_t dim, int flags) {
+  (void)node;
+  (void)flags;
+  if (!p) return 0;
+  atomic_fetch_sub(&recv_cur, (int64_t)dim);
+  mem__free(p);
+  return 0;
 }
 
 int mfs_starpu_built(void) { return 1; }
 
-int mfs_mpi_launched(void)
-{
-    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS", "PMI_RANK"};
-    for (size_t t = 0; t < sizeof vars / sizeof *vars; t++)
-        if (getenv(vars[t])) return 1;
-    return 0;
+int mfs_mpi_launched(void) {
+  static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS", "PMI_RANK"};
+  for (size_t t = 0; t < sizeof vars / sizeof *vars; t++)
+    if (getenv(vars[t])) return 1;
+  return 0;
 }
 
 int mfs_runtime_rank(void) { return runtime__state.started ? runtime__state.rank : 0; }
 int mfs_runtime_nranks(void) { return runtime__state.started ? runtime__state.nranks : 1; }
 
-void mfs_runtime_allreduce(double *v, int n, int max)
-{
-    if (!runtime__state.mpi || runtime__state.nranks == 1 || n <= 0) return;
-    MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, max ? MPI_MAX : MPI_SUM, runtime__state.comm);
+void mfs_runtime_allreduce(double *v, int n, int max) {
+  if (!runtime__state.mpi || runtime__state.nranks == 1 || n <= 0) return;
+  MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, max ? MPI_MAX : MPI_SUM, runtime__state.comm);
 }
 
-mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***argv, mfs_error *err)
-{
-    runtime_state *R = &runtime__state;
-    if (R->started) return err__set(err, MFS_ERR_ARG, 0, -1, "the runtime is already running");
-    if (!o || o->workers < 1 || o->workers > STARPU_MAXCPUS)
-        return err__set(err, MFS_ERR_ARG, 0, -1, "invalid number of workers %d (this StarPU allows 1 to %d)",
-                        o ? o->workers : 0, STARPU_MAXCPUS);
-    R->rank = 0;
-    R->nranks = 1;
-    R->mpi = R->mpi_ours = 0;
-    if (o->mpi) {
-        int inited = 0, provided = 0;
-        MPI_Initialized(&inited);
-        if (!inited) {
-            if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
-                return err__set(err, MFS_ERR_UNSUPPORTED, 0, -1, "MPI_Init_thread failed");
-            R->mpi_ours = 1;
-        } else {
-            MPI_Query_thread(&provided);
-        }
-        if (provided < MPI_THREAD_MULTIPLE) {
-            if (R->mpi_ours) MPI_Finalize();
-            R->mpi_ours = 0;
-            return err__set(err, MFS_ERR_UNSUPPORTED, 0, -1,
-                            "this MPI does not provide MPI_THREAD_MULTIPLE (got level %d)", provided);
-        }
-        MPI_Comm_dup(MPI_COMM_WORLD, &R->comm);
-        MPI_Comm_rank(R->comm, &R->rank);
-        MPI_Comm_size(R->comm, &R->nranks);
-        /* the launcher may have bound this process to some cores already; several processes per
-         * machine must not all pin their workers to the first cores either */
-        if (!getenv("STARPU_WORKERS_CPUID") && !getenv("STARPU_WORKERS_COREID"))
-            setenv("STARPU_WORKERS_NOBIND", "1", 0);
-    }
-    starpu_malloc_set_hooks(hook_malloc, hook_free);
-    struct starpu_conf conf;
-    starpu_conf_init(&conf);
-    conf.precedence_over_environment_variables = 1;
-    conf.ncpus = o->workers;
-    conf.ncuda = 0;
-    conf.nopencl = 0;
-    conf.nmic = 0;
-    conf.nmpi_ms = 0;
-    const char *sched = o->sched ? o->sched : getenv("STARPU_SCHED");
-    if (sched && *sched) conf.sched_policy_name = sched;
-    int ret = o->mpi ? starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf) : starpu_init(&conf);
-    if (ret != 0) {
-        if (o->mpi) {
-            MPI_Comm_free(&R->comm);
-            if (R->mpi_ours) MPI_Finalize();
-        }
-        return err__set(err, MFS_ERR_UNSUPPORTED, 0, -1, "StarPU failed to start (%s)", strerror(-ret));
-    }
-    R->mpi = o->mpi;
-    if (R->mpi) mfs_mpi_poll_sleep_us(); /* reads its setting now (and links the MPI_Test wrapper in) */
-    R->workers = (int)starpu_cpu_worker_get_count();
-    struct starpu_sched_policy *pol = starpu_sched_ctx_get_sched_policy(0);
-    snprintf(R->sched, sizeof R->sched, "%s", pol && pol->policy_name ? pol->policy_name : "?");
-    R->started = 1;
-    mfs_kernels_init();
-    return MFS_OK;
-}
-
-void mfs_runtime_pause(void)
-{
-    runtime_state *R = &runtime__state;
-    if (R->started && !R->paused) {
-        starpu_pause();
-        R->paused = 1;
-    }
-}
-
-void mfs_runtime_resume(void)
-{
-    runtime_state *R = &runtime__state;
-    if (R->started && R->paused) {
-        starpu_resume();
-        R->paused = 0;
-    }
-}
-
-void mfs_runtime_stop(void)
-{
-    runtime_state *R = &runtime__state;
-    if (!R->started) return;
-    mfs_runtime_resume();
-    if (R->mpi) {
-        starpu_mpi_shutdown(); /* shuts StarPU down too (it started it) */
-        MPI_Comm_free(&R->comm);
-        if (R->mpi_ours) MPI_Finalize();
+mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***argv, mfs_error *err) {
+  runtime_state *R = &runtime__state;
+  if (R->started) return err__set(err, MFS_ERR_ARG, 0, -1, "the runtime is already running");
+  if (!o || o->workers < 1 || o->workers > STARPU_MAXCPUS)
+    return err__set(err, MFS_ERR_ARG, 0, -1, "invalid number of workers %d (this StarPU allows 1 to %d)",
+                    o ? o->workers : 0, STARPU_MAXCPUS);
+  R->rank = 0;
+  R->nranks = 1;
+  R->mpi = R->mpi_ours = 0;
+  if (o->mpi) {
+    int inited = 0, provided = 0;
+    MPI_Initialized(&inited);
+    if (!inited) {
+      if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
+        return err__set(err, MFS_ERR_UNSUPPORTED, 0, -1, "MPI_Init_thread failed");
+      R->mpi_ours = 1;
     } else {
-        starpu_shutdown();
+      MPI_Query_thread(&provided);
     }
-    R->started = R->mpi = R->mpi_ours = 0;
-    R->rank = 0;
-    R->nranks = 1;
+    if (provided < MPI_THREAD_MULTIPLE) {
+      if (R->mpi_ours) MPI_Finalize();
+      R->mpi_ours = 0;
+      return err__set(err, MFS_ERR_UNSUPPORTED, 0, -1, "this MPI does not provide MPI_THREAD_MULTIPLE (got level %d)",
+                      provided);
+    }
+    MPI_Comm_dup(MPI_COMM_WORLD, &R->comm);
+    MPI_Comm_rank(R->comm, &R->rank);
+    MPI_Comm_size(R->comm, &R->nranks);
+    /* the launcher may have bound this process to some cores already; several processes per
+         * machine must not all pin their workers to the first cores either */
+    if (!getenv("STARPU_WORKERS_CPUID") && !getenv("STARPU_WORKERS_COREID")) setenv("STARPU_WORKERS_NOBIND", "1", 0);
+  }
+  starpu_malloc_set_hooks(hook_malloc, hook_free);
+  struct starpu_conf conf;
+  starpu_conf_init(&conf);
+  conf.precedence_over_environment_variables = 1;
+  conf.ncpus = o->workers;
+  conf.ncuda = 0;
+  conf.nopencl = 0;
+  conf.nmic = 0;
+  conf.nmpi_ms = 0;
+  const char *sched = o->sched ? o->sched : getenv("STARPU_SCHED");
+  if (sched && *sched) conf.sched_policy_name = sched;
+  int ret = o->mpi ? starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf) : starpu_init(&conf);
+  if (ret != 0) {
+    if (o->mpi) {
+      MPI_Comm_free(&R->comm);
+      if (R->mpi_ours) MPI_Finalize();
+    }
+    return err__set(err, MFS_ERR_UNSUPPORTED, 0, -1, "StarPU failed to start (%s)", strerror(-ret));
+  }
+  R->mpi = o->mpi;
+  if (R->mpi) mfs_mpi_poll_sleep_us(); /* reads its setting now (and links the MPI_Test wrapper in) */
+  R->workers = (int)starpu_cpu_worker_get_count();
+  struct starpu_sched_policy *pol = starpu_sched_ctx_get_sched_policy(0);
+  snprintf(R->sched, sizeof R->sched, "%s", pol && pol->policy_name ? pol->policy_name : "?");
+  R->started = 1;
+  mfs_kernels_init();
+  return MFS_OK;
+}
+
+void mfs_runtime_pause(void) {
+  runtime_state *R = &runtime__state;
+  if (R->started && !R->paused) {
+    starpu_pause();
+    R->paused = 1;
+  }
+}
+
+void mfs_runtime_resume(void) {
+  runtime_state *R = &runtime__state;
+  if (R->started && R->paused) {
+    starpu_resume();
+    R->paused = 0;
+  }
+}
+
+void mfs_runtime_stop(void) {
+  runtime_state *R = &runtime__state;
+  if (!R->started) return;
+  mfs_runtime_resume();
+  if (R->mpi) {
+    starpu_mpi_shutdown(); /* shuts StarPU down too (it started it) */
+    MPI_Comm_free(&R->comm);
+    if (R->mpi_ours) MPI_Finalize();
+  } else {
+    starpu_shutdown();
+  }
+  R->started = R->mpi = R->mpi_ours = 0;
+  R->rank = 0;
+  R->nranks = 1;
 }

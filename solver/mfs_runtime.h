@@ -13,13 +13,13 @@
 
 /* State of the runtime started by mfs_runtime_start (one per process). */
 typedef struct {
-    int started;
-    int mpi;             /* MPI and StarPU-MPI are up */
-    int mpi_ours;        /* we called MPI_Init_thread, so we finalize */
-    int rank, nranks, workers;
-    MPI_Comm comm;       /* our own communicator (a dup of MPI_COMM_WORLD) for the solve's collectives */
-    char sched[32];
-    int paused;          /* mfs_runtime_pause: workers stopped */
+  int started;
+  int mpi;      /* MPI and StarPU-MPI are up */
+  int mpi_ours; /* we called MPI_Init_thread, so we finalize */
+  int rank, nranks, workers;
+  MPI_Comm comm; /* our own communicator (a dup of MPI_COMM_WORLD) for the solve's collectives */
+  char sched[32];
+  int paused; /* mfs_runtime_pause: workers stopped */
 } runtime_state;
 
 extern runtime_state runtime__state;

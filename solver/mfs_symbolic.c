@@ -19,523 +19,515 @@
 #include <stdlib.h>
 #include <string.h>
 
-void mfs_options_default(mfs_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->ordering = mfs_ordering_available(MFS_ORDER_METIS) ? MFS_ORDER_METIS
-                  : mfs_ordering_available(MFS_ORDER_AMD)   ? MFS_ORDER_AMD
-                                                            : MFS_ORDER_NATURAL;
-    o->given_perm = NULL;
-    o->nb = 256;
-    o->amalg = 0.05;
+void mfs_options_default(mfs_options *o) {
+  memset(o, 0, sizeof *o);
+  o->ordering = mfs_ordering_available(MFS_ORDER_METIS) ? MFS_ORDER_METIS
+                : mfs_ordering_available(MFS_ORDER_AMD) ? MFS_ORDER_AMD
+                                                        : MFS_ORDER_NATURAL;
+  o->given_perm = NULL;
+  o->nb = 256;
+  o->amalg = 0.05;
 }
 
-void mfs_symbolic_free(mfs_symbolic *S)
-{
-    if (!S) return;
-    mem__free(S->perm);
-    mem__free(S->iperm);
-    mem__free(S->parent);
-    mem__free(S->colcount);
-    mem__free(S->col2front);
-    mem__free(S->fronts);
-    mem__free(S->child);
-    mem__free(S->rowind);
-    mem__free(S->blkptr);
-    mem__free(S->cmap);
-    mem__free(S->a_colptr);
-    mem__free(S->a_lrow);
-    mem__free(S->a_src);
-    mem__free(S->ops);
-    mem__free(S);
+void mfs_symbolic_free(mfs_symbolic *S) {
+  if (!S) return;
+  mem__free(S->perm);
+  mem__free(S->iperm);
+  mem__free(S->parent);
+  mem__free(S->colcount);
+  mem__free(S->col2front);
+  mem__free(S->fronts);
+  mem__free(S->child);
+  mem__free(S->rowind);
+  mem__free(S->blkptr);
+  mem__free(S->cmap);
+  mem__free(S->a_colptr);
+  mem__free(S->a_lrow);
+  mem__free(S->a_src);
+  mem__free(S->ops);
+  mem__free(S);
 }
 
 /* Lower triangle of P A P^T (iperm = old -> new), rows ascending in each column: bucket the entries
  * by new row, then walk the rows in order and drop each entry into its new column. src[p]
  * (optional) is the index in A->val of stored entry p. */
-static mfs_status permuted_lower(const mfs_matrix *A, const int32_t *iperm, int64_t **cp_out,
-                                 int32_t **ri_out, int64_t **src_out)
-{
-    int32_t n = A->n;
-    int64_t nz = A->nnz;
-    size_t nzs = (size_t)(nz ? nz : 1);
-    int64_t *rptr = mem__calloc((size_t)n + 1, sizeof *rptr);
-    int64_t *cptr = mem__calloc((size_t)n + 1, sizeof *cptr);
-    int64_t *next = mem__alloc(((size_t)n + 1) * sizeof *next);
-    int64_t *byrow = mem__alloc(nzs * sizeof *byrow); /* entry index, bucketed by new row */
-    int32_t *bcol = mem__alloc(nzs * sizeof *bcol);   /* its new column */
-    int32_t *ri = mem__alloc(nzs * sizeof *ri);
-    int64_t *src = src_out ? mem__alloc(nzs * sizeof *src) : NULL;
-    if (!rptr || !cptr || !next || !byrow || !bcol || !ri || (src_out && !src)) {
-        mem__free(rptr);
-        mem__free(cptr);
-        mem__free(next);
-        mem__free(byrow);
-        mem__free(bcol);
-        mem__free(ri);
-        mem__free(src);
-        return MFS_ERR_NOMEM;
-    }
-    for (int32_t j = 0; j < n; j++)
-        for (int64_t e = A->colptr[j]; e < A->colptr[j + 1]; e++) {
-            int32_t a = iperm[A->rowind[e]], b = iperm[j];
-            rptr[(a > b ? a : b) + 1]++;
-            cptr[(a > b ? b : a) + 1]++;
-        }
-    for (int32_t i = 0; i < n; i++) {
-        rptr[i + 1] += rptr[i];
-        cptr[i + 1] += cptr[i];
-    }
-    memcpy(next, rptr, ((size_t)n + 1) * sizeof *next);
-    for (int32_t j = 0; j < n; j++)
-        for (int64_t e = A->colptr[j]; e < A->colptr[j + 1]; e++) {
-            int32_t a = iperm[A->rowind[e]], b = iperm[j];
-            int64_t t = next[a > b ? a : b]++;
-            byrow[t] = e;
-            bcol[t] = a > b ? b : a;
-        }
-    memcpy(next, cptr, ((size_t)n + 1) * sizeof *next);
-    for (int32_t r = 0; r < n; r++)
-        for (int64_t t = rptr[r]; t < rptr[r + 1]; t++) {
-            int64_t p = next[bcol[t]]++;
-            ri[p] = r;
-            if (src) src[p] = byrow[t];
-        }
+static mfs_status permuted_lower(const mfs_matrix *A, const int32_t *iperm, int64_t **cp_out, int32_t **ri_out,
+                                 int64_t **src_out) {
+  int32_t n = A->n;
+  int64_t nz = A->nnz;
+  size_t nzs = (size_t)(nz ? nz : 1);
+  int64_t *rptr = mem__calloc((size_t)n + 1, sizeof *rptr);
+  int64_t *cptr = mem__calloc((size_t)n + 1, sizeof *cptr);
+  int64_t *next = mem__alloc(((size_t)n + 1) * sizeof *next);
+  int64_t *byrow = mem__alloc(nzs * sizeof *byrow); /* entry index, bucketed by new row */
+  int32_t *bcol = mem__alloc(nzs * sizeof *bcol);   /* its new column */
+  int32_t *ri = mem__alloc(nzs * sizeof *ri);
+  int64_t *src = src_out ? mem__alloc(nzs * sizeof *src) : NULL;
+  if (!rptr || !cptr || !next || !byrow || !bcol || !ri || (src_out && !src)) {
     mem__free(rptr);
+    mem__free(cptr);
     mem__free(next);
     mem__free(byrow);
     mem__free(bcol);
-    *cp_out = cptr;
-    *ri_out = ri;
-    if (src_out) *src_out = src;
-    return MFS_OK;
+    mem__free(ri);
+    mem__free(src);
+    return MFS_ERR_NOMEM;
+  }
+  for (int32_t j = 0; j < n; j++)
+    for (int64_t e = A->colptr[j]; e < A->colptr[j + 1]; e++) {
+      int32_t a = iperm[A->rowind[e]], b = iperm[j];
+      rptr[(a > b ? a : b) + 1]++;
+      cptr[(a > b ? b : a) + 1]++;
+    }
+  for (int32_t i = 0; i < n; i++) {
+    rptr[i + 1] += rptr[i];
+    cptr[i + 1] += cptr[i];
+  }
+  memcpy(next, rptr, ((size_t)n + 1) * sizeof *next);
+  for (int32_t j = 0; j < n; j++)
+    for (int64_t e = A->colptr[j]; e < A->colptr[j + 1]; e++) {
+      int32_t a = iperm[A->rowind[e]], b = iperm[j];
+      int64_t t = next[a > b ? a : b]++;
+      byrow[t] = e;
+      bcol[t] = a > b ? b : a;
+    }
+  memcpy(next, cptr, ((size_t)n + 1) * sizeof *next);
+  for (int32_t r = 0; r < n; r++)
+    for (int64_t t = rptr[r]; t < rptr[r + 1]; t++) {
+      int64_t p = next[bcol[t]]++;
+      ri[p] = r;
+      if (src) src[p] = byrow[t];
+    }
+  mem__free(rptr);
+  mem__free(next);
+  mem__free(byrow);
+  mem__free(bcol);
+  *cp_out = cptr;
+  *ri_out = ri;
+  if (src_out) *src_out = src;
+  return MFS_OK;
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
 }
 
 typedef struct {
-    double key;
-    int32_t id;
+  double key;
+  int32_t id;
 } keyed;
 
-static int cmp_keyed_desc(const void *a, const void *b)
-{
-    const keyed *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? 1 : -1;
-    return (x->id > y->id) - (x->id < y->id); /* deterministic ties */
+static int cmp_keyed_desc(const void *a, const void *b) {
+  const keyed *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? 1 : -1;
+  return (x->id > y->id) - (x->id < y->id); /* deterministic ties */
 }
 
 /* Working state of the analysis, freed in one place. */
 typedef struct {
-    int32_t *perm0, *iperm0, *parent0, *post, *cc0;
-    int64_t *bp;
-    int32_t *bi;
-    int32_t *perm1, *parent1, *cc1, *first, *snode, *sparent, *sncol, *snstruct, *rep;
-    int32_t *top2front, *front2top, *gptr, *glist, *newcol, *kid_ptr, *kids, *stack, *mark, *pos;
-    int32_t *order;
-    int64_t *lbytes, *cbbytes, *subf;
-    double *peak;
-    keyed *tmp;
+  int32_t *perm0, *iperm0, *parent0, *post, *cc0;
+  int64_t *bp;
+  int32_t *bi;
+  int32_t *perm1, *parent1, *cc1, *first, *snode, *sparent, *sncol, *snstruct, *rep;
+  int32_t *top2front, *front2top, *gptr, *glist, *newcol, *kid_ptr, *kids, *stack, *mark, *pos;
+  int32_t *order;
+  int64_t *lbytes, *cbbytes, *subf;
+  double *peak;
+  keyed *tmp;
 } work;
 
-static void work_free(work *w)
-{
-    void **p = (void **)w;
-    for (size_t t = 0; t < sizeof *w / sizeof(void *); t++) mem__free(p[t]);
+static void work_free(work *w) {
+  void **p = (void **)w;
+  for (size_t t = 0; t < sizeof *w / sizeof(void *); t++) mem__free(p[t]);
 }
 
-#define ALLOC(ptr, count)                                                     \
-    do {                                                                      \
-        (ptr) = mem__alloc((size_t)((count) > 0 ? (count) : 1) * sizeof *(ptr)); \
-        if (!(ptr)) goto nomem;                                               \
-    } while (0)
+#define ALLOC(ptr, count)                                                    \
+  do {                                                                       \
+    (ptr) = mem__alloc((size_t)((count) > 0 ? (count) : 1) * sizeof *(ptr)); \
+    if (!(ptr)) goto nomem;                                                  \
+  } while (0)
 
-mfs_status mfs_analyze(const mfs_matrix *A, const mfs_options *opt_in, mfs_symbolic **Sout, mfs_error *err)
-{
-    work W;
-    memset(&W, 0, sizeof W);
-    mfs_symbolic *S = NULL;
-    mfs_status st;
-    *Sout = NULL;
-    if ((st = mfs_matrix_check(A, err)) != MFS_OK) return st;
-    mfs_options opt;
-    if (opt_in)
-        opt = *opt_in;
-    else
-        mfs_options_default(&opt);
-    if (opt.nb < 1 || opt.nb > 65536)
-        return err__set(err, MFS_ERR_ARG, 0, -1, "tile size nb = %d is outside 1..65536", opt.nb);
-    if (!isfinite(opt.amalg))
-        return err__set(err, MFS_ERR_ARG, 0, -1, "amalgamation threshold is not a finite number");
-    const int32_t n = A->n;
-    if (n < 1) return err__set(err, MFS_ERR_ARG, 0, -1, "empty matrix");
-    double t0 = time__now();
+mfs_status mfs_analyze(const mfs_matrix *A, const mfs_options *opt_in, mfs_symbolic **Sout, mfs_error *err) {
+  work W;
+  memset(&W, 0, sizeof W);
+  mfs_symbolic *S = NULL;
+  mfs_status st;
+  *Sout = NULL;
+  if ((st = mfs_matrix_check(A, err)) != MFS_OK) return st;
+  mfs_options opt;
+  if (opt_in)
+    opt = *opt_in;
+  else
+    mfs_options_default(&opt);
+  if (opt.nb < 1 || opt.nb > 65536)
+    return err__set(err, MFS_ERR_ARG, 0, -1, "tile size nb = %d is outside 1..65536", opt.nb);
+  if (!isfinite(opt.amalg)) return err__set(err, MFS_ERR_ARG, 0, -1, "amalgamation threshold is not a finite number");
+  const int32_t n = A->n;
+  if (n < 1) return err__set(err, MFS_ERR_ARG, 0, -1, "empty matrix");
+  double t0 = time__now();
 
-    S = mem__calloc(1, sizeof *S);
-    if (!S) return err__nomem(err);
-    S->n = n;
-    S->opts = opt;
-    S->opts.given_perm = NULL; /* not owned: do not keep a pointer the caller may free */
+  S = mem__calloc(1, sizeof *S);
+  if (!S) return err__nomem(err);
+  S->n = n;
+  S->opts = opt;
+  S->opts.given_perm = NULL; /* not owned: do not keep a pointer the caller may free */
 
-    /* ---- 1. ordering */
-    ALLOC(W.perm0, n);
-    ALLOC(W.iperm0, n);
-    if (opt.ordering == MFS_ORDER_GIVEN) {
-        if (!opt.given_perm) {
-            st = err__set(err, MFS_ERR_ARG, 0, -1, "MFS_ORDER_GIVEN without a permutation");
-            goto fail;
-        }
-        for (int32_t k = 0; k < n; k++) W.iperm0[k] = -1;
-        for (int32_t k = 0; k < n; k++) {
-            int32_t c = opt.given_perm[k];
-            if (c < 0 || c >= n || W.iperm0[c] != -1) {
-                st = err__set(err, MFS_ERR_ARG, 0, -1, "given ordering is not a permutation (entry %d)", k);
-                goto fail;
-            }
-            W.iperm0[c] = k;
-            W.perm0[k] = c;
-        }
-    } else {
-        if ((st = mfs_order(A, opt.ordering, W.perm0, err)) != MFS_OK) goto fail;
-        for (int32_t k = 0; k < n; k++) W.iperm0[k] = -1;
-        for (int32_t k = 0; k < n; k++) {
-            int32_t c = W.perm0[k];
-            if (c < 0 || c >= n || W.iperm0[c] != -1) {
-                st = err__set(err, MFS_ERR_ORDERING, 0, -1, "%s returned an invalid permutation",
-                              mfs_ordering_name(opt.ordering));
-                goto fail;
-            }
-            W.iperm0[c] = k;
-        }
+  /* ---- 1. ordering */
+  ALLOC(W.perm0, n);
+  ALLOC(W.iperm0, n);
+  if (opt.ordering == MFS_ORDER_GIVEN) {
+    if (!opt.given_perm) {
+      st = err__set(err, MFS_ERR_ARG, 0, -1, "MFS_ORDER_GIVEN without a permutation");
+      goto fail;
     }
-    double t1 = time__now();
-    S->time_order = t1 - t0;
-
-    /* ---- 2. etree, postorder, column counts of P0 A P0^T */
-    if (permuted_lower(A, W.iperm0, &W.bp, &W.bi, NULL) != MFS_OK) goto nomem;
-    ALLOC(W.parent0, n);
-    ALLOC(W.post, n);
-    ALLOC(W.cc0, n);
-    if (mfs_etree(n, W.bp, W.bi, W.parent0) != MFS_OK) goto nomem;
-    if (mfs_postorder(n, W.parent0, W.post) != MFS_OK) {
-        st = err__set(err, MFS_ERR_INTERNAL, 0, -1, "elimination tree is not a forest");
+    for (int32_t k = 0; k < n; k++) W.iperm0[k] = -1;
+    for (int32_t k = 0; k < n; k++) {
+      int32_t c = opt.given_perm[k];
+      if (c < 0 || c >= n || W.iperm0[c] != -1) {
+        st = err__set(err, MFS_ERR_ARG, 0, -1, "given ordering is not a permutation (entry %d)", k);
         goto fail;
+      }
+      W.iperm0[c] = k;
+      W.perm0[k] = c;
     }
-    if (mfs_colcounts(n, W.bp, W.bi, W.parent0, W.post, W.cc0) != MFS_OK) goto nomem;
-    mem__free(W.bp);
-    mem__free(W.bi);
-    W.bp = NULL;
-    W.bi = NULL;
-
-    /* relabel so that the tree is postordered: column k is old column post[k] */
-    ALLOC(W.perm1, n);
-    ALLOC(W.parent1, n);
-    ALLOC(W.cc1, n);
-    for (int32_t k = 0; k < n; k++) W.iperm0[W.post[k]] = k; /* iperm0 reused as ipost */
+  } else {
+    if ((st = mfs_order(A, opt.ordering, W.perm0, err)) != MFS_OK) goto fail;
+    for (int32_t k = 0; k < n; k++) W.iperm0[k] = -1;
     for (int32_t k = 0; k < n; k++) {
-        int32_t old = W.post[k];
-        W.perm1[k] = W.perm0[old];
-        W.parent1[k] = W.parent0[old] < 0 ? -1 : W.iperm0[W.parent0[old]];
-        W.cc1[k] = W.cc0[old];
+      int32_t c = W.perm0[k];
+      if (c < 0 || c >= n || W.iperm0[c] != -1) {
+        st = err__set(err, MFS_ERR_ORDERING, 0, -1, "%s returned an invalid permutation",
+                      mfs_ordering_name(opt.ordering));
+        goto fail;
+      }
+      W.iperm0[c] = k;
     }
+  }
+  double t1 = time__now();
+  S->time_order = t1 - t0;
 
-    /* ---- 3. supernodes and amalgamation */
-    ALLOC(W.first, (int64_t)n + 1);
-    int32_t ns = mfs_fundamental_supernodes(n, W.parent1, W.cc1, W.first);
-    if (ns < 0) goto nomem;
-    S->nsupernodes = ns;
-    ALLOC(W.snode, n);
-    ALLOC(W.sparent, ns);
-    ALLOC(W.sncol, ns);
-    ALLOC(W.snstruct, ns);
-    ALLOC(W.rep, ns);
-    for (int32_t s = 0; s < ns; s++)
-        for (int32_t j = W.first[s]; j < W.first[s + 1]; j++) W.snode[j] = s;
-    for (int32_t s = 0; s < ns; s++) {
-        int32_t last = W.first[s + 1] - 1;
-        W.sparent[s] = W.parent1[last] < 0 ? -1 : W.snode[W.parent1[last]];
-        W.sncol[s] = W.first[s + 1] - W.first[s];
-        W.snstruct[s] = W.cc1[last] - 1;
-    }
-    mfs_amalgamate(ns, W.sparent, W.sncol, W.snstruct, opt.amalg, W.rep, NULL);
+  /* ---- 2. etree, postorder, column counts of P0 A P0^T */
+  if (permuted_lower(A, W.iperm0, &W.bp, &W.bi, NULL) != MFS_OK) goto nomem;
+  ALLOC(W.parent0, n);
+  ALLOC(W.post, n);
+  ALLOC(W.cc0, n);
+  if (mfs_etree(n, W.bp, W.bi, W.parent0) != MFS_OK) goto nomem;
+  if (mfs_postorder(n, W.parent0, W.post) != MFS_OK) {
+    st = err__set(err, MFS_ERR_INTERNAL, 0, -1, "elimination tree is not a forest");
+    goto fail;
+  }
+  if (mfs_colcounts(n, W.bp, W.bi, W.parent0, W.post, W.cc0) != MFS_OK) goto nomem;
+  mem__free(W.bp);
+  mem__free(W.bi);
+  W.bp = NULL;
+  W.bi = NULL;
 
-    /* ---- 4. fronts (surviving supernodes), memory-minimising postorder, final numbering */
-    int32_t nf = 0;
-    ALLOC(W.top2front, ns);
-    for (int32_t s = 0; s < ns; s++) W.top2front[s] = (W.rep[s] == s) ? nf++ : -1;
-    ALLOC(W.front2top, nf);
-    for (int32_t s = 0; s < ns; s++)
-        if (W.rep[s] == s) W.front2top[W.top2front[s]] = s;
-    /* groups: the supernodes of each surviving front, ascending (a topological order) */
-    ALLOC(W.gptr, (int64_t)nf + 1);
-    ALLOC(W.glist, ns);
-    memset(W.gptr, 0, ((size_t)nf + 1) * sizeof *W.gptr);
-    for (int32_t s = 0; s < ns; s++) W.gptr[W.top2front[W.rep[s]] + 1]++;
-    for (int32_t t = 0; t < nf; t++) W.gptr[t + 1] += W.gptr[t];
-    {
-        int32_t *fill;
-        ALLOC(fill, nf);
-        memcpy(fill, W.gptr, (size_t)nf * sizeof *fill);
-        for (int32_t s = 0; s < ns; s++) W.glist[fill[W.top2front[W.rep[s]]]++] = s;
-        mem__free(fill);
-    }
-    /* provisional front t (ordered like the supernodes): columns, rows, parent, bytes */
-    int32_t *tcol, *trow, *tpar;
-    ALLOC(W.lbytes, nf);
-    ALLOC(W.cbbytes, nf);
-    ALLOC(W.subf, nf);
-    ALLOC(W.peak, nf);
-    ALLOC(W.kid_ptr, (int64_t)nf + 1);
-    ALLOC(W.kids, nf);
-    ALLOC(W.stack, nf);
-    tcol = W.sncol;  /* reuse the per-supernode arrays, indexed by provisional front now */
-    trow = W.snstruct;
-    tpar = W.sparent;
-    for (int32_t t = 0; t < nf; t++) {
-        int32_t top = W.front2top[t];
-        int32_t nc = 0;
-        for (int32_t g = W.gptr[t]; g < W.gptr[t + 1]; g++) nc += W.first[W.glist[g] + 1] - W.first[W.glist[g]];
-        int32_t nrow = nc + W.cc1[W.first[top + 1] - 1] - 1;
-        int32_t par = W.sparent[top] < 0 ? -1 : W.top2front[W.rep[W.sparent[top]]];
-        /* t ascends with top, and top > every supernode below it: writing index t never clobbers
+  /* relabel so that the tree is postordered: column k is old column post[k] */
+  ALLOC(W.perm1, n);
+  ALLOC(W.parent1, n);
+  ALLOC(W.cc1, n);
+  for (int32_t k = 0; k < n; k++) W.iperm0[W.post[k]] = k; /* iperm0 reused as ipost */
+  for (int32_t k = 0; k < n; k++) {
+    int32_t old = W.post[k];
+    W.perm1[k] = W.perm0[old];
+    W.parent1[k] = W.parent0[old] < 0 ? -1 : W.iperm0[W.parent0[old]];
+    W.cc1[k] = W.cc0[old];
+  }
+
+  /* ---- 3. supernodes and amalgamation */
+  ALLOC(W.first, (int64_t)n + 1);
+  int32_t ns = mfs_fundamental_supernodes(n, W.parent1, W.cc1, W.first);
+  if (ns < 0) goto nomem;
+  S->nsupernodes = ns;
+  ALLOC(W.snode, n);
+  ALLOC(W.sparent, ns);
+  ALLOC(W.sncol, ns);
+  ALLOC(W.snstruct, ns);
+  ALLOC(W.rep, ns);
+  for (int32_t s = 0; s < ns; s++)
+    for (int32_t j = W.first[s]; j < W.first[s + 1]; j++) W.snode[j] = s;
+  for (int32_t s = 0; s < ns; s++) {
+    int32_t last = W.first[s + 1] - 1;
+    W.sparent[s] = W.parent1[last] < 0 ? -1 : W.snode[W.parent1[last]];
+    W.sncol[s] = W.first[s + 1] - W.first[s];
+    W.snstruct[s] = W.cc1[last] - 1;
+  }
+  mfs_amalgamate(ns, W.sparent, W.sncol, W.snstruct, opt.amalg, W.rep, NULL);
+
+  /* ---- 4. fronts (surviving supernodes), memory-minimising postorder, final numbering */
+  int32_t nf = 0;
+  ALLOC(W.top2front, ns);
+  for (int32_t s = 0; s < ns; s++) W.top2front[s] = (W.rep[s] == s) ? nf++ : -1;
+  ALLOC(W.front2top, nf);
+  for (int32_t s = 0; s < ns; s++)
+    if (W.rep[s] == s) W.front2top[W.top2front[s]] = s;
+  /* groups: the supernodes of each surviving front, ascending (a topological order) */
+  ALLOC(W.gptr, (int64_t)nf + 1);
+  ALLOC(W.glist, ns);
+  memset(W.gptr, 0, ((size_t)nf + 1) * sizeof *W.gptr);
+  for (int32_t s = 0; s < ns; s++) W.gptr[W.top2front[W.rep[s]] + 1]++;
+  for (int32_t t = 0; t < nf; t++) W.gptr[t + 1] += W.gptr[t];
+  {
+    int32_t *fill;
+    ALLOC(fill, nf);
+    memcpy(fill, W.gptr, (size_t)nf * sizeof *fill);
+    for (int32_t s = 0; s < ns; s++) W.glist[fill[W.top2front[W.rep[s]]]++] = s;
+    mem__free(fill);
+  }
+  /* provisional front t (ordered like the supernodes): columns, rows, parent, bytes */
+  int32_t *tcol, *trow, *tpar;
+  ALLOC(W.lbytes, nf);
+  ALLOC(W.cbbytes, nf);
+  ALLOC(W.subf, nf);
+  ALLOC(W.peak, nf);
+  ALLOC(W.kid_ptr, (int64_t)nf + 1);
+  ALLOC(W.kids, nf);
+  ALLOC(W.stack, nf);
+  tcol = W.sncol; /* reuse the per-supernode arrays, indexed by provisional front now */
+  trow = W.snstruct;
+  tpar = W.sparent;
+  for (int32_t t = 0; t < nf; t++) {
+    int32_t top = W.front2top[t];
+    int32_t nc = 0;
+    for (int32_t g = W.gptr[t]; g < W.gptr[t + 1]; g++) nc += W.first[W.glist[g] + 1] - W.first[W.glist[g]];
+    int32_t nrow = nc + W.cc1[W.first[top + 1] - 1] - 1;
+    int32_t par = W.sparent[top] < 0 ? -1 : W.top2front[W.rep[W.sparent[top]]];
+    /* t ascends with top, and top > every supernode below it: writing index t never clobbers
          * data of a later top still to be read */
-        tcol[t] = nc;
-        trow[t] = nrow;
-        tpar[t] = par;
-        mfs_front_bytes(nc, nrow, opt.nb, &W.lbytes[t], &W.cbbytes[t]);
-    }
-    /* children lists, then Liu's order bottom-up (children have smaller t than their parent) */
-    memset(W.kid_ptr, 0, ((size_t)nf + 1) * sizeof *W.kid_ptr);
+    tcol[t] = nc;
+    trow[t] = nrow;
+    tpar[t] = par;
+    mfs_front_bytes(nc, nrow, opt.nb, &W.lbytes[t], &W.cbbytes[t]);
+  }
+  /* children lists, then Liu's order bottom-up (children have smaller t than their parent) */
+  memset(W.kid_ptr, 0, ((size_t)nf + 1) * sizeof *W.kid_ptr);
+  for (int32_t t = 0; t < nf; t++)
+    if (tpar[t] >= 0) W.kid_ptr[tpar[t] + 1]++;
+  int32_t nroots = 0;
+  for (int32_t t = 0; t < nf; t++) {
+    W.kid_ptr[t + 1] += W.kid_ptr[t];
+    if (tpar[t] < 0) nroots++;
+  }
+  {
+    int32_t *fill;
+    ALLOC(fill, nf);
+    memcpy(fill, W.kid_ptr, (size_t)nf * sizeof *fill);
     for (int32_t t = 0; t < nf; t++)
-        if (tpar[t] >= 0) W.kid_ptr[tpar[t] + 1]++;
-    int32_t nroots = 0;
-    for (int32_t t = 0; t < nf; t++) {
-        W.kid_ptr[t + 1] += W.kid_ptr[t];
-        if (tpar[t] < 0) nroots++;
+      if (tpar[t] >= 0) W.kids[fill[tpar[t]]++] = t;
+    mem__free(fill);
+  }
+  ALLOC(W.tmp, nf > nroots ? nf : nroots);
+  for (int32_t t = 0; t < nf; t++) {
+    int32_t k0 = W.kid_ptr[t], k1 = W.kid_ptr[t + 1];
+    for (int32_t q = k0; q < k1; q++) {
+      int32_t c = W.kids[q];
+      W.tmp[q - k0] = (keyed){W.peak[c] - (double)(W.subf[c] + W.cbbytes[c]), c};
     }
-    {
-        int32_t *fill;
-        ALLOC(fill, nf);
-        memcpy(fill, W.kid_ptr, (size_t)nf * sizeof *fill);
-        for (int32_t t = 0; t < nf; t++)
-            if (tpar[t] >= 0) W.kids[fill[tpar[t]]++] = t;
-        mem__free(fill);
+    qsort(W.tmp, (size_t)(k1 - k0), sizeof *W.tmp, cmp_keyed_desc);
+    double acc = 0, pk = 0;
+    int64_t sf = W.lbytes[t];
+    for (int32_t q = k0; q < k1; q++) {
+      int32_t c = W.tmp[q - k0].id;
+      W.kids[q] = c;
+      if (acc + W.peak[c] > pk) pk = acc + W.peak[c];
+      acc += (double)(W.subf[c] + W.cbbytes[c]);
+      sf += W.subf[c];
     }
-    ALLOC(W.tmp, nf > nroots ? nf : nroots);
-    for (int32_t t = 0; t < nf; t++) {
-        int32_t k0 = W.kid_ptr[t], k1 = W.kid_ptr[t + 1];
-        for (int32_t q = k0; q < k1; q++) {
-            int32_t c = W.kids[q];
-            W.tmp[q - k0] = (keyed){W.peak[c] - (double)(W.subf[c] + W.cbbytes[c]), c};
+    if (acc + (double)(W.lbytes[t] + W.cbbytes[t]) > pk) pk = acc + (double)(W.lbytes[t] + W.cbbytes[t]);
+    W.peak[t] = pk;
+    W.subf[t] = sf;
+  }
+  /* roots in the same order; then an explicit-stack DFS emits the final postorder */
+  ALLOC(W.order, nf);
+  int32_t *order = W.order;
+  {
+    int32_t r = 0;
+    for (int32_t t = 0; t < nf; t++)
+      if (tpar[t] < 0) W.tmp[r++] = (keyed){W.peak[t] - (double)W.subf[t], t};
+    qsort(W.tmp, (size_t)nroots, sizeof *W.tmp, cmp_keyed_desc);
+    int32_t k = 0;
+    int32_t *cursor = W.top2front; /* reuse (ns >= nf): next child to visit per front */
+    for (int32_t t = 0; t < nf; t++) cursor[t] = W.kid_ptr[t];
+    for (int32_t q = 0; q < nroots; q++) {
+      int32_t top = 0;
+      W.stack[0] = W.tmp[q].id;
+      while (top >= 0) {
+        int32_t v = W.stack[top];
+        if (cursor[v] < W.kid_ptr[v + 1])
+          W.stack[++top] = W.kids[cursor[v]++];
+        else {
+          order[k++] = v;
+          top--;
         }
-        qsort(W.tmp, (size_t)(k1 - k0), sizeof *W.tmp, cmp_keyed_desc);
-        double acc = 0, pk = 0;
-        int64_t sf = W.lbytes[t];
-        for (int32_t q = k0; q < k1; q++) {
-            int32_t c = W.tmp[q - k0].id;
-            W.kids[q] = c;
-            if (acc + W.peak[c] > pk) pk = acc + W.peak[c];
-            acc += (double)(W.subf[c] + W.cbbytes[c]);
-            sf += W.subf[c];
-        }
-        if (acc + (double)(W.lbytes[t] + W.cbbytes[t]) > pk) pk = acc + (double)(W.lbytes[t] + W.cbbytes[t]);
-        W.peak[t] = pk;
-        W.subf[t] = sf;
+      }
     }
-    /* roots in the same order; then an explicit-stack DFS emits the final postorder */
-    ALLOC(W.order, nf);
-    int32_t *order = W.order;
-    {
-        int32_t r = 0;
-        for (int32_t t = 0; t < nf; t++)
-            if (tpar[t] < 0) W.tmp[r++] = (keyed){W.peak[t] - (double)W.subf[t], t};
-        qsort(W.tmp, (size_t)nroots, sizeof *W.tmp, cmp_keyed_desc);
-        int32_t k = 0;
-        int32_t *cursor = W.top2front; /* reuse (ns >= nf): next child to visit per front */
-        for (int32_t t = 0; t < nf; t++) cursor[t] = W.kid_ptr[t];
-        for (int32_t q = 0; q < nroots; q++) {
-            int32_t top = 0;
-            W.stack[0] = W.tmp[q].id;
-            while (top >= 0) {
-                int32_t v = W.stack[top];
-                if (cursor[v] < W.kid_ptr[v + 1])
-                    W.stack[++top] = W.kids[cursor[v]++];
-                else {
-                    order[k++] = v;
-                    top--;
-                }
-            }
-        }
-        if (k != nf) {
-            st = err__set(err, MFS_ERR_INTERNAL, 0, -1, "front tree traversal lost fronts");
-            goto fail;
-        }
+    if (k != nf) {
+      st = err__set(err, MFS_ERR_INTERNAL, 0, -1, "front tree traversal lost fronts");
+      goto fail;
     }
+  }
 
-    /* final numbering: fronts in `order`, columns of each front group by group */
-    S->nfronts = nf;
-    S->fronts = mem__calloc((size_t)(nf ? nf : 1), sizeof *S->fronts);
-    ALLOC(S->perm, n);
-    ALLOC(S->iperm, n);
-    ALLOC(S->parent, n);
-    ALLOC(S->colcount, n);
-    ALLOC(S->col2front, n);
-    ALLOC(W.newcol, n);
-    if (!S->fronts) goto nomem;
-    {
-        int32_t *t2f = W.stack; /* reuse: provisional -> final front index */
-        int32_t col = 0;
-        for (int32_t f = 0; f < nf; f++) {
-            int32_t t = order[f];
-            t2f[t] = f;
-            mfs_front *F = &S->fronts[f];
-            F->col0 = col;
-            F->ncol = tcol[t];
-            F->nrow = trow[t];
-            F->l_bytes = W.lbytes[t];
-            F->cb_bytes = W.cbbytes[t];
-            for (int32_t g = W.gptr[t]; g < W.gptr[t + 1]; g++) {
-                int32_t s = W.glist[g];
-                for (int32_t j = W.first[s]; j < W.first[s + 1]; j++) {
-                    W.newcol[j] = col;
-                    S->col2front[col] = f;
-                    col++;
-                }
-            }
+  /* final numbering: fronts in `order`, columns of each front group by group */
+  S->nfronts = nf;
+  S->fronts = mem__calloc((size_t)(nf ? nf : 1), sizeof *S->fronts);
+  ALLOC(S->perm, n);
+  ALLOC(S->iperm, n);
+  ALLOC(S->parent, n);
+  ALLOC(S->colcount, n);
+  ALLOC(S->col2front, n);
+  ALLOC(W.newcol, n);
+  if (!S->fronts) goto nomem;
+  {
+    int32_t *t2f = W.stack; /* reuse: provisional -> final front index */
+    int32_t col = 0;
+    for (int32_t f = 0; f < nf; f++) {
+      int32_t t = order[f];
+      t2f[t] = f;
+      mfs_front *F = &S->fronts[f];
+      F->col0 = col;
+      F->ncol = tcol[t];
+      F->nrow = trow[t];
+      F->l_bytes = W.lbytes[t];
+      F->cb_bytes = W.cbbytes[t];
+      for (int32_t g = W.gptr[t]; g < W.gptr[t + 1]; g++) {
+        int32_t s = W.glist[g];
+        for (int32_t j = W.first[s]; j < W.first[s + 1]; j++) {
+          W.newcol[j] = col;
+          S->col2front[col] = f;
+          col++;
         }
-        for (int32_t f = 0; f < nf; f++) {
-            int32_t t = order[f];
-            S->fronts[f].parent = tpar[t] < 0 ? -1 : t2f[tpar[t]];
-        }
+      }
     }
-    for (int32_t k = 0; k < n; k++) {
-        int32_t nk = W.newcol[k];
-        S->perm[nk] = W.perm1[k];
-        S->parent[nk] = W.parent1[k] < 0 ? -1 : W.newcol[W.parent1[k]];
-        S->colcount[nk] = W.cc1[k];
+    for (int32_t f = 0; f < nf; f++) {
+      int32_t t = order[f];
+      S->fronts[f].parent = tpar[t] < 0 ? -1 : t2f[tpar[t]];
     }
-    for (int32_t k = 0; k < n; k++) S->iperm[S->perm[k]] = k;
-    /* children lists in execution order (fronts are postordered: children come in index order) */
-    ALLOC(S->child, nf);
-    {
-        int32_t *cnt = W.kid_ptr; /* reuse */
-        memset(cnt, 0, ((size_t)nf + 1) * sizeof *cnt);
-        for (int32_t f = 0; f < nf; f++)
-            if (S->fronts[f].parent >= 0) cnt[S->fronts[f].parent + 1]++;
-        for (int32_t f = 0; f < nf; f++) cnt[f + 1] += cnt[f];
-        for (int32_t f = 0; f < nf; f++) {
-            S->fronts[f].child0 = cnt[f];
-            S->fronts[f].nchild = 0;
-        }
-        for (int32_t f = 0; f < nf; f++) {
-            int32_t p = S->fronts[f].parent;
-            if (p >= 0) S->child[S->fronts[p].child0 + S->fronts[p].nchild++] = f;
-        }
+  }
+  for (int32_t k = 0; k < n; k++) {
+    int32_t nk = W.newcol[k];
+    S->perm[nk] = W.perm1[k];
+    S->parent[nk] = W.parent1[k] < 0 ? -1 : W.newcol[W.parent1[k]];
+    S->colcount[nk] = W.cc1[k];
+  }
+  for (int32_t k = 0; k < n; k++) S->iperm[S->perm[k]] = k;
+  /* children lists in execution order (fronts are postordered: children come in index order) */
+  ALLOC(S->child, nf);
+  {
+    int32_t *cnt = W.kid_ptr; /* reuse */
+    memset(cnt, 0, ((size_t)nf + 1) * sizeof *cnt);
+    for (int32_t f = 0; f < nf; f++)
+      if (S->fronts[f].parent >= 0) cnt[S->fronts[f].parent + 1]++;
+    for (int32_t f = 0; f < nf; f++) cnt[f + 1] += cnt[f];
+    for (int32_t f = 0; f < nf; f++) {
+      S->fronts[f].child0 = cnt[f];
+      S->fronts[f].nchild = 0;
     }
+    for (int32_t f = 0; f < nf; f++) {
+      int32_t p = S->fronts[f].parent;
+      if (p >= 0) S->child[S->fronts[p].child0 + S->fronts[p].nchild++] = f;
+    }
+  }
 
-    /* ---- 5. A in the final numbering, front structures, maps, tiles */
-    if (permuted_lower(A, S->iperm, &S->a_colptr, &W.bi, &S->a_src) != MFS_OK) goto nomem;
-    ALLOC(S->a_lrow, A->nnz);
-    int64_t totrows = 0, totcb = 0, totblk = 0;
-    for (int32_t f = 0; f < nf; f++) {
-        mfs_front *F = &S->fronts[f];
-        F->rows = totrows;
-        F->cmap = totcb;
-        totrows += F->nrow;
-        totcb += F->nrow - F->ncol;
-        F->nbp = mfs_split_blocks(F->ncol, opt.nb, 0, NULL);
-        F->nbt = F->nbp + mfs_split_blocks(F->nrow - F->ncol, opt.nb, 0, NULL);
-        F->blk = totblk;
-        totblk += F->nbt + 1;
+  /* ---- 5. A in the final numbering, front structures, maps, tiles */
+  if (permuted_lower(A, S->iperm, &S->a_colptr, &W.bi, &S->a_src) != MFS_OK) goto nomem;
+  ALLOC(S->a_lrow, A->nnz);
+  int64_t totrows = 0, totcb = 0, totblk = 0;
+  for (int32_t f = 0; f < nf; f++) {
+    mfs_front *F = &S->fronts[f];
+    F->rows = totrows;
+    F->cmap = totcb;
+    totrows += F->nrow;
+    totcb += F->nrow - F->ncol;
+    F->nbp = mfs_split_blocks(F->ncol, opt.nb, 0, NULL);
+    F->nbt = F->nbp + mfs_split_blocks(F->nrow - F->ncol, opt.nb, 0, NULL);
+    F->blk = totblk;
+    totblk += F->nbt + 1;
+  }
+  ALLOC(S->rowind, totrows);
+  ALLOC(S->cmap, totcb);
+  ALLOC(S->blkptr, totblk);
+  ALLOC(W.mark, n);
+  ALLOC(W.pos, n);
+  for (int32_t i = 0; i < n; i++) W.mark[i] = -1;
+  S->ntiles = 0;
+  S->nnz_l = 0;
+  S->nnz_l_stored = 0;
+  S->flops_exact = 0;
+  for (int32_t f = 0; f < nf; f++) {
+    mfs_front *F = &S->fronts[f];
+    int32_t *rows = S->rowind + F->rows;
+    int32_t last = F->col0 + F->ncol - 1, w = 0;
+    int64_t exact = 0;
+    for (int32_t j = F->col0; j <= last; j++) {
+      rows[w++] = j;
+      exact += S->colcount[j];
+      S->flops_exact += (double)S->colcount[j] * (double)S->colcount[j];
     }
-    ALLOC(S->rowind, totrows);
-    ALLOC(S->cmap, totcb);
-    ALLOC(S->blkptr, totblk);
-    ALLOC(W.mark, n);
-    ALLOC(W.pos, n);
-    for (int32_t i = 0; i < n; i++) W.mark[i] = -1;
-    S->ntiles = 0;
-    S->nnz_l = 0;
-    S->nnz_l_stored = 0;
-    S->flops_exact = 0;
-    for (int32_t f = 0; f < nf; f++) {
-        mfs_front *F = &S->fronts[f];
-        int32_t *rows = S->rowind + F->rows;
-        int32_t last = F->col0 + F->ncol - 1, w = 0;
-        int64_t exact = 0;
-        for (int32_t j = F->col0; j <= last; j++) {
-            rows[w++] = j;
-            exact += S->colcount[j];
-            S->flops_exact += (double)S->colcount[j] * (double)S->colcount[j];
+    S->nnz_l += exact;
+    int32_t s0 = w;
+    for (int32_t j = F->col0; j <= last; j++)
+      for (int64_t p = S->a_colptr[j]; p < S->a_colptr[j + 1]; p++) {
+        int32_t i = W.bi[p];
+        if (i > last && W.mark[i] != f) {
+          if (w == F->nrow) goto structure_mismatch;
+          W.mark[i] = f;
+          rows[w++] = i;
         }
-        S->nnz_l += exact;
-        int32_t s0 = w;
-        for (int32_t j = F->col0; j <= last; j++)
-            for (int64_t p = S->a_colptr[j]; p < S->a_colptr[j + 1]; p++) {
-                int32_t i = W.bi[p];
-                if (i > last && W.mark[i] != f) {
-                    if (w == F->nrow) goto structure_mismatch;
-                    W.mark[i] = f;
-                    rows[w++] = i;
-                }
-            }
-        for (int32_t q = 0; q < F->nchild; q++) {
-            const mfs_front *C = &S->fronts[S->child[F->child0 + q]];
-            const int32_t *crows = S->rowind + C->rows;
-            for (int32_t r = C->ncol; r < C->nrow; r++) {
-                int32_t i = crows[r];
-                if (i < F->col0) goto structure_mismatch;
-                if (i > last && W.mark[i] != f) {
-                    if (w == F->nrow) goto structure_mismatch;
-                    W.mark[i] = f;
-                    rows[w++] = i;
-                }
-            }
+      }
+    for (int32_t q = 0; q < F->nchild; q++) {
+      const mfs_front *C = &S->fronts[S->child[F->child0 + q]];
+      const int32_t *crows = S->rowind + C->rows;
+      for (int32_t r = C->ncol; r < C->nrow; r++) {
+        int32_t i = crows[r];
+        if (i < F->col0) goto structure_mismatch;
+        if (i > last && W.mark[i] != f) {
+          if (w == F->nrow) goto structure_mismatch;
+          W.mark[i] = f;
+          rows[w++] = i;
         }
-        if (w != F->nrow) goto structure_mismatch;
-        qsort(rows + s0, (size_t)(w - s0), sizeof *rows, cmp_i32);
-        for (int32_t t = 0; t < F->nrow; t++) W.pos[rows[t]] = t;
-        /* relative index maps: children's CB rows and the A entries of this front */
-        for (int32_t q = 0; q < F->nchild; q++) {
-            const mfs_front *C = &S->fronts[S->child[F->child0 + q]];
-            const int32_t *crows = S->rowind + C->rows;
-            int32_t *cm = S->cmap + C->cmap;
-            for (int32_t r = C->ncol; r < C->nrow; r++) cm[r - C->ncol] = W.pos[crows[r]];
-        }
-        for (int64_t p = S->a_colptr[F->col0]; p < S->a_colptr[last + 1]; p++) S->a_lrow[p] = W.pos[W.bi[p]];
-        mfs_split_blocks(F->ncol, opt.nb, 0, S->blkptr + F->blk);
-        mfs_split_blocks(F->nrow - F->ncol, opt.nb, F->ncol, S->blkptr + F->blk + F->nbp);
-        F->tile0 = S->ntiles;
-        S->ntiles += (int64_t)F->nbt * (F->nbt + 1) / 2;
-        int64_t stored = (int64_t)F->ncol * F->nrow - (int64_t)F->ncol * (F->ncol - 1) / 2;
-        F->zeros = stored - exact;
-        S->nnz_l_stored += stored;
+      }
     }
+    if (w != F->nrow) goto structure_mismatch;
+    qsort(rows + s0, (size_t)(w - s0), sizeof *rows, cmp_i32);
+    for (int32_t t = 0; t < F->nrow; t++) W.pos[rows[t]] = t;
+    /* relative index maps: children's CB rows and the A entries of this front */
+    for (int32_t q = 0; q < F->nchild; q++) {
+      const mfs_front *C = &S->fronts[S->child[F->child0 + q]];
+      const int32_t *crows = S->rowind + C->rows;
+      int32_t *cm = S->cmap + C->cmap;
+      for (int32_t r = C->ncol; r < C->nrow; r++) cm[r - C->ncol] = W.pos[crows[r]];
+    }
+    for (int64_t p = S->a_colptr[F->col0]; p < S->a_colptr[last + 1]; p++) S->a_lrow[p] = W.pos[W.bi[p]];
+    mfs_split_blocks(F->ncol, opt.nb, 0, S->blkptr + F->blk);
+    mfs_split_blocks(F->nrow - F->ncol, opt.nb, F->ncol, S->blkptr + F->blk + F->nbp);
+    F->tile0 = S->ntiles;
+    S->ntiles += (int64_t)F->nbt * (F->nbt + 1) / 2;
+    int64_t stored = (int64_t)F->ncol * F->nrow - (int64_t)F->ncol * (F->ncol - 1) / 2;
+    F->zeros = stored - exact;
+    S->nnz_l_stored += stored;
+  }
 
-    /* ---- 6. operations, flops, memory */
-    if ((st = front__build_ops(S, err)) != MFS_OK) goto fail;
-    for (int32_t f = 0; f < nf; f++) {
-        mfs_front *F = &S->fronts[f];
-        F->subtree_flops += F->flops; /* children (lower index) have already added theirs */
-        if (F->parent >= 0) S->fronts[F->parent].subtree_flops += F->subtree_flops;
-    }
-    memory__predict(S);
-    S->time_symbolic = time__now() - t1;
-    work_free(&W);
-    *Sout = S;
-    return MFS_OK;
+  /* ---- 6. operations, flops, memory */
+  if ((st = front__build_ops(S, err)) != MFS_OK) goto fail;
+  for (int32_t f = 0; f < nf; f++) {
+    mfs_front *F = &S->fronts[f];
+    F->subtree_flops += F->flops; /* children (lower index) have already added theirs */
+    if (F->parent >= 0) S->fronts[F->parent].subtree_flops += F->subtree_flops;
+  }
+  memory__predict(S);
+  S->time_symbolic = time__now() - t1;
+  work_free(&W);
+  *Sout = S;
+  return MFS_OK;
 
 structure_mismatch:
-    st = err__set(err, MFS_ERR_INTERNAL, 0, -1, "front structure disagrees with the column counts");
-    goto fail;
+  st = err__set(err, MFS_ERR_INTERNAL, 0, -1, "front structure disagrees with the column counts");
+  goto fail;
 nomem:
-    st = err__nomem(err);
+  st = err__nomem(err);
 fail:
-    work_free(&W);
-    mfs_symbolic_free(S);
-    return st;
+  work_free(&W);
+  mfs_symbolic_free(S);
+  return st;
 }

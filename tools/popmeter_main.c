@@ -20,19 +20,18 @@
 #include <unistd.h>
 
 static void usage(FILE *out) {
-  fprintf(out,
-    "Usage: popmeter run [--output DIR] [--models LIST] [--trace] [--quiet] -- APP [ARGS...]\n"
-    "       popmeter show [--models LIST] FILE.json\n"
-    "       popmeter scale --ranks 1,2,4 [--threads 1,2] [--repeat N] [--out DIR] -- APP [ARGS...]\n"
-    "       popmeter --help-env [--markdown]\n"
-    "       popmeter --version\n"
-    "\n"
-    "run    runs APP with libpopmeter preloaded; at the end of the run the efficiency table is\n"
-    "       printed on standard error and popmeter.json written into the output directory.\n"
-    "       With MPI: mpirun -np 4 popmeter run -- ./app\n"
-    "show   recomputes every model from a popmeter.json and prints the table.\n"
-    "scale  runs APP at every processes x threads configuration and writes the POP scaling\n"
-    "       report (popmeter scale --help; popmeter-report builds it from existing runs).\n");
+  fprintf(out, "Usage: popmeter run [--output DIR] [--models LIST] [--trace] [--quiet] -- APP [ARGS...]\n"
+               "       popmeter show [--models LIST] FILE.json\n"
+               "       popmeter scale --ranks 1,2,4 [--threads 1,2] [--repeat N] [--out DIR] -- APP [ARGS...]\n"
+               "       popmeter --help-env [--markdown]\n"
+               "       popmeter --version\n"
+               "\n"
+               "run    runs APP with libpopmeter preloaded; at the end of the run the efficiency table is\n"
+               "       printed on standard error and popmeter.json written into the output directory.\n"
+               "       With MPI: mpirun -np 4 popmeter run -- ./app\n"
+               "show   recomputes every model from a popmeter.json and prints the table.\n"
+               "scale  runs APP at every processes x threads configuration and writes the POP scaling\n"
+               "       report (popmeter scale --help; popmeter-report builds it from existing runs).\n");
 }
 
 static int file_exists(const char *p) { return access(p, R_OK) == 0; }
@@ -40,14 +39,16 @@ static int file_exists(const char *p) { return access(p, R_OK) == 0; }
 /* libpopmeter.so next to this launcher: installed (<prefix>/bin -> <prefix>/lib) or build tree. */
 static int find_library(char *out, size_t n) {
   const char *env = getenv("POPMETER_LIB");
-  if (env && file_exists(env)) { snprintf(out, n, "%s", env); return 0; }
+  if (env && file_exists(env)) {
+    snprintf(out, n, "%s", env);
+    return 0;
+  }
   char exe[PATH_MAX];
   ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (len > 0) {
     exe[len] = '\0';
     char *dir = dirname(exe);
-    const char *cands[] = {"%s/../lib/libpopmeter.so", "%s/../lib/.libs/libpopmeter.so",
-                           "%s/../lib64/libpopmeter.so"};
+    const char *cands[] = {"%s/../lib/libpopmeter.so", "%s/../lib/.libs/libpopmeter.so", "%s/../lib64/libpopmeter.so"};
     for (unsigned i = 0; i < sizeof cands / sizeof *cands; i++) {
       snprintf(out, n, cands[i], dir);
       if (file_exists(out)) return 0;
@@ -58,31 +59,37 @@ static int find_library(char *out, size_t n) {
 }
 
 static int cmd_run(int argc, char **argv) {
-  static const struct option opts[] = {
-    {"output", required_argument, 0, 'o'}, {"models", required_argument, 0, 'm'},
-    {"trace", no_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  static const struct option opts[] = {{"output", required_argument, 0, 'o'}, {"models", required_argument, 0, 'm'},
+                                       {"trace", no_argument, 0, 't'},        {"quiet", no_argument, 0, 'q'},
+                                       {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "+o:m:tqh", opts, NULL)) != -1) {
     switch (c) {
-      case 'o': setenv("POPMETER_OUTPUT", optarg, 1); break;
-      case 'm': setenv("POPMETER_MODELS", optarg, 1); break;
-      case 't': setenv("POPMETER_TRACE", "1", 1); break;
-      case 'q': setenv("POPMETER_REPORT", "0", 1); break;
-      case 'h': usage(stdout); return 0;
-      default: usage(stderr); return 2;
+    case 'o': setenv("POPMETER_OUTPUT", optarg, 1); break;
+    case 'm': setenv("POPMETER_MODELS", optarg, 1); break;
+    case 't': setenv("POPMETER_TRACE", "1", 1); break;
+    case 'q': setenv("POPMETER_REPORT", "0", 1); break;
+    case 'h': usage(stdout); return 0;
+    default: usage(stderr); return 2;
     }
   }
-  if (optind >= argc) { fprintf(stderr, "popmeter run: no application given (popmeter run -- APP ARGS)\n"); return 2; }
+  if (optind >= argc) {
+    fprintf(stderr, "popmeter run: no application given (popmeter run -- APP ARGS)\n");
+    return 2;
+  }
   char lib[PATH_MAX];
   if (find_library(lib, sizeof lib) != 0) {
-    fprintf(stderr, "popmeter: libpopmeter.so not found (looked next to this program and in %s; set POPMETER_LIB)\n", PM_LIBDIR);
+    fprintf(stderr, "popmeter: libpopmeter.so not found (looked next to this program and in %s; set POPMETER_LIB)\n",
+            PM_LIBDIR);
     return 1;
   }
   const char *old = getenv("LD_PRELOAD");
   char *preload;
-  if (old && old[0]) { if (asprintf(&preload, "%s:%s", lib, old) < 0) return 1; }
-  else preload = strdup(lib);
+  if (old && old[0]) {
+    if (asprintf(&preload, "%s:%s", lib, old) < 0) return 1;
+  } else
+    preload = strdup(lib);
   setenv("LD_PRELOAD", preload, 1);
   /* StarPU 1.4 loads its tool from STARPU_PROF_TOOL (the only way into a static StarPU); a tool the
    * user named stays (StarPU takes one) */
@@ -103,7 +110,8 @@ static void show_warn(const char *fmt, ...) {
 }
 
 static int cmd_show(int argc, char **argv) {
-  static const struct option opts[] = {{"models", required_argument, 0, 'm'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  static const struct option opts[] = {
+      {"models", required_argument, 0, 'm'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   /* the table follows the same POPMETER_* settings as at the end of a run (width, models, I/O) */
   pm_config cfg;
   pm_config_load(&cfg, (const char *(*)(const char *))getenv, show_warn);
@@ -111,23 +119,38 @@ static int cmd_show(int argc, char **argv) {
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "m:h", opts, NULL)) != -1) {
-    if (c == 'm') models = optarg;
-    else if (c == 'h') { usage(stdout); return 0; }
-    else { usage(stderr); return 2; }
+    if (c == 'm')
+      models = optarg;
+    else if (c == 'h') {
+      usage(stdout);
+      return 0;
+    } else {
+      usage(stderr);
+      return 2;
+    }
   }
-  if (optind != argc - 1) { fprintf(stderr, "popmeter show: expected one JSON file\n"); return 2; }
+  if (optind != argc - 1) {
+    fprintf(stderr, "popmeter show: expected one JSON file\n");
+    return 2;
+  }
   char err[512];
   pm_profile *p = pm_profile_read_file(argv[optind], err, sizeof err);
-  if (!p) { fprintf(stderr, "popmeter show: %s\n", err); return 1; }
-  pm_report_options o = {.models = models, .width = (int)cfg.i[PM_CFG_TABLE_WIDTH],
-                         .io_as_useful = (int)cfg.i[PM_CFG_IO_AS_USEFUL]};
+  if (!p) {
+    fprintf(stderr, "popmeter show: %s\n", err);
+    return 1;
+  }
+  pm_report_options o = {
+      .models = models, .width = (int)cfg.i[PM_CFG_TABLE_WIDTH], .io_as_useful = (int)cfg.i[PM_CFG_IO_AS_USEFUL]};
   int rc = pm_report_print_table(stdout, p, &o, NULL, 0);
   pm_profile_free(p);
   return rc == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) { usage(stderr); return 2; }
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
   if (!strcmp(argv[1], "run")) return cmd_run(argc - 1, argv + 1);
   if (!strcmp(argv[1], "show")) return cmd_show(argc - 1, argv + 1);
   if (!strcmp(argv[1], "scale")) return pm_scale_main(argc - 1, argv + 1);
@@ -135,8 +158,14 @@ int main(int argc, char **argv) {
     pm_config_print_help(stdout, argc > 2 && !strcmp(argv[2], "--markdown"));
     return 0;
   }
-  if (!strcmp(argv[1], "--version")) { printf("popmeter %s\n", PACKAGE_VERSION); return 0; }
-  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) { usage(stdout); return 0; }
+  if (!strcmp(argv[1], "--version")) {
+    printf("popmeter %s\n", PACKAGE_VERSION);
+    return 0;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    usage(stdout);
+    return 0;
+  }
   fprintf(stderr, "popmeter: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;

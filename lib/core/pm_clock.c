@@ -9,6 +9,4 @@ void pm_clock_use_virtual(uint64_t start_ns) {
   pm_clock_is_virtual = 1;
 }
 
-void pm_clock_advance(uint64_t ns) {
-  __atomic_fetch_add(&pm_clock_virtual_ns, ns, __ATOMIC_RELAXED);
-}
+void pm_clock_advance(uint64_t ns) { __atomic_fetch_add(&pm_clock_virtual_ns, ns, __ATOMIC_RELAXED); }

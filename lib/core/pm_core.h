@@ -27,30 +27,36 @@
 
 /* ------------------------------------------------------------------------------------------ states */
 typedef enum {
-  PM_STATE_USEFUL = 0,   /* application code */
-  PM_STATE_MPI_P2P,      /* blocking or non-blocking point-to-point call */
-  PM_STATE_MPI_COLL,     /* collective (blocking, or the posting of a non-blocking one) */
-  PM_STATE_MPI_SYNC,     /* wait / test / probe: completing requests */
-  PM_STATE_MPI_MGMT,     /* init, finalize, communicators, datatypes, other management */
-  PM_STATE_MPI_IO,       /* MPI-IO file calls */
-  PM_STATE_POSIX_IO,     /* POSIX / stdio file I/O */
-  PM_STATE_RUNTIME,      /* task or OpenMP runtime overhead (scheduling, fork/join, data management) */
-  PM_STATE_SYNC_WAIT,    /* thread synchronisation wait (OpenMP barrier, lock) */
-  PM_STATE_IDLE,         /* no work: sleeping worker, waiting for a task */
-  PM_STATE_DEVICE,       /* host blocked in a device runtime call (CUDA sync, memcpy) */
-  PM_STATE_TOOL,         /* popmeter's own work (finalize reduction, trace flush) */
-  PM_STATE_OFF,          /* not measured: before activation, paused, after finalize */
+  PM_STATE_USEFUL = 0, /* application code */
+  PM_STATE_MPI_P2P,    /* blocking or non-blocking point-to-point call */
+  PM_STATE_MPI_COLL,   /* collective (blocking, or the posting of a non-blocking one) */
+  PM_STATE_MPI_SYNC,   /* wait / test / probe: completing requests */
+  PM_STATE_MPI_MGMT,   /* init, finalize, communicators, datatypes, other management */
+  PM_STATE_MPI_IO,     /* MPI-IO file calls */
+  PM_STATE_POSIX_IO,   /* POSIX / stdio file I/O */
+  PM_STATE_RUNTIME,    /* task or OpenMP runtime overhead (scheduling, fork/join, data management) */
+  PM_STATE_SYNC_WAIT,  /* thread synchronisation wait (OpenMP barrier, lock) */
+  PM_STATE_IDLE,       /* no work: sleeping worker, waiting for a task */
+  PM_STATE_DEVICE,     /* host blocked in a device runtime call (CUDA sync, memcpy) */
+  PM_STATE_TOOL,       /* popmeter's own work (finalize reduction, trace flush) */
+  PM_STATE_OFF,        /* not measured: before activation, paused, after finalize */
   PM_STATE_COUNT
 } pm_state;
 
 /* The coarse class a state belongs to in the POP models. */
 typedef enum {
-  PM_CLASS_USEFUL = 0, PM_CLASS_MPI, PM_CLASS_IO, PM_CLASS_RUNTIME, PM_CLASS_IDLE,
-  PM_CLASS_DEVICE, PM_CLASS_OTHER, PM_CLASS_COUNT
+  PM_CLASS_USEFUL = 0,
+  PM_CLASS_MPI,
+  PM_CLASS_IO,
+  PM_CLASS_RUNTIME,
+  PM_CLASS_IDLE,
+  PM_CLASS_DEVICE,
+  PM_CLASS_OTHER,
+  PM_CLASS_COUNT
 } pm_state_class;
 
 PM_HIDDEN pm_state_class pm_state_class_of(pm_state s);
-PM_HIDDEN const char *pm_state_name(pm_state s);   /* "useful", "mpi_p2p", ... (JSON keys) */
+PM_HIDDEN const char *pm_state_name(pm_state s); /* "useful", "mpi_p2p", ... (JSON keys) */
 
 /* Context bit: whether the location is inside an OpenMP parallel region (additive model). */
 enum { PM_CTX_SERIAL = 0, PM_CTX_PARALLEL = 1, PM_CTX_COUNT = 2 };
@@ -65,19 +71,33 @@ static inline uint64_t pm_clock_now(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
-PM_HIDDEN void pm_clock_use_virtual(uint64_t start_ns);   /* tests: switch to the virtual clock */
-PM_HIDDEN void pm_clock_advance(uint64_t ns);              /* tests: move the virtual clock forward */
+PM_HIDDEN void pm_clock_use_virtual(uint64_t start_ns); /* tests: switch to the virtual clock */
+PM_HIDDEN void pm_clock_advance(uint64_t ns);           /* tests: move the virtual clock forward */
 
 /* ---------------------------------------------------------------------------------------- regions */
 /* A region is a named code entity: "main", a user region, an MPI function, a codelet, an OpenMP
  * parallel region. Registered once (locked, rare), then referred to by its small integer id. */
 typedef enum {
-  PM_PARADIGM_USER = 0, PM_PARADIGM_MPI, PM_PARADIGM_OPENMP, PM_PARADIGM_STARPU, PM_PARADIGM_IO,
-  PM_PARADIGM_CUDA, PM_PARADIGM_MEASUREMENT, PM_PARADIGM_COUNT
+  PM_PARADIGM_USER = 0,
+  PM_PARADIGM_MPI,
+  PM_PARADIGM_OPENMP,
+  PM_PARADIGM_STARPU,
+  PM_PARADIGM_IO,
+  PM_PARADIGM_CUDA,
+  PM_PARADIGM_MEASUREMENT,
+  PM_PARADIGM_COUNT
 } pm_paradigm;
 typedef enum {
-  PM_ROLE_FUNCTION = 0, PM_ROLE_POINT2POINT, PM_ROLE_COLLECTIVE, PM_ROLE_BARRIER, PM_ROLE_PARALLEL,
-  PM_ROLE_TASK, PM_ROLE_FILE_IO, PM_ROLE_WRAPPER, PM_ROLE_ARTIFICIAL, PM_ROLE_COUNT
+  PM_ROLE_FUNCTION = 0,
+  PM_ROLE_POINT2POINT,
+  PM_ROLE_COLLECTIVE,
+  PM_ROLE_BARRIER,
+  PM_ROLE_PARALLEL,
+  PM_ROLE_TASK,
+  PM_ROLE_FILE_IO,
+  PM_ROLE_WRAPPER,
+  PM_ROLE_ARTIFICIAL,
+  PM_ROLE_COUNT
 } pm_region_role;
 
 typedef uint32_t pm_region_id;
@@ -91,13 +111,13 @@ PM_HIDDEN uint32_t pm_region_count(void);
 
 /* ------------------------------------------------------------------------------------- locations */
 typedef enum {
-  PM_ROLE_MAIN = 0,      /* the process's main thread (first registered) */
-  PM_ROLE_THREAD,        /* another application thread (OpenMP thread, pthread) */
-  PM_ROLE_WORKER,        /* task-runtime CPU worker */
-  PM_ROLE_ACCEL_WORKER,  /* task-runtime accelerator worker */
-  PM_ROLE_PROGRESS,      /* communication progress thread (StarPU-MPI "MPI") */
-  PM_ROLE_DEVICE,        /* a device stream (CUDA), fed by the CUPTI plugin */
-  PM_ROLE_OTHER,         /* helper threads we do not model */
+  PM_ROLE_MAIN = 0,     /* the process's main thread (first registered) */
+  PM_ROLE_THREAD,       /* another application thread (OpenMP thread, pthread) */
+  PM_ROLE_WORKER,       /* task-runtime CPU worker */
+  PM_ROLE_ACCEL_WORKER, /* task-runtime accelerator worker */
+  PM_ROLE_PROGRESS,     /* communication progress thread (StarPU-MPI "MPI") */
+  PM_ROLE_DEVICE,       /* a device stream (CUDA), fed by the CUPTI plugin */
+  PM_ROLE_OTHER,        /* helper threads we do not model */
   PM_LOC_ROLE_COUNT
 } pm_loc_role;
 PM_HIDDEN const char *pm_loc_role_name(pm_loc_role r);
@@ -128,7 +148,7 @@ PM_HIDDEN void pm_loc_set_thread_classifier(void (*fn)(pm_loc *L));
  * transition is the caller's job (pass the same 'now' to everything happening at that instant). */
 PM_HIDDEN pm_state pm_state_set(pm_loc *L, pm_state s, uint64_t now);
 PM_HIDDEN pm_state pm_state_get(const pm_loc *L);
-PM_HIDDEN void pm_ctx_set(pm_loc *L, int ctx, uint64_t now);   /* enter/leave OpenMP parallel */
+PM_HIDDEN void pm_ctx_set(pm_loc *L, int ctx, uint64_t now); /* enter/leave OpenMP parallel */
 
 /* Region enter/exit on the call-path tree, with a state change (adapters' common case):
  * pm_call_enter pushes region + state, pm_call_exit pops both. Nesting depth is bounded
@@ -153,7 +173,9 @@ PM_HIDDEN void pm_add_io(pm_loc *L, uint64_t bytes_read, uint64_t bytes_written)
  *   cue: useful time only; com: everything but MPI; coo: everything but runtime/OpenMP/idle.
  * tl_* never merges; pl_* merges within the process; g_* merges across processes too.
  * Each transition advances the clocks of the location by the time spent in the state left. */
-typedef struct { uint64_t cue, com, coo; } pm_cp_clock;
+typedef struct {
+  uint64_t cue, com, coo;
+} pm_cp_clock;
 PM_HIDDEN pm_cp_clock pm_cp_global(const pm_loc *L);
 PM_HIDDEN pm_cp_clock pm_cp_process(const pm_loc *L);
 /* Merge an incoming dependency: local = max(local, incoming). */
@@ -162,9 +184,9 @@ PM_HIDDEN void pm_cp_merge_process(pm_loc *L, pm_cp_clock in);
 
 /* --------------------------------------------------------------------------------- process state */
 /* Lifecycle: activation happens lazily at the first adapter entry point. */
-PM_HIDDEN int pm_core_activate(void);          /* returns 1 if active */
+PM_HIDDEN int pm_core_activate(void); /* returns 1 if active */
 PM_HIDDEN int pm_core_is_active(void);
-PM_HIDDEN void pm_core_pause(void);            /* popmeter.h pause/resume */
+PM_HIDDEN void pm_core_pause(void); /* popmeter.h pause/resume */
 PM_HIDDEN void pm_core_resume(void);
 /* Restarts the measured window now: what was measured before is forgotten. The MPI adapter calls it
  * when MPI_Init returns, so an MPI program's window is MPI_Init -> MPI_Finalize however popmeter

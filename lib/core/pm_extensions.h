@@ -43,11 +43,11 @@ PM_HIDDEN void pm_trace_place(const char *dir) __attribute__((weak));
  * written), which the completion events repeat (req 0: a blocking call). */
 PM_HIDDEN uint32_t pm_trace_comm_define(int size, const int *world_ranks) __attribute__((weak));
 PM_HIDDEN uint64_t pm_trace_mpi_send(pm_loc *L, uint32_t comm, int peer, int tag, uint64_t bytes, int nonblocking)
-  __attribute__((weak));
+    __attribute__((weak));
 PM_HIDDEN void pm_trace_mpi_send_complete(pm_loc *L, uint64_t req) __attribute__((weak));
 PM_HIDDEN uint64_t pm_trace_mpi_recv_request(pm_loc *L) __attribute__((weak));
 PM_HIDDEN void pm_trace_mpi_recv(pm_loc *L, uint32_t comm, int peer, int tag, uint64_t bytes, uint64_t req)
-  __attribute__((weak));
+    __attribute__((weak));
 PM_HIDDEN void pm_trace_mpi_request_cancelled(pm_loc *L, uint64_t req) __attribute__((weak));
 /* A blocking collective on comm (root: rank in comm, -1 when the operation has none) completed:
  * called before the call's region is left, which writes the collective's events. */

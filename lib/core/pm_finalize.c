@@ -20,17 +20,25 @@ PM_HIDDEN void pm_core_deactivate(void);
 static int serial_gather(const pm_ipc *self, const char *buf, size_t len, char ***out) {
   (void)self;
   char **v = malloc(sizeof *v);
-  if (!v || !(v[0] = malloc(len + 1))) { free(v); return -1; }
+  if (!v || !(v[0] = malloc(len + 1))) {
+    free(v);
+    return -1;
+  }
   memcpy(v[0], buf, len);
   v[0][len] = '\0';
   *out = v;
   return 0;
 }
 static int serial_bcast(const pm_ipc *self, void *buf, size_t len, int root) {
-  (void)self; (void)buf; (void)len;
+  (void)self;
+  (void)buf;
+  (void)len;
   return root == 0 ? 0 : -1;
 }
-static int serial_barrier(const pm_ipc *self) { (void)self; return 0; }
+static int serial_barrier(const pm_ipc *self) {
+  (void)self;
+  return 0;
+}
 const pm_ipc pm_ipc_serial = {0, 1, serial_gather, NULL, serial_bcast, serial_barrier};
 
 void pm_process_identity(pm_profile *p) {
@@ -40,7 +48,8 @@ void pm_process_identity(pm_profile *p) {
   if (f) {
     size_t n = fread(p->command, 1, sizeof p->command - 1, f);
     fclose(f);
-    for (size_t i = 0; i + 1 < n; i++) if (p->command[i] == '\0') p->command[i] = ' ';
+    for (size_t i = 0; i + 1 < n; i++)
+      if (p->command[i] == '\0') p->command[i] = ' ';
     p->command[n] = '\0';
   }
   time_t now = time(NULL);
@@ -58,7 +67,10 @@ static pm_profile *merge_all(char **parts, int n) {
   for (int i = 0; i < n; i++) {
     char err[256];
     pm_profile *p = parts[i] ? pm_profile_from_json_string(parts[i], err, sizeof err) : NULL;
-    if (!p) { pm_warn("the profile of rank %d could not be read (%s); it is left out", i, parts[i] ? err : "missing"); continue; }
+    if (!p) {
+      pm_warn("the profile of rank %d could not be read (%s); it is left out", i, parts[i] ? err : "missing");
+      continue;
+    }
     if (pm_profile_merge(run, p) != 0) pm_warn("out of memory while merging the profile of rank %d", i);
     pm_profile_free(p);
   }
@@ -69,14 +81,14 @@ static pm_profile *merge_all(char **parts, int n) {
 void pm_core_finalize(const pm_ipc *ipc, const char *why) {
   if (!pm_core_is_active() || !pm_core_begin_finalize()) return;
   int guard = pm_in_tool();
-  pm_set_in_tool(1);                   /* MPI calls made from here on are the tool's own */
+  pm_set_in_tool(1); /* MPI calls made from here on are the tool's own */
   uint64_t t_end = pm_clock_now();
   uint32_t n = pm_loc_count();
-  pm_omp_finalize(t_end);              /* OpenMP workers waiting for a recorded join: idle since */
+  pm_omp_finalize(t_end); /* OpenMP workers waiting for a recorded join: idle since */
   for (uint32_t i = 0; i < n; i++) pm_loc_flush(pm_loc_at(i), t_end);
   if (pm_cuda_finalize) pm_cuda_finalize(t_end);
   if (pm_counters_finalize) pm_counters_finalize(t_end);
-  if (pm_trace_finalize) pm_trace_finalize(ipc, t_end);   /* collective over ipc (archive close) */
+  if (pm_trace_finalize) pm_trace_finalize(ipc, t_end); /* collective over ipc (archive close) */
   pm_core_deactivate();
   uint64_t t_report = pm_clock_now();
 
@@ -89,11 +101,16 @@ void pm_core_finalize(const pm_ipc *ipc, const char *why) {
     if (ipc->rank == 0) run = merge_all(parts, ipc->size);
   } else if (ipc->size > 1) {
     pm_warn("could not collect the profiles on rank 0; each rank reports its own");
-    run = mine; mine = NULL;
+    run = mine;
+    mine = NULL;
   } else {
-    run = mine; mine = NULL;
+    run = mine;
+    mine = NULL;
   }
-  if (parts) { for (int i = 0; i < ipc->size; i++) free(parts[i]); free(parts); }
+  if (parts) {
+    for (int i = 0; i < ipc->size; i++) free(parts[i]);
+    free(parts);
+  }
   free(text);
   pm_profile_free(mine);
   if (run) {

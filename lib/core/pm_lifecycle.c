@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static int active;                 /* measuring */
-static int disabled;               /* never activate in this process */
+static int active;   /* measuring */
+static int disabled; /* never activate in this process */
 static int finalized;
 static pid_t active_pid;
 static uint64_t t_start;
@@ -34,12 +34,29 @@ static void vmsg(const char *kind, int min_level, const char *fmt, va_list ap) {
   if (config_loaded && config.i[PM_CFG_VERBOSE] < min_level) return;
   char buf[1024];
   vsnprintf(buf, sizeof buf, fmt, ap);
-  if (proc_size > 1) fprintf(stderr, "popmeter[%d]: %s%s\n", proc_rank, kind, buf);
-  else fprintf(stderr, "popmeter: %s%s\n", kind, buf);
+  if (proc_size > 1)
+    fprintf(stderr, "popmeter[%d]: %s%s\n", proc_rank, kind, buf);
+  else
+    fprintf(stderr, "popmeter: %s%s\n", kind, buf);
 }
-void pm_warn(const char *fmt, ...) { va_list ap; va_start(ap, fmt); vmsg("warning: ", 1, fmt, ap); va_end(ap); }
-void pm_info(const char *fmt, ...) { va_list ap; va_start(ap, fmt); vmsg("", 2, fmt, ap); va_end(ap); }
-void pm_error(const char *fmt, ...) { va_list ap; va_start(ap, fmt); vmsg("error: ", 0, fmt, ap); va_end(ap); }
+void pm_warn(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vmsg("warning: ", 1, fmt, ap);
+  va_end(ap);
+}
+void pm_info(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vmsg("", 2, fmt, ap);
+  va_end(ap);
+}
+void pm_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vmsg("error: ", 0, fmt, ap);
+  va_end(ap);
+}
 
 static const char *env_get(const char *name) { return getenv(name); }
 static void ensure_config(void) {
@@ -47,19 +64,26 @@ static void ensure_config(void) {
   config_loaded = 1;
   pm_config_load(&config, env_get, pm_warn);
 }
-const pm_config *pm_config_get(void) { ensure_config(); return &config; }
+const pm_config *pm_config_get(void) {
+  ensure_config();
+  return &config;
+}
 
 int pm_core_rank(void) { return proc_rank; }
 int pm_core_size(void) { return proc_size; }
 uint64_t pm_core_window_start(void) { return t_start; }
 int pm_core_is_active(void) { return __atomic_load_n(&active, __ATOMIC_ACQUIRE); }
 int pm_core_finalized(void) { return finalized; }
-void pm_core_set_process(int rank, int nprocs) { proc_rank = rank; proc_size = nprocs; }
+void pm_core_set_process(int rank, int nprocs) {
+  proc_rank = rank;
+  proc_size = nprocs;
+}
 
 static int is_launcher(const char *name) {
-  static const char *const launchers[] = {"mpirun", "mpiexec", "orterun", "orted", "prted", "prterun",
-                                          "prte", "hydra_pmi_proxy", "srun", "popmeter", NULL};
-  for (int i = 0; launchers[i]; i++) if (!strcmp(name, launchers[i])) return 1;
+  static const char *const launchers[] = {"mpirun", "mpiexec",         "orterun", "orted",    "prted", "prterun",
+                                          "prte",   "hydra_pmi_proxy", "srun",    "popmeter", NULL};
+  for (int i = 0; launchers[i]; i++)
+    if (!strcmp(name, launchers[i])) return 1;
   return 0;
 }
 
@@ -70,8 +94,8 @@ static void at_exit_report(void) {
    * process's report short. It is exiting anyway and its status is already decided, so SIGTERM is
    * ignored from here on (the launcher's later SIGKILL still ends a report that would hang). */
   if (proc_size > 1) signal(SIGTERM, SIG_IGN);
-  pm_core_finalize(&pm_ipc_serial, proc_size > 1 ? "MPI_Finalize was not called: this report covers this process only"
-                                                 : NULL);
+  pm_core_finalize(&pm_ipc_serial,
+                   proc_size > 1 ? "MPI_Finalize was not called: this report covers this process only" : NULL);
 }
 
 static void after_fork_child(void) {
@@ -131,7 +155,10 @@ void pm_core_resume(void) {
 
 __attribute__((constructor)) static void popmeter_init(void) {
   const char *self = program_invocation_short_name;
-  if (is_launcher(self)) { disabled = 1; return; }
+  if (is_launcher(self)) {
+    disabled = 1;
+    return;
+  }
   const char *target = getenv("POPMETER_TARGET");
   if (target && target[0]) {
     const char *base = strrchr(target, '/');
@@ -140,11 +167,12 @@ __attribute__((constructor)) static void popmeter_init(void) {
 }
 
 void pm_core_reset_for_tests(void) {
-  pm_omp_reset();                      /* OpenMP threads, teams, regions (they point at locations) */
+  pm_omp_reset(); /* OpenMP threads, teams, regions (they point at locations) */
   pm_locations_reset();
   pm_regions_reset();
   active = disabled = finalized = 0;
-  proc_rank = 0; proc_size = 1;
+  proc_rank = 0;
+  proc_size = 1;
   config_loaded = 0;
 }
 

@@ -27,9 +27,7 @@ uint32_t pm_loc_count(void) { return __atomic_load_n(&nlocations, __ATOMIC_ACQUI
 pm_loc *pm_loc_at(uint32_t i) { return i < pm_loc_count() ? locations[i] : NULL; }
 uint32_t pm_loc_id(const pm_loc *L) { return L->id; }
 uint32_t pm_loc_node_count(const pm_loc *L) { return __atomic_load_n(&L->nnodes, __ATOMIC_ACQUIRE); }
-pm_cpnode *pm_loc_node(const pm_loc *L, uint32_t idx) {
-  return &L->chunks[idx / PM_NODE_CHUNK][idx % PM_NODE_CHUNK];
-}
+pm_cpnode *pm_loc_node(const pm_loc *L, uint32_t idx) { return &L->chunks[idx / PM_NODE_CHUNK][idx % PM_NODE_CHUNK]; }
 
 /* ------------------------------------------------------------------------------ call-path nodes */
 static uint64_t slot_hash(uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 20; }
@@ -53,10 +51,16 @@ static int hash_grow(pm_loc *L) {
 /* Appends a node; returns its index or UINT32_MAX when the per-location bound is reached. */
 static uint32_t node_new(pm_loc *L, uint32_t parent, pm_region_id region) {
   uint32_t idx = L->nnodes;
-  if (idx >= PM_NODE_CHUNK * PM_MAX_NODE_CHUNKS) { L->nodes_exhausted = 1; return UINT32_MAX; }
+  if (idx >= PM_NODE_CHUNK * PM_MAX_NODE_CHUNKS) {
+    L->nodes_exhausted = 1;
+    return UINT32_MAX;
+  }
   if (!L->chunks[idx / PM_NODE_CHUNK]) {
     L->chunks[idx / PM_NODE_CHUNK] = calloc(PM_NODE_CHUNK, sizeof(pm_cpnode));
-    if (!L->chunks[idx / PM_NODE_CHUNK]) { L->nodes_exhausted = 1; return UINT32_MAX; }
+    if (!L->chunks[idx / PM_NODE_CHUNK]) {
+      L->nodes_exhausted = 1;
+      return UINT32_MAX;
+    }
   }
   pm_cpnode *n = pm_loc_node(L, idx);
   n->region = region;
@@ -98,16 +102,20 @@ int pm_loc_observer_add(const pm_loc_observer *obs) {
 
 /* Out of line: only locations with observers get here. */
 static __attribute__((noinline)) void notify_charge(pm_loc *L, uint64_t now) {
-  for (unsigned k = 0; k < L->nobs; k++) if (observers[k]->charge) observers[k]->charge(L, k, now);
+  for (unsigned k = 0; k < L->nobs; k++)
+    if (observers[k]->charge) observers[k]->charge(L, k, now);
 }
 static __attribute__((noinline)) void notify_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
-  for (unsigned k = 0; k < L->nobs; k++) if (observers[k]->enter) observers[k]->enter(L, k, r, s, L->depth, now);
+  for (unsigned k = 0; k < L->nobs; k++)
+    if (observers[k]->enter) observers[k]->enter(L, k, r, s, L->depth, now);
 }
 static __attribute__((noinline)) void notify_leave(pm_loc *L, uint64_t now) {
-  for (unsigned k = 0; k < L->nobs; k++) if (observers[k]->leave) observers[k]->leave(L, k, L->depth, now);
+  for (unsigned k = 0; k < L->nobs; k++)
+    if (observers[k]->leave) observers[k]->leave(L, k, L->depth, now);
 }
 static __attribute__((noinline)) void notify_state(pm_loc *L, pm_state from, pm_state to, uint64_t now) {
-  for (unsigned k = 0; k < L->nobs; k++) if (observers[k]->state) observers[k]->state(L, k, from, to, now);
+  for (unsigned k = 0; k < L->nobs; k++)
+    if (observers[k]->state) observers[k]->state(L, k, from, to, now);
 }
 
 /* ---------------------------------------------------------------------------------- registration */
@@ -116,7 +124,8 @@ static void thread_exit(void *arg) {
   if (L && !L->closed) {
     uint64_t now = pm_clock_now();
     pm_state_set(L, PM_STATE_OFF, now);
-    for (unsigned k = 0; k < L->nobs; k++) if (observers[k]->detach) observers[k]->detach(L, k, now);
+    for (unsigned k = 0; k < L->nobs; k++)
+      if (observers[k]->detach) observers[k]->detach(L, k, now);
     L->closed = 1;
   }
 }
@@ -129,9 +138,13 @@ static pm_loc *loc_new(pm_loc_role role, const char *name, int is_virtual) {
   L->role = role;
   L->is_virtual = is_virtual;
   snprintf(L->name, sizeof L->name, "%s", name ? name : pm_loc_role_name(role));
-  pm_region_id root = pm_region_register(role == PM_ROLE_MAIN ? "main" : "thread",
-                                         PM_PARADIGM_USER, PM_ROLE_FUNCTION);
-  if (hash_grow(L) != 0 || node_new(L, UINT32_MAX, root) != 0) { free(L->hash); free(L->chunks[0]); free(L); return NULL; }
+  pm_region_id root = pm_region_register(role == PM_ROLE_MAIN ? "main" : "thread", PM_PARADIGM_USER, PM_ROLE_FUNCTION);
+  if (hash_grow(L) != 0 || node_new(L, UINT32_MAX, root) != 0) {
+    free(L->hash);
+    free(L->chunks[0]);
+    free(L);
+    return NULL;
+  }
   L->cur = 0;
   L->cur_node = L->byte_node = pm_loc_node(L, 0);
   L->cur_node->visits = 1;
@@ -141,7 +154,9 @@ static pm_loc *loc_new(pm_loc_role role, const char *name, int is_virtual) {
   pthread_mutex_lock(&reg_lock);
   if (nlocations >= PM_MAX_LOCATIONS) {
     pthread_mutex_unlock(&reg_lock);
-    free(L->hash); free(L->chunks[0]); free(L);
+    free(L->hash);
+    free(L->chunks[0]);
+    free(L);
     if (!__atomic_exchange_n(&locations_exhausted, 1, __ATOMIC_RELAXED))
       pm_warn("more than %d threads: further threads are not measured", PM_MAX_LOCATIONS);
     return NULL;
@@ -154,7 +169,8 @@ static pm_loc *loc_new(pm_loc_role role, const char *name, int is_virtual) {
   pthread_mutex_unlock(&reg_lock);
   /* attached before the location is returned to its thread, so no event is missed; nobs is set
    * last so that a failed attach (an observer leaving obs_data NULL) is the observer's business */
-  for (unsigned k = 0; k < nobs; k++) if (observers[k]->attach) observers[k]->attach(L, k);
+  for (unsigned k = 0; k < nobs; k++)
+    if (observers[k]->attach) observers[k]->attach(L, k);
   L->nobs = nobs;
   return L;
 }
@@ -162,9 +178,7 @@ static pm_loc *loc_new(pm_loc_role role, const char *name, int is_virtual) {
 /* Set by an adapter that can tell what a new thread is (a StarPU worker, the MPI progress
  * thread...); called once per thread right after its location is registered. */
 static void (*thread_classifier)(pm_loc *);
-void pm_loc_set_thread_classifier(void (*fn)(pm_loc *L)) {
-  __atomic_store_n(&thread_classifier, fn, __ATOMIC_RELEASE);
-}
+void pm_loc_set_thread_classifier(void (*fn)(pm_loc *L)) { __atomic_store_n(&thread_classifier, fn, __ATOMIC_RELEASE); }
 
 pm_loc *pm_loc_self(void) {
   pm_loc *L = tls_loc;
@@ -186,7 +200,10 @@ pm_loc *pm_enter_tool(void) {
   if (L) tls_guard = 1;
   return L;
 }
-void pm_leave_tool(pm_loc *L) { (void)L; tls_guard = 0; }
+void pm_leave_tool(pm_loc *L) {
+  (void)L;
+  tls_guard = 0;
+}
 int pm_in_tool(void) { return tls_guard; }
 void pm_set_in_tool(int v) { tls_guard = v; }
 
@@ -194,7 +211,7 @@ pm_loc *pm_loc_create_virtual(pm_loc_role role, const char *name) { return loc_n
 
 void pm_loc_backdate(pm_loc *L, uint64_t t, pm_state s, uint64_t now) {
   if (L->t_last == L->t_registered && L->depth == 0 && t < L->t_registered) {
-    L->t_registered = L->t_last = t;        /* nothing charged yet: the interval simply starts earlier */
+    L->t_registered = L->t_last = t; /* nothing charged yet: the interval simply starts earlier */
     L->state = s;
   } else {
     pm_state_set(L, s, now);
@@ -218,9 +235,15 @@ static inline void charge(pm_loc *L, uint64_t now) {
   L->time[L->ctx][s] += dt;
   L->cur_node->time[s] += dt;
   uint64_t cue = dt & pm_cp_mask_cue[s], com = dt & pm_cp_mask_com[s], coo = dt & pm_cp_mask_coo[s];
-  L->cp_process.cue += cue; L->cp_process.com += com; L->cp_process.coo += coo;
-  L->cp_global.cue += cue;  L->cp_global.com += com;  L->cp_global.coo += coo;
-  L->cp_own.cue += cue;     L->cp_own.com += com;     L->cp_own.coo += coo;
+  L->cp_process.cue += cue;
+  L->cp_process.com += com;
+  L->cp_process.coo += coo;
+  L->cp_global.cue += cue;
+  L->cp_global.com += com;
+  L->cp_global.coo += coo;
+  L->cp_own.cue += cue;
+  L->cp_own.com += com;
+  L->cp_own.coo += coo;
 }
 
 pm_state pm_state_set(pm_loc *L, pm_state s, uint64_t now) {
@@ -243,14 +266,17 @@ static inline uint32_t child_cached(pm_loc *L, pm_child_cache *cc, pm_region_id 
   uint64_t key = (((uint64_t)L->cur << 32) | r) + 1;
   if (PM_LIKELY(cc->key == key)) return cc->child;
   uint32_t c = node_child(L, L->cur, r);
-  if (c != L->cur) { cc->key = key; cc->child = c; }
+  if (c != L->cur) {
+    cc->key = key;
+    cc->child = c;
+  }
   return c;
 }
 
 static inline void push(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
   charge(L, now);
   uint32_t d = L->depth++;
-  if (PM_UNLIKELY(d >= PM_MAX_DEPTH)) return;      /* too deep: ignored, see PM_MAX_DEPTH */
+  if (PM_UNLIKELY(d >= PM_MAX_DEPTH)) return; /* too deep: ignored, see PM_MAX_DEPTH */
   L->stack_node[d] = L->cur;
   L->stack_state[d] = (uint8_t)L->state;
   uint32_t c = child_cached(L, &L->push_cache, r);
@@ -263,7 +289,7 @@ static inline void push(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
 
 static inline void pop(pm_loc *L, uint64_t now) {
   charge(L, now);
-  if (PM_UNLIKELY(L->depth == 0)) return;          /* unbalanced exit: ignored */
+  if (PM_UNLIKELY(L->depth == 0)) return; /* unbalanced exit: ignored */
   if (PM_UNLIKELY(L->nobs) && L->depth <= PM_MAX_DEPTH) notify_leave(L, now);
   uint32_t d = --L->depth;
   if (PM_UNLIKELY(d >= PM_MAX_DEPTH)) return;
@@ -283,20 +309,29 @@ void pm_count_poll(pm_loc *L, pm_region_id r) {
 }
 
 void pm_add_sent(pm_loc *L, uint64_t bytes, uint64_t messages) {
-  L->bytes_sent += bytes; L->msgs_sent += messages;
-  L->byte_node->bytes_sent += bytes; L->byte_node->msgs_sent += messages;
+  L->bytes_sent += bytes;
+  L->msgs_sent += messages;
+  L->byte_node->bytes_sent += bytes;
+  L->byte_node->msgs_sent += messages;
 }
 void pm_add_received(pm_loc *L, uint64_t bytes, uint64_t messages) {
-  L->bytes_received += bytes; L->msgs_received += messages;
-  L->byte_node->bytes_received += bytes; L->byte_node->msgs_received += messages;
+  L->bytes_received += bytes;
+  L->msgs_received += messages;
+  L->byte_node->bytes_received += bytes;
+  L->byte_node->msgs_received += messages;
 }
 void pm_add_collective(pm_loc *L, uint64_t bytes_out, uint64_t bytes_in) {
-  L->coll_bytes_out += bytes_out; L->coll_bytes_in += bytes_in; L->coll_calls++;
-  L->byte_node->bytes_sent += bytes_out; L->byte_node->bytes_received += bytes_in;
+  L->coll_bytes_out += bytes_out;
+  L->coll_bytes_in += bytes_in;
+  L->coll_calls++;
+  L->byte_node->bytes_sent += bytes_out;
+  L->byte_node->bytes_received += bytes_in;
 }
 void pm_add_io(pm_loc *L, uint64_t bytes_read, uint64_t bytes_written) {
-  L->io_bytes_read += bytes_read; L->io_bytes_written += bytes_written;
-  L->byte_node->io_bytes_read += bytes_read; L->byte_node->io_bytes_written += bytes_written;
+  L->io_bytes_read += bytes_read;
+  L->io_bytes_written += bytes_written;
+  L->byte_node->io_bytes_read += bytes_read;
+  L->byte_node->io_bytes_written += bytes_written;
 }
 
 /* ------------------------------------------------------------------------------- critical path */
@@ -337,7 +372,8 @@ void pm_loc_restart(pm_loc *L, uint64_t now) {
   for (uint32_t d = 1; d < L->depth && d < PM_MAX_DEPTH; d++) pm_loc_node(L, L->stack_node[d])->visits = 1;
   if (L->depth > 0 && L->depth <= PM_MAX_DEPTH) L->cur_node->visits = 1;
   L->t_last = L->t_registered = now;
-  for (unsigned k = 0; k < L->nobs; k++) if (observers[k]->restart) observers[k]->restart(L, k, now);
+  for (unsigned k = 0; k < L->nobs; k++)
+    if (observers[k]->restart) observers[k]->restart(L, k, now);
 }
 
 void pm_locations_reset(void) {

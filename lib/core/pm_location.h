@@ -5,24 +5,27 @@
 #define PM_LOCATION_H
 #include "pm_core.h"
 
-#define PM_MAX_DEPTH 128           /* nesting kept; deeper enters are ignored (counted in L->depth only) */
-#define PM_NODE_CHUNK 256          /* call-path nodes are allocated in chunks that never move */
-#define PM_MAX_NODE_CHUNKS 256     /* => at most 65536 call paths per location (bounded memory) */
+#define PM_MAX_DEPTH 128       /* nesting kept; deeper enters are ignored (counted in L->depth only) */
+#define PM_NODE_CHUNK 256      /* call-path nodes are allocated in chunks that never move */
+#define PM_MAX_NODE_CHUNKS 256 /* => at most 65536 call paths per location (bounded memory) */
 #define PM_MAX_LOCATIONS 4096
 
 /* One call path as seen by one location. Times are exclusive (charged while this is the current
  * node), per state. Node 0 is the root ("main"/thread root). */
 typedef struct {
   pm_region_id region;
-  uint32_t parent;                    /* node index; UINT32_MAX for the root */
+  uint32_t parent; /* node index; UINT32_MAX for the root */
   uint64_t visits;
   uint64_t polls;
-  uint64_t time[PM_STATE_COUNT];      /* ns, exclusive */
+  uint64_t time[PM_STATE_COUNT]; /* ns, exclusive */
   uint64_t bytes_sent, bytes_received, msgs_sent, msgs_received;
   uint64_t io_bytes_read, io_bytes_written;
 } pm_cpnode;
 
-typedef struct { uint64_t key; uint32_t node; } pm_cpslot;
+typedef struct {
+  uint64_t key;
+  uint32_t node;
+} pm_cpslot;
 
 /* An observer of location events: the OTF2 trace writer, the hardware-counter sampler. Locations
  * have no observer unless one was added before they registered; the hot path then pays one
@@ -50,42 +53,45 @@ typedef struct pm_loc_observer {
 } pm_loc_observer;
 
 /* One-entry cache of a child node: key = (node << 32 | region) + 1 (0: empty), child its index. */
-typedef struct { uint64_t key; uint32_t child; } pm_child_cache;
+typedef struct {
+  uint64_t key;
+  uint32_t child;
+} pm_child_cache;
 
 struct pm_loc {
   /* ---- hot: written on every transition by the owning thread ---- */
-  uint64_t t_last;                    /* time of the last transition */
-  uint32_t state;                     /* current pm_state */
-  uint32_t ctx;                       /* PM_CTX_SERIAL / PM_CTX_PARALLEL */
-  uint32_t cur;                       /* current call-path node */
-  pm_cpnode *cur_node;                /* == pm_loc_node(L, cur), cached for the hot path */
-  pm_cpnode *byte_node;               /* node most recently entered: pm_add_* charge it */
-  pm_child_cache push_cache;          /* entering a region (a loop enters the same one each time) */
-  pm_child_cache poll_cache;          /* pm_count_poll */
-  uint32_t depth;                     /* region stack depth (can exceed PM_MAX_DEPTH: folded) */
+  uint64_t t_last;           /* time of the last transition */
+  uint32_t state;            /* current pm_state */
+  uint32_t ctx;              /* PM_CTX_SERIAL / PM_CTX_PARALLEL */
+  uint32_t cur;              /* current call-path node */
+  pm_cpnode *cur_node;       /* == pm_loc_node(L, cur), cached for the hot path */
+  pm_cpnode *byte_node;      /* node most recently entered: pm_add_* charge it */
+  pm_child_cache push_cache; /* entering a region (a loop enters the same one each time) */
+  pm_child_cache poll_cache; /* pm_count_poll */
+  uint32_t depth;            /* region stack depth (can exceed PM_MAX_DEPTH: folded) */
   uint64_t time[PM_CTX_COUNT][PM_STATE_COUNT];
-  pm_cp_clock cp_process, cp_global;  /* Lamport clocks (ns of weighted time) */
-  pm_cp_clock cp_own;                 /* the same weights on the location's own time, no merges */
+  pm_cp_clock cp_process, cp_global; /* Lamport clocks (ns of weighted time) */
+  pm_cp_clock cp_own;                /* the same weights on the location's own time, no merges */
   uint64_t bytes_sent, bytes_received, msgs_sent, msgs_received;
   uint64_t coll_bytes_out, coll_bytes_in, coll_calls;
   uint64_t io_bytes_read, io_bytes_written;
   uint64_t polls;
-  int in_tool;                        /* reentrancy guard depth */
-  uint32_t nobs;                      /* observers attached (0: none, the common case) */
-  void *obs_data[PM_MAX_OBSERVERS];   /* each observer's private per-location data */
-  uint32_t stack_node[PM_MAX_DEPTH];  /* call-path node at each depth (0 = root) */
-  uint8_t stack_state[PM_MAX_DEPTH];  /* state to restore when leaving that depth */
+  int in_tool;                       /* reentrancy guard depth */
+  uint32_t nobs;                     /* observers attached (0: none, the common case) */
+  void *obs_data[PM_MAX_OBSERVERS];  /* each observer's private per-location data */
+  uint32_t stack_node[PM_MAX_DEPTH]; /* call-path node at each depth (0 = root) */
+  uint8_t stack_state[PM_MAX_DEPTH]; /* state to restore when leaving that depth */
   /* ---- call-path storage (owner allocates; chunks never move, so the finalizer can read) ---- */
   pm_cpnode *chunks[PM_MAX_NODE_CHUNKS];
-  uint32_t nnodes;                    /* published with release order after a node is initialised */
-  pm_cpslot *hash;                    /* (parent,region) -> node, open addressing, owner only */
+  uint32_t nnodes; /* published with release order after a node is initialised */
+  pm_cpslot *hash; /* (parent,region) -> node, open addressing, owner only */
   uint32_t hash_cap;
-  int nodes_exhausted;                /* set once when the bound is hit (reported at finalize) */
+  int nodes_exhausted; /* set once when the bound is hit (reported at finalize) */
   /* ---- identity ---- */
   uint32_t id;
   pm_loc_role role;
-  int is_virtual;                     /* device stream: no thread behind it */
-  int closed;                         /* thread exited: state frozen at OFF */
+  int is_virtual; /* device stream: no thread behind it */
+  int closed;     /* thread exited: state frozen at OFF */
   uint64_t t_registered;
   char name[48];
 };

@@ -25,7 +25,9 @@
 typedef struct pm_omp_team pm_omp_team;
 typedef struct pm_omp_frame pm_omp_frame;
 typedef struct pm_omp_task pm_omp_task;
-typedef struct { pm_cp_clock p, g; } pm_omp_cp2;   /* process-local and global clocks */
+typedef struct {
+  pm_cp_clock p, g;
+} pm_omp_cp2; /* process-local and global clocks */
 
 /* Set once the OMPT tool is initialized: libomp then reports everything, including the regions of
  * GCC-compiled code that calls libomp's GOMP_* entry points, so the GOMP wrappers pass through. */
@@ -33,12 +35,19 @@ PM_HIDDEN extern int pm_omp_ompt_active;
 
 /* Call-path regions of OpenMP constructs, identical for both adapters. */
 typedef enum {
-  PM_OMP_R_BARRIER = 0,       /* explicit barrier */
-  PM_OMP_R_IMPLICIT_BARRIER,  /* end of a worksharing construct, and the join at the region end */
-  PM_OMP_R_TASKWAIT, PM_OMP_R_TASKGROUP, PM_OMP_R_CRITICAL, PM_OMP_R_LOCK, PM_OMP_R_ORDERED,
-  PM_OMP_R_SINGLE, PM_OMP_R_LOOP, PM_OMP_R_SECTIONS, PM_OMP_R_WORKSHARE,
-  PM_OMP_R_SCHEDULE,          /* dispatching loop chunks / sections (runtime) */
-  PM_OMP_R_TASK_CREATE,       /* creating an explicit task (runtime) */
+  PM_OMP_R_BARRIER = 0,      /* explicit barrier */
+  PM_OMP_R_IMPLICIT_BARRIER, /* end of a worksharing construct, and the join at the region end */
+  PM_OMP_R_TASKWAIT,
+  PM_OMP_R_TASKGROUP,
+  PM_OMP_R_CRITICAL,
+  PM_OMP_R_LOCK,
+  PM_OMP_R_ORDERED,
+  PM_OMP_R_SINGLE,
+  PM_OMP_R_LOOP,
+  PM_OMP_R_SECTIONS,
+  PM_OMP_R_WORKSHARE,
+  PM_OMP_R_SCHEDULE,    /* dispatching loop chunks / sections (runtime) */
+  PM_OMP_R_TASK_CREATE, /* creating an explicit task (runtime) */
   PM_OMP_R_COUNT
 } pm_omp_rkind;
 PM_HIDDEN pm_region_id pm_omp_region(pm_omp_rkind k);
@@ -54,8 +63,7 @@ PM_HIDDEN void **pm_omp_team_user(pm_omp_team *t);
 /* Every member (master included, tid 0) at the start of its implicit task in team t: closes a
  * finished frame whose join is known, takes the master's clock, starts useful time. Returns the
  * frame to pass to pm_omp_implicit_end, or NULL (t NULL, nesting too deep). */
-PM_HIDDEN pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uint32_t nthreads,
-                                              uint64_t now);
+PM_HIDDEN pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uint32_t nthreads, uint64_t now);
 /* A member at the end of its implicit task. join_wait = 1 when the runtime's join barrier follows
  * unobserved (GOMP): the member then waits in sync_wait until the join. A frame already closed (the
  * OMPT join barrier's late end did it) is left alone. */
@@ -94,8 +102,7 @@ PM_HIDDEN void pm_omp_task_mark_deps(pm_omp_task *t);
 PM_HIDDEN void pm_omp_task_depend(pm_omp_task *src, pm_omp_task *sink);
 /* The thread leaves 'prior' (NULL: its implicit task) and runs 'next' (NULL: its implicit task);
  * prior_done: prior's body has finished. */
-PM_HIDDEN void pm_omp_task_switch(pm_loc *L, pm_omp_task *prior, int prior_done, pm_omp_task *next,
-                                  uint64_t now);
+PM_HIDDEN void pm_omp_task_switch(pm_loc *L, pm_omp_task *prior, int prior_done, pm_omp_task *next, uint64_t now);
 
 /* ----------------------------------------------------------------------------------- lifecycle */
 /* A runtime thread exits (OMPT thread_end): closes its finished frames at their join times first. */
@@ -103,7 +110,7 @@ PM_HIDDEN void pm_omp_thread_end(pm_loc *L, uint64_t now);
 /* Finalize, before the locations are flushed: closes the frames of workers that are waiting for
  * a join the master has already recorded (their time since the join is idle, not sync_wait). */
 PM_HIDDEN void pm_omp_finalize(uint64_t t_end);
-PM_HIDDEN void pm_omp_reset(void);   /* tests: forget every thread, team, task and region */
+PM_HIDDEN void pm_omp_reset(void); /* tests: forget every thread, team, task and region */
 
 /* The aggregates of the process's parallel regions, appended to the profile at finalize. */
 struct pm_profile;

@@ -15,10 +15,10 @@ enum { PM_OMP_RUNNING = 1, PM_OMP_IN_BARRIER, PM_OMP_ENDED, PM_OMP_CLOSED };
 /* Aggregates of one parallel region over its instances (ns). Written with atomic adds by the
  * masters at their joins; read at finalize. */
 typedef struct pm_omp_rstat {
-  uintptr_t key;                     /* code address */
-  pm_region_id rid;                  /* call-path region */
+  uintptr_t key;    /* code address */
+  pm_region_id rid; /* call-path region */
   char *name;
-  uint32_t nthreads;                 /* largest team seen (capped at PM_OMP_MAX_TEAM) */
+  uint32_t nthreads; /* largest team seen (capped at PM_OMP_MAX_TEAM) */
   uint64_t instances, span;
   uint64_t useful[PM_OMP_MAX_TEAM], idle[PM_OMP_MAX_TEAM];
 } pm_omp_rstat;
@@ -27,24 +27,24 @@ typedef struct pm_omp_rstat {
 struct pm_omp_frame {
   pm_omp_team *team;
   uint32_t tid, status;
-  uint32_t epoch;                    /* barriers this member has passed in the team */
-  uint32_t depth0;                   /* location stack depth when the frame began */
-  uint32_t ctx_saved;                /* context and state to restore when it closes (workers) */
+  uint32_t epoch;     /* barriers this member has passed in the team */
+  uint32_t depth0;    /* location stack depth when the frame began */
+  uint32_t ctx_saved; /* context and state to restore when it closes (workers) */
   uint32_t state_saved;
   int is_master;
-  uint64_t useful0, idle0;           /* location counters (PM_CTX_PARALLEL) at the begin */
-  uint64_t t_join;                   /* join time, stored by the master (atomic); 0: not yet */
-  uint32_t trace_team;               /* the trace's thread-team id (lib/trace), UINT32_MAX: none */
+  uint64_t useful0, idle0; /* location counters (PM_CTX_PARALLEL) at the begin */
+  uint64_t t_join;         /* join time, stored by the master (atomic); 0: not yet */
+  uint32_t trace_team;     /* the trace's thread-team id (lib/trace), UINT32_MAX: none */
 };
 
 typedef struct pm_omp_thread {
   pm_loc *L;
-  uint32_t depth;                    /* frames in use */
-  uint32_t overflow;                 /* implicit tasks nested beyond PM_OMP_MAX_NEST (ignored) */
+  uint32_t depth;    /* frames in use */
+  uint32_t overflow; /* implicit tasks nested beyond PM_OMP_MAX_NEST (ignored) */
   pm_omp_frame frame[PM_OMP_MAX_NEST];
-  uint32_t forks;                    /* teams this thread is the open master of */
+  uint32_t forks; /* teams this thread is the open master of */
   pm_omp_team *team_cache[PM_OMP_MAX_NEST];
-  uint8_t impl_state;                /* state of the implicit task when it switched to a task */
+  uint8_t impl_state; /* state of the implicit task when it switched to a task */
   int named;
   pm_omp_task *free_tasks, *retired_tasks;
   uint32_t nretired;
@@ -67,25 +67,25 @@ typedef struct {
 
 struct pm_omp_team {
   pm_omp_rstat *region;
-  pm_region_id rid;                  /* the region's call-path id (members need not read region) */
-  uint64_t gen;                      /* instance number of this team object (starts at 1) */
+  pm_region_id rid; /* the region's call-path id (members need not read region) */
+  uint64_t gen;     /* instance number of this team object (starts at 1) */
   pm_omp_thread *master;
   uint32_t cap, nthreads;
-  uint32_t ctx_saved, state_saved;   /* master's context, state and stack depth before the fork */
+  uint32_t ctx_saved, state_saved; /* master's context, state and stack depth before the fork */
   uint32_t depth0;
   uint64_t t_fork, m_useful0, m_idle0;
-  pm_omp_cp2 fork_cp;                /* master's clocks at the fork */
-  pm_omp_cp2 task_cp[2];             /* max end clock of the tasks completed in each barrier phase */
-  void *user[2];                     /* adapter data (GOMP: outlined function and its argument) */
-  uint32_t trace_team;               /* the trace's thread-team id of this instance (lib/trace) */
-  pm_omp_team *retired_next;         /* replaced by a larger team: kept until reset */
+  pm_omp_cp2 fork_cp;        /* master's clocks at the fork */
+  pm_omp_cp2 task_cp[2];     /* max end clock of the tasks completed in each barrier phase */
+  void *user[2];             /* adapter data (GOMP: outlined function and its argument) */
+  uint32_t trace_team;       /* the trace's thread-team id of this instance (lib/trace) */
+  pm_omp_team *retired_next; /* replaced by a larger team: kept until reset */
   pm_omp_slot slot[];
 };
 
 struct pm_omp_task {
   pm_omp_cp2 create, end;
-  pm_omp_task *next;                 /* free / retired list */
-  pm_omp_task **pred;                /* predecessors (pred_inline or heap) */
+  pm_omp_task *next;  /* free / retired list */
+  pm_omp_task **pred; /* predecessors (pred_inline or heap) */
   uint32_t npred, cappred;
   pm_omp_task *pred_inline[4];
   uint8_t has_deps, started, done, saved_state;

@@ -13,13 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NSLOTS (4 * PM_OMP_MAX_REGIONS)   /* power of two */
+#define NSLOTS (4 * PM_OMP_MAX_REGIONS) /* power of two */
 #define NS 1e-9
 
-typedef struct { uintptr_t key; pm_omp_rstat *r; } rslot;
+typedef struct {
+  uintptr_t key;
+  pm_omp_rstat *r;
+} rslot;
 static rslot slots[NSLOTS];
 static uint32_t nslots_used;
-static pm_omp_rstat *records[PM_OMP_MAX_REGIONS + 1];   /* in creation order; +1: "other" */
+static pm_omp_rstat *records[PM_OMP_MAX_REGIONS + 1]; /* in creation order; +1: "other" */
 static uint32_t nrecords;
 static pm_omp_rstat *other;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -30,7 +33,10 @@ static pm_omp_rstat *find(uintptr_t k, uint32_t *free_slot) {
   for (uint32_t i = slot_of(k), n = 0; n < NSLOTS; i = (i + 1) & (NSLOTS - 1), n++) {
     uintptr_t key = __atomic_load_n(&slots[i].key, __ATOMIC_ACQUIRE);
     if (key == k) return slots[i].r;
-    if (key == 0) { if (free_slot) *free_slot = i; return NULL; }
+    if (key == 0) {
+      if (free_slot) *free_slot = i;
+      return NULL;
+    }
   }
   if (free_slot) *free_slot = UINT32_MAX;
   return NULL;
@@ -41,14 +47,17 @@ static pm_omp_rstat *record_new(const char *name) {
   if (!r) return NULL;
   r->name = strdup(name);
   r->rid = pm_region_register(name, PM_PARADIGM_OPENMP, PM_ROLE_PARALLEL);
-  if (!r->name) { free(r); return NULL; }
+  if (!r->name) {
+    free(r);
+    return NULL;
+  }
   records[nrecords++] = r;
   return r;
 }
 
 pm_omp_rstat *pm_omp_region_get(const void *code) {
   uintptr_t k = (uintptr_t)code;
-  if (k == 0) k = 1;                       /* 0 marks an empty slot */
+  if (k == 0) k = 1; /* 0 marks an empty slot */
   pm_omp_rstat *r = find(k, NULL);
   if (PM_LIKELY(r != NULL)) return r;
   pthread_mutex_lock(&lock);
@@ -83,7 +92,7 @@ void pm_omp_region_add(pm_omp_rstat *r, uint32_t nthreads, uint64_t span) {
 }
 
 void pm_omp_region_add_thread(pm_omp_rstat *r, uint32_t tid, uint64_t useful, uint64_t idle) {
-  uint32_t j = tid < PM_OMP_MAX_TEAM ? tid : PM_OMP_MAX_TEAM - 1;   /* huge teams fold their tail */
+  uint32_t j = tid < PM_OMP_MAX_TEAM ? tid : PM_OMP_MAX_TEAM - 1; /* huge teams fold their tail */
   __atomic_fetch_add(&r->useful[j], useful, __ATOMIC_RELAXED);
   __atomic_fetch_add(&r->idle[j], idle, __ATOMIC_RELAXED);
 }
@@ -102,8 +111,7 @@ int pm_omp_regions_export(pm_profile *p) {
       u[j] = (double)__atomic_load_n(&r->useful[j], __ATOMIC_RELAXED) * NS;
       w[j] = (double)__atomic_load_n(&r->idle[j], __ATOMIC_RELAXED) * NS;
     }
-    pm_prof_omp_region pr = {r->name, 0, (int)nt, inst, (double)__atomic_load_n(&r->span, __ATOMIC_RELAXED) * NS,
-                             u, w};
+    pm_prof_omp_region pr = {r->name, 0, (int)nt, inst, (double)__atomic_load_n(&r->span, __ATOMIC_RELAXED) * NS, u, w};
     if (pm_profile_add_omp_region(p, &pr) < 0) return -1;
   }
   return 0;
@@ -111,7 +119,11 @@ int pm_omp_regions_export(pm_profile *p) {
 
 void pm_omp_regions_reset(void) {
   pthread_mutex_lock(&lock);
-  for (uint32_t i = 0; i < nrecords; i++) { free(records[i]->name); free(records[i]); records[i] = NULL; }
+  for (uint32_t i = 0; i < nrecords; i++) {
+    free(records[i]->name);
+    free(records[i]);
+    records[i] = NULL;
+  }
   nrecords = 0;
   other = NULL;
   memset(slots, 0, sizeof slots);

@@ -19,7 +19,10 @@
 #include <string.h>
 
 #define SLAB 64
-typedef struct slab { struct slab *next; pm_omp_task t[SLAB]; } slab;
+typedef struct slab {
+  struct slab *next;
+  pm_omp_task t[SLAB];
+} slab;
 static slab *slabs;
 static pthread_mutex_t slab_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t live_with_deps;
@@ -32,7 +35,10 @@ static pm_omp_task *task_alloc(pm_omp_thread *th) {
     s->next = slabs;
     slabs = s;
     pthread_mutex_unlock(&slab_lock);
-    for (int i = 0; i < SLAB; i++) { s->t[i].next = th->free_tasks; th->free_tasks = &s->t[i]; }
+    for (int i = 0; i < SLAB; i++) {
+      s->t[i].next = th->free_tasks;
+      th->free_tasks = &s->t[i];
+    }
   }
   pm_omp_task *t = th->free_tasks;
   th->free_tasks = t->next;
@@ -90,7 +96,7 @@ pm_state pm_omp_task_body_begin(pm_loc *L, const pm_omp_cp2 *create, uint64_t no
 }
 
 void pm_omp_task_body_end(pm_loc *L, pm_state prev, uint64_t now) {
-  pm_state_set(L, prev, now);            /* charges the body first, so the end clock includes it */
+  pm_state_set(L, prev, now); /* charges the body first, so the end clock includes it */
   publish_end(L, NULL, now);
 }
 
@@ -112,7 +118,7 @@ void pm_omp_task_mark_deps(pm_omp_task *t) {
   if (!t || t->has_deps || t->done) return;
   if (__atomic_add_fetch(&live_with_deps, 1, __ATOMIC_RELAXED) > PM_OMP_MAX_RETIRED) {
     __atomic_fetch_sub(&live_with_deps, 1, __ATOMIC_RELAXED);
-    return;                                /* over the bound: its edges will not be followed */
+    return; /* over the bound: its edges will not be followed */
   }
   t->has_deps = 1;
 }
@@ -123,7 +129,7 @@ void pm_omp_task_depend(pm_omp_task *src, pm_omp_task *sink) {
   if (sink->npred == sink->cappred) {
     uint32_t ncap = sink->cappred * 2;
     pm_omp_task **p = malloc(sizeof *p * ncap);
-    if (!p) return;                        /* the edge is lost: the path is under-estimated */
+    if (!p) return; /* the edge is lost: the path is under-estimated */
     memcpy(p, sink->pred, sizeof *p * sink->npred);
     if (sink->pred != sink->pred_inline) free(sink->pred);
     sink->pred = p;
@@ -153,8 +159,10 @@ void pm_omp_task_switch(pm_loc *L, pm_omp_task *prior, int prior_done, pm_omp_ta
   if (!th) return;
   pm_state cur = pm_state_get(L);
   if (prior) {
-    if (prior_done) { if (!prior->done) complete(th, L, prior, prior_done, now); }
-    else prior->saved_state = (uint8_t)cur;
+    if (prior_done) {
+      if (!prior->done) complete(th, L, prior, prior_done, now);
+    } else
+      prior->saved_state = (uint8_t)cur;
   } else {
     th->impl_state = (uint8_t)cur;
   }

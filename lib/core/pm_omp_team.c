@@ -27,13 +27,19 @@ static pm_omp_team *retired_teams;
 static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---------------------------------------------------------------------------------- construct names */
-static const char *const rnames[PM_OMP_R_COUNT] = {
-  [PM_OMP_R_BARRIER] = "omp barrier", [PM_OMP_R_IMPLICIT_BARRIER] = "omp implicit barrier",
-  [PM_OMP_R_TASKWAIT] = "omp taskwait", [PM_OMP_R_TASKGROUP] = "omp taskgroup",
-  [PM_OMP_R_CRITICAL] = "omp critical", [PM_OMP_R_LOCK] = "omp lock", [PM_OMP_R_ORDERED] = "omp ordered",
-  [PM_OMP_R_SINGLE] = "omp single", [PM_OMP_R_LOOP] = "omp loop", [PM_OMP_R_SECTIONS] = "omp sections",
-  [PM_OMP_R_WORKSHARE] = "omp workshare", [PM_OMP_R_SCHEDULE] = "omp schedule",
-  [PM_OMP_R_TASK_CREATE] = "omp task create"};
+static const char *const rnames[PM_OMP_R_COUNT] = {[PM_OMP_R_BARRIER] = "omp barrier",
+                                                   [PM_OMP_R_IMPLICIT_BARRIER] = "omp implicit barrier",
+                                                   [PM_OMP_R_TASKWAIT] = "omp taskwait",
+                                                   [PM_OMP_R_TASKGROUP] = "omp taskgroup",
+                                                   [PM_OMP_R_CRITICAL] = "omp critical",
+                                                   [PM_OMP_R_LOCK] = "omp lock",
+                                                   [PM_OMP_R_ORDERED] = "omp ordered",
+                                                   [PM_OMP_R_SINGLE] = "omp single",
+                                                   [PM_OMP_R_LOOP] = "omp loop",
+                                                   [PM_OMP_R_SECTIONS] = "omp sections",
+                                                   [PM_OMP_R_WORKSHARE] = "omp workshare",
+                                                   [PM_OMP_R_SCHEDULE] = "omp schedule",
+                                                   [PM_OMP_R_TASK_CREATE] = "omp task create"};
 static pm_region_id rids[PM_OMP_R_COUNT];
 static int rids_ready;
 
@@ -59,7 +65,7 @@ pm_omp_thread *pm_omp_thread_of(pm_loc *L) {
   if (PM_UNLIKELY(id >= PM_MAX_LOCATIONS)) return NULL;
   pm_omp_thread *th = __atomic_load_n(&threads[id], __ATOMIC_ACQUIRE);
   if (PM_LIKELY(th != NULL)) return th;
-  th = calloc(1, sizeof *th);                  /* once per thread that takes part in OpenMP */
+  th = calloc(1, sizeof *th); /* once per thread that takes part in OpenMP */
   if (!th) return NULL;
   th->L = L;
   th->impl_state = PM_STATE_USEFUL;
@@ -77,22 +83,32 @@ static void clock_max(pm_cp_clock *a, const pm_cp_clock *b) {
   if (b->com > a->com) a->com = b->com;
   if (b->coo > a->coo) a->coo = b->coo;
 }
-void pm_omp_cp2_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) { clock_max(&a->p, &b->p); clock_max(&a->g, &b->g); }
+void pm_omp_cp2_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) {
+  clock_max(&a->p, &b->p);
+  clock_max(&a->g, &b->g);
+}
 
 static void u64_atomic_max(uint64_t *a, uint64_t v) {
   uint64_t cur = __atomic_load_n(a, __ATOMIC_RELAXED);
   while (v > cur && !__atomic_compare_exchange_n(a, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
 }
 void pm_omp_cp2_atomic_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) {
-  u64_atomic_max(&a->p.cue, b->p.cue); u64_atomic_max(&a->p.com, b->p.com); u64_atomic_max(&a->p.coo, b->p.coo);
-  u64_atomic_max(&a->g.cue, b->g.cue); u64_atomic_max(&a->g.com, b->g.com); u64_atomic_max(&a->g.coo, b->g.coo);
+  u64_atomic_max(&a->p.cue, b->p.cue);
+  u64_atomic_max(&a->p.com, b->p.com);
+  u64_atomic_max(&a->p.coo, b->p.coo);
+  u64_atomic_max(&a->g.cue, b->g.cue);
+  u64_atomic_max(&a->g.com, b->g.com);
+  u64_atomic_max(&a->g.coo, b->g.coo);
 }
 /* Reads a clock pair that other threads update with pm_omp_cp2_atomic_max (no torn values). */
 static pm_omp_cp2 cp2_load(const pm_omp_cp2 *a) {
   pm_omp_cp2 c;
-  c.p.cue = __atomic_load_n(&a->p.cue, __ATOMIC_RELAXED); c.p.com = __atomic_load_n(&a->p.com, __ATOMIC_RELAXED);
-  c.p.coo = __atomic_load_n(&a->p.coo, __ATOMIC_RELAXED); c.g.cue = __atomic_load_n(&a->g.cue, __ATOMIC_RELAXED);
-  c.g.com = __atomic_load_n(&a->g.com, __ATOMIC_RELAXED); c.g.coo = __atomic_load_n(&a->g.coo, __ATOMIC_RELAXED);
+  c.p.cue = __atomic_load_n(&a->p.cue, __ATOMIC_RELAXED);
+  c.p.com = __atomic_load_n(&a->p.com, __ATOMIC_RELAXED);
+  c.p.coo = __atomic_load_n(&a->p.coo, __ATOMIC_RELAXED);
+  c.g.cue = __atomic_load_n(&a->g.cue, __ATOMIC_RELAXED);
+  c.g.com = __atomic_load_n(&a->g.com, __ATOMIC_RELAXED);
+  c.g.coo = __atomic_load_n(&a->g.coo, __ATOMIC_RELAXED);
   return c;
 }
 
@@ -148,7 +164,7 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
   t->state_saved = pm_state_get(L);
   t->depth0 = L->depth;
   t->trace_team = UINT32_MAX;
-  if (pm_trace_omp_fork) {           /* OTF2 trace: ThreadFork before the region's Enter */
+  if (pm_trace_omp_fork) { /* OTF2 trace: ThreadFork before the region's Enter */
     pm_trace_omp_fork(L, cap, now);
     t->trace_team = pm_trace_omp_team(L, cap);
   }
@@ -215,7 +231,10 @@ pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uin
   pm_omp_thread *th = pm_omp_thread_of(L);
   if (!th) return NULL;
   close_finished(th, L, now);
-  if (!t || th->overflow || th->depth >= PM_OMP_MAX_NEST) { th->overflow++; return NULL; }
+  if (!t || th->overflow || th->depth >= PM_OMP_MAX_NEST) {
+    th->overflow++;
+    return NULL;
+  }
   pm_omp_frame *f = &th->frame[th->depth++];
   memset(f, 0, sizeof *f);
   f->team = t;
@@ -226,7 +245,7 @@ pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uin
   if (nthreads && __atomic_load_n(&t->nthreads, __ATOMIC_RELAXED) != nthreads)
     __atomic_store_n(&t->nthreads, nthreads, __ATOMIC_RELAXED);
   if (f->is_master) {
-    f->depth0 = L->depth;                      /* above the region node pushed at the fork */
+    f->depth0 = L->depth; /* above the region node pushed at the fork */
     pm_state_set(L, PM_STATE_USEFUL, now);
   } else {
     if (!th->named && L->role == PM_ROLE_THREAD) {
@@ -258,11 +277,16 @@ pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uin
 void pm_omp_implicit_end(pm_loc *L, pm_omp_frame *f, int join_wait, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   if (!th) return;
-  if (!f) { if (th->overflow) th->overflow--; return; }
+  if (!f) {
+    if (th->overflow) th->overflow--;
+    return;
+  }
   if (f->status == PM_OMP_CLOSED || pm_omp_top(th) != f) return;
   if (f->status == PM_OMP_RUNNING) {
-    if (join_wait) push(L, pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER), PM_STATE_SYNC_WAIT, now);
-    else pm_state_set(L, PM_STATE_RUNTIME, now);   /* after its join barrier: leaving the region */
+    if (join_wait)
+      push(L, pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER), PM_STATE_SYNC_WAIT, now);
+    else
+      pm_state_set(L, PM_STATE_RUNTIME, now); /* after its join barrier: leaving the region */
     pm_omp_publish(L, f, now);
   }
   f->status = PM_OMP_ENDED;
@@ -273,8 +297,8 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   if (!th || !t) return;
   pm_omp_frame *f = pm_omp_top(th);
   if (f && f->team == t && f->is_master) frame_close(th, L, f, now);
-  while (L->depth > t->depth0) pm_call_exit(L, now);      /* the region node of the fork */
-  if (pm_trace_omp_join) pm_trace_omp_join(L, now);       /* OTF2 trace: after the region's Leave */
+  while (L->depth > t->depth0) pm_call_exit(L, now); /* the region node of the fork */
+  if (pm_trace_omp_join) pm_trace_omp_join(L, now);  /* OTF2 trace: after the region's Leave */
   charge(L, now);
   pm_omp_rstat *r = t->region;
   uint32_t n = __atomic_load_n(&t->nthreads, __ATOMIC_RELAXED);
@@ -285,7 +309,10 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
                            pm_omp_idle_ns(L) - t->m_idle0);
   pm_omp_cp2 m = pm_omp_clocks(L);
   for (uint32_t j = 1; j < n; j++) {
-    if (j >= t->cap) { pm_omp_region_add_thread(r, j, 0, span); continue; }
+    if (j >= t->cap) {
+      pm_omp_region_add_thread(r, j, 0, span);
+      continue;
+    }
     pm_omp_slot *s = &t->slot[j];
     pm_omp_frame *wf = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) == t->gen ? s->frame : NULL;
     if (s->arrived == t->gen) {
@@ -293,7 +320,7 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
       pm_omp_region_add_thread(r, j, s->useful, s->idle + (now > s->t_arrive ? now - s->t_arrive : 0));
       pm_omp_cp2_max(&m, &s->last);
     } else {
-      pm_omp_region_add_thread(r, j, 0, span);       /* not measured: it did nothing we saw */
+      pm_omp_region_add_thread(r, j, 0, span); /* not measured: it did nothing we saw */
     }
     if (wf) __atomic_store_n(&wf->t_join, now, __ATOMIC_RELEASE);
   }
@@ -380,8 +407,7 @@ void pm_omp_finalize(uint64_t t_end) {
     while (th->depth && !th->overflow) {
       pm_omp_frame *f = &th->frame[th->depth - 1];
       uint64_t tj = __atomic_load_n(&f->t_join, __ATOMIC_ACQUIRE);
-      if (f->is_master || !tj || tj > t_end || (f->status != PM_OMP_ENDED && f->status != PM_OMP_IN_BARRIER))
-        break;
+      if (f->is_master || !tj || tj > t_end || (f->status != PM_OMP_ENDED && f->status != PM_OMP_IN_BARRIER)) break;
       frame_close(th, th->L, f, tj);
     }
   }

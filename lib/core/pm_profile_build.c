@@ -15,24 +15,35 @@ static int add_callpaths(pm_profile *p, const pm_loc *L, int loc_index, int *reg
   uint32_t n = pm_loc_node_count(L);
   int *nmap = malloc(sizeof(int) * (n + 1));
   pm_prof_value *v = realloc(p->val, sizeof *p->val * (size_t)(p->nvalues + (int)n + 1));
-  if (!nmap || !v) { free(nmap); if (v) p->val = v; return -1; }
+  if (!nmap || !v) {
+    free(nmap);
+    if (v) p->val = v;
+    return -1;
+  }
   p->val = v;
   for (uint32_t i = 0; i < n; i++) {
     const pm_cpnode *c = pm_loc_node(L, i);
     pm_region_id r = c->region;
     if (regmap[r] < 0)
       regmap[r] = pm_profile_add_region(p, pm_region_name(r), pm_region_paradigm(r), pm_region_role_of(r));
-    int parent = c->parent == UINT32_MAX ? -1 : nmap[c->parent];   /* parents precede children */
+    int parent = c->parent == UINT32_MAX ? -1 : nmap[c->parent]; /* parents precede children */
     nmap[i] = pm_profile_add_cnode(p, parent, regmap[r]);
-    if (regmap[r] < 0 || nmap[i] < 0) { free(nmap); return -1; }
+    if (regmap[r] < 0 || nmap[i] < 0) {
+      free(nmap);
+      return -1;
+    }
     pm_prof_value *pv = &p->val[p->nvalues++];
     memset(pv, 0, sizeof *pv);
     pv->cnode = nmap[i];
     pv->location = loc_index;
-    pv->visits = c->visits; pv->polls = c->polls;
-    pv->bytes_sent = c->bytes_sent; pv->bytes_received = c->bytes_received;
-    pv->msgs_sent = c->msgs_sent; pv->msgs_received = c->msgs_received;
-    pv->io_bytes_read = c->io_bytes_read; pv->io_bytes_written = c->io_bytes_written;
+    pv->visits = c->visits;
+    pv->polls = c->polls;
+    pv->bytes_sent = c->bytes_sent;
+    pv->bytes_received = c->bytes_received;
+    pv->msgs_sent = c->msgs_sent;
+    pv->msgs_received = c->msgs_received;
+    pv->io_bytes_read = c->io_bytes_read;
+    pv->io_bytes_written = c->io_bytes_written;
     for (int s = 0; s < PM_STATE_COUNT; s++) pv->time[s] = (double)c->time[s] * NS;
   }
   free(nmap);
@@ -88,19 +99,24 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
     l->registered = L->t_registered > t_start ? (double)(L->t_registered - t_start) * NS : 0;
     for (int c = 0; c < PM_CTX_COUNT; c++)
       for (int s = 0; s < PM_STATE_COUNT; s++) l->time[c][s] = (double)L->time[c][s] * NS;
-    l->msgs_sent = L->msgs_sent; l->msgs_received = L->msgs_received;
-    l->bytes_sent = L->bytes_sent; l->bytes_received = L->bytes_received;
-    l->coll_calls = L->coll_calls; l->coll_bytes_out = L->coll_bytes_out; l->coll_bytes_in = L->coll_bytes_in;
+    l->msgs_sent = L->msgs_sent;
+    l->msgs_received = L->msgs_received;
+    l->bytes_sent = L->bytes_sent;
+    l->bytes_received = L->bytes_received;
+    l->coll_calls = L->coll_calls;
+    l->coll_bytes_out = L->coll_bytes_out;
+    l->coll_bytes_in = L->coll_bytes_in;
     l->polls = L->polls;
-    l->io_bytes_read = L->io_bytes_read; l->io_bytes_written = L->io_bytes_written;
+    l->io_bytes_read = L->io_bytes_read;
+    l->io_bytes_written = L->io_bytes_written;
     l->cp_process = (pm_prof_cp){L->cp_process.cue * NS, L->cp_process.com * NS, L->cp_process.coo * NS};
     l->cp_global = (pm_prof_cp){L->cp_global.cue * NS, L->cp_global.com * NS, L->cp_global.coo * NS};
     l->callpaths_truncated = L->nodes_exhausted;
     if (add_callpaths(p, L, p->nlocations, regmap) != 0) goto fail;
     p->nlocations++;
   }
-  if (pm_omp_regions_export(p) != 0) goto fail;     /* OpenMP parallel regions (pm_omp_regions.c) */
-  if (pm_profile_build_tasks(p, t_start) != 0) goto fail;   /* task runtime (pm_profile_build_tasks.c) */
+  if (pm_omp_regions_export(p) != 0) goto fail;           /* OpenMP parallel regions (pm_omp_regions.c) */
+  if (pm_profile_build_tasks(p, t_start) != 0) goto fail; /* task runtime (pm_profile_build_tasks.c) */
   /* optional modules (pm_extensions.h) */
   if (pm_counters_to_profile && pm_counters_to_profile(p) != 0) goto fail;
   if (pm_cuda_to_profile && pm_cuda_to_profile(p) != 0) goto fail;
@@ -108,7 +124,7 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
   if (pm_io_to_profile && pm_io_to_profile(p) != 0) goto fail;
   free(regmap);
   free(order);
-  if (pm_profile_clean_text(p) != 0) goto fail;   /* names are byte strings; outputs need UTF-8 */
+  if (pm_profile_clean_text(p) != 0) goto fail; /* names are byte strings; outputs need UTF-8 */
   pm_profile_finish(p);
   return p;
 fail:

@@ -38,11 +38,22 @@ static void fill_codelet(pm_prof_codelet *c, const pm_ts_codelet_result *x) {
   c->process = 0;
   c->worker_type = x->worker_type;
   c->hash = pm_ts_codelet_hash(x->codelet);
-  c->count = x->count; c->with_flops = x->with_flops; c->with_prediction = x->with_prediction;
-  c->outliers_iqr = x->outliers_iqr; c->outliers_reg = x->outliers_reg;
-  c->total = x->total; c->min = x->min; c->max = x->max; c->flops = x->flops; c->predicted = x->predicted;
-  c->bytes = x->bytes; c->q1 = x->q1; c->q3 = x->q3;
-  c->with_waits = x->with_waits; c->wait_deps = x->wait_deps; c->wait_sched = x->wait_sched;
+  c->count = x->count;
+  c->with_flops = x->with_flops;
+  c->with_prediction = x->with_prediction;
+  c->outliers_iqr = x->outliers_iqr;
+  c->outliers_reg = x->outliers_reg;
+  c->total = x->total;
+  c->min = x->min;
+  c->max = x->max;
+  c->flops = x->flops;
+  c->predicted = x->predicted;
+  c->bytes = x->bytes;
+  c->q1 = x->q1;
+  c->q3 = x->q3;
+  c->with_waits = x->with_waits;
+  c->wait_deps = x->wait_deps;
+  c->wait_sched = x->wait_sched;
   c->ntop = x->ntop < PM_PROF_TOP ? x->ntop : PM_PROF_TOP;
   for (int j = 0; j < c->ntop; j++) {
     const pm_ts_outlier *o = &x->top[j];
@@ -57,7 +68,10 @@ int pm_profile_build_tasks(pm_profile *p, uint64_t t_start) {
   pm_ts_results r;
   pm_tc_snapshot tc;
   if (pm_ts_collect(&r, t_start) != 0) return -1;
-  if (pm_tc_snapshot_get(&tc) != 0) { pm_ts_results_free(&r); return -1; }
+  if (pm_tc_snapshot_get(&tc) != 0) {
+    pm_ts_results_free(&r);
+    return -1;
+  }
   int rc = -1;
   pm_prof_tasks *t = calloc(1, sizeof *t);
   if (!t) goto out;
@@ -78,7 +92,7 @@ int pm_profile_build_tasks(pm_profile *p, uint64_t t_start) {
     t->tag[t->ntags++] = (pm_prof_tag){0, g->tag, g->count, g->total, g->min, g->max, g->flops};
   }
   for (int i = 0; i < tc.nnodes; i++) {
-    if (!tc.node[i].kind[0]) continue;   /* a memory node no worker of ours uses */
+    if (!tc.node[i].kind[0]) continue; /* a memory node no worker of ours uses */
     pm_prof_transfer *x = &t->transfer[t->ntransfers++];
     x->process = 0;
     x->node = i;
@@ -87,11 +101,11 @@ int pm_profile_build_tasks(pm_profile *p, uint64_t t_start) {
     x->bytes = tc.node[i].bytes;
   }
   for (int i = 0; i < tc.npeers; i++)
-    t->mpicomm[t->nmpicomms++] = (pm_prof_mpicomm){0, tc.peer[i].peer, tc.peer[i].dir, tc.peer[i].count,
-                                                   tc.peer[i].bytes, tc.peer[i].time};
+    t->mpicomm[t->nmpicomms++] =
+        (pm_prof_mpicomm){0, tc.peer[i].peer, tc.peer[i].dir, tc.peer[i].count, tc.peer[i].bytes, tc.peer[i].time};
   for (int i = 0; i < tc.nhandles; i++)
-    t->mpihandle[t->nmpihandles++] = (pm_prof_mpihandle){0, tc.handle[i].peer, tc.handle[i].dir, tc.handle[i].data_tag,
-                                                         tc.handle[i].count, tc.handle[i].bytes};
+    t->mpihandle[t->nmpihandles++] = (pm_prof_mpihandle){
+        0, tc.handle[i].peer, tc.handle[i].dir, tc.handle[i].data_tag, tc.handle[i].count, tc.handle[i].bytes};
   pm_prof_tasks_free(p->tasks);
   p->tasks = t;
   t = NULL;

@@ -5,7 +5,9 @@
 
 static inline uint64_t hash(const void *key) {
   uint64_t x = (uint64_t)(uintptr_t)key;
-  x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33;   /* murmur3 finaliser: pointers are aligned */
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33; /* murmur3 finaliser: pointers are aligned */
   return x;
 }
 static inline pm_ptrmap_stripe *stripe_of(pm_ptrmap *m, uint64_t h) { return &m->s[h & (PM_PTRMAP_STRIPES - 1)]; }
@@ -68,7 +70,7 @@ void *pm_ptrmap_get_or_make(pm_ptrmap *m, const void *key, void *(*make)(void *a
   void *v = NULL;
   pm_spin_lock(&s->lock);
   if (s->cap) v = s->slot[find(s, key, h)].val;
-  if (!v && (v = make(arg)) != NULL && insert(s, key, v, h) != 0) v = NULL;   /* make's object leaks on OOM */
+  if (!v && (v = make(arg)) != NULL && insert(s, key, v, h) != 0) v = NULL; /* make's object leaks on OOM */
   if (v && hold) hold(v);
   pm_spin_unlock(&s->lock);
   return v;

@@ -10,14 +10,19 @@
 
 #define PM_PTRMAP_STRIPES 64
 
-typedef struct { const void *key; void *val; } pm_ptrmap_slot;
+typedef struct {
+  const void *key;
+  void *val;
+} pm_ptrmap_slot;
 typedef struct {
   pm_spin lock;
-  uint32_t cap, n;             /* cap is a power of two (0 before the first insert) */
+  uint32_t cap, n; /* cap is a power of two (0 before the first insert) */
   pm_ptrmap_slot *slot;
-  char pad[64 - sizeof(pm_spin) - 8 - sizeof(void *)];   /* one stripe per cache line */
+  char pad[64 - sizeof(pm_spin) - 8 - sizeof(void *)]; /* one stripe per cache line */
 } pm_ptrmap_stripe;
-typedef struct { pm_ptrmap_stripe s[PM_PTRMAP_STRIPES]; } pm_ptrmap;
+typedef struct {
+  pm_ptrmap_stripe s[PM_PTRMAP_STRIPES];
+} pm_ptrmap;
 
 PM_HIDDEN void pm_ptrmap_init(pm_ptrmap *m);
 /* Inserts or replaces key -> val; 0, or -1 when memory runs out (the entry is then absent). */

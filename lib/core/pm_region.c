@@ -6,17 +6,21 @@
 #include <string.h>
 
 #define PM_MAX_REGIONS 65536
-#define PM_REGION_HASH 131072   /* power of two, > 2 x PM_MAX_REGIONS */
+#define PM_REGION_HASH 131072 /* power of two, > 2 x PM_MAX_REGIONS */
 
-typedef struct { char *name; pm_paradigm paradigm; pm_region_role role; } region;
+typedef struct {
+  char *name;
+  pm_paradigm paradigm;
+  pm_region_role role;
+} region;
 
 static region regions[PM_MAX_REGIONS];
-static uint32_t nregions;                 /* published with release order */
-static uint32_t hash_slots[PM_REGION_HASH];   /* id + 1; 0 = empty */
+static uint32_t nregions;                   /* published with release order */
+static uint32_t hash_slots[PM_REGION_HASH]; /* id + 1; 0 = empty */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t name_hash(const char *s, pm_paradigm p) {
-  uint64_t h = 1469598103934665603ull ^ (uint64_t)p;        /* FNV-1a */
+  uint64_t h = 1469598103934665603ull ^ (uint64_t)p; /* FNV-1a */
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
   return h;
 }
@@ -29,7 +33,7 @@ pm_region_id pm_region_register(const char *name, pm_paradigm paradigm, pm_regio
   for (uint64_t i = h & (PM_REGION_HASH - 1);; i = (i + 1) & (PM_REGION_HASH - 1)) {
     uint32_t slot = hash_slots[i];
     if (slot == 0) {
-      if (nregions >= PM_MAX_REGIONS) break;            /* registry full: caller gets NONE */
+      if (nregions >= PM_MAX_REGIONS) break; /* registry full: caller gets NONE */
       char *copy = strdup(name);
       if (!copy) break;
       id = nregions;
@@ -39,7 +43,10 @@ pm_region_id pm_region_register(const char *name, pm_paradigm paradigm, pm_regio
       break;
     }
     region *r = &regions[slot - 1];
-    if (r->paradigm == paradigm && strcmp(r->name, name) == 0) { id = slot - 1; break; }
+    if (r->paradigm == paradigm && strcmp(r->name, name) == 0) {
+      id = slot - 1;
+      break;
+    }
   }
   pthread_mutex_unlock(&lock);
   return id;
@@ -47,8 +54,12 @@ pm_region_id pm_region_register(const char *name, pm_paradigm paradigm, pm_regio
 
 uint32_t pm_region_count(void) { return __atomic_load_n(&nregions, __ATOMIC_ACQUIRE); }
 const char *pm_region_name(pm_region_id id) { return id < pm_region_count() ? regions[id].name : "(unknown)"; }
-pm_paradigm pm_region_paradigm(pm_region_id id) { return id < pm_region_count() ? regions[id].paradigm : PM_PARADIGM_USER; }
-pm_region_role pm_region_role_of(pm_region_id id) { return id < pm_region_count() ? regions[id].role : PM_ROLE_FUNCTION; }
+pm_paradigm pm_region_paradigm(pm_region_id id) {
+  return id < pm_region_count() ? regions[id].paradigm : PM_PARADIGM_USER;
+}
+pm_region_role pm_region_role_of(pm_region_id id) {
+  return id < pm_region_count() ? regions[id].role : PM_ROLE_FUNCTION;
+}
 
 void pm_regions_reset(void) {
   pthread_mutex_lock(&lock);

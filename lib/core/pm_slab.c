@@ -8,14 +8,20 @@
 void pm_spin_wait(pm_spin *s) {
   for (unsigned n = 1;; n++) {
     while (__atomic_load_n(&s->v, __ATOMIC_RELAXED)) {
-      if (++n % 128 == 0) sched_yield();     /* the holder may have been preempted */
-      else __builtin_ia32_pause();
+      if (++n % 128 == 0)
+        sched_yield(); /* the holder may have been preempted */
+      else
+        __builtin_ia32_pause();
     }
     if (!__atomic_exchange_n(&s->v, 1, __ATOMIC_ACQUIRE)) return;
   }
 }
 
-typedef struct { void *head; uint32_t n; uint64_t epoch; } cache;
+typedef struct {
+  void *head;
+  uint32_t n;
+  uint64_t epoch;
+} cache;
 static __thread cache tls_cache[PM_SLAB_MAX] __attribute__((tls_model("initial-exec")));
 static int next_id;
 
@@ -56,11 +62,15 @@ static cache *cache_of(pm_slab *s) {
     if (s->id == 0 && next_id < PM_SLAB_MAX) s->id = ++next_id;
     id = s->id;
     pm_spin_unlock(&s->lock);
-    if (id == 0) return NULL;                 /* more pools than cache slots: no cache */
+    if (id == 0) return NULL; /* more pools than cache slots: no cache */
   }
   cache *c = &tls_cache[id - 1];
   uint64_t e = __atomic_load_n(&s->epoch, __ATOMIC_RELAXED);
-  if (PM_UNLIKELY(c->epoch != e)) { c->head = NULL; c->n = 0; c->epoch = e; }   /* pool destroyed since */
+  if (PM_UNLIKELY(c->epoch != e)) {
+    c->head = NULL;
+    c->n = 0;
+    c->epoch = e;
+  } /* pool destroyed since */
   return c;
 }
 
@@ -106,7 +116,10 @@ void *pm_slab_alloc_uninit(pm_slab *s) {
   void *o = NULL;
   if (PM_LIKELY(c != NULL)) {
     if (PM_UNLIKELY(!c->head)) refill(s, c);
-    if ((o = c->head) != NULL) { c->head = *(void **)o; c->n--; }
+    if ((o = c->head) != NULL) {
+      c->head = *(void **)o;
+      c->n--;
+    }
   } else {
     pm_spin_lock(&s->lock);
     o = take_locked(s);
@@ -163,5 +176,5 @@ void pm_slab_destroy(pm_slab *s) {
   s->bump = s->bump_end = NULL;
   s->nfree = 0;
   s->high_water = 0;
-  __atomic_add_fetch(&s->epoch, 1, __ATOMIC_RELAXED);   /* keeps size, per_chunk and id */
+  __atomic_add_fetch(&s->epoch, 1, __ATOMIC_RELAXED); /* keeps size, per_chunk and id */
 }

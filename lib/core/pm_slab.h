@@ -15,7 +15,9 @@
 
 /* Test-and-test-and-set spin lock for critical sections of a few instructions; it yields the CPU
  * after a while, so that a holder preempted on an oversubscribed machine can finish. */
-typedef struct { volatile int v; } pm_spin;
+typedef struct {
+  volatile int v;
+} pm_spin;
 PM_HIDDEN void pm_spin_wait(pm_spin *s);
 static inline void pm_spin_lock(pm_spin *s) {
   if (PM_UNLIKELY(__atomic_exchange_n(&s->v, 1, __ATOMIC_ACQUIRE))) pm_spin_wait(s);
@@ -23,20 +25,20 @@ static inline void pm_spin_lock(pm_spin *s) {
 static inline void pm_spin_unlock(pm_spin *s) { __atomic_store_n(&s->v, 0, __ATOMIC_RELEASE); }
 
 #define PM_SLAB_BATCH 64
-#define PM_SLAB_MAX 8          /* distinct pools in the process (each has a per-thread cache slot) */
+#define PM_SLAB_MAX 8 /* distinct pools in the process (each has a per-thread cache slot) */
 
 typedef struct pm_slab {
-  size_t size;               /* object size, rounded up to 16 bytes */
-  size_t per_chunk;          /* objects per chunk */
+  size_t size;      /* object size, rounded up to 16 bytes */
+  size_t per_chunk; /* objects per chunk */
   pm_spin lock;
-  int id;                    /* 1 + index of the per-thread cache slot (0: not yet assigned) */
-  uint64_t epoch;            /* bumped by pm_slab_destroy: stale per-thread caches are dropped */
-  void *free_list;           /* singly linked through the first word of each free object */
-  uint64_t nfree;            /* objects on free_list */
-  char *bump, *bump_end;     /* never-used part of the newest chunk (handed out without a pass) */
-  void **chunks;             /* every chunk, freed by pm_slab_destroy */
+  int id;                /* 1 + index of the per-thread cache slot (0: not yet assigned) */
+  uint64_t epoch;        /* bumped by pm_slab_destroy: stale per-thread caches are dropped */
+  void *free_list;       /* singly linked through the first word of each free object */
+  uint64_t nfree;        /* objects on free_list */
+  char *bump, *bump_end; /* never-used part of the newest chunk (handed out without a pass) */
+  void **chunks;         /* every chunk, freed by pm_slab_destroy */
   size_t nchunks, cap_chunks;
-  uint64_t high_water;       /* most objects out of the global list at once (includes caches) */
+  uint64_t high_water; /* most objects out of the global list at once (includes caches) */
 } pm_slab;
 
 PM_HIDDEN void pm_slab_init(pm_slab *s, size_t size, size_t per_chunk);

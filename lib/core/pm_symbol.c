@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_SECTION (256u << 20)   /* a symbol or string table larger than this is not read */
+#define MAX_SECTION (256u << 20) /* a symbol or string table larger than this is not read */
 
 typedef struct {
   char path[4096];
@@ -39,7 +39,9 @@ static int read_at(int fd, void *buf, size_t n, off_t off) {
     ssize_t r = pread(fd, p, n, off);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return -1;
-    p += r; n -= (size_t)r; off += r;
+    p += r;
+    n -= (size_t)r;
+    off += r;
   }
   return 0;
 }
@@ -47,7 +49,10 @@ static int read_at(int fd, void *buf, size_t n, off_t off) {
 static void *read_section(int fd, const Elf64_Shdr *s) {
   if (s->sh_size == 0 || s->sh_size > MAX_SECTION) return NULL;
   void *b = malloc(s->sh_size);
-  if (b && read_at(fd, b, s->sh_size, (off_t)s->sh_offset) != 0) { free(b); b = NULL; }
+  if (b && read_at(fd, b, s->sh_size, (off_t)s->sh_offset) != 0) {
+    free(b);
+    b = NULL;
+  }
   return b;
 }
 
@@ -63,11 +68,16 @@ static void load(const char *path, symtab *st) {
   sh = malloc(sizeof *sh * eh.e_shnum);
   if (!sh || read_at(fd, sh, sizeof *sh * eh.e_shnum, (off_t)eh.e_shoff) != 0) goto out;
   for (unsigned i = 0; i < eh.e_shnum; i++) {
-    if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_entsize != sizeof(Elf64_Sym) || sh[i].sh_link >= eh.e_shnum)
-      continue;
+    if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_entsize != sizeof(Elf64_Sym) || sh[i].sh_link >= eh.e_shnum) continue;
     st->sym = read_section(fd, &sh[i]);
     st->str = read_section(fd, &sh[sh[i].sh_link]);
-    if (!st->sym || !st->str) { free(st->sym); free(st->str); st->sym = NULL; st->str = NULL; break; }
+    if (!st->sym || !st->str) {
+      free(st->sym);
+      free(st->str);
+      st->sym = NULL;
+      st->str = NULL;
+      break;
+    }
     st->nsym = sh[i].sh_size / sizeof(Elf64_Sym);
     st->nstr = sh[sh[i].sh_link].sh_size;
     break;
@@ -91,8 +101,10 @@ static const char *lookup(const symtab *st, uintptr_t vaddr, uintptr_t *start) {
 }
 
 static void format(char *buf, size_t n, const char *name, uintptr_t off) {
-  if (off) snprintf(buf, n, "%s+0x%lx", name, (unsigned long)off);
-  else snprintf(buf, n, "%s", name);
+  if (off)
+    snprintf(buf, n, "%s+0x%lx", name, (unsigned long)off);
+  else
+    snprintf(buf, n, "%s", name);
 }
 
 int pm_symbol_name(const void *addr, char *buf, size_t n) {
@@ -107,14 +119,15 @@ int pm_symbol_name(const void *addr, char *buf, size_t n) {
     format(buf, n, info.dli_sname, a - (uintptr_t)info.dli_saddr);
     return 1;
   }
-  int is_exe = !lm->l_name || !lm->l_name[0];     /* the main program has an empty name */
+  int is_exe = !lm->l_name || !lm->l_name[0]; /* the main program has an empty name */
   const char *path = is_exe ? "/proc/self/exe" : lm->l_name;
   uintptr_t start = 0;
   pthread_mutex_lock(&lock);
   if (strcmp(cache.path, path) != 0) {
-    free(cache.sym); free(cache.str);
+    free(cache.sym);
+    free(cache.str);
     memset(&cache, 0, sizeof cache);
-    snprintf(cache.path, sizeof cache.path, "%s", path);   /* also on failure: never read twice */
+    snprintf(cache.path, sizeof cache.path, "%s", path); /* also on failure: never read twice */
     load(path, &cache);
   }
   const char *name = lookup(&cache, a - lm->l_addr, &start);
@@ -129,7 +142,8 @@ int pm_symbol_name(const void *addr, char *buf, size_t n) {
 
 void pm_symbol_reset(void) {
   pthread_mutex_lock(&lock);
-  free(cache.sym); free(cache.str);
+  free(cache.sym);
+  free(cache.str);
   memset(&cache, 0, sizeof cache);
   pthread_mutex_unlock(&lock);
 }

@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HANDLE_SLOTS 4096          /* distinct (data tag, peer, direction) kept; power of two */
+#define HANDLE_SLOTS 4096 /* distinct (data tag, peer, direction) kept; power of two */
 
 static pm_tc_node nodes[PM_TC_MAX_NODES];
 static int max_node = -1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pm_tc_peer *peers;          /* [2 * npeer_slots]: index 2 * peer + dir */
+static pm_tc_peer *peers; /* [2 * npeer_slots]: index 2 * peer + dir */
 static int npeer_slots;
-static pm_tc_handle *handles;      /* open addressing on (tag, peer, dir); count == 0: empty */
+static pm_tc_handle *handles; /* open addressing on (tag, peer, dir); count == 0: empty */
 static uint64_t untracked;
 static uint64_t clock_events[PM_TC_CLOCK_COUNT];
 
@@ -54,14 +54,24 @@ void pm_tc_mpi(int peer, int dir, int64_t data_tag, uint64_t bytes, uint64_t lat
     npeer_slots = n;
   }
   pm_tc_peer *e = &peers[2 * peer + dir];
-  e->peer = peer; e->dir = dir;
-  e->count++; e->bytes += bytes; e->time += (double)latency_ns * 1e-9;
-  if (!handles && !(handles = calloc(HANDLE_SLOTS, sizeof *handles))) { untracked++; goto out; }
+  e->peer = peer;
+  e->dir = dir;
+  e->count++;
+  e->bytes += bytes;
+  e->time += (double)latency_ns * 1e-9;
+  if (!handles && !(handles = calloc(HANDLE_SLOTS, sizeof *handles))) {
+    untracked++;
+    goto out;
+  }
   uint32_t j = hkey(data_tag, peer, dir) & (HANDLE_SLOTS - 1);
   for (uint32_t probes = 0; probes < HANDLE_SLOTS / 2; probes++, j = (j + 1) & (HANDLE_SLOTS - 1)) {
     pm_tc_handle *h = &handles[j];
     if (h->count == 0) *h = (pm_tc_handle){data_tag, peer, dir, 0, 0};
-    if (h->data_tag == data_tag && h->peer == peer && h->dir == dir) { h->count++; h->bytes += bytes; goto out; }
+    if (h->data_tag == data_tag && h->peer == peer && h->dir == dir) {
+      h->count++;
+      h->bytes += bytes;
+      goto out;
+    }
   }
   untracked++;
 out:
@@ -89,9 +99,11 @@ int pm_tc_snapshot_get(pm_tc_snapshot *s) {
   pm_tc_handle *all = handles ? malloc(HANDLE_SLOTS * sizeof *all) : NULL;
   int rc = s->peer && (all || !handles) ? 0 : -1;
   if (rc == 0) {
-    for (int i = 0; i < 2 * npeer_slots; i++) if (peers[i].count) s->peer[s->npeers++] = peers[i];
+    for (int i = 0; i < 2 * npeer_slots; i++)
+      if (peers[i].count) s->peer[s->npeers++] = peers[i];
     int n = 0;
-    for (int i = 0; handles && i < HANDLE_SLOTS; i++) if (handles[i].count) all[n++] = handles[i];
+    for (int i = 0; handles && i < HANDLE_SLOTS; i++)
+      if (handles[i].count) all[n++] = handles[i];
     qsort(all, (size_t)n, sizeof *all, by_bytes_desc);
     s->nhandles = n < PM_TC_TOP_HANDLES ? n : PM_TC_TOP_HANDLES;
     s->handle = all;
@@ -114,8 +126,11 @@ void pm_tc_reset(void) {
   pthread_mutex_lock(&lock);
   memset(nodes, 0, sizeof nodes);
   max_node = -1;
-  free(peers); peers = NULL; npeer_slots = 0;
-  free(handles); handles = NULL;
+  free(peers);
+  peers = NULL;
+  npeer_slots = 0;
+  free(handles);
+  handles = NULL;
   untracked = 0;
   memset(clock_events, 0, sizeof clock_events);
   pthread_mutex_unlock(&lock);

@@ -12,12 +12,23 @@
 #define PM_TC_TOP_HANDLES 16
 enum { PM_TC_SEND = 0, PM_TC_RECV = 1 };
 
-typedef struct { uint64_t count, bytes; char kind[16]; } pm_tc_node;
-typedef struct { int peer, dir; uint64_t count, bytes; double time; } pm_tc_peer;   /* time: post -> complete, s */
-typedef struct { int64_t data_tag; int peer, dir; uint64_t count, bytes; } pm_tc_handle;
+typedef struct {
+  uint64_t count, bytes;
+  char kind[16];
+} pm_tc_node;
+typedef struct {
+  int peer, dir;
+  uint64_t count, bytes;
+  double time;
+} pm_tc_peer; /* time: post -> complete, s */
+typedef struct {
+  int64_t data_tag;
+  int peer, dir;
+  uint64_t count, bytes;
+} pm_tc_handle;
 
-PM_HIDDEN void pm_tc_node_kind(int node, const char *kind);           /* "RAM", "OpenCL", ... */
-PM_HIDDEN void pm_tc_transfer(int node, uint64_t bytes);              /* one transfer into node */
+PM_HIDDEN void pm_tc_node_kind(int node, const char *kind); /* "RAM", "OpenCL", ... */
+PM_HIDDEN void pm_tc_transfer(int node, uint64_t bytes);    /* one transfer into node */
 /* One StarPU-MPI transfer completed (latency in ns: post -> completion; 0 when unknown). */
 PM_HIDDEN void pm_tc_mpi(int peer, int dir, int64_t data_tag, uint64_t bytes, uint64_t latency_ns);
 /* Side-channel clock messages (critical path across processes). */
@@ -27,10 +38,13 @@ PM_HIDDEN uint64_t pm_tc_clock_count(int what);
 
 /* Snapshot for the profile (malloc'd arrays; the caller frees them). */
 typedef struct {
-  int nnodes; pm_tc_node node[PM_TC_MAX_NODES];
-  int npeers; pm_tc_peer *peer;
-  int nhandles; pm_tc_handle *handle;       /* the PM_TC_TOP_HANDLES largest by bytes */
-  uint64_t handles_untracked;               /* transfers whose handle did not fit the table */
+  int nnodes;
+  pm_tc_node node[PM_TC_MAX_NODES];
+  int npeers;
+  pm_tc_peer *peer;
+  int nhandles;
+  pm_tc_handle *handle;       /* the PM_TC_TOP_HANDLES largest by bytes */
+  uint64_t handles_untracked; /* transfers whose handle did not fit the table */
 } pm_tc_snapshot;
 PM_HIDDEN int pm_tc_snapshot_get(pm_tc_snapshot *s);
 PM_HIDDEN void pm_tc_snapshot_free(pm_tc_snapshot *s);

@@ -10,17 +10,26 @@
 static const double p2_p[7] = {0.0, 0.125, 0.25, 0.5, 0.75, 0.875, 1.0};
 
 void pm_p2_add(pm_p2 *e, double x) {
-  if (e->n < 7) {                                /* keep the first samples sorted */
+  if (e->n < 7) { /* keep the first samples sorted */
     int i = (int)e->n++;
-    while (i > 0 && e->q[i - 1] > x) { e->q[i] = e->q[i - 1]; i--; }
+    while (i > 0 && e->q[i - 1] > x) {
+      e->q[i] = e->q[i - 1];
+      i--;
+    }
     e->q[i] = x;
-    if (e->n == 7) for (int k = 0; k < 7; k++) e->pos[k] = k + 1;
+    if (e->n == 7)
+      for (int k = 0; k < 7; k++) e->pos[k] = k + 1;
     return;
   }
   int k;
-  if (x < e->q[0]) { e->q[0] = x; k = 0; }
-  else if (x >= e->q[6]) { e->q[6] = x; k = 5; }
-  else for (k = 0; k < 5 && !(x < e->q[k + 1]); k++) {}
+  if (x < e->q[0]) {
+    e->q[0] = x;
+    k = 0;
+  } else if (x >= e->q[6]) {
+    e->q[6] = x;
+    k = 5;
+  } else
+    for (k = 0; k < 5 && !(x < e->q[k + 1]); k++) {}
   for (int i = k + 1; i < 7; i++) e->pos[i] += 1;
   e->n++;
   for (int i = 1; i < 6; i++) {
@@ -29,8 +38,9 @@ void pm_p2_add(pm_p2 *e, double x) {
       double s = d > 0 ? 1.0 : -1.0;
       double np = e->pos[i + 1], n0 = e->pos[i], nm = e->pos[i - 1];
       double qp = e->q[i] + s / (np - nm) *
-                  ((n0 - nm + s) * (e->q[i + 1] - e->q[i]) / (np - n0) + (np - n0 - s) * (e->q[i] - e->q[i - 1]) / (n0 - nm));
-      if (!(e->q[i - 1] < qp && qp < e->q[i + 1])) {   /* parabolic estimate out of order: linear */
+                                ((n0 - nm + s) * (e->q[i + 1] - e->q[i]) / (np - n0) +
+                                 (np - n0 - s) * (e->q[i] - e->q[i - 1]) / (n0 - nm));
+      if (!(e->q[i - 1] < qp && qp < e->q[i + 1])) { /* parabolic estimate out of order: linear */
         int j = i + (int)s;
         qp = e->q[i] + s * (e->q[j] - e->q[i]) / (e->pos[j] - e->pos[i]);
       }
@@ -63,19 +73,19 @@ void pm_reg_add(pm_reg *r, double x, double y) {
 }
 
 double pm_t975(double dof) {
-  static const double t[31] = {0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                               2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                               2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  static const double t[31] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                               2.201, 2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080,
+                               2.074, 2.069,  2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
   if (dof < 1) return INFINITY;
   if (dof <= 30) return t[(int)dof];
-  const double z = 1.959963985;   /* Cornish-Fisher expansion around the normal quantile */
+  const double z = 1.959963985; /* Cornish-Fisher expansion around the normal quantile */
   return z + (z * z * z + z) / (4 * dof) + (5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * dof * dof);
 }
 
 int pm_reg_upper(const pm_reg *r, double x, double *upper) {
   if (r->n < 3) return 0;
   double n = (double)r->n;
-  if (r->sxx <= 1e-12 * n) {          /* one flops value: prediction interval around the mean */
+  if (r->sxx <= 1e-12 * n) { /* one flops value: prediction interval around the mean */
     double s2 = r->syy / (n - 1);
     *upper = r->my + pm_t975(n - 1) * sqrt(s2 * (1 + 1 / n));
     return 1;
@@ -90,7 +100,11 @@ int pm_reg_upper(const pm_reg *r, double x, double *upper) {
 
 /* ------------------------------------------------------------------------------ codelet registry */
 #define MAX_CODELETS 4096
-typedef struct { char *name; uint32_t hash; pm_region_id region; } codelet;
+typedef struct {
+  char *name;
+  uint32_t hash;
+  pm_region_id region;
+} codelet;
 static codelet codelets[MAX_CODELETS];
 static uint32_t ncodelets;
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -99,10 +113,13 @@ uint32_t pm_ts_codelet(const char *name, pm_region_id region) {
   if (!name) name = "(unnamed codelet)";
   pthread_mutex_lock(&reg_lock);
   uint32_t i;
-  for (i = 0; i < ncodelets; i++) if (!strcmp(codelets[i].name, name)) break;
+  for (i = 0; i < ncodelets; i++)
+    if (!strcmp(codelets[i].name, name)) break;
   if (i == ncodelets) {
     char *copy = ncodelets < MAX_CODELETS ? strdup(name) : NULL;
-    if (!copy) { i = ncodelets ? ncodelets - 1 : 0; }   /* full: the last one absorbs the rest */
+    if (!copy) {
+      i = ncodelets ? ncodelets - 1 : 0;
+    } /* full: the last one absorbs the rest */
     else {
       codelets[i] = (codelet){copy, pm_tg_name_hash(name), region};
       __atomic_store_n(&ncodelets, i + 1, __ATOMIC_RELEASE);
@@ -117,7 +134,10 @@ uint32_t pm_ts_codelet_hash(uint32_t id) { return id < pm_ts_ncodelets() ? codel
 pm_region_id pm_ts_codelet_region(uint32_t id) { return id < pm_ts_ncodelets() ? codelets[id].region : PM_REGION_NONE; }
 
 /* ------------------------------------------------------------------------- per-thread tables */
-typedef struct { pm_ts_outlier o; uint64_t t_start; } top_entry;
+typedef struct {
+  pm_ts_outlier o;
+  uint64_t t_start;
+} top_entry;
 typedef struct {
   uint64_t count, with_flops, with_pred, out_iqr, out_reg, with_waits;
   double total, min, max, flops, predicted, bytes, wait_deps, wait_sched;
@@ -126,14 +146,17 @@ typedef struct {
   int ntop;
   top_entry top[PM_TS_TOP];
 } cell;
-typedef struct { uint64_t tag, count; double total, min, max, flops; } tag_cell;
+typedef struct {
+  uint64_t tag, count;
+  double total, min, max, flops;
+} tag_cell;
 
 struct pm_ts_thread {
   struct pm_ts_thread *next;
   int worker_type, location;
   uint32_t ncells;
   cell *cells;
-  uint32_t tag_cap, ntags;      /* open addressing: tag_slot holds index + 1 into tags */
+  uint32_t tag_cap, ntags; /* open addressing: tag_slot holds index + 1 into tags */
   uint32_t *tag_slot;
   tag_cell *tags;
   uint64_t tags_dropped;
@@ -173,7 +196,11 @@ static cell *cell_of(pm_ts_thread *T, uint32_t c) {
   return &T->cells[c];
 }
 
-static inline uint32_t tag_hash(uint64_t t) { t ^= t >> 31; t *= 0x9E3779B97F4A7C15ull; return (uint32_t)(t >> 32); }
+static inline uint32_t tag_hash(uint64_t t) {
+  t ^= t >> 31;
+  t *= 0x9E3779B97F4A7C15ull;
+  return (uint32_t)(t >> 32);
+}
 
 static tag_cell *tag_of(pm_ts_thread *T, uint64_t tag) {
   if (T->tag_cap) {
@@ -188,7 +215,11 @@ static tag_cell *tag_of(pm_ts_thread *T, uint64_t tag) {
     uint32_t cap = T->tag_cap ? 2 * T->tag_cap : 64;
     uint32_t *slot = calloc(cap, sizeof *slot);
     tag_cell *tags = realloc(T->tags, (cap / 2) * sizeof *tags);
-    if (!slot || !tags) { free(slot); if (tags) T->tags = tags; return NULL; }
+    if (!slot || !tags) {
+      free(slot);
+      if (tags) T->tags = tags;
+      return NULL;
+    }
     T->tags = tags;
     for (uint32_t i = 0; i < T->ntags; i++) {
       uint32_t j = tag_hash(T->tags[i].tag) & (cap - 1);
@@ -229,7 +260,10 @@ int pm_ts_record(pm_ts_thread *T, uint32_t codelet, const pm_ts_sample *s) {
   c->count++;
   c->total += d;
   c->bytes += (double)s->bytes;
-  if (s->predicted_us > 0 && isfinite(s->predicted_us)) { c->predicted += s->predicted_us * 1e-6; c->with_pred++; }
+  if (s->predicted_us > 0 && isfinite(s->predicted_us)) {
+    c->predicted += s->predicted_us * 1e-6;
+    c->with_pred++;
+  }
   if (s->has_waits) {
     c->with_waits++;
     c->wait_deps += (double)s->wait_deps * 1e-9;
@@ -238,7 +272,11 @@ int pm_ts_record(pm_ts_thread *T, uint32_t codelet, const pm_ts_sample *s) {
   /* outlier tests against the estimates of the earlier tasks */
   if (c->p2.n >= PM_TS_WARMUP) {
     double q1 = pm_p2_quantile(&c->p2, 1), q3 = pm_p2_quantile(&c->p2, 3), thr = q3 + 1.5 * (q3 - q1);
-    if (d > thr) { c->out_iqr++; flagged |= 1; keep_top(T, c, d, thr, s, 0); }
+    if (d > thr) {
+      c->out_iqr++;
+      flagged |= 1;
+      keep_top(T, c, d, thr, s, 0);
+    }
   }
   pm_p2_add(&c->p2, d);
   if (s->flops > 0 && d > 0) {
@@ -254,7 +292,8 @@ int pm_ts_record(pm_ts_thread *T, uint32_t codelet, const pm_ts_sample *s) {
   }
   if (s->has_tag) {
     tag_cell *t = tag_of(T, s->tag);
-    if (!t) T->tags_dropped++;
+    if (!t)
+      T->tags_dropped++;
     else {
       if (t->count == 0 || d < t->min) t->min = d;
       if (d > t->max) t->max = d;
@@ -281,7 +320,12 @@ int pm_ts_collect(pm_ts_results *r, uint64_t t0) {
   pm_ts_codelet_result *res = calloc(2 * (size_t)nc + 1, sizeof *res);
   pm_ts_tag_result *tags = calloc(ntags + 1, sizeof *tags);
   double *qw = calloc(2 * (size_t)nc + 1, sizeof *qw);
-  if (!res || !tags || !qw) { free(res); free(tags); free(qw); return -1; }
+  if (!res || !tags || !qw) {
+    free(res);
+    free(tags);
+    free(qw);
+    return -1;
+  }
   size_t nt = 0;
   for (pm_ts_thread *T = threads; T; T = T->next) {
     int type = T->worker_type ? 1 : 0;
@@ -291,11 +335,20 @@ int pm_ts_collect(pm_ts_results *r, uint64_t t0) {
       pm_ts_codelet_result *o = &res[2 * c + type];
       if (o->count == 0 || x->min < o->min) o->min = x->min;
       if (x->max > o->max) o->max = x->max;
-      o->codelet = c; o->worker_type = type;
-      o->count += x->count; o->with_flops += x->with_flops; o->with_prediction += x->with_pred;
-      o->outliers_iqr += x->out_iqr; o->outliers_reg += x->out_reg;
-      o->total += x->total; o->flops += x->flops; o->predicted += x->predicted; o->bytes += x->bytes;
-      o->with_waits += x->with_waits; o->wait_deps += x->wait_deps; o->wait_sched += x->wait_sched;
+      o->codelet = c;
+      o->worker_type = type;
+      o->count += x->count;
+      o->with_flops += x->with_flops;
+      o->with_prediction += x->with_pred;
+      o->outliers_iqr += x->out_iqr;
+      o->outliers_reg += x->out_reg;
+      o->total += x->total;
+      o->flops += x->flops;
+      o->predicted += x->predicted;
+      o->bytes += x->bytes;
+      o->with_waits += x->with_waits;
+      o->wait_deps += x->wait_deps;
+      o->wait_sched += x->wait_sched;
       o->q1 += pm_p2_quantile(&x->p2, 1) * (double)x->count;
       o->q3 += pm_p2_quantile(&x->p2, 3) * (double)x->count;
       qw[2 * c + type] += (double)x->count;
@@ -303,9 +356,13 @@ int pm_ts_collect(pm_ts_results *r, uint64_t t0) {
         pm_ts_outlier e = x->top[k].o;
         e.start = x->top[k].t_start > t0 ? (double)(x->top[k].t_start - t0) * 1e-9 : 0;
         double re = e.duration / e.threshold;
-        if (o->ntop < PM_TS_TOP) { o->top[o->ntop++] = e; continue; }
+        if (o->ntop < PM_TS_TOP) {
+          o->top[o->ntop++] = e;
+          continue;
+        }
         int w = 0;
-        for (int i = 1; i < PM_TS_TOP; i++) if (o->top[i].duration / o->top[i].threshold < o->top[w].duration / o->top[w].threshold) w = i;
+        for (int i = 1; i < PM_TS_TOP; i++)
+          if (o->top[i].duration / o->top[i].threshold < o->top[w].duration / o->top[w].threshold) w = i;
         if (o->top[w].duration / o->top[w].threshold < re) o->top[w] = e;
       }
     }
@@ -332,7 +389,9 @@ int pm_ts_collect(pm_ts_results *r, uint64_t t0) {
       pm_ts_tag_result *a = &tags[m - 1];
       if (tags[i].min < a->min) a->min = tags[i].min;
       if (tags[i].max > a->max) a->max = tags[i].max;
-      a->count += tags[i].count; a->total += tags[i].total; a->flops += tags[i].flops;
+      a->count += tags[i].count;
+      a->total += tags[i].total;
+      a->flops += tags[i].flops;
     } else {
       tags[m++] = tags[i];
     }
@@ -352,7 +411,10 @@ void pm_ts_reset(void) {
   pthread_mutex_lock(&threads_lock);
   while (threads) {
     pm_ts_thread *n = threads->next;
-    free(threads->cells); free(threads->tag_slot); free(threads->tags); free(threads);
+    free(threads->cells);
+    free(threads->tag_slot);
+    free(threads->tags);
+    free(threads);
     threads = n;
   }
   __atomic_add_fetch(&epoch, 1, __ATOMIC_RELAXED);

@@ -26,47 +26,50 @@
 /* ---------------------------------------------------------------- estimators (unit-tested alone) */
 typedef struct {
   uint64_t n;
-  double q[7];        /* marker heights */
-  double pos[7];      /* marker positions, 1-based */
+  double q[7];   /* marker heights */
+  double pos[7]; /* marker positions, 1-based */
 } pm_p2;
 PM_HIDDEN void pm_p2_add(pm_p2 *e, double x);
 /* Estimate of the quantile 0.25 (which = 1) or 0.75 (which = 3) -- also 0: min, 2: median,
  * 4: max. Exact (sample quantile, linear interpolation) while n <= 7. */
 PM_HIDDEN double pm_p2_quantile(const pm_p2 *e, int which);
 
-typedef struct { uint64_t n; double mx, my, sxx, sxy, syy; } pm_reg;
+typedef struct {
+  uint64_t n;
+  double mx, my, sxx, sxy, syy;
+} pm_reg;
 PM_HIDDEN void pm_reg_add(pm_reg *r, double x, double y);
 /* Upper bound of the 95 % prediction interval at x (returns 0 when n < 3). */
 PM_HIDDEN int pm_reg_upper(const pm_reg *r, double x, double *upper);
-PM_HIDDEN double pm_t975(double dof);    /* Student t quantile 0.975 */
+PM_HIDDEN double pm_t975(double dof); /* Student t quantile 0.975 */
 
 /* ------------------------------------------------------------------------------------ codelets */
 /* Global registry by name (thread-safe; names are copied). */
 PM_HIDDEN uint32_t pm_ts_codelet(const char *name, pm_region_id region);
 PM_HIDDEN uint32_t pm_ts_ncodelets(void);
 PM_HIDDEN const char *pm_ts_codelet_name(uint32_t id);
-PM_HIDDEN uint32_t pm_ts_codelet_hash(uint32_t id);      /* pm_tg_name_hash of the name */
+PM_HIDDEN uint32_t pm_ts_codelet_hash(uint32_t id); /* pm_tg_name_hash of the name */
 PM_HIDDEN pm_region_id pm_ts_codelet_region(uint32_t id);
 
 typedef struct {
-  uint64_t duration;     /* ns */
-  uint64_t t_start;      /* ns (clock of the process) */
-  double flops;          /* 0: unknown */
-  double predicted_us;   /* scheduler's prediction; <= 0 or NaN: none */
+  uint64_t duration;   /* ns */
+  uint64_t t_start;    /* ns (clock of the process) */
+  double flops;        /* 0: unknown */
+  double predicted_us; /* scheduler's prediction; <= 0 or NaN: none */
   uint64_t bytes;
   uint64_t tag;
   int has_tag;
-  int has_waits;         /* submission and ready times known (not through StarPU 1.4's tool interface) */
-  uint64_t wait_deps;    /* ns from submission to ready (dependencies) */
-  uint64_t wait_sched;   /* ns from ready to the body's start (scheduler queue, data fetch) */
+  int has_waits;       /* submission and ready times known (not through StarPU 1.4's tool interface) */
+  uint64_t wait_deps;  /* ns from submission to ready (dependencies) */
+  uint64_t wait_sched; /* ns from ready to the body's start (scheduler queue, data fetch) */
 } pm_ts_sample;
 
 typedef struct {
-  double duration, threshold;   /* seconds */
-  double start;                 /* seconds since the window start */
+  double duration, threshold; /* seconds */
+  double start;               /* seconds since the window start */
   uint64_t tag;
-  int has_tag, kind;            /* kind: 0 IQR, 1 regression */
-  int location;                 /* location index in the process */
+  int has_tag, kind; /* kind: 0 IQR, 1 regression */
+  int location;      /* location index in the process */
 } pm_ts_outlier;
 
 typedef struct pm_ts_thread pm_ts_thread;
@@ -80,10 +83,10 @@ typedef struct {
   uint32_t codelet;
   int worker_type;
   uint64_t count, with_flops, with_prediction, outliers_iqr, outliers_reg;
-  double total, min, max, flops, predicted, bytes;   /* seconds, flops, seconds, bytes */
-  uint64_t with_waits;                               /* tasks whose waits are known */
-  double wait_deps, wait_sched;                      /* seconds, summed over those */
-  double q1, q3;                                     /* count-weighted mean of the workers' estimates */
+  double total, min, max, flops, predicted, bytes; /* seconds, flops, seconds, bytes */
+  uint64_t with_waits;                             /* tasks whose waits are known */
+  double wait_deps, wait_sched;                    /* seconds, summed over those */
+  double q1, q3;                                   /* count-weighted mean of the workers' estimates */
   int ntop;
   pm_ts_outlier top[PM_TS_TOP];
 } pm_ts_codelet_result;
@@ -96,8 +99,8 @@ typedef struct {
   int ncodelets;
   pm_ts_codelet_result *codelet;
   int ntags;
-  pm_ts_tag_result *tag;      /* sorted by tag */
-  uint64_t tags_dropped;      /* tasks whose tag did not fit in the per-thread bound */
+  pm_ts_tag_result *tag; /* sorted by tag */
+  uint64_t tags_dropped; /* tasks whose tag did not fit in the per-thread bound */
 } pm_ts_results;
 /* Merges every thread's statistics; t0 is the window start (for outlier start times). 0 or -1. */
 PM_HIDDEN int pm_ts_collect(pm_ts_results *r, uint64_t t0);

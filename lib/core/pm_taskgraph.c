@@ -39,11 +39,21 @@ void pm_tg_comp_add(pm_tg_comp *c, uint64_t key, uint64_t ns) {
   if (!ns) return;
   uint32_t i, imin = 0;
   for (i = 0; i < c->n; i++)
-    if (c->e[i].key == key) { c->e[i].ns += ns; return; }
-  if (c->n < PM_TG_COMP_N) { c->e[c->n++] = (pm_tg_part){key, ns}; return; }
+    if (c->e[i].key == key) {
+      c->e[i].ns += ns;
+      return;
+    }
+  if (c->n < PM_TG_COMP_N) {
+    c->e[c->n++] = (pm_tg_part){key, ns};
+    return;
+  }
   /* full: the smallest share (the new one included) moves to 'other' */
-  for (i = 1; i < c->n; i++) if (c->e[i].ns < c->e[imin].ns) imin = i;
-  if (ns <= c->e[imin].ns) { c->other += ns; return; }
+  for (i = 1; i < c->n; i++)
+    if (c->e[i].ns < c->e[imin].ns) imin = i;
+  if (ns <= c->e[imin].ns) {
+    c->other += ns;
+    return;
+  }
   c->other += c->e[imin].ns;
   c->e[imin] = (pm_tg_part){key, ns};
 }
@@ -55,8 +65,12 @@ uint64_t pm_tg_comp_sum(const pm_tg_comp *c) {
 }
 
 void pm_tg_clk_advance(pm_tg_clk *c, uint64_t cue, uint64_t com, uint64_t coo, uint64_t key) {
-  c->dag_pl.cue += cue; c->dag_pl.com += com; c->dag_pl.coo += coo;
-  c->dag_g.cue += cue;  c->dag_g.com += com;  c->dag_g.coo += coo;
+  c->dag_pl.cue += cue;
+  c->dag_pl.com += com;
+  c->dag_pl.coo += coo;
+  c->dag_g.cue += cue;
+  c->dag_g.com += com;
+  c->dag_g.coo += coo;
   pm_tg_comp_add(&c->comp, key, cue);
 }
 
@@ -69,7 +83,7 @@ void pm_tg_clk_add_mpi(pm_tg_clk *c, uint64_t ns) {
 void pm_tg_thread_sync(pm_tg_thread *th, const pm_loc *L, int rank) {
   /* the location's own time weighted per variant (no merges), which the core keeps on every charge */
   const uint64_t own[3] = {L->cp_own.cue, L->cp_own.com, L->cp_own.coo};
-  if (!th->init) {               /* everything the thread did before its first event counts */
+  if (!th->init) { /* everything the thread did before its first event counts */
     memset(th, 0, sizeof *th);
     th->init = 1;
   }
@@ -80,7 +94,7 @@ void pm_tg_thread_sync(pm_tg_thread *th, const pm_loc *L, int rank) {
 }
 
 void pm_tg_thread_merge(pm_tg_thread *th, const pm_tg_clk *c) {
-  th->gen++;                     /* the clock no longer extends the thread's snapshot */
+  th->gen++; /* the clock no longer extends the thread's snapshot */
   cp_max(&th->clk.dag_pl, &c->dag_pl);
   int coo_won = c->dag_g.coo > th->clk.dag_g.coo;
   if (cp_max(&th->clk.dag_g, &c->dag_g)) th->clk.comp = c->comp;
@@ -101,11 +115,18 @@ void pm_tg_thread_clock(pm_tg_thread *th, const pm_loc *L, int rank, pm_tg_clk *
 
 void pm_tg_clk_pack(const pm_tg_clk *c, uint64_t *w) {
   memset(w, 0, PM_TG_WIRE_WORDS * sizeof *w);
-  w[0] = c->hb_g.cue; w[1] = c->hb_g.com; w[2] = c->hb_g.coo;
-  w[3] = c->dag_g.cue; w[4] = c->dag_g.com; w[5] = c->dag_g.coo;
+  w[0] = c->hb_g.cue;
+  w[1] = c->hb_g.com;
+  w[2] = c->hb_g.coo;
+  w[3] = c->dag_g.cue;
+  w[4] = c->dag_g.com;
+  w[5] = c->dag_g.coo;
   w[6] = c->coo_mpi;
   w[7] = c->comp.n;
-  for (uint32_t i = 0; i < c->comp.n && i < PM_TG_COMP_N; i++) { w[8 + 2 * i] = c->comp.e[i].key; w[9 + 2 * i] = c->comp.e[i].ns; }
+  for (uint32_t i = 0; i < c->comp.n && i < PM_TG_COMP_N; i++) {
+    w[8 + 2 * i] = c->comp.e[i].key;
+    w[9 + 2 * i] = c->comp.e[i].ns;
+  }
   w[8 + 2 * PM_TG_COMP_N] = c->comp.other;
 }
 
@@ -123,8 +144,8 @@ void pm_tg_clk_unpack(pm_tg_clk *c, const uint64_t *w) {
 static pm_ptrmap task_map, handle_map, tag_map;
 static pm_slab task_slab = {.size = (sizeof(pm_tg_task) + 15) & ~(size_t)15, .per_chunk = 512};
 static pm_slab clk_slab = {.size = (sizeof(pm_tg_clk) + 15) & ~(size_t)15, .per_chunk = 256};
-static pm_tg_clk oom_clk;      /* stands in for a task clock that could not be allocated */
-static pm_spin preds_lock;     /* explicit dependency arrays, and clocks a successor may read */
+static pm_tg_clk oom_clk;  /* stands in for a task clock that could not be allocated */
+static pm_spin preds_lock; /* explicit dependency arrays, and clocks a successor may read */
 
 /* --------------------------------------------------------------------------- submitter snapshots */
 /* A submitting thread's clock at one submission. Until the thread's clock changes other than by
@@ -134,10 +155,10 @@ static pm_spin preds_lock;     /* explicit dependency arrays, and clocks a succe
 #define PM_TG_SNAP_BIAS (1u << 30)
 struct pm_tg_snap {
   uint32_t refs;
-  int has_app;                 /* key is in clk.comp: advancing adds to its entry, whatever the steps */
-  uint64_t key;                /* the thread's composition key, pm_tg_key(rank, APP) */
-  uint64_t own[3];             /* the location's own cue/com/coo time when it was taken */
-  pm_tg_clk clk;               /* the thread's clock then; hb_* the location's */
+  int has_app;     /* key is in clk.comp: advancing adds to its entry, whatever the steps */
+  uint64_t key;    /* the thread's composition key, pm_tg_key(rank, APP) */
+  uint64_t own[3]; /* the location's own cue/com/coo time when it was taken */
+  pm_tg_clk clk;   /* the thread's clock then; hb_* the location's */
 };
 static pm_slab snap_slab = {.size = (sizeof(pm_tg_snap) + 15) & ~(size_t)15, .per_chunk = 64};
 
@@ -148,8 +169,12 @@ static void snap_put(pm_tg_snap *s, uint32_t n) {
 /* The clock of a task submitted d (own time) after the snapshot. */
 static void snap_value(const pm_tg_snap *s, const uint64_t d[3], pm_tg_clk *c) {
   *c = s->clk;
-  c->hb_pl.cue += d[0]; c->hb_pl.com += d[1]; c->hb_pl.coo += d[2];
-  c->hb_g.cue += d[0];  c->hb_g.com += d[1];  c->hb_g.coo += d[2];
+  c->hb_pl.cue += d[0];
+  c->hb_pl.com += d[1];
+  c->hb_pl.coo += d[2];
+  c->hb_g.cue += d[0];
+  c->hb_g.com += d[1];
+  c->hb_g.coo += d[2];
   pm_tg_clk_advance(c, d[0], d[1], d[2], s->key);
 }
 
@@ -164,7 +189,7 @@ static int snap_extends(const pm_tg_thread *th, const pm_tg_snap *s, const pm_lo
                         uint64_t key, uint64_t d[3]) {
   if (th->snap_gen != th->gen || s->key != key || th->snap_uses >= PM_TG_SNAP_BIAS - 1) return 0;
   for (int i = 0; i < 3; i++) {
-    if (own[i] < s->own[i]) return 0;     /* the location restarted its accounting */
+    if (own[i] < s->own[i]) return 0; /* the location restarted its accounting */
     d[i] = own[i] - s->own[i];
   }
   if (d[0] && !s->has_app) return 0;
@@ -178,8 +203,11 @@ static pm_tg_snap *thread_snap(pm_tg_thread *th, const pm_loc *L, int rank, uint
   const uint64_t own[3] = {L->cp_own.cue, L->cp_own.com, L->cp_own.coo};
   const uint64_t key = pm_tg_key(rank, PM_TG_KEY_APP);
   pm_tg_snap *s = th->snap;
-  if (s && th->snap_epoch != __atomic_load_n(&snap_slab.epoch, __ATOMIC_RELAXED)) s = th->snap = NULL;  /* pool reset */
-  if (s && snap_extends(th, s, L, own, key, d)) { th->snap_uses++; return s; }
+  if (s && th->snap_epoch != __atomic_load_n(&snap_slab.epoch, __ATOMIC_RELAXED)) s = th->snap = NULL; /* pool reset */
+  if (s && snap_extends(th, s, L, own, key, d)) {
+    th->snap_uses++;
+    return s;
+  }
   pm_tg_snap *n = pm_slab_alloc(&snap_slab);
   if (!n) return NULL;
   if (s) snap_put(s, PM_TG_SNAP_BIAS - th->snap_uses);
@@ -187,7 +215,8 @@ static pm_tg_snap *thread_snap(pm_tg_thread *th, const pm_loc *L, int rank, uint
   n->key = key;
   memcpy(n->own, own, sizeof own);
   thread_value(th, L, &n->clk);
-  for (uint32_t i = 0; i < n->clk.comp.n; i++) if (n->clk.comp.e[i].key == key) n->has_app = 1;
+  for (uint32_t i = 0; i < n->clk.comp.n; i++)
+    if (n->clk.comp.e[i].key == key) n->has_app = 1;
   th->snap = n;
   th->snap_gen = th->gen;
   th->snap_uses = 1;
@@ -201,8 +230,10 @@ uint64_t pm_tg_snapshots_live(void) { return pm_slab_live(&snap_slab); }
 static void materialize(pm_tg_task *t) {
   pm_tg_clk *c = pm_slab_alloc_uninit(&clk_slab);
   if (PM_UNLIKELY(!c)) c = &oom_clk;
-  if (t->snap) snap_value(t->snap, t->snap_d, c);
-  else memset(c, 0, sizeof *c);
+  if (t->snap)
+    snap_value(t->snap, t->snap_d, c);
+  else
+    memset(c, 0, sizeof *c);
   pm_tg_snap *s = t->snap;
   __atomic_store_n(&t->clk, c, __ATOMIC_RELEASE);
   t->snap = NULL;
@@ -228,19 +259,22 @@ struct pm_tg_handle {
   const void *key;
   uint32_t refs;
   pm_spin lock;
-  pm_tg_clk w;        /* last exclusive writer */
-  pm_tg_clk r;        /* readers since that writer */
-  pm_tg_clk *c;       /* commuting / reduction writers since that writer (allocated on first use) */
-  uint64_t valid;     /* memory nodes with a valid copy */
-  int placed;         /* valid is known (home seen, or first access) */
-  uint32_t nfrom;     /* handles whose whole state the next access inherits (pm_tg_handle_link) */
+  pm_tg_clk w;    /* last exclusive writer */
+  pm_tg_clk r;    /* readers since that writer */
+  pm_tg_clk *c;   /* commuting / reduction writers since that writer (allocated on first use) */
+  uint64_t valid; /* memory nodes with a valid copy */
+  int placed;     /* valid is known (home seen, or first access) */
+  uint32_t nfrom; /* handles whose whole state the next access inherits (pm_tg_handle_link) */
   struct pm_tg_handle **from;
 };
 static pm_slab handle_slab = {.size = (sizeof(struct pm_tg_handle) + 15) & ~(size_t)15, .per_chunk = 128};
 
 static void *handle_make(void *key) {
   pm_tg_handle *h = pm_slab_alloc(&handle_slab);
-  if (h) { h->key = key; h->refs = 1; }   /* the table's reference */
+  if (h) {
+    h->key = key;
+    h->refs = 1;
+  } /* the table's reference */
   return h;
 }
 static void handle_hold(void *v) { __atomic_add_fetch(&((pm_tg_handle *)v)->refs, 1, __ATOMIC_RELAXED); }
@@ -273,8 +307,11 @@ int pm_tg_handle_place(pm_tg_handle *h, int node, int reads, int writes) {
   uint64_t bit = 1ull << node;
   int moved = 0;
   pm_spin_lock(&h->lock);
-  if (!h->placed) { h->placed = 1; h->valid = bit; }
-  if (reads && !(h->valid & bit) && h->valid) moved = 1;     /* nothing valid anywhere: nothing to move */
+  if (!h->placed) {
+    h->placed = 1;
+    h->valid = bit;
+  }
+  if (reads && !(h->valid & bit) && h->valid) moved = 1; /* nothing valid anywhere: nothing to move */
   h->valid = writes ? bit : h->valid | bit;
   pm_spin_unlock(&h->lock);
   return moved;
@@ -301,12 +338,18 @@ static void take_links(pm_tg_task *t, pm_tg_handle *h, int acc) {
   pm_tg_handle **from = h->from;
   pm_tg_handle **inh = n ? realloc(t->inh, (t->ninh + n) * sizeof *inh) : NULL;
   if (inh) {
-    for (uint32_t i = 0; i < n; i++) { handle_hold(from[i]); inh[t->ninh + i] = from[i]; }
+    for (uint32_t i = 0; i < n; i++) {
+      handle_hold(from[i]);
+      inh[t->ninh + i] = from[i];
+    }
     t->inh = inh;
     t->ninh += n;
   }
-  if (acc == PM_TG_ACC_WRITE) { h->from = NULL; __atomic_store_n(&h->nfrom, 0, __ATOMIC_RELEASE); }
-  else from = NULL;
+  if (acc == PM_TG_ACC_WRITE) {
+    h->from = NULL;
+    __atomic_store_n(&h->nfrom, 0, __ATOMIC_RELEASE);
+  } else
+    from = NULL;
   pm_spin_unlock(&h->lock);
   for (uint32_t i = 0; from && i < n; i++) pm_tg_handle_put(from[i]);
   free(from);
@@ -323,20 +366,23 @@ void pm_tg_handle_pre(pm_tg_handle *h, int acc, pm_tg_clk *in) {
   if (acc == PM_TG_ACC_NONE) return;
   pm_spin_lock(&h->lock);
   pm_tg_clk_merge(in, &h->w);
-  if (acc != PM_TG_ACC_READ) pm_tg_clk_merge(in, &h->r);            /* write after read */
-  if (acc != PM_TG_ACC_COMMUTE && h->c) pm_tg_clk_merge(in, h->c);  /* after the commuting group */
+  if (acc != PM_TG_ACC_READ) pm_tg_clk_merge(in, &h->r);           /* write after read */
+  if (acc != PM_TG_ACC_COMMUTE && h->c) pm_tg_clk_merge(in, h->c); /* after the commuting group */
   pm_spin_unlock(&h->lock);
 }
 
 void pm_tg_handle_post(pm_tg_handle *h, int acc, const pm_tg_clk *out) {
   if (acc == PM_TG_ACC_NONE) return;
   pm_tg_clk *c = NULL;
-  if (acc == PM_TG_ACC_COMMUTE && !h->c && !(c = calloc(1, sizeof *c))) acc = PM_TG_ACC_WRITE;   /* OOM: serialise */
+  if (acc == PM_TG_ACC_COMMUTE && !h->c && !(c = calloc(1, sizeof *c))) acc = PM_TG_ACC_WRITE; /* OOM: serialise */
   pm_spin_lock(&h->lock);
   if (acc == PM_TG_ACC_READ) {
     pm_tg_clk_merge(&h->r, out);
   } else if (acc == PM_TG_ACC_COMMUTE) {
-    if (!h->c) { h->c = c; c = NULL; }
+    if (!h->c) {
+      h->c = c;
+      c = NULL;
+    }
     pm_tg_clk_merge(h->c, out);
   } else {
     h->w = *out;
@@ -357,7 +403,10 @@ pm_tg_task *pm_tg_task_new(const void *key) {
   t->key = key;
   t->refs = 1;
   if (key) {
-    if (pm_ptrmap_put(&task_map, key, t) != 0) { pm_slab_free(&task_slab, t); return NULL; }
+    if (pm_ptrmap_put(&task_map, key, t) != 0) {
+      pm_slab_free(&task_slab, t);
+      return NULL;
+    }
     t->flags = PM_TG_MAPPED;
   }
   return t;
@@ -399,7 +448,10 @@ int pm_tg_task_add_buf(pm_tg_task *t, pm_tg_handle *h, int acc, uint64_t bytes) 
     /* the overflow array doubles at sizes 0, 1, 2, 4, ... */
     uint32_t cap = i == PM_TG_INLINE_BUFS ? 1 : 2 * (i - PM_TG_INLINE_BUFS);
     pm_tg_buf *n = realloc(t->more_buf, cap * sizeof *n);
-    if (!n) { pm_tg_handle_put(h); return -1; }
+    if (!n) {
+      pm_tg_handle_put(h);
+      return -1;
+    }
     t->more_buf = n;
   }
   *pm_tg_task_buf(t, i) = (pm_tg_buf){h, (uint16_t)acc, 0, bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes};
@@ -410,7 +462,7 @@ int pm_tg_task_add_buf(pm_tg_task *t, pm_tg_handle *h, int acc, uint64_t bytes) 
 }
 
 static void release_preds(pm_tg_task *t) {
-  if (!__atomic_load_n(&t->preds, __ATOMIC_ACQUIRE)) return;   /* the common case: no lock */
+  if (!__atomic_load_n(&t->preds, __ATOMIC_ACQUIRE)) return; /* the common case: no lock */
   pm_spin_lock(&preds_lock);
   pm_tg_task **p = t->preds;
   uint32_t n = t->npreds;
@@ -440,8 +492,12 @@ int pm_tg_task_add_pred(pm_tg_task *succ, pm_tg_task *pred) {
   if (succ->npreds == succ->cap_preds) {
     uint32_t cap = succ->cap_preds ? 2 * succ->cap_preds : 4;
     pm_tg_task **n = realloc(succ->preds, cap * sizeof *n);
-    if (!n) rc = -1;
-    else { succ->preds = n; succ->cap_preds = cap; }
+    if (!n)
+      rc = -1;
+    else {
+      succ->preds = n;
+      succ->cap_preds = cap;
+    }
   }
   if (rc == 0) {
     __atomic_add_fetch(&pred->refs, 1, __ATOMIC_RELAXED);
@@ -457,7 +513,7 @@ static void value_rec(pm_tg_task *t, pm_tg_clk *v, int depth) {
   const pm_tg_clk *c = __atomic_load_n(&t->clk, __ATOMIC_ACQUIRE);
   if (c) {
     pm_tg_clk_merge(v, c);
-  } else if (t->snap) {         /* pending: its submitter's clock (kept alive by preds_lock) */
+  } else if (t->snap) { /* pending: its submitter's clock (kept alive by preds_lock) */
     pm_tg_clk sub;
     snap_value(t->snap, t->snap_d, &sub);
     pm_tg_clk_merge(v, &sub);
@@ -497,7 +553,11 @@ void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
   if (t->npreds) {
     pm_tg_clk v;
     pm_spin_lock(&preds_lock);
-    for (uint32_t i = 0; i < t->npreds; i++) { memset(&v, 0, sizeof v); value_rec(t->preds[i], &v, 1); pm_tg_clk_merge(clk, &v); }
+    for (uint32_t i = 0; i < t->npreds; i++) {
+      memset(&v, 0, sizeof v);
+      value_rec(t->preds[i], &v, 1);
+      pm_tg_clk_merge(clk, &v);
+    }
     pm_spin_unlock(&preds_lock);
     release_preds(t);
   }
@@ -522,9 +582,9 @@ void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
 /* ------------------------------------------------------------------------------ end dependencies */
 struct pm_tg_ends {
   pm_spin lock;
-  int ended;                   /* the task's own end has been published */
-  int any;                     /* a release came before the end: in is valid */
-  pm_tg_clk in;                /* releases before the task's end, merged */
+  int ended;    /* the task's own end has been published */
+  int any;      /* a release came before the end: in is valid */
+  pm_tg_clk in; /* releases before the task's end, merged */
 };
 
 /* Publishes the task's output: its data, its tag, the running maximum. */
@@ -538,7 +598,7 @@ static void publish(pm_tg_task *t, const pm_tg_clk *clk) {
 
 int pm_tg_task_end_deps_add(pm_tg_task *t, int n) {
   if (n <= 0) return 0;
-  pm_spin_lock(&preds_lock);            /* rare: the dependency lock also guards the allocation */
+  pm_spin_lock(&preds_lock); /* rare: the dependency lock also guards the allocation */
   if (!t->ends) t->ends = calloc(1, sizeof *t->ends);
   pm_spin_unlock(&preds_lock);
   return t->ends ? 0 : -1;
@@ -554,7 +614,10 @@ void pm_tg_task_end_dep_release(pm_tg_task *t, const pm_tg_clk *c) {
     publish(t, clk);
     pm_tg_note_end(clk, 0);
   } else {
-    if (e->any) pm_tg_clk_merge(&e->in, c); else e->in = *c;
+    if (e->any)
+      pm_tg_clk_merge(&e->in, c);
+    else
+      e->in = *c;
     e->any = 1;
   }
   pm_spin_unlock(&e->lock);
@@ -571,7 +634,7 @@ void pm_tg_task_end(pm_tg_task *t, pm_loc *W, uint64_t now, uint64_t key) {
   uint64_t fetch = t->t_pop && t->t_pop <= t->t_start ? t->t_start - t->t_pop : 0;
   pm_tg_clk_advance(clk, body, body + fetch, body, key);
   struct pm_tg_ends *e = t->ends;
-  if (e) {                              /* releases so far count, later ones publish again */
+  if (e) { /* releases so far count, later ones publish again */
     pm_spin_lock(&e->lock);
     if (e->any) pm_tg_clk_merge(clk, &e->in);
     e->ended = 1;
@@ -587,7 +650,7 @@ void pm_tg_task_end_bodyless(pm_tg_task *t) {
   pm_tg_task_value(t, &v);
   if (t->flags & PM_TG_USE_TAG) pm_tg_tag_done(t->tag, &v);
   pm_tg_clk *clk = pm_tg_task_clk(t);
-  pm_spin_lock(&preds_lock);   /* readers in value_rec see ENDED and stop walking preds */
+  pm_spin_lock(&preds_lock); /* readers in value_rec see ENDED and stop walking preds */
   *clk = v;
   __atomic_or_fetch(&t->flags, PM_TG_ENDED, __ATOMIC_RELEASE);
   pm_spin_unlock(&preds_lock);
@@ -605,7 +668,10 @@ typedef struct {
 } tag_entry;
 
 static inline const void *tag_key(uint64_t tag) { return (const void *)(uintptr_t)(tag + 1); }
-static void *tag_make(void *arg) { (void)arg; return calloc(1, sizeof(tag_entry)); }
+static void *tag_make(void *arg) {
+  (void)arg;
+  return calloc(1, sizeof(tag_entry));
+}
 
 void pm_tg_tag_declare(uint64_t tag, int ndeps, const uint64_t *deps) {
   if (tag == UINT64_MAX || ndeps <= 0) return;
@@ -693,7 +759,10 @@ static sink *sink_self(void) {
 void pm_tg_note_end(const pm_tg_clk *out, int bodyless) {
   sink *s = sink_self();
   if (!s) return;
-  if (bodyless) s->bodyless++; else s->tasks++;
+  if (bodyless)
+    s->bodyless++;
+  else
+    s->tasks++;
   pm_tg_clk_merge(&s->max, out);
 }
 
@@ -715,13 +784,15 @@ void pm_tg_get_summary(pm_tg_summary *sum) {
 }
 
 static void free_tag(const void *key, void *val, void *arg) {
-  (void)key; (void)arg;
+  (void)key;
+  (void)arg;
   tag_entry *e = val;
   free(e->deps);
   free(e);
 }
 static void free_handle_c(const void *key, void *val, void *arg) {
-  (void)key; (void)arg;
+  (void)key;
+  (void)arg;
   free(((pm_tg_handle *)val)->c);
 }
 
@@ -736,13 +807,17 @@ void pm_tg_reset(void) {
   pm_ptrmap_destroy(&tag_map);
   pm_ptrmap_destroy(&handle_map);
   pm_ptrmap_destroy(&task_map);
-  pm_slab_destroy(&task_slab);      /* records' overflow arrays are leaked if any were live */
+  pm_slab_destroy(&task_slab); /* records' overflow arrays are leaked if any were live */
   pm_slab_destroy(&clk_slab);
-  pm_slab_destroy(&snap_slab);      /* threads drop their snapshot pointer when they see the epoch */
+  pm_slab_destroy(&snap_slab); /* threads drop their snapshot pointer when they see the epoch */
   memset(&oom_clk, 0, sizeof oom_clk);
   pm_slab_destroy(&handle_slab);
   pthread_mutex_lock(&sinks_lock);
-  while (sinks) { sink *n = sinks->next; free(sinks); sinks = n; }
+  while (sinks) {
+    sink *n = sinks->next;
+    free(sinks);
+    sinks = n;
+  }
   __atomic_add_fetch(&sinks_epoch, 1, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&sinks_lock);
 }

@@ -36,11 +36,13 @@
 #include "pm_slab.h"
 
 #define PM_TG_COMP_N 6
-#define PM_TG_KEY_APP 0xffffffffu          /* low half of a key: application thread time */
+#define PM_TG_KEY_APP 0xffffffffu /* low half of a key: application thread time */
 static inline uint64_t pm_tg_key(int rank, uint32_t what) { return ((uint64_t)(uint32_t)rank << 32) | what; }
-PM_HIDDEN uint32_t pm_tg_name_hash(const char *name);   /* FNV-1a 32, never PM_TG_KEY_APP */
+PM_HIDDEN uint32_t pm_tg_name_hash(const char *name); /* FNV-1a 32, never PM_TG_KEY_APP */
 
-typedef struct { uint64_t key, ns; } pm_tg_part;
+typedef struct {
+  uint64_t key, ns;
+} pm_tg_part;
 typedef struct {
   uint32_t n;
   pm_tg_part e[PM_TG_COMP_N];
@@ -48,10 +50,10 @@ typedef struct {
 } pm_tg_comp;
 
 typedef struct {
-  pm_cp_clock hb_pl, hb_g;     /* happens-before (location domain) */
-  pm_cp_clock dag_pl, dag_g;   /* task DAG only */
-  uint64_t coo_mpi;            /* MPI share of dag_g.coo along its chain */
-  pm_tg_comp comp;             /* composition of dag_g.cue */
+  pm_cp_clock hb_pl, hb_g;   /* happens-before (location domain) */
+  pm_cp_clock dag_pl, dag_g; /* task DAG only */
+  uint64_t coo_mpi;          /* MPI share of dag_g.coo along its chain */
+  pm_tg_comp comp;           /* composition of dag_g.cue */
 } pm_tg_clk;
 
 /* dst = max(dst, src) per clock; comp and coo_mpi follow their clock's argmax (ties keep dst). */
@@ -72,9 +74,9 @@ PM_HIDDEN uint64_t pm_tg_comp_sum(const pm_tg_comp *c);
 typedef struct pm_tg_snap pm_tg_snap;
 typedef struct {
   int init;
-  uint64_t mark[3];            /* the location's own cue/com/coo time at the last update */
-  pm_tg_clk clk;               /* dag_* and comp meaningful; hb_* unused */
-  uint32_t gen;                /* bumped when clk changes other than by the thread's own time */
+  uint64_t mark[3]; /* the location's own cue/com/coo time at the last update */
+  pm_tg_clk clk;    /* dag_* and comp meaningful; hb_* unused */
+  uint32_t gen;     /* bumped when clk changes other than by the thread's own time */
   /* The thread's clock at an earlier submission, shared by the tasks it submitted since (their
    * clocks are that one advanced by the thread's own time in between: see pm_tg_task_submit_by).
    * Reference counted with a bias: the thread holds PM_TG_SNAP_BIAS references and hands them
@@ -92,7 +94,7 @@ PM_HIDDEN void pm_tg_thread_clock(pm_tg_thread *th, const pm_loc *L, int rank, p
 /* Wire form for StarPU-MPI side-channel messages (global parts only). */
 #define PM_TG_WIRE_WORDS (3 + 3 + 1 + 1 + 2 * PM_TG_COMP_N + 1)
 PM_HIDDEN void pm_tg_clk_pack(const pm_tg_clk *c, uint64_t *w);
-PM_HIDDEN void pm_tg_clk_unpack(pm_tg_clk *c, const uint64_t *w);   /* global parts; rest zero */
+PM_HIDDEN void pm_tg_clk_unpack(pm_tg_clk *c, const uint64_t *w); /* global parts; rest zero */
 
 /* ------------------------------------------------------------------------------------ handles */
 enum { PM_TG_ACC_NONE = 0, PM_TG_ACC_READ, PM_TG_ACC_WRITE, PM_TG_ACC_COMMUTE };
@@ -119,7 +121,7 @@ PM_HIDDEN void pm_tg_handle_link(pm_tg_handle *to, pm_tg_handle *from);
 /* Data placement, for bus transfers: the memory nodes (< 64) holding a valid copy, as the
  * runtime's MSI coherence keeps them (a read copies the data into the node, a write leaves the
  * node's copy the only valid one). Eviction under memory pressure is not modelled. */
-PM_HIDDEN void pm_tg_handle_home(pm_tg_handle *h, int node);   /* registration: valid = {node}; < 0: none */
+PM_HIDDEN void pm_tg_handle_home(pm_tg_handle *h, int node); /* registration: valid = {node}; < 0: none */
 /* 1 while neither the home nor an access of the handle was seen (registered before popmeter watched,
  * or registration not observable): the caller may then give its home from the runtime. */
 PM_HIDDEN int pm_tg_handle_unplaced(const pm_tg_handle *h);
@@ -129,46 +131,50 @@ PM_HIDDEN int pm_tg_handle_place(pm_tg_handle *h, int node, int reads, int write
 
 /* -------------------------------------------------------------------------------------- tasks */
 enum {
-  PM_TG_HAS_BODY = 1,      /* runs a codelet: pre/post-exec hooks fire */
+  PM_TG_HAS_BODY = 1, /* runs a codelet: pre/post-exec hooks fire */
   PM_TG_SUBMITTED = 2,
   PM_TG_STARTED = 4,
-  PM_TG_ENDED = 8,         /* out is valid */
-  PM_TG_MAPPED = 16,       /* reachable from its foreign pointer */
-  PM_TG_USE_TAG = 32,      /* task->use_tag: tag dependencies and notification */
-  PM_TG_FRESH = 64,        /* set by the caller on a new record whose clock nothing merged into */
-  PM_TG_ENDS_OTHER = 128,  /* an end dependency of another task: its end releases that task */
+  PM_TG_ENDED = 8,        /* out is valid */
+  PM_TG_MAPPED = 16,      /* reachable from its foreign pointer */
+  PM_TG_USE_TAG = 32,     /* task->use_tag: tag dependencies and notification */
+  PM_TG_FRESH = 64,       /* set by the caller on a new record whose clock nothing merged into */
+  PM_TG_ENDS_OTHER = 128, /* an end dependency of another task: its end releases that task */
 };
 #define PM_TG_INLINE_BUFS 4
 #define PM_TG_MAX_PRED_DEPTH 32
 /* acc: PM_TG_ACC_*; mode: the runtime's own access mode bits (opaque here); bytes: data size */
-typedef struct { pm_tg_handle *h; uint16_t acc, mode; uint32_t bytes; } pm_tg_buf;
+typedef struct {
+  pm_tg_handle *h;
+  uint16_t acc, mode;
+  uint32_t bytes;
+} pm_tg_buf;
 
 typedef struct pm_tg_task {
-  const void *key;             /* foreign task pointer */
-  uint32_t refs;               /* 1 (own life) + 1 per explicit successor not yet started */
+  const void *key; /* foreign task pointer */
+  uint32_t refs;   /* 1 (own life) + 1 per explicit successor not yet started */
   uint32_t flags;
   uint32_t nbufs, npreds, cap_preds;
-  uint32_t codelet;            /* the adapter's codelet index */
-  uint64_t tag;                /* task tag (tag_id) */
+  uint32_t codelet; /* the adapter's codelet index */
+  uint64_t tag;     /* task tag (tag_id) */
   uint64_t t_submit, t_ready, t_pop, t_start;
-  uint64_t bytes;              /* sum of the sizes of the task's data */
-  double flops;                /* declared flops (0: unknown) */
-  float predicted;             /* the scheduler's prediction in us (NaN: none) */
-  uint32_t ninh;               /* (inh, below) */
+  uint64_t bytes;  /* sum of the sizes of the task's data */
+  double flops;    /* declared flops (0: unknown) */
+  float predicted; /* the scheduler's prediction in us (NaN: none) */
+  uint32_t ninh;   /* (inh, below) */
   /* The inputs merged so far; once the task ended (PM_TG_ENDED), its output. Allocated on first
    * need (the task starts, or something is merged into it before), because a pending task's only
    * input is usually its submitter's clock, which snap and snap_d keep in 32 bytes: a program may
    * have many thousands of tasks pending, and memory that fresh costs microseconds per page in a
    * VM. Read it through pm_tg_task_clk. */
   pm_tg_clk *clk;
-  pm_tg_snap *snap;            /* the submitter's clock: snap advanced by snap_d (while clk is NULL) */
+  pm_tg_snap *snap; /* the submitter's clock: snap advanced by snap_d (while clk is NULL) */
   uint64_t snap_d[3];
   pm_tg_buf buf[PM_TG_INLINE_BUFS];
-  pm_tg_buf *more_buf;         /* buffers beyond PM_TG_INLINE_BUFS (malloc'd, rare) */
-  struct pm_tg_task **preds;   /* explicit predecessors (malloc'd on first explicit dependency) */
-  struct pm_tg_ends *ends;     /* end dependencies (malloc'd on the first one, rare) */
-  struct pm_tg_handle **inh;   /* ninh handles whose whole state it inherits (pm_tg_handle_link, rare) */
-  void *user[3];               /* adapter's slots (original prologue / callback functions) */
+  pm_tg_buf *more_buf;       /* buffers beyond PM_TG_INLINE_BUFS (malloc'd, rare) */
+  struct pm_tg_task **preds; /* explicit predecessors (malloc'd on first explicit dependency) */
+  struct pm_tg_ends *ends;   /* end dependencies (malloc'd on the first one, rare) */
+  struct pm_tg_handle **inh; /* ninh handles whose whole state it inherits (pm_tg_handle_link, rare) */
+  void *user[3];             /* adapter's slots (original prologue / callback functions) */
 } pm_tg_task;
 /* 256 bytes: a record fills 4 cache lines exactly (the pool hands them out in address order from
  * page-aligned chunks), and starting a task reads a record last written when it was submitted,
@@ -228,15 +234,15 @@ PM_HIDDEN void pm_tg_task_end_dep_release(pm_tg_task *t, const pm_tg_clk *c);
 /* ---------------------------------------------------------------------------------------- tags */
 PM_HIDDEN void pm_tg_tag_declare(uint64_t tag, int ndeps, const uint64_t *deps);
 PM_HIDDEN void pm_tg_tag_merge_deps(uint64_t tag, pm_tg_clk *in);
-PM_HIDDEN void pm_tg_tag_done(uint64_t tag, const pm_tg_clk *out);   /* kept only if declared */
+PM_HIDDEN void pm_tg_tag_done(uint64_t tag, const pm_tg_clk *out); /* kept only if declared */
 PM_HIDDEN void pm_tg_tag_forget(uint64_t tag);
 
 /* ------------------------------------------------------------------------------------- summary */
 /* Every thread that ends tasks keeps the maximum of their clocks; this merges them all. */
 typedef struct {
-  uint64_t tasks;              /* tasks ended (with a body) */
-  uint64_t bodyless;           /* body-less tasks completed */
-  pm_tg_clk max;               /* per-clock maximum over ended tasks (comp of the dag_g.cue argmax) */
+  uint64_t tasks;    /* tasks ended (with a body) */
+  uint64_t bodyless; /* body-less tasks completed */
+  pm_tg_clk max;     /* per-clock maximum over ended tasks (comp of the dag_g.cue argmax) */
   uint64_t live_tasks, live_handles, peak_tasks;
 } pm_tg_summary;
 PM_HIDDEN void pm_tg_get_summary(pm_tg_summary *s);
@@ -248,5 +254,5 @@ PM_HIDDEN void pm_tg_max_so_far(pm_tg_clk *out);
  * bodies only): the profile says so, and the task model does not pretend it was zero. */
 PM_HIDDEN void pm_tg_mark_runtime_unobserved(void);
 PM_HIDDEN int pm_tg_runtime_observed(void);
-PM_HIDDEN void pm_tg_reset(void);    /* frees everything (tests, and after the run's report) */
+PM_HIDDEN void pm_tg_reset(void); /* frees everything (tests, and after the run's report) */
 #endif

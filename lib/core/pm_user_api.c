@@ -13,7 +13,10 @@ static int mismatch_reported;
  * address (checked against the registered name, since a caller may reuse a buffer) keeps the
  * registry's mutex off the per-call path. */
 #define NAME_CACHE 16
-static __thread struct { const char *ptr; pm_region_id id; } name_cache[NAME_CACHE];
+static __thread struct {
+  const char *ptr;
+  pm_region_id id;
+} name_cache[NAME_CACHE];
 
 static pm_region_id user_region(const char *name) {
   unsigned slot = (unsigned)(((uintptr_t)name >> 4) % NAME_CACHE);
@@ -21,7 +24,10 @@ static pm_region_id user_region(const char *name) {
       strcmp(pm_region_name(name_cache[slot].id), name) == 0)
     return name_cache[slot].id;
   pm_region_id r = pm_region_register(name, PM_PARADIGM_USER, PM_ROLE_FUNCTION);
-  if (r != PM_REGION_NONE) { name_cache[slot].ptr = name; name_cache[slot].id = r; }
+  if (r != PM_REGION_NONE) {
+    name_cache[slot].ptr = name;
+    name_cache[slot].id = r;
+  }
   return r;
 }
 
@@ -47,18 +53,22 @@ PM_API void pm_region_end(const char *name) {
   pm_leave_tool(L);
 }
 
-PM_API void pm_pause(void) { if (pm_core_is_active()) pm_core_pause(); }
-PM_API void pm_resume(void) { if (pm_core_is_active()) pm_core_resume(); }
+PM_API void pm_pause(void) {
+  if (pm_core_is_active()) pm_core_pause();
+}
+PM_API void pm_resume(void) {
+  if (pm_core_is_active()) pm_core_resume();
+}
 PM_API int pm_is_active(void) { return pm_core_is_active(); }
 
 PM_API int pm_query_thread(pm_thread_times *out) {
   memset(out, 0, sizeof *out);
   pm_loc *L = pm_loc_self();
   if (!L) return -1;
-  pm_state cur = pm_state_set(L, (pm_state)L->state, pm_clock_now());   /* brings the times up to now */
+  pm_state cur = pm_state_set(L, (pm_state)L->state, pm_clock_now()); /* brings the times up to now */
   (void)cur;
-  double *slot[PM_CLASS_COUNT] = {&out->useful, &out->mpi, &out->io, &out->runtime, &out->idle,
-                                  &out->device, &out->other};
+  double *slot[PM_CLASS_COUNT] = {&out->useful, &out->mpi,    &out->io,   &out->runtime,
+                                  &out->idle,   &out->device, &out->other};
   for (int c = 0; c < PM_CTX_COUNT; c++)
     for (int s = 0; s < PM_STATE_COUNT; s++) *slot[pm_state_class_of((pm_state)s)] += (double)L->time[c][s] * 1e-9;
   return 0;

@@ -27,31 +27,31 @@
 /* ---------------------------------------------------------------------------------- module state */
 typedef struct {
   pm_loc *L;
-  void *ctx;                               /* backend per-thread context; NULL: not counting now */
-  int counting;                            /* counting started on this thread (data are valid) */
-  int base_valid;                          /* last[] is the base of the current interval */
+  void *ctx;      /* backend per-thread context; NULL: not counting now */
+  int counting;   /* counting started on this thread (data are valid) */
+  int base_valid; /* last[] is the base of the current interval */
   uint64_t read_errors;
   uint64_t last[PM_CTR_MAX];
   uint64_t useful[PM_CTR_MAX], outside[PM_CTR_MAX];
-  uint64_t *node[PM_MAX_NODE_CHUNKS];      /* per call-path node: PM_NODE_CHUNK x nev useful counts */
+  uint64_t *node[PM_MAX_NODE_CHUNKS]; /* per call-path node: PM_NODE_CHUNK x nev useful counts */
 } ctr_loc;
 
 static struct {
-  int mode;                                /* pm_ctr_mode */
-  const pm_ctr_backend *be;                /* the backend that was set up (NULL: none); counting: nev > 0 */
-  int slot;                                /* observer slot */
-  int user_list;                           /* the events came from POPMETER_PAPI_EVENTS */
-  int nreq;                                /* requested events (what the profile lists) */
+  int mode;                 /* pm_ctr_mode */
+  const pm_ctr_backend *be; /* the backend that was set up (NULL: none); counting: nev > 0 */
+  int slot;                 /* observer slot */
+  int user_list;            /* the events came from POPMETER_PAPI_EVENTS */
+  int nreq;                 /* requested events (what the profile lists) */
   char req[PM_CTR_MAX][PM_CTR_NAME];
   int req_ok[PM_CTR_MAX];
   char req_why[PM_CTR_MAX][PM_CTR_WHY];
-  int nev;                                 /* accepted events, in counting order */
-  int ev_req[PM_CTR_MAX];                  /* accepted event -> index in req */
-  char why_all[PM_CTR_WHY + 64];           /* nothing is counted: why ("" otherwise) */
-  char fp_note[2 * PM_CTR_WHY];            /* the default list found no FP class: why */
+  int nev;                       /* accepted events, in counting order */
+  int ev_req[PM_CTR_MAX];        /* accepted event -> index in req */
+  char why_all[PM_CTR_WHY + 64]; /* nothing is counted: why ("" otherwise) */
+  char fp_note[2 * PM_CTR_WHY];  /* the default list found no FP class: why */
   int vector_width;
   int finalized;
-  int threads_failed;                      /* threads that could not start counting */
+  int threads_failed; /* threads that could not start counting */
   char thread_why[PM_CTR_WHY];
 } M;
 
@@ -64,9 +64,7 @@ const pm_ctr_backend *pm_ctr_papi_backend(void) { return NULL; }
 #endif
 
 /* "PAPI" for the PAPI backend: the prefix of every reason, so the user knows who said it */
-static const char *who(void) {
-  return M.be && !strcmp(M.be->name, "papi") ? "PAPI" : M.be ? M.be->name : "counters";
-}
+static const char *who(void) { return M.be && !strcmp(M.be->name, "papi") ? "PAPI" : M.be ? M.be->name : "counters"; }
 
 /* ------------------------------------------------------------------------------------- parsing */
 int pm_ctr_parse_mode(const char *s) {
@@ -109,7 +107,11 @@ static uint64_t *node_counts(ctr_loc *c, uint32_t idx) {
 /* Closes a useful interval spent on node 'cur': the delta since the base goes to useful. */
 static void close_useful(ctr_loc *c, uint32_t cur) {
   uint64_t v[PM_CTR_MAX];
-  if (PM_UNLIKELY(M.be->read(c->ctx, v) != 0)) { c->read_errors++; c->base_valid = 0; return; }
+  if (PM_UNLIKELY(M.be->read(c->ctx, v) != 0)) {
+    c->read_errors++;
+    c->base_valid = 0;
+    return;
+  }
   if (PM_LIKELY(c->base_valid)) {
     uint64_t *n = node_counts(c, cur);
     for (int e = 0; e < M.nev; e++) {
@@ -125,7 +127,11 @@ static void close_useful(ctr_loc *c, uint32_t cur) {
 /* New base; the delta since the old one goes to "outside useful" when add_outside. */
 static void rebase(ctr_loc *c, int add_outside) {
   uint64_t v[PM_CTR_MAX];
-  if (PM_UNLIKELY(M.be->read(c->ctx, v) != 0)) { c->read_errors++; c->base_valid = 0; return; }
+  if (PM_UNLIKELY(M.be->read(c->ctx, v) != 0)) {
+    c->read_errors++;
+    c->base_valid = 0;
+    return;
+  }
   if (add_outside && c->base_valid)
     for (int e = 0; e < M.nev; e++) c->outside[e] += v[e] - c->last[e];
   memcpy(c->last, v, sizeof(uint64_t) * (size_t)M.nev);
@@ -141,11 +147,13 @@ static inline ctr_loc *mine(pm_loc *L, unsigned slot) {
  * interval that ends here). Reads only when useful opens, or when measurement pauses/resumes. */
 static void transition(pm_loc *L, unsigned slot, unsigned from, unsigned to) {
   if (from == to || from == PM_STATE_USEFUL) return;
-  if (to != PM_STATE_USEFUL && to != PM_STATE_OFF && from != PM_STATE_OFF) return;   /* MPI -> runtime... */
+  if (to != PM_STATE_USEFUL && to != PM_STATE_OFF && from != PM_STATE_OFF) return; /* MPI -> runtime... */
   ctr_loc *c = mine(L, slot);
   if (!c) return;
-  if (to == PM_STATE_USEFUL || to == PM_STATE_OFF) rebase(c, from != PM_STATE_OFF);
-  else if (from == PM_STATE_OFF) rebase(c, 0);       /* paused time counts nowhere */
+  if (to == PM_STATE_USEFUL || to == PM_STATE_OFF)
+    rebase(c, from != PM_STATE_OFF);
+  else if (from == PM_STATE_OFF)
+    rebase(c, 0); /* paused time counts nowhere */
 }
 
 /* --------------------------------------------------------------------------------- the observer */
@@ -157,9 +165,12 @@ static void thread_failed(const char *why) {
 }
 
 static void on_attach(pm_loc *L, unsigned slot) {
-  if (L->is_virtual || !M.be) return;                /* device streams: no thread to count on */
+  if (L->is_virtual || !M.be) return; /* device streams: no thread to count on */
   ctr_loc *c = calloc(1, sizeof *c);
-  if (!c) { thread_failed("out of memory"); return; }
+  if (!c) {
+    thread_failed("out of memory");
+    return;
+  }
   c->L = L;
   L->obs_data[slot] = c;
   char why[PM_CTR_WHY] = "";
@@ -171,7 +182,7 @@ static void on_attach(pm_loc *L, unsigned slot) {
   if (c->ctx) {
     c->counting = 1;
     tls_self = c;
-    rebase(c, 0);                                    /* a location starts in useful */
+    rebase(c, 0); /* a location starts in useful */
   }
   pm_set_in_tool(guard);
   if (!c->ctx) thread_failed(why[0] ? why : "could not start counting");
@@ -185,8 +196,9 @@ static void on_charge(pm_loc *L, unsigned slot, uint64_t now) {
 }
 
 static void on_enter(pm_loc *L, unsigned slot, pm_region_id r, pm_state s, uint32_t depth, uint64_t now) {
-  (void)r; (void)now;
-  transition(L, slot, L->stack_state[depth - 1], s);   /* depth >= 1 and <= PM_MAX_DEPTH here */
+  (void)r;
+  (void)now;
+  transition(L, slot, L->stack_state[depth - 1], s); /* depth >= 1 and <= PM_MAX_DEPTH here */
 }
 
 static void on_leave(pm_loc *L, unsigned slot, uint32_t depth, uint64_t now) {
@@ -207,8 +219,10 @@ static void on_restart(pm_loc *L, unsigned slot, uint64_t now) {
   memset(c->outside, 0, sizeof c->outside);
   for (int k = 0; k < PM_MAX_NODE_CHUNKS && c->node[k]; k++)
     memset(c->node[k], 0, sizeof(uint64_t) * (size_t)PM_NODE_CHUNK * (size_t)M.nev);
-  if (mine(L, slot)) rebase(c, 0);
-  else c->base_valid = 0;           /* another thread restarted the window: re-base at the next read */
+  if (mine(L, slot))
+    rebase(c, 0);
+  else
+    c->base_valid = 0; /* another thread restarted the window: re-base at the next read */
 }
 
 static void on_detach(pm_loc *L, unsigned slot, uint64_t now) {
@@ -233,8 +247,8 @@ static void add_request(const char *name) {
 /* PAPI_TOT_INS, PAPI_TOT_CYC, then the FP classes this CPU has (double precision first: with few
  * counters, the double-precision classes are the ones that fit). */
 static void default_list(void) {
-  static const char *const classes[8] = {"SCALAR_DOUBLE", "128B_PACKED_DOUBLE", "256B_PACKED_DOUBLE",
-                                         "512B_PACKED_DOUBLE", "SCALAR_SINGLE", "128B_PACKED_SINGLE",
+  static const char *const classes[8] = {"SCALAR_DOUBLE",      "128B_PACKED_DOUBLE", "256B_PACKED_DOUBLE",
+                                         "512B_PACKED_DOUBLE", "SCALAR_SINGLE",      "128B_PACKED_SINGLE",
                                          "256B_PACKED_SINGLE", "512B_PACKED_SINGLE"};
   static const char *const bases[2] = {"FP_ARITH_INST_RETIRED", "FP_ARITH"};
   add_request("PAPI_TOT_INS");
@@ -245,12 +259,18 @@ static void default_list(void) {
     for (int b = 0; b < 2; b++) {
       char name[PM_CTR_NAME], why[PM_CTR_WHY] = "";
       snprintf(name, sizeof name, "%s:%s", bases[b], classes[k]);
-      if (M.be->known(name, why, sizeof why)) { add_request(name); nfp++; break; }
+      if (M.be->known(name, why, sizeof why)) {
+        add_request(name);
+        nfp++;
+        break;
+      }
       if (k == 0 && b == 0) snprintf(first_why, sizeof first_why, "%s", why);
     }
   if (nfp == 0)
-    snprintf(M.fp_note, sizeof M.fp_note, "%s: FP_ARITH_INST_RETIRED:SCALAR_DOUBLE not available: %s "
-             "(no FP instruction class can be counted)", who(), first_why[0] ? first_why : "unknown event");
+    snprintf(M.fp_note, sizeof M.fp_note,
+             "%s: FP_ARITH_INST_RETIRED:SCALAR_DOUBLE not available: %s "
+             "(no FP instruction class can be counted)",
+             who(), first_why[0] ? first_why : "unknown event");
 }
 
 static void user_list(const char *list) {
@@ -280,7 +300,7 @@ void pm_counters_activate(const pm_config *cfg) {
   tls_self = NULL;
   M.slot = -1;
 #ifdef PM_HAVE_SDE
-  pm_sde_activate();                         /* popmeter's own live metrics, read through PAPI */
+  pm_sde_activate(); /* popmeter's own live metrics, read through PAPI */
 #endif
   const char *ms = cfg->s[PM_CFG_COUNTERS];
   M.mode = pm_ctr_parse_mode(ms);
@@ -290,7 +310,7 @@ void pm_counters_activate(const pm_config *cfg) {
   }
   if (M.mode == PM_CTR_MODE_OFF) {
     snprintf(M.why_all, sizeof M.why_all, "counters disabled (POPMETER_COUNTERS=off)");
-    return;                                  /* no PAPI at all, no observer: no cost */
+    return; /* no PAPI at all, no observer: no cost */
   }
   const pm_ctr_backend *be = test_backend ? test_backend : pm_ctr_papi_backend();
   if (!be) {
@@ -303,13 +323,16 @@ void pm_counters_activate(const pm_config *cfg) {
       M.be = be;
       M.vector_width = be->vector_width ? be->vector_width() : vector_width_of_cpu();
       const char *list = cfg->s[PM_CFG_PAPI_EVENTS];
-      if (list && list[0]) user_list(list);
-      else default_list();
+      if (list && list[0])
+        user_list(list);
+      else
+        default_list();
       const char *names[PM_CTR_MAX];
       for (int i = 0; i < M.nreq; i++) names[i] = M.req[i];
       be->select(M.nreq, names, M.req_ok, M.req_why);
-      for (int i = 0; i < M.nreq; i++) if (M.req_ok[i]) M.ev_req[M.nev++] = i;
-      for (int i = 0; i < M.nreq && M.user_list; i++)     /* the user named them: say which ones fail */
+      for (int i = 0; i < M.nreq; i++)
+        if (M.req_ok[i]) M.ev_req[M.nev++] = i;
+      for (int i = 0; i < M.nreq && M.user_list; i++) /* the user named them: say which ones fail */
         if (!M.req_ok[i])
           pm_warn("POPMETER_PAPI_EVENTS: event '%s' is not counted (%s); %s", M.req[i], M.req_why[i],
                   M.nev ? "the other events are" : "no event of the list can be counted");
@@ -317,10 +340,11 @@ void pm_counters_activate(const pm_config *cfg) {
         snprintf(M.why_all, sizeof M.why_all, "%s: none of the %d event%s can be counted", who(), M.nreq,
                  M.nreq == 1 ? "" : "s");
       else if ((M.slot = pm_loc_observer_add(&observer)) < 0)
-        snprintf(M.why_all, sizeof M.why_all, "no room for the counter observer (%d observers already)", PM_MAX_OBSERVERS);
+        snprintf(M.why_all, sizeof M.why_all, "no room for the counter observer (%d observers already)",
+                 PM_MAX_OBSERVERS);
     }
   }
-  if (M.slot < 0) M.nev = 0;                 /* nothing is counted in this process */
+  if (M.slot < 0) M.nev = 0; /* nothing is counted in this process */
   if (M.nev == 0 && M.mode == PM_CTR_MODE_PAPI) {
     if (M.nreq > 0 && !M.req_ok[0])
       pm_warn("POPMETER_COUNTERS=papi, but no hardware counter can be counted: %s: %s not available: %s", who(),
@@ -343,7 +367,10 @@ void pm_counters_finalize(uint64_t t_end) {
 /* Why category cat is missing, or "" when every thread counts it. */
 static void category_reason(pm_ctr_category cat, char *out, size_t len) {
   out[0] = '\0';
-  if (M.why_all[0] && M.nreq == 0) { snprintf(out, len, "%s", M.why_all); return; }   /* off, no PAPI, no init */
+  if (M.why_all[0] && M.nreq == 0) {
+    snprintf(out, len, "%s", M.why_all);
+    return;
+  } /* off, no PAPI, no init */
   int need = 0, have = 0, requested[PM_CTR_KIND_COUNT] = {0}, accepted[PM_CTR_KIND_COUNT] = {0};
   for (int i = 0; i < M.nreq; i++) {
     int k = pm_ctr_kind_of_event(M.req[i]);
@@ -351,11 +378,16 @@ static void category_reason(pm_ctr_category cat, char *out, size_t len) {
     accepted[k] += M.req_ok[i];
   }
   for (int k = 0; k < PM_CTR_KIND_COUNT; k++)
-    if (pm_ctr_category_of((pm_ctr_kind)k) == cat) { need += requested[k] > 0; have += accepted[k] > 0; }
+    if (pm_ctr_category_of((pm_ctr_kind)k) == cat) {
+      need += requested[k] > 0;
+      have += accepted[k] > 0;
+    }
   if (need == 0) {
-    if (cat == PM_CTR_CAT_FP && M.fp_note[0]) snprintf(out, len, "%s", M.fp_note);
-    else snprintf(out, len, "no %s event in %s", cat == PM_CTR_CAT_FP ? "FP instruction-class" : pm_ctr_category_name(cat),
-                  M.user_list ? "POPMETER_PAPI_EVENTS" : "the default event list");
+    if (cat == PM_CTR_CAT_FP && M.fp_note[0])
+      snprintf(out, len, "%s", M.fp_note);
+    else
+      snprintf(out, len, "no %s event in %s", cat == PM_CTR_CAT_FP ? "FP instruction-class" : pm_ctr_category_name(cat),
+               M.user_list ? "POPMETER_PAPI_EVENTS" : "the default event list");
     return;
   }
   if (have == need && M.nev > 0) {
@@ -375,7 +407,8 @@ static void category_reason(pm_ctr_category cat, char *out, size_t len) {
 
 /* The index in p->val of location k's first value (its node 0); -1 if none. */
 static int first_value_of(const pm_profile *p, int k) {
-  for (int i = 0; i < p->nvalues; i++) if (p->val[i].location == k) return i;
+  for (int i = 0; i < p->nvalues; i++)
+    if (p->val[i].location == k) return i;
   return -1;
 }
 
@@ -388,11 +421,17 @@ int pm_counters_to_profile(pm_profile *p) {
   for (int cat = 0; cat < PM_CTR_CAT_COUNT; cat++) {
     char why[4 * PM_CTR_WHY];
     category_reason((pm_ctr_category)cat, why, sizeof why);
-    if (why[0]) { any_missing = 1; ok &= pm_prof_counters_set_reason(pc, (pm_ctr_category)cat, why) == 0; }
+    if (why[0]) {
+      any_missing = 1;
+      ok &= pm_prof_counters_set_reason(pc, (pm_ctr_category)cat, why) == 0;
+    }
   }
   int counting = M.nev > 0;
-  snprintf(pc->status, sizeof pc->status, "%s", M.mode == PM_CTR_MODE_OFF ? "disabled" : !counting ? "unavailable"
-                                                : any_missing ? "partial" : "counted");
+  snprintf(pc->status, sizeof pc->status, "%s",
+           M.mode == PM_CTR_MODE_OFF ? "disabled"
+           : !counting               ? "unavailable"
+           : any_missing             ? "partial"
+                                     : "counted");
   for (int i = 0; i < M.nreq && ok; i++)
     ok &= pm_prof_counters_add_event(pc, M.req[i], pm_ctr_kind_of_event(M.req[i]), counting && M.req_ok[i],
                                      M.req_ok[i] ? NULL : M.req_why[i]) >= 0;
@@ -417,19 +456,25 @@ int pm_counters_to_profile(pm_profile *p) {
       int v0 = first_value_of(p, k);
       uint32_t nn = pm_loc_node_count(L);
       for (uint32_t j = 0; v0 >= 0 && j < nn && (int)j + v0 < p->nvalues; j++) {
-        if (p->val[v0 + j].location != k) break;     /* values of a location are consecutive, by node */
+        if (p->val[v0 + j].location != k) break; /* values of a location are consecutive, by node */
         const uint64_t *src = c->node[j / PM_NODE_CHUNK];
-        if (!src) { j |= PM_NODE_CHUNK - 1; continue; }
+        if (!src) {
+          j |= PM_NODE_CHUNK - 1;
+          continue;
+        }
         src += (size_t)(j % PM_NODE_CHUNK) * (size_t)M.nev;
         for (int e = 0; e < M.nev; e++) pc->val[(size_t)(v0 + j) * w + M.ev_req[e]] = src[e];
       }
     }
-    if (failed_reads)   /* each failed read loses the interval it closes: the counts are low */
+    if (failed_reads) /* each failed read loses the interval it closes: the counts are low */
       pm_warn("hardware counters: %llu read%s failed on %d thread%s; their counts miss those intervals",
               (unsigned long long)failed_reads, failed_reads == 1 ? "" : "s", failed_threads,
               failed_threads == 1 ? "" : "s");
   }
-  if (!ok) { pm_prof_counters_free(pc); return -1; }
+  if (!ok) {
+    pm_prof_counters_free(pc);
+    return -1;
+  }
   pm_prof_counters_free(p->counters);
   p->counters = pc;
   return 0;

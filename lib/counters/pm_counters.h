@@ -18,11 +18,11 @@
 #include "pm_core.h"
 #include "pm_config.h"
 
-#define PM_CTR_MAX 32         /* events counted per thread */
-#define PM_CTR_WHY 200        /* room for one reason */
+#define PM_CTR_MAX 32  /* events counted per thread */
+#define PM_CTR_WHY 200 /* room for one reason */
 
 typedef struct pm_ctr_backend {
-  const char *name;           /* "papi", or the test backend's name (the profile's "source") */
+  const char *name; /* "papi", or the test backend's name (the profile's "source") */
   /* Process set-up, on the activating thread. 0, or -1 with why when nothing can be counted. */
   int (*init)(char *why, size_t len);
   /* 1 when this machine knows the event (the default list keeps the FP classes the CPU has);

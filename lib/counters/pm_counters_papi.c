@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { int es; long long v[PM_CTR_MAX]; } papi_thread;
+typedef struct {
+  int es;
+  long long v[PM_CTR_MAX];
+} papi_thread;
 
 static int ncodes;
 static int codes[PM_CTR_MAX];
@@ -21,7 +24,8 @@ static unsigned long thread_id(void) { return (unsigned long)pthread_self(); }
 static void component_note(int cidx, char *out, size_t len) {
   out[0] = '\0';
   const PAPI_component_info_t *ci = cidx >= 0 ? PAPI_get_component_info(cidx) : NULL;
-  if (ci && ci->disabled) snprintf(out, len, " (%.40s: %.120s)", ci->name, ci->disabled_reason[0] ? ci->disabled_reason : "disabled");
+  if (ci && ci->disabled)
+    snprintf(out, len, " (%.40s: %.120s)", ci->name, ci->disabled_reason[0] ? ci->disabled_reason : "disabled");
 }
 /* the CPU component: a native name that does not resolve is its business (a disabled one makes
  * every native name "not supported": say that it is disabled, as for presets) */
@@ -44,7 +48,7 @@ static int p_known(const char *event, char *why, size_t len) {
   int rc = PAPI_event_name_to_code((char *)event, &code);
   if (rc == PAPI_OK) return 1;
   char note[PM_CTR_WHY];
-  component_note(cpu_component(), note, sizeof note);   /* a native name: the CPU component decides */
+  component_note(cpu_component(), note, sizeof note); /* a native name: the CPU component decides */
   snprintf(why, len, "%s%s", PAPI_strerror(note[0] ? PAPI_ECMP_DISABLED : rc), note);
   return 0;
 }
@@ -56,7 +60,10 @@ static int p_select(int n, const char *const *events, int *ok, char (*why)[PM_CT
   int es = PAPI_NULL;
   ncodes = 0;
   if (PAPI_create_eventset(&es) != PAPI_OK) {
-    for (int i = 0; i < n; i++) { ok[i] = 0; snprintf(why[i], PM_CTR_WHY, "PAPI_create_eventset failed"); }
+    for (int i = 0; i < n; i++) {
+      ok[i] = 0;
+      snprintf(why[i], PM_CTR_WHY, "PAPI_create_eventset failed");
+    }
     return 0;
   }
   for (int i = 0; i < n; i++) {
@@ -72,7 +79,8 @@ static int p_select(int n, const char *const *events, int *ok, char (*why)[PM_CT
     if (rc != PAPI_OK) {
       component_note(PAPI_get_event_component(code), note, sizeof note);
       if (rc == PAPI_ECNFLCT)
-        snprintf(why[i], PM_CTR_WHY, "no hardware counter left for it next to the events before it (%s)", PAPI_strerror(rc));
+        snprintf(why[i], PM_CTR_WHY, "no hardware counter left for it next to the events before it (%s)",
+                 PAPI_strerror(rc));
       else
         snprintf(why[i], PM_CTR_WHY, "%s%s", PAPI_strerror(rc), note);
       continue;
@@ -83,10 +91,14 @@ static int p_select(int n, const char *const *events, int *ok, char (*why)[PM_CT
   if (ncodes > 0) {
     int rc = PAPI_start(es);
     long long v[PM_CTR_MAX];
-    if (rc == PAPI_OK) PAPI_stop(es, v);
+    if (rc == PAPI_OK)
+      PAPI_stop(es, v);
     else {
       for (int i = 0; i < n; i++)
-        if (ok[i]) { ok[i] = 0; snprintf(why[i], PM_CTR_WHY, "PAPI_start failed: %s", PAPI_strerror(rc)); }
+        if (ok[i]) {
+          ok[i] = 0;
+          snprintf(why[i], PM_CTR_WHY, "PAPI_start failed: %s", PAPI_strerror(rc));
+        }
       ncodes = 0;
     }
   }
@@ -97,14 +109,20 @@ static int p_select(int n, const char *const *events, int *ok, char (*why)[PM_CT
 
 static void *p_thread_start(char *why, size_t len) {
   papi_thread *t = calloc(1, sizeof *t);
-  if (!t) { snprintf(why, len, "out of memory"); return NULL; }
+  if (!t) {
+    snprintf(why, len, "out of memory");
+    return NULL;
+  }
   t->es = PAPI_NULL;
   int rc = PAPI_create_eventset(&t->es);
   if (rc == PAPI_OK) rc = PAPI_add_events(t->es, codes, ncodes);
   if (rc == PAPI_OK) rc = PAPI_start(t->es);
   if (rc != PAPI_OK) {
     snprintf(why, len, "%s", PAPI_strerror(rc));
-    if (t->es != PAPI_NULL) { PAPI_cleanup_eventset(t->es); PAPI_destroy_eventset(&t->es); }
+    if (t->es != PAPI_NULL) {
+      PAPI_cleanup_eventset(t->es);
+      PAPI_destroy_eventset(&t->es);
+    }
     free(t);
     return NULL;
   }
@@ -128,6 +146,6 @@ static void p_thread_stop(void *ctx) {
   free(t);
 }
 
-static const pm_ctr_backend papi_backend = {"papi", p_init, p_known, p_select, p_thread_start, p_read,
-                                            p_thread_stop, NULL};
+static const pm_ctr_backend papi_backend = {"papi",         p_init, p_known,       p_select,
+                                            p_thread_start, p_read, p_thread_stop, NULL};
 const pm_ctr_backend *pm_ctr_papi_backend(void) { return &papi_backend; }

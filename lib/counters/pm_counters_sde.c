@@ -12,24 +12,41 @@
 #include <stdint.h>
 
 typedef enum {
-  S_LOCATIONS, S_USEFUL_NS, S_MPI_NS, S_IO_NS, S_RUNTIME_NS, S_IDLE_NS, S_BYTES_SENT, S_BYTES_RECEIVED,
-  S_MESSAGES_SENT, S_MESSAGES_RECEIVED, S_IO_BYTES_READ, S_IO_BYTES_WRITTEN, S_TASKS_EXECUTED, S_COUNT
+  S_LOCATIONS,
+  S_USEFUL_NS,
+  S_MPI_NS,
+  S_IO_NS,
+  S_RUNTIME_NS,
+  S_IDLE_NS,
+  S_BYTES_SENT,
+  S_BYTES_RECEIVED,
+  S_MESSAGES_SENT,
+  S_MESSAGES_RECEIVED,
+  S_IO_BYTES_READ,
+  S_IO_BYTES_WRITTEN,
+  S_TASKS_EXECUTED,
+  S_COUNT
 } sde_metric;
 
-static const struct { const char *name; int instant; pm_state_class cls; const char *descr; } defs[S_COUNT] = {
-  [S_LOCATIONS] = {"locations", 1, 0, "Threads and device streams measured so far in this process."},
-  [S_USEFUL_NS] = {"useful_ns", 0, PM_CLASS_USEFUL, "Useful time (application code) summed over the threads, ns."},
-  [S_MPI_NS] = {"mpi_ns", 0, PM_CLASS_MPI, "Time inside MPI summed over the threads, ns."},
-  [S_IO_NS] = {"io_ns", 0, PM_CLASS_IO, "Time in file I/O summed over the threads, ns."},
-  [S_RUNTIME_NS] = {"runtime_ns", 0, PM_CLASS_RUNTIME, "Task / OpenMP runtime overhead summed over the threads, ns."},
-  [S_IDLE_NS] = {"idle_ns", 0, PM_CLASS_IDLE, "Idle and synchronisation wait summed over the threads, ns."},
-  [S_BYTES_SENT] = {"bytes_sent", 0, 0, "Point-to-point bytes sent."},
-  [S_BYTES_RECEIVED] = {"bytes_received", 0, 0, "Point-to-point bytes received."},
-  [S_MESSAGES_SENT] = {"messages_sent", 0, 0, "Point-to-point messages sent."},
-  [S_MESSAGES_RECEIVED] = {"messages_received", 0, 0, "Point-to-point messages received."},
-  [S_IO_BYTES_READ] = {"io_bytes_read", 0, 0, "Bytes read by file I/O calls."},
-  [S_IO_BYTES_WRITTEN] = {"io_bytes_written", 0, 0, "Bytes written by file I/O calls."},
-  [S_TASKS_EXECUTED] = {"tasks_executed", 0, 0, "Task bodies executed (StarPU tasks)."},
+static const struct {
+  const char *name;
+  int instant;
+  pm_state_class cls;
+  const char *descr;
+} defs[S_COUNT] = {
+    [S_LOCATIONS] = {"locations", 1, 0, "Threads and device streams measured so far in this process."},
+    [S_USEFUL_NS] = {"useful_ns", 0, PM_CLASS_USEFUL, "Useful time (application code) summed over the threads, ns."},
+    [S_MPI_NS] = {"mpi_ns", 0, PM_CLASS_MPI, "Time inside MPI summed over the threads, ns."},
+    [S_IO_NS] = {"io_ns", 0, PM_CLASS_IO, "Time in file I/O summed over the threads, ns."},
+    [S_RUNTIME_NS] = {"runtime_ns", 0, PM_CLASS_RUNTIME, "Task / OpenMP runtime overhead summed over the threads, ns."},
+    [S_IDLE_NS] = {"idle_ns", 0, PM_CLASS_IDLE, "Idle and synchronisation wait summed over the threads, ns."},
+    [S_BYTES_SENT] = {"bytes_sent", 0, 0, "Point-to-point bytes sent."},
+    [S_BYTES_RECEIVED] = {"bytes_received", 0, 0, "Point-to-point bytes received."},
+    [S_MESSAGES_SENT] = {"messages_sent", 0, 0, "Point-to-point messages sent."},
+    [S_MESSAGES_RECEIVED] = {"messages_received", 0, 0, "Point-to-point messages received."},
+    [S_IO_BYTES_READ] = {"io_bytes_read", 0, 0, "Bytes read by file I/O calls."},
+    [S_IO_BYTES_WRITTEN] = {"io_bytes_written", 0, 0, "Bytes written by file I/O calls."},
+    [S_TASKS_EXECUTED] = {"tasks_executed", 0, 0, "Task bodies executed (StarPU tasks)."},
 };
 
 static uint64_t ld(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
@@ -63,14 +80,14 @@ static long long read_metric(void *arg) {
     const pm_loc *L = pm_loc_at(i);
     if (!L) continue;
     switch (m) {
-      case S_BYTES_SENT: sum += ld(&L->bytes_sent); break;
-      case S_BYTES_RECEIVED: sum += ld(&L->bytes_received); break;
-      case S_MESSAGES_SENT: sum += ld(&L->msgs_sent); break;
-      case S_MESSAGES_RECEIVED: sum += ld(&L->msgs_received); break;
-      case S_IO_BYTES_READ: sum += ld(&L->io_bytes_read); break;
-      case S_IO_BYTES_WRITTEN: sum += ld(&L->io_bytes_written); break;
-      case S_TASKS_EXECUTED: sum += tasks_of(L); break;
-      default: sum += class_time(L, defs[m].cls, now, live); break;
+    case S_BYTES_SENT: sum += ld(&L->bytes_sent); break;
+    case S_BYTES_RECEIVED: sum += ld(&L->bytes_received); break;
+    case S_MESSAGES_SENT: sum += ld(&L->msgs_sent); break;
+    case S_MESSAGES_RECEIVED: sum += ld(&L->msgs_received); break;
+    case S_IO_BYTES_READ: sum += ld(&L->io_bytes_read); break;
+    case S_IO_BYTES_WRITTEN: sum += ld(&L->io_bytes_written); break;
+    case S_TASKS_EXECUTED: sum += tasks_of(L); break;
+    default: sum += class_time(L, defs[m].cls, now, live); break;
     }
   }
   return (long long)sum;
@@ -78,13 +95,14 @@ static long long read_metric(void *arg) {
 
 void pm_sde_activate(void) {
   static int done;
-  if (done) return;                     /* one registration per process, even across test resets */
+  if (done) return; /* one registration per process, even across test resets */
   done = 1;
   papi_handle_t h = papi_sde_init("popmeter");
   if (!h) return;
   for (int m = 0; m < S_COUNT; m++) {
     int mode = PAPI_SDE_RO | (defs[m].instant ? PAPI_SDE_INSTANT : PAPI_SDE_DELTA);
-    if (papi_sde_register_counter_cb(h, defs[m].name, mode, PAPI_SDE_long_long, read_metric, (void *)(intptr_t)m) == SDE_OK)
+    if (papi_sde_register_counter_cb(h, defs[m].name, mode, PAPI_SDE_long_long, read_metric, (void *)(intptr_t)m) ==
+        SDE_OK)
       papi_sde_describe_counter(h, defs[m].name, defs[m].descr);
   }
 }

@@ -35,14 +35,20 @@ const json_t *pm_jr_member(pm_jr *r, const json_t *o, const char *key, json_type
 double pm_jr_num(pm_jr *r, const json_t *o, const char *key, const char *where) {
   const json_t *v = pm_jr_member(r, o, key, JSON_REAL, where);
   double x = v ? json_number_value(v) : 0;
-  if (v && !(x >= 0 && x < r->num_max)) { pm_jr_fail(r, "%s: \"%s\" out of range", where, key); return 0; }
+  if (v && !(x >= 0 && x < r->num_max)) {
+    pm_jr_fail(r, "%s: \"%s\" out of range", where, key);
+    return 0;
+  }
   return x;
 }
 
 uint64_t pm_jr_count(pm_jr *r, const json_t *o, const char *key, const char *where) {
   const json_t *v = pm_jr_member(r, o, key, JSON_INTEGER, where);
   json_int_t x = v ? json_integer_value(v) : 0;
-  if (x < 0) { pm_jr_fail(r, "%s: \"%s\" is negative", where, key); return 0; }
+  if (x < 0) {
+    pm_jr_fail(r, "%s: \"%s\" is negative", where, key);
+    return 0;
+  }
   return (uint64_t)x;
 }
 

@@ -8,11 +8,11 @@
 #include <stdint.h>
 
 typedef struct {
-  char *err;          /* the caller's message buffer */
+  char *err; /* the caller's message buffer */
   size_t len;
   int failed;
-  const char *part;   /* prefix of every message ("tasks", "io_classes"), or NULL */
-  double num_max;     /* exclusive upper bound of pm_jr_num (times, flops) */
+  const char *part; /* prefix of every message ("tasks", "io_classes"), or NULL */
+  double num_max;   /* exclusive upper bound of pm_jr_num (times, flops) */
 } pm_jr;
 
 /* A reader writing its first failure into err (len bytes), messages prefixed with part. */

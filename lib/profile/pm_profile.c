@@ -12,9 +12,15 @@ pm_profile *pm_profile_new(void) { return calloc(1, sizeof(pm_profile)); }
 void pm_profile_free(pm_profile *p) {
   if (!p) return;
   for (int i = 0; i < p->nregions; i++) free(p->reg[i].name);
-  free(p->proc); free(p->loc); free(p->reg); free(p->cnode); free(p->val);
-  for (int i = 0; i < p->nomp_regions; i++) {       /* OpenMP regions */
-    free(p->omp_region[i].name); free(p->omp_region[i].thread_useful); free(p->omp_region[i].thread_idle);
+  free(p->proc);
+  free(p->loc);
+  free(p->reg);
+  free(p->cnode);
+  free(p->val);
+  for (int i = 0; i < p->nomp_regions; i++) { /* OpenMP regions */
+    free(p->omp_region[i].name);
+    free(p->omp_region[i].thread_useful);
+    free(p->omp_region[i].thread_idle);
   }
   free(p->omp_region);
   pm_prof_tasks_free(p->tasks);
@@ -57,7 +63,9 @@ int pm_profile_add_omp_region(pm_profile *p, const pm_prof_omp_region *r) {
   c.thread_useful = malloc(sizeof(double) * n + 1);
   c.thread_idle = malloc(sizeof(double) * n + 1);
   if (!c.name || !c.thread_useful || !c.thread_idle) {
-    free(c.name); free(c.thread_useful); free(c.thread_idle);
+    free(c.name);
+    free(c.thread_useful);
+    free(c.thread_idle);
     return -1;
   }
   if (n) {
@@ -86,8 +94,7 @@ int pm_profile_merge(pm_profile *dst, const pm_profile *src) {
   for (int i = 0; i < src->ncnodes; i++) {
     int par = src->cnode[i].parent;
     if (par >= i || src->cnode[i].region < 0 || src->cnode[i].region >= src->nregions) goto out;
-    if ((cmap[i] = pm_profile_add_cnode(dst, par < 0 ? -1 : cmap[par], regmap[src->cnode[i].region])) < 0)
-      goto out;
+    if ((cmap[i] = pm_profile_add_cnode(dst, par < 0 ? -1 : cmap[par], regmap[src->cnode[i].region])) < 0) goto out;
   }
   int p0 = dst->nprocesses, l0 = dst->nlocations, v0 = dst->nvalues;
   if (grow((void **)&dst->proc, dst->nprocesses, src->nprocesses, sizeof *dst->proc) ||
@@ -107,14 +114,14 @@ int pm_profile_merge(pm_profile *dst, const pm_profile *src) {
     v.location += l0;
     dst->val[dst->nvalues++] = v;
   }
-  for (int i = 0; i < src->nomp_regions; i++) {     /* OpenMP regions, renumbering the process */
+  for (int i = 0; i < src->nomp_regions; i++) { /* OpenMP regions, renumbering the process */
     pm_prof_omp_region r = src->omp_region[i];
     r.process += p0;
     if (pm_profile_add_omp_region(dst, &r) < 0) goto out;
   }
-  if (src->tasks && pm_prof_tasks_merge(&dst->tasks, src->tasks, p0, l0) != 0) goto out;   /* task runtime */
-  if (src->io && pm_prof_io_merge(&dst->io, src->io, l0) != 0) goto out;                    /* file classes */
-  if (src->counters && pm_prof_counters_merge(&dst->counters, src->counters, l0, v0) != 0) goto out;   /* counters */
+  if (src->tasks && pm_prof_tasks_merge(&dst->tasks, src->tasks, p0, l0) != 0) goto out;             /* task runtime */
+  if (src->io && pm_prof_io_merge(&dst->io, src->io, l0) != 0) goto out;                             /* file classes */
+  if (src->counters && pm_prof_counters_merge(&dst->counters, src->counters, l0, v0) != 0) goto out; /* counters */
   rc = 0;
 out:
   free(regmap);
@@ -147,8 +154,13 @@ double pm_prof_loc_class(const pm_prof_location *l, pm_state_class c) {
 #define CLEAN_FIELD(f) pm_text_clean_field((f), sizeof(f))
 int pm_profile_clean_text(pm_profile *p) {
   int rc = 0;
-  CLEAN_FIELD(p->app); CLEAN_FIELD(p->command); CLEAN_FIELD(p->start_time);
-  for (int i = 0; i < p->nprocesses; i++) { CLEAN_FIELD(p->proc[i].host); CLEAN_FIELD(p->proc[i].cuda); }
+  CLEAN_FIELD(p->app);
+  CLEAN_FIELD(p->command);
+  CLEAN_FIELD(p->start_time);
+  for (int i = 0; i < p->nprocesses; i++) {
+    CLEAN_FIELD(p->proc[i].host);
+    CLEAN_FIELD(p->proc[i].cuda);
+  }
   for (int i = 0; i < p->nlocations; i++) CLEAN_FIELD(p->loc[i].name);
   for (int i = 0; i < p->nregions; i++) rc |= pm_text_clean_heap(&p->reg[i].name);
   for (int i = 0; i < p->nomp_regions; i++) rc |= pm_text_clean_heap(&p->omp_region[i].name);
@@ -157,12 +169,19 @@ int pm_profile_clean_text(pm_profile *p) {
     for (int i = 0; i < p->tasks->ntransfers; i++) CLEAN_FIELD(p->tasks->transfer[i].kind);
   }
   if (p->io)
-    for (int i = 0; i < p->io->nclasses; i++) { CLEAN_FIELD(p->io->cls[i].mount); CLEAN_FIELD(p->io->cls[i].fstype); }
+    for (int i = 0; i < p->io->nclasses; i++) {
+      CLEAN_FIELD(p->io->cls[i].mount);
+      CLEAN_FIELD(p->io->cls[i].fstype);
+    }
   if (p->counters) {
     pm_prof_counters *c = p->counters;
-    CLEAN_FIELD(c->status); CLEAN_FIELD(c->source);
+    CLEAN_FIELD(c->status);
+    CLEAN_FIELD(c->source);
     for (int k = 0; k < PM_CTR_CAT_COUNT; k++) rc |= pm_text_clean_heap(&c->reason[k]);
-    for (int e = 0; e < c->nevents; e++) { CLEAN_FIELD(c->event[e].name); rc |= pm_text_clean_heap(&c->event[e].why); }
+    for (int e = 0; e < c->nevents; e++) {
+      CLEAN_FIELD(c->event[e].name);
+      rc |= pm_text_clean_heap(&c->event[e].why);
+    }
   }
   return rc ? -1 : 0;
 }

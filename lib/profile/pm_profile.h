@@ -10,15 +10,17 @@
 #define PM_PROFILE_SCHEMA "popmeter-profile"
 #define PM_PROFILE_VERSION 1
 
-typedef struct { double cue, com, coo; } pm_prof_cp;
+typedef struct {
+  double cue, com, coo;
+} pm_prof_cp;
 
 typedef struct {
   int rank;
   char host[64];
-  int node;                 /* index of host among distinct hosts */
+  int node; /* index of host among distinct hosts */
   long pid;
-  double window;            /* length of this process's measured window (s) */
-  char cuda[160];           /* CUDA module: "" not looked for, "measured", or why not ("no CUDA device (...)") */
+  double window;  /* length of this process's measured window (s) */
+  char cuda[160]; /* CUDA module: "" not looked for, "measured", or why not ("no CUDA device (...)") */
   /* OTF2 trace (lib/trace): events written, size of the event files, buffer flushes during the
    * run and the time they took; all 0 when the process was not traced */
   uint64_t trace_events, trace_bytes, trace_flushes;
@@ -36,50 +38,57 @@ typedef struct {
 
 typedef struct {
   char name[48];
-  int role;                 /* pm_loc_role */
-  int process;              /* index into processes */
-  int thread;               /* index of the location within its process */
-  double registered;        /* seconds after the window start when the location appeared */
+  int role;          /* pm_loc_role */
+  int process;       /* index into processes */
+  int thread;        /* index of the location within its process */
+  double registered; /* seconds after the window start when the location appeared */
   double time[PM_CTX_COUNT][PM_STATE_COUNT];
   uint64_t msgs_sent, msgs_received, bytes_sent, bytes_received;
   uint64_t coll_calls, coll_bytes_out, coll_bytes_in, polls;
   uint64_t io_bytes_read, io_bytes_written;
   pm_prof_cp cp_process, cp_global;
-  int callpaths_truncated;  /* the per-location call-path bound was reached */
-  pm_prof_device dev;       /* role device only */
+  int callpaths_truncated; /* the per-location call-path bound was reached */
+  pm_prof_device dev;      /* role device only */
 } pm_prof_location;
 
-typedef struct { char *name; int paradigm; int role; } pm_prof_region;
-typedef struct { int parent; int region; } pm_prof_cnode;   /* parent -1: a root */
+typedef struct {
+  char *name;
+  int paradigm;
+  int role;
+} pm_prof_region;
+typedef struct {
+  int parent;
+  int region;
+} pm_prof_cnode; /* parent -1: a root */
 
 typedef struct {
   int cnode, location;
   uint64_t visits, polls, bytes_sent, bytes_received, msgs_sent, msgs_received;
   uint64_t io_bytes_read, io_bytes_written;
-  double time[PM_STATE_COUNT];   /* exclusive time per state at this call path */
+  double time[PM_STATE_COUNT]; /* exclusive time per state at this call path */
 } pm_prof_value;
 
 /* ---- OpenMP parallel regions (lib/adapters/ompt, lib/adapters/gomp; lib/core/pm_omp*.c) ----
  * One entry per parallel region (code address) and process, aggregated over its instances. */
 typedef struct {
-  char *name;               /* function of the outlined body or of the fork call site */
-  int process;              /* index into processes */
-  int nthreads;             /* largest team seen; length of the two arrays */
+  char *name;   /* function of the outlined body or of the fork call site */
+  int process;  /* index into processes */
+  int nthreads; /* largest team seen; length of the two arrays */
   uint64_t instances;
-  double span;              /* wall time of the region on its master, summed over instances (s) */
-  double *thread_useful;    /* [nthreads] useful time of team member j inside the region (s) */
-  double *thread_idle;      /* [nthreads] sync wait + runtime + idle of member j inside it (s) */
+  double span;           /* wall time of the region on its master, summed over instances (s) */
+  double *thread_useful; /* [nthreads] useful time of team member j inside the region (s) */
+  double *thread_idle;   /* [nthreads] sync wait + runtime + idle of member j inside it (s) */
 } pm_prof_omp_region;
 
-struct pm_prof_tasks;       /* task-runtime part: pm_profile_tasks.h */
-struct pm_prof_io;          /* file I/O per file class: pm_profile_io.h */
-struct pm_prof_counters;    /* hardware counters: pm_profile_counters.h */
+struct pm_prof_tasks;    /* task-runtime part: pm_profile_tasks.h */
+struct pm_prof_io;       /* file I/O per file class: pm_profile_io.h */
+struct pm_prof_counters; /* hardware counters: pm_profile_counters.h */
 
 typedef struct pm_profile {
   char app[256];
   char command[1024];
-  char start_time[40];      /* ISO 8601, local time of the measurement start */
-  double runtime;           /* R: max over processes of the window */
+  char start_time[40]; /* ISO 8601, local time of the measurement start */
+  double runtime;      /* R: max over processes of the window */
   int has_critical_path;
   int nprocesses, nnodes;
   pm_prof_process *proc;
@@ -124,7 +133,7 @@ double pm_prof_loc_class(const pm_prof_location *l, pm_state_class c);
 
 /* JSON (see pm_profile_json.h for the jansson-level API). Reading returns NULL and fills err with a
  * message naming the problem; it never crashes on malformed input. */
-char *pm_profile_to_json_string(const pm_profile *p);     /* malloc'd, compact */
+char *pm_profile_to_json_string(const pm_profile *p); /* malloc'd, compact */
 pm_profile *pm_profile_from_json_string(const char *text, char *err, size_t errlen);
 pm_profile *pm_profile_read_file(const char *path, char *err, size_t errlen);
 #endif

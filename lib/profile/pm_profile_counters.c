@@ -8,16 +8,22 @@
 #include <strings.h>
 
 /* ------------------------------------------------------------------------------------ event kinds */
-static const char *const kind_names[PM_CTR_KIND_COUNT] = {
-  [PM_CTR_OTHER] = "other", [PM_CTR_INSTRUCTIONS] = "instructions", [PM_CTR_CYCLES] = "cycles",
-  [PM_CTR_FP_SP_SCALAR] = "fp_sp_scalar", [PM_CTR_FP_DP_SCALAR] = "fp_dp_scalar",
-  [PM_CTR_FP_SP_128] = "fp_sp_128", [PM_CTR_FP_DP_128] = "fp_dp_128",
-  [PM_CTR_FP_SP_256] = "fp_sp_256", [PM_CTR_FP_DP_256] = "fp_dp_256",
-  [PM_CTR_FP_SP_512] = "fp_sp_512", [PM_CTR_FP_DP_512] = "fp_dp_512"};
+static const char *const kind_names[PM_CTR_KIND_COUNT] = {[PM_CTR_OTHER] = "other",
+                                                          [PM_CTR_INSTRUCTIONS] = "instructions",
+                                                          [PM_CTR_CYCLES] = "cycles",
+                                                          [PM_CTR_FP_SP_SCALAR] = "fp_sp_scalar",
+                                                          [PM_CTR_FP_DP_SCALAR] = "fp_dp_scalar",
+                                                          [PM_CTR_FP_SP_128] = "fp_sp_128",
+                                                          [PM_CTR_FP_DP_128] = "fp_dp_128",
+                                                          [PM_CTR_FP_SP_256] = "fp_sp_256",
+                                                          [PM_CTR_FP_DP_256] = "fp_dp_256",
+                                                          [PM_CTR_FP_SP_512] = "fp_sp_512",
+                                                          [PM_CTR_FP_DP_512] = "fp_dp_512"};
 
 const char *pm_ctr_kind_name(pm_ctr_kind k) { return k >= 0 && k < PM_CTR_KIND_COUNT ? kind_names[k] : "other"; }
 int pm_ctr_kind_from_name(const char *name) {
-  for (int k = 0; k < PM_CTR_KIND_COUNT; k++) if (!strcmp(name, kind_names[k])) return k;
+  for (int k = 0; k < PM_CTR_KIND_COUNT; k++)
+    if (!strcmp(name, kind_names[k])) return k;
   return -1;
 }
 int pm_ctr_kind_is_fp(pm_ctr_kind k) { return k >= PM_CTR_FP_SP_SCALAR && k <= PM_CTR_FP_DP_512; }
@@ -45,24 +51,32 @@ pm_ctr_category pm_ctr_category_of(pm_ctr_kind k) {
 /* Event names: an optional PMU prefix ("perf::", "skx::"), a base name, ':'-separated unit masks,
  * and modifiers "u=0"... which do not change what is counted as far as the models care. */
 pm_ctr_kind pm_ctr_kind_of_event(const char *event) {
-  static const struct { const char *name; pm_ctr_kind kind; } exact[] = {
-    {"PAPI_TOT_INS", PM_CTR_INSTRUCTIONS}, {"INSTRUCTIONS", PM_CTR_INSTRUCTIONS},
-    {"INST_RETIRED:ANY", PM_CTR_INSTRUCTIONS}, {"INST_RETIRED:ANY_P", PM_CTR_INSTRUCTIONS},
-    {"RETIRED_INSTRUCTIONS", PM_CTR_INSTRUCTIONS},
-    {"PAPI_TOT_CYC", PM_CTR_CYCLES}, {"CYCLES", PM_CTR_CYCLES}, {"CPU-CYCLES", PM_CTR_CYCLES},
-    {"CPU_CLK_UNHALTED", PM_CTR_CYCLES}, {"CPU_CLK_UNHALTED:THREAD", PM_CTR_CYCLES},
-    {"CPU_CLK_UNHALTED:THREAD_P", PM_CTR_CYCLES}, {"CYCLES_NOT_IN_HALT", PM_CTR_CYCLES}};
-  static const char *const fp_class[8] = {"SCALAR_SINGLE", "SCALAR_DOUBLE", "128B_PACKED_SINGLE",
+  static const struct {
+    const char *name;
+    pm_ctr_kind kind;
+  } exact[] = {{"PAPI_TOT_INS", PM_CTR_INSTRUCTIONS},
+               {"INSTRUCTIONS", PM_CTR_INSTRUCTIONS},
+               {"INST_RETIRED:ANY", PM_CTR_INSTRUCTIONS},
+               {"INST_RETIRED:ANY_P", PM_CTR_INSTRUCTIONS},
+               {"RETIRED_INSTRUCTIONS", PM_CTR_INSTRUCTIONS},
+               {"PAPI_TOT_CYC", PM_CTR_CYCLES},
+               {"CYCLES", PM_CTR_CYCLES},
+               {"CPU-CYCLES", PM_CTR_CYCLES},
+               {"CPU_CLK_UNHALTED", PM_CTR_CYCLES},
+               {"CPU_CLK_UNHALTED:THREAD", PM_CTR_CYCLES},
+               {"CPU_CLK_UNHALTED:THREAD_P", PM_CTR_CYCLES},
+               {"CYCLES_NOT_IN_HALT", PM_CTR_CYCLES}};
+  static const char *const fp_class[8] = {"SCALAR_SINGLE",      "SCALAR_DOUBLE",      "128B_PACKED_SINGLE",
                                           "128B_PACKED_DOUBLE", "256B_PACKED_SINGLE", "256B_PACKED_DOUBLE",
                                           "512B_PACKED_SINGLE", "512B_PACKED_DOUBLE"};
   if (!event) return PM_CTR_OTHER;
   const char *s = event, *p;
-  while ((p = strstr(s, "::")) != NULL) s = p + 2;          /* drop PMU / component prefixes */
+  while ((p = strstr(s, "::")) != NULL) s = p + 2; /* drop PMU / component prefixes */
   char buf[128], tok[8][48];
   int ntok = 0;
   snprintf(buf, sizeof buf, "%s", s);
   for (char *save = NULL, *t = strtok_r(buf, ":", &save); t; t = strtok_r(NULL, ":", &save)) {
-    if (strchr(t, '=')) continue;                            /* modifier */
+    if (strchr(t, '=')) continue; /* modifier */
     if (ntok == 8) return PM_CTR_OTHER;
     snprintf(tok[ntok++], sizeof tok[0], "%s", t);
   }
@@ -83,7 +97,10 @@ pm_ctr_kind pm_ctr_kind_of_event(const char *event) {
 /* ------------------------------------------------------------------------------------- containers */
 pm_prof_counters *pm_prof_counters_new(void) {
   pm_prof_counters *c = calloc(1, sizeof *c);
-  if (c) { strcpy(c->status, "unavailable"); strcpy(c->source, "none"); }
+  if (c) {
+    strcpy(c->status, "unavailable");
+    strcpy(c->source, "none");
+  }
   return c;
 }
 
@@ -91,7 +108,11 @@ void pm_prof_counters_free(pm_prof_counters *c) {
   if (!c) return;
   for (int e = 0; e < c->nevents; e++) free(c->event[e].why);
   for (int k = 0; k < PM_CTR_CAT_COUNT; k++) free(c->reason[k]);
-  free(c->event); free(c->loc_mask); free(c->loc_useful); free(c->loc_outside); free(c->val);
+  free(c->event);
+  free(c->loc_mask);
+  free(c->loc_useful);
+  free(c->loc_outside);
+  free(c->val);
   free(c);
 }
 
@@ -104,7 +125,7 @@ int pm_prof_counters_set_reason(pm_prof_counters *c, pm_ctr_category cat, const 
 }
 
 int pm_prof_counters_add_event(pm_prof_counters *c, const char *name, int kind, int counted, const char *why) {
-  if (c->nevents >= PM_PROF_MAX_EVENTS || c->nloc || c->nval) return -1;   /* rows are nevents wide */
+  if (c->nevents >= PM_PROF_MAX_EVENTS || c->nloc || c->nval) return -1; /* rows are nevents wide */
   pm_prof_event *ev = realloc(c->event, sizeof *ev * (size_t)(c->nevents + 1));
   if (!ev) return -1;
   c->event = ev;
@@ -143,7 +164,8 @@ int pm_prof_counters_resize(pm_prof_counters *c, int nloc, int nval) {
 
 /* ------------------------------------------------------------------------------------------ merge */
 static int find_event(const pm_prof_counters *c, const char *name) {
-  for (int e = 0; e < c->nevents; e++) if (!strcmp(c->event[e].name, name)) return e;
+  for (int e = 0; e < c->nevents; e++)
+    if (!strcmp(c->event[e].name, name)) return e;
   return -1;
 }
 
@@ -154,7 +176,13 @@ static int widen(pm_prof_counters *c, int nev, const int *map) {
   uint64_t *u = calloc((size_t)c->nloc * (size_t)nev + 1, sizeof *u);
   uint64_t *o = calloc((size_t)c->nloc * (size_t)nev + 1, sizeof *o);
   uint64_t *v = calloc((size_t)c->nval * (size_t)nev + 1, sizeof *v);
-  if (!mask || !u || !o || !v) { free(mask); free(u); free(o); free(v); return -1; }
+  if (!mask || !u || !o || !v) {
+    free(mask);
+    free(u);
+    free(o);
+    free(v);
+    return -1;
+  }
   for (int i = 0; i < c->nloc; i++)
     for (int e = 0; e < w; e++) {
       if (c->loc_mask[i] >> e & 1) mask[i] |= 1ull << map[e];
@@ -163,8 +191,14 @@ static int widen(pm_prof_counters *c, int nev, const int *map) {
     }
   for (int i = 0; i < c->nval; i++)
     for (int e = 0; e < w; e++) v[(size_t)i * nev + map[e]] = c->val[(size_t)i * w + e];
-  free(c->loc_mask); free(c->loc_useful); free(c->loc_outside); free(c->val);
-  c->loc_mask = mask; c->loc_useful = u; c->loc_outside = o; c->val = v;
+  free(c->loc_mask);
+  free(c->loc_useful);
+  free(c->loc_outside);
+  free(c->val);
+  c->loc_mask = mask;
+  c->loc_useful = u;
+  c->loc_outside = o;
+  c->val = v;
   return 0;
 }
 
@@ -215,7 +249,11 @@ int pm_prof_counters_merge(pm_prof_counters **dstp, const pm_prof_counters *src,
   }
   for (int e = 0; e < src->nevents; e++) {
     pm_prof_event *x = &d->event[map[e]];
-    if (src->event[e].counted && !x->counted) { x->counted = 1; free(x->why); x->why = NULL; }
+    if (src->event[e].counted && !x->counted) {
+      x->counted = 1;
+      free(x->why);
+      x->why = NULL;
+    }
   }
   for (int k = 0; k < PM_CTR_CAT_COUNT; k++)
     if (!d->reason[k] && src->reason[k] && pm_prof_counters_set_reason(d, (pm_ctr_category)k, src->reason[k]) != 0)
@@ -246,8 +284,7 @@ fail:
 /* -------------------------------------------------------------------------------------------- JSON */
 static json_t *count_array(const uint64_t *v, uint64_t mask, int n) {
   json_t *a = json_array();
-  for (int e = 0; e < n; e++)
-    json_array_append_new(a, mask >> e & 1 ? json_integer((json_int_t)v[e]) : json_null());
+  for (int e = 0; e < n; e++) json_array_append_new(a, mask >> e & 1 ? json_integer((json_int_t)v[e]) : json_null());
   return a;
 }
 
@@ -257,17 +294,18 @@ json_t *pm_prof_counters_to_json(const pm_prof_counters *c) {
     if (c->reason[k]) json_object_set_new(reasons, pm_ctr_category_name((pm_ctr_category)k), json_string(c->reason[k]));
   for (int e = 0; e < c->nevents; e++) {
     const pm_prof_event *x = &c->event[e];
-    json_t *o = json_pack("{s:s,s:s,s:b}", "name", x->name, "kind", pm_ctr_kind_name((pm_ctr_kind)x->kind),
-                          "counted", x->counted);
+    json_t *o = json_pack("{s:s,s:s,s:b}", "name", x->name, "kind", pm_ctr_kind_name((pm_ctr_kind)x->kind), "counted",
+                          x->counted);
     if (x->why) json_object_set_new(o, "why", json_string(x->why));
     json_array_append_new(events, o);
   }
   int w = c->nevents;
   for (int i = 0; i < c->nloc; i++) {
     if (!c->loc_mask[i]) continue;
-    json_array_append_new(locs, json_pack("{s:i,s:o,s:o}", "location", i,
-                                          "useful", count_array(c->loc_useful + (size_t)i * w, c->loc_mask[i], w),
-                                          "outside_useful", count_array(c->loc_outside + (size_t)i * w, c->loc_mask[i], w)));
+    json_array_append_new(locs,
+                          json_pack("{s:i,s:o,s:o}", "location", i, "useful",
+                                    count_array(c->loc_useful + (size_t)i * w, c->loc_mask[i], w), "outside_useful",
+                                    count_array(c->loc_outside + (size_t)i * w, c->loc_mask[i], w)));
   }
   for (int i = 0; i < c->nval; i++) {
     const uint64_t *v = c->val + (size_t)i * w;
@@ -279,9 +317,8 @@ json_t *pm_prof_counters_to_json(const pm_prof_counters *c) {
     for (int e = 0; e < w; e++) json_array_append_new(a, json_integer((json_int_t)v[e]));
     json_array_append_new(vals, a);
   }
-  return json_pack("{s:s,s:s,s:i,s:o,s:o,s:o,s:o}", "status", c->status, "source", c->source,
-                   "vector_width_max", c->vector_width_max, "reasons", reasons, "events", events,
-                   "locations", locs, "values", vals);
+  return json_pack("{s:s,s:s,s:i,s:o,s:o,s:o,s:o}", "status", c->status, "source", c->source, "vector_width_max",
+                   c->vector_width_max, "reasons", reasons, "events", events, "locations", locs, "values", vals);
 }
 
 static const char *rstring(pm_jr *x, const json_t *o, const char *key, size_t max) {
@@ -304,9 +341,15 @@ static int count_of(const json_t *e, uint64_t *out) {
 
 pm_prof_counters *pm_prof_counters_from_json(const json_t *o, int nlocations, int nvalues, char *err, size_t errlen) {
   pm_jr x = pm_jr_init(err, errlen, "counters", 1e30);
-  if (!json_is_object(o)) { pm_jr_fail(&x, "not an object"); return NULL; }
+  if (!json_is_object(o)) {
+    pm_jr_fail(&x, "not an object");
+    return NULL;
+  }
   pm_prof_counters *c = pm_prof_counters_new();
-  if (!c) { pm_jr_fail(&x, "out of memory"); return NULL; }
+  if (!c) {
+    pm_jr_fail(&x, "out of memory");
+    return NULL;
+  }
   snprintf(c->status, sizeof c->status, "%s", rstring(&x, o, "status", sizeof c->status));
   snprintf(c->source, sizeof c->source, "%s", rstring(&x, o, "source", sizeof c->source));
   if (!x.failed && !known_status(c->status)) pm_jr_fail(&x, "unknown status \"%s\"", c->status);
@@ -323,21 +366,34 @@ pm_prof_counters *pm_prof_counters_from_json(const json_t *o, int nlocations, in
   for (int k = 0; k < PM_CTR_CAT_COUNT; k++) {
     const json_t *r = json_object_get(reasons, pm_ctr_category_name((pm_ctr_category)k));
     if (!r) continue;
-    if (!json_is_string(r)) { pm_jr_fail(&x, "reasons.%s is not a string", pm_ctr_category_name((pm_ctr_category)k)); goto bad; }
-    if (pm_prof_counters_set_reason(c, (pm_ctr_category)k, json_string_value(r)) != 0) { pm_jr_fail(&x, "out of memory"); goto bad; }
+    if (!json_is_string(r)) {
+      pm_jr_fail(&x, "reasons.%s is not a string", pm_ctr_category_name((pm_ctr_category)k));
+      goto bad;
+    }
+    if (pm_prof_counters_set_reason(c, (pm_ctr_category)k, json_string_value(r)) != 0) {
+      pm_jr_fail(&x, "out of memory");
+      goto bad;
+    }
   }
-  if (json_array_size(events) > PM_PROF_MAX_EVENTS) { pm_jr_fail(&x, "more than %d events", PM_PROF_MAX_EVENTS); goto bad; }
+  if (json_array_size(events) > PM_PROF_MAX_EVENTS) {
+    pm_jr_fail(&x, "more than %d events", PM_PROF_MAX_EVENTS);
+    goto bad;
+  }
   for (size_t e = 0; e < json_array_size(events); e++) {
     const json_t *ev = json_array_get(events, e);
     const json_t *name = json_object_get(ev, "name"), *kind = json_object_get(ev, "kind");
     const json_t *counted = json_object_get(ev, "counted"), *why = json_object_get(ev, "why");
     int k = json_is_string(kind) ? pm_ctr_kind_from_name(json_string_value(kind)) : -1;
-    if (!json_is_string(name) || !json_string_value(name)[0] || strlen(json_string_value(name)) >= sizeof c->event[0].name ||
-        k < 0 || !json_is_boolean(counted) || (why && !json_is_string(why))) {
+    if (!json_is_string(name) || !json_string_value(name)[0] ||
+        strlen(json_string_value(name)) >= sizeof c->event[0].name || k < 0 || !json_is_boolean(counted) ||
+        (why && !json_is_string(why))) {
       pm_jr_fail(&x, "events[%zu] needs a name, a known kind, counted (boolean) and an optional why", e);
       goto bad;
     }
-    if (find_event(c, json_string_value(name)) >= 0) { pm_jr_fail(&x, "event %s listed twice", json_string_value(name)); goto bad; }
+    if (find_event(c, json_string_value(name)) >= 0) {
+      pm_jr_fail(&x, "event %s listed twice", json_string_value(name));
+      goto bad;
+    }
     if (pm_prof_counters_add_event(c, json_string_value(name), k, json_is_true(counted),
                                    why ? json_string_value(why) : NULL) < 0) {
       pm_jr_fail(&x, "out of memory");
@@ -345,7 +401,10 @@ pm_prof_counters *pm_prof_counters_from_json(const json_t *o, int nlocations, in
     }
   }
   int w = c->nevents;
-  if (pm_prof_counters_resize(c, nlocations, nvalues) != 0) { pm_jr_fail(&x, "out of memory"); goto bad; }
+  if (pm_prof_counters_resize(c, nlocations, nvalues) != 0) {
+    pm_jr_fail(&x, "out of memory");
+    goto bad;
+  }
   for (size_t i = 0; i < json_array_size(locs); i++) {
     const json_t *l = json_array_get(locs, i), *loc = json_object_get(l, "location");
     const json_t *u = json_object_get(l, "useful"), *out = json_object_get(l, "outside_useful");
@@ -355,7 +414,10 @@ pm_prof_counters *pm_prof_counters_from_json(const json_t *o, int nlocations, in
       goto bad;
     }
     int li = (int)json_integer_value(loc);
-    if (c->loc_mask[li]) { pm_jr_fail(&x, "location %d listed twice", li); goto bad; }
+    if (c->loc_mask[li]) {
+      pm_jr_fail(&x, "location %d listed twice", li);
+      goto bad;
+    }
     for (int e = 0; e < w; e++) {
       const json_t *a = json_array_get(u, (size_t)e), *b = json_array_get(out, (size_t)e);
       if (json_is_null(a) && json_is_null(b)) continue;
@@ -393,26 +455,32 @@ void pm_prof_counters_input(const pm_prof_counters *c, int loc, pm_counters *out
   int w = c->nevents;
   uint64_t mask = c->loc_mask[loc];
   const uint64_t *u = c->loc_useful + (size_t)loc * w;
-  unsigned listed = 0, used = 0;   /* kinds in the run's list / kinds taken from this location */
+  unsigned listed = 0, used = 0; /* kinds in the run's list / kinds taken from this location */
   for (int e = 0; e < w; e++) {
     int k = c->event[e].kind;
     listed |= 1u << k;
-    if (!(mask >> e & 1) || (used >> k & 1)) continue;   /* not counted here, or a duplicate kind */
+    if (!(mask >> e & 1) || (used >> k & 1)) continue; /* not counted here, or a duplicate kind */
     used |= 1u << k;
     double v = (double)u[e];
-    if (k == PM_CTR_INSTRUCTIONS) { out->has_instructions = 1; out->instructions = v; }
-    else if (k == PM_CTR_CYCLES) { out->has_cycles = 1; out->cycles = v; }
-    else if (pm_ctr_kind_is_fp((pm_ctr_kind)k)) {
+    if (k == PM_CTR_INSTRUCTIONS) {
+      out->has_instructions = 1;
+      out->instructions = v;
+    } else if (k == PM_CTR_CYCLES) {
+      out->has_cycles = 1;
+      out->cycles = v;
+    } else if (pm_ctr_kind_is_fp((pm_ctr_kind)k)) {
       out->fp_by_width[pm_ctr_fp_width_index((pm_ctr_kind)k)] += v;
-      if (pm_ctr_fp_packed((pm_ctr_kind)k)) out->fp_packed[pm_ctr_fp_precision((pm_ctr_kind)k)] += v;
-      else out->fp_scalar[pm_ctr_fp_precision((pm_ctr_kind)k)] += v;
+      if (pm_ctr_fp_packed((pm_ctr_kind)k))
+        out->fp_packed[pm_ctr_fp_precision((pm_ctr_kind)k)] += v;
+      else
+        out->fp_scalar[pm_ctr_fp_precision((pm_ctr_kind)k)] += v;
       out->fp_ops += v * pm_ctr_fp_ops((pm_ctr_kind)k);
     }
   }
   unsigned fp = 0;
   for (int k = PM_CTR_FP_SP_SCALAR; k <= PM_CTR_FP_DP_512; k++) fp |= 1u << k;
   out->has_fp = (listed & fp) != 0 && (listed & fp & ~used) == 0;
-  if (!out->has_fp) {   /* a partial set of classes is not a measurement: nothing of it is kept */
+  if (!out->has_fp) { /* a partial set of classes is not a measurement: nothing of it is kept */
     memset(out->fp_by_width, 0, sizeof out->fp_by_width);
     memset(out->fp_scalar, 0, sizeof out->fp_scalar);
     memset(out->fp_packed, 0, sizeof out->fp_packed);

@@ -6,11 +6,11 @@
 
 static pm_loc_kind kind_of(int role) {
   switch (role) {
-    case PM_ROLE_WORKER: return PM_LOC_WORKER;
-    case PM_ROLE_ACCEL_WORKER: return PM_LOC_ACCEL;
-    case PM_ROLE_PROGRESS: return PM_LOC_PROGRESS;
-    case PM_ROLE_DEVICE: return PM_LOC_DEVICE;
-    default: return PM_LOC_THREAD;
+  case PM_ROLE_WORKER: return PM_LOC_WORKER;
+  case PM_ROLE_ACCEL_WORKER: return PM_LOC_ACCEL;
+  case PM_ROLE_PROGRESS: return PM_LOC_PROGRESS;
+  case PM_ROLE_DEVICE: return PM_LOC_DEVICE;
+  default: return PM_LOC_THREAD;
   }
 }
 
@@ -28,7 +28,7 @@ static int task_cp_input(const pm_profile *p, pm_run_input_buf *buf) {
   buf->cp = st;
   if (!pm_prof_tasks_cp(p, &st->cp)) return 0;
   pm_run_input *in = &buf->in;
-  for (int i = 0; i < st->cp.nparts; i++)   /* the remainder is named "(other codelets)", rank -1 */
+  for (int i = 0; i < st->cp.nparts; i++) /* the remainder is named "(other codelets)", rank -1 */
     st->parts[i] = (pm_cp_part_input){st->cp.part[i].name, st->cp.part[i].rank, st->cp.part[i].time};
   for (int i = 0; i < st->cp.nranks; i++)
     st->ranks[i] = (pm_cp_part_input){NULL, st->cp.rank[i].rank, st->cp.rank[i].time};
@@ -45,7 +45,10 @@ int pm_profile_to_input(const pm_profile *p, int io_as_useful, pm_run_input_buf 
   memset(buf, 0, sizeof *buf);
   buf->loc = calloc((size_t)p->nlocations + 1, sizeof *buf->loc);
   buf->pl_cue = calloc((size_t)p->nprocesses + 1, sizeof *buf->pl_cue);
-  if (!buf->loc || !buf->pl_cue) { pm_run_input_buf_free(buf); return -1; }
+  if (!buf->loc || !buf->pl_cue) {
+    pm_run_input_buf_free(buf);
+    return -1;
+  }
   pm_run_input *in = &buf->in;
   in->runtime = p->runtime;
   in->nprocesses = p->nprocesses;
@@ -75,7 +78,7 @@ int pm_profile_to_input(const pm_profile *p, int io_as_useful, pm_run_input_buf 
     x->omp_useful = l->time[PM_CTX_PARALLEL][PM_STATE_USEFUL];
     x->tl_cue = x->useful;
     if (x->kind == PM_LOC_WORKER || x->kind == PM_LOC_ACCEL) x->exec = x->useful;
-    pm_prof_counters_input(p->counters, i, &x->counters);   /* hardware counters over useful time */
+    pm_prof_counters_input(p->counters, i, &x->counters); /* hardware counters over useful time */
     has_cpu_worker |= x->kind == PM_LOC_WORKER;
     has_accel |= x->kind == PM_LOC_ACCEL;
     if (x->kind == PM_LOC_DEVICE) {
@@ -97,19 +100,27 @@ int pm_profile_to_input(const pm_profile *p, int io_as_useful, pm_run_input_buf 
   /* OpenMP parallel regions: per-region additive efficiency, TALP's OpenMP split */
   if (p->nomp_regions > 0) {
     buf->omp = calloc((size_t)p->nomp_regions, sizeof *buf->omp);
-    if (!buf->omp) { pm_run_input_buf_free(buf); return -1; }
+    if (!buf->omp) {
+      pm_run_input_buf_free(buf);
+      return -1;
+    }
     for (int i = 0; i < p->nomp_regions; i++) {
       const pm_prof_omp_region *r = &p->omp_region[i];
-      buf->omp[i] = (pm_omp_region_input){r->name, r->process, r->nthreads, r->span, r->thread_idle,
-                                          r->thread_useful};
+      buf->omp[i] = (pm_omp_region_input){r->name, r->process, r->nthreads, r->span, r->thread_idle, r->thread_useful};
     }
     in->nomp_regions = p->nomp_regions;
     in->omp_regions = buf->omp;
   }
   /* task runtime: codelet totals (area bound, locality) and the task-DAG critical path (CPB) */
-  if (pm_prof_tasks_input(p, &buf->codelets, &in->ncodelets, &in->cp_bound, &in->task_runtime_unobserved) != 0) { pm_run_input_buf_free(buf); return -1; }
+  if (pm_prof_tasks_input(p, &buf->codelets, &in->ncodelets, &in->cp_bound, &in->task_runtime_unobserved) != 0) {
+    pm_run_input_buf_free(buf);
+    return -1;
+  }
   in->codelets = buf->codelets;
-  if (task_cp_input(p, buf) != 0) { pm_run_input_buf_free(buf); return -1; }
+  if (task_cp_input(p, buf) != 0) {
+    pm_run_input_buf_free(buf);
+    return -1;
+  }
   return 0;
 }
 

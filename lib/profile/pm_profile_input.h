@@ -6,11 +6,11 @@
 #include "pm_input.h"
 typedef struct {
   pm_run_input in;
-  pm_location_input *loc;     /* owned */
-  double *pl_cue;             /* owned */
-  pm_omp_region_input *omp;   /* owned array; names and per-thread arrays point into the profile */
-  pm_codelet_input *codelets; /* owned array (task runtime); names point into the profile */
-  struct pm_prof_task_cp_store *cp;   /* owned: what lies on the task critical path */
+  pm_location_input *loc;           /* owned */
+  double *pl_cue;                   /* owned */
+  pm_omp_region_input *omp;         /* owned array; names and per-thread arrays point into the profile */
+  pm_codelet_input *codelets;       /* owned array (task runtime); names point into the profile */
+  struct pm_prof_task_cp_store *cp; /* owned: what lies on the task critical path */
 } pm_run_input_buf;
 /* Fills buf from p; io_as_useful is passed to the models (they count I/O as useful). 0 or -1. */
 int pm_profile_to_input(const pm_profile *p, int io_as_useful, pm_run_input_buf *buf);

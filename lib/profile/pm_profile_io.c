@@ -61,10 +61,9 @@ json_t *pm_prof_io_to_json(const pm_prof_io *io) {
     json_array_append_new(classes, json_pack("{s:s, s:s}", "mount", io->cls[i].mount, "fstype", io->cls[i].fstype));
   for (int i = 0; i < io->nvalues; i++) {
     const pm_prof_io_value *v = &io->val[i];
-    json_array_append_new(values, json_pack("{s:i, s:i, s:I, s:f, s:I, s:I}", "location", v->location,
-                                            "class", v->cls, "calls", (json_int_t)v->calls, "time", v->time,
-                                            "bytes_read", (json_int_t)v->bytes_read,
-                                            "bytes_written", (json_int_t)v->bytes_written));
+    json_array_append_new(values, json_pack("{s:i, s:i, s:I, s:f, s:I, s:I}", "location", v->location, "class", v->cls,
+                                            "calls", (json_int_t)v->calls, "time", v->time, "bytes_read",
+                                            (json_int_t)v->bytes_read, "bytes_written", (json_int_t)v->bytes_written));
   }
   json_object_set_new(o, "classes", classes);
   json_object_set_new(o, "values", values);
@@ -80,12 +79,18 @@ pm_prof_io *pm_prof_io_from_json(const json_t *o, int nlocations, char *err, siz
     return NULL;
   }
   pm_prof_io *io = calloc(1, sizeof *io);
-  if (!io) { pm_jr_fail(&r, "out of memory"); return NULL; }
+  if (!io) {
+    pm_jr_fail(&r, "out of memory");
+    return NULL;
+  }
   char w[48];
   for (size_t i = 0; i < json_array_size(classes) && !r.failed; i++) {
     const json_t *c = json_array_get(classes, i);
     const json_t *m = json_object_get(c, "mount"), *t = json_object_get(c, "fstype");
-    if (!json_is_string(m) || !json_is_string(t)) { pm_jr_fail(&r, "classes[%zu]: mount and fstype must be strings", i); break; }
+    if (!json_is_string(m) || !json_is_string(t)) {
+      pm_jr_fail(&r, "classes[%zu]: mount and fstype must be strings", i);
+      break;
+    }
     int before = io->nclasses;
     if (pm_prof_io_class_index(&io, json_string_value(m), json_string_value(t)) != before)
       pm_jr_fail(&r, "classes[%zu]: duplicate or out of memory", i);
@@ -102,6 +107,9 @@ pm_prof_io *pm_prof_io_from_json(const json_t *o, int nlocations, char *err, siz
     x.bytes_written = pm_jr_count(&r, v, "bytes_written", w);
     if (!r.failed && pm_prof_io_add(io, &x) != 0) pm_jr_fail(&r, "out of memory");
   }
-  if (r.failed) { pm_prof_io_free(io); return NULL; }
+  if (r.failed) {
+    pm_prof_io_free(io);
+    return NULL;
+  }
   return io;
 }

@@ -7,16 +7,21 @@
 #include <jansson.h>
 #include "pm_profile.h"
 
-typedef struct { char mount[128]; char fstype[32]; } pm_prof_io_class;
+typedef struct {
+  char mount[128];
+  char fstype[32];
+} pm_prof_io_class;
 typedef struct {
   int location, cls;
   uint64_t calls, bytes_read, bytes_written;
-  double time;                      /* in POSIX / stdio calls on files of this class */
+  double time; /* in POSIX / stdio calls on files of this class */
 } pm_prof_io_value;
 
 typedef struct pm_prof_io {
-  int nclasses;  pm_prof_io_class *cls;
-  int nvalues;   pm_prof_io_value *val;
+  int nclasses;
+  pm_prof_io_class *cls;
+  int nvalues;
+  pm_prof_io_value *val;
 } pm_prof_io;
 
 void pm_prof_io_free(pm_prof_io *io);
@@ -31,6 +36,9 @@ json_t *pm_prof_io_to_json(const pm_prof_io *io);
 pm_prof_io *pm_prof_io_from_json(const json_t *o, int nlocations, char *err, size_t errlen);
 
 /* Totals of one class over all locations (the report's per-file-system lines). */
-typedef struct { uint64_t calls, bytes_read, bytes_written; double time; } pm_prof_io_total;
+typedef struct {
+  uint64_t calls, bytes_read, bytes_written;
+  double time;
+} pm_prof_io_total;
 void pm_prof_io_class_total(const pm_prof_io *io, int cls, pm_prof_io_total *out);
 #endif

@@ -28,8 +28,8 @@ static json_t *omp_regions_json(const pm_profile *p) {
       json_array_append_new(w, json_real(r->thread_idle[j]));
     }
     json_array_append_new(a, json_pack("{s:s,s:i,s:i,s:I,s:f,s:o,s:o}", "name", r->name, "process", r->process,
-                                       "nthreads", r->nthreads, "instances", (json_int_t)r->instances,
-                                       "span", r->span, "thread_useful", u, "thread_idle", w));
+                                       "nthreads", r->nthreads, "instances", (json_int_t)r->instances, "span", r->span,
+                                       "thread_useful", u, "thread_idle", w));
   }
   return a;
 }
@@ -38,12 +38,14 @@ json_t *pm_profile_to_json(const pm_profile *p) {
   json_t *procs = json_array(), *locs = json_array(), *regs = json_array(), *cps = json_array(), *vals = json_array();
   for (int i = 0; i < p->nprocesses; i++) {
     const pm_prof_process *q = &p->proc[i];
-    json_t *o = json_pack("{s:i,s:s,s:i,s:I,s:f}", "rank", q->rank, "host", q->host,
-                          "node", q->node, "pid", (json_int_t)q->pid, "window", q->window);
-    if (o && q->cuda[0]) json_object_set_new(o, "cuda", json_string(q->cuda));   /* CUDA module status */
-    if (o && q->trace_events)                                                    /* OTF2 trace */
-      json_object_set_new(o, "trace", json_pack("{s:I,s:I,s:I,s:f}", "events", (json_int_t)q->trace_events,
-          "bytes", (json_int_t)q->trace_bytes, "flushes", (json_int_t)q->trace_flushes, "flush_time", q->trace_flush_time));
+    json_t *o = json_pack("{s:i,s:s,s:i,s:I,s:f}", "rank", q->rank, "host", q->host, "node", q->node, "pid",
+                          (json_int_t)q->pid, "window", q->window);
+    if (o && q->cuda[0]) json_object_set_new(o, "cuda", json_string(q->cuda)); /* CUDA module status */
+    if (o && q->trace_events)                                                  /* OTF2 trace */
+      json_object_set_new(o, "trace",
+                          json_pack("{s:I,s:I,s:I,s:f}", "events", (json_int_t)q->trace_events, "bytes",
+                                    (json_int_t)q->trace_bytes, "flushes", (json_int_t)q->trace_flushes, "flush_time",
+                                    q->trace_flush_time));
     json_array_append_new(procs, o);
   }
   for (int i = 0; i < p->nlocations; i++) {
@@ -52,20 +54,24 @@ json_t *pm_profile_to_json(const pm_profile *p) {
                           "process", l->process, "thread", l->thread, "registered", l->registered);
     json_object_set_new(o, "time", states_obj(l->time[PM_CTX_SERIAL]));
     json_object_set_new(o, "time_in_parallel", states_obj(l->time[PM_CTX_PARALLEL]));
-    json_object_set_new(o, "comm", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
-        "msgs_sent", (json_int_t)l->msgs_sent, "msgs_received", (json_int_t)l->msgs_received,
-        "bytes_sent", (json_int_t)l->bytes_sent, "bytes_received", (json_int_t)l->bytes_received,
-        "coll_calls", (json_int_t)l->coll_calls, "coll_bytes_out", (json_int_t)l->coll_bytes_out,
-        "coll_bytes_in", (json_int_t)l->coll_bytes_in, "polls", (json_int_t)l->polls));
-    json_object_set_new(o, "io", json_pack("{s:I,s:I}", "bytes_read", (json_int_t)l->io_bytes_read,
-                                           "bytes_written", (json_int_t)l->io_bytes_written));
-    json_object_set_new(o, "critical_path", json_pack("{s:o,s:o}", "process", cp_obj(l->cp_process),
-                                                      "global", cp_obj(l->cp_global)));
+    json_object_set_new(o, "comm",
+                        json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "msgs_sent", (json_int_t)l->msgs_sent,
+                                  "msgs_received", (json_int_t)l->msgs_received, "bytes_sent",
+                                  (json_int_t)l->bytes_sent, "bytes_received", (json_int_t)l->bytes_received,
+                                  "coll_calls", (json_int_t)l->coll_calls, "coll_bytes_out",
+                                  (json_int_t)l->coll_bytes_out, "coll_bytes_in", (json_int_t)l->coll_bytes_in, "polls",
+                                  (json_int_t)l->polls));
+    json_object_set_new(o, "io",
+                        json_pack("{s:I,s:I}", "bytes_read", (json_int_t)l->io_bytes_read, "bytes_written",
+                                  (json_int_t)l->io_bytes_written));
+    json_object_set_new(o, "critical_path",
+                        json_pack("{s:o,s:o}", "process", cp_obj(l->cp_process), "global", cp_obj(l->cp_global)));
     if (l->callpaths_truncated) json_object_set_new(o, "callpaths_truncated", json_true());
-    if (l->role == PM_ROLE_DEVICE)                                 /* device stream (CUDA module) */
-      json_object_set_new(o, "device", json_pack("{s:i,s:i,s:I,s:I,s:I,s:f}", "device", l->dev.device,
-          "stream", l->dev.stream, "kernels", (json_int_t)l->dev.kernels, "copies", (json_int_t)l->dev.copies,
-          "bytes", (json_int_t)l->dev.bytes, "memcpy_overlapped", l->dev.memcpy_overlapped));
+    if (l->role == PM_ROLE_DEVICE) /* device stream (CUDA module) */
+      json_object_set_new(o, "device",
+                          json_pack("{s:i,s:i,s:I,s:I,s:I,s:f}", "device", l->dev.device, "stream", l->dev.stream,
+                                    "kernels", (json_int_t)l->dev.kernels, "copies", (json_int_t)l->dev.copies, "bytes",
+                                    (json_int_t)l->dev.bytes, "memcpy_overlapped", l->dev.memcpy_overlapped));
     json_array_append_new(locs, o);
   }
   for (int i = 0; i < p->nregions; i++)
@@ -85,15 +91,15 @@ json_t *pm_profile_to_json(const pm_profile *p) {
   }
   json_t *states = json_array();
   for (int s = 0; s < PM_STATE_COUNT; s++) json_array_append_new(states, json_string(pm_state_name((pm_state)s)));
-  json_t *root = json_pack("{s:s,s:i,s:s,s:s,s:s,s:f,s:b,s:i,s:o,s:o,s:o,s:o,s:o,s:o}",
-                   "schema", PM_PROFILE_SCHEMA, "version", PM_PROFILE_VERSION, "app", p->app, "command", p->command,
-                   "start_time", p->start_time, "runtime", p->runtime, "has_critical_path", p->has_critical_path,
-                   "nnodes", p->nnodes, "states", states, "processes", procs, "locations", locs, "regions", regs,
-                   "callpaths", cps, "values", vals);
+  json_t *root =
+      json_pack("{s:s,s:i,s:s,s:s,s:s,s:f,s:b,s:i,s:o,s:o,s:o,s:o,s:o,s:o}", "schema", PM_PROFILE_SCHEMA, "version",
+                PM_PROFILE_VERSION, "app", p->app, "command", p->command, "start_time", p->start_time, "runtime",
+                p->runtime, "has_critical_path", p->has_critical_path, "nnodes", p->nnodes, "states", states,
+                "processes", procs, "locations", locs, "regions", regs, "callpaths", cps, "values", vals);
   if (root && p->nomp_regions > 0) json_object_set_new(root, "omp_regions", omp_regions_json(p));
-  if (root && p->tasks) json_object_set_new(root, "tasks", pm_prof_tasks_to_json(p->tasks));   /* task runtime */
-  if (root && p->io) json_object_set_new(root, "io_classes", pm_prof_io_to_json(p->io));      /* file classes */
-  if (root && p->counters) json_object_set_new(root, "counters", pm_prof_counters_to_json(p->counters));   /* counters */
+  if (root && p->tasks) json_object_set_new(root, "tasks", pm_prof_tasks_to_json(p->tasks)); /* task runtime */
+  if (root && p->io) json_object_set_new(root, "io_classes", pm_prof_io_to_json(p->io));     /* file classes */
+  if (root && p->counters) json_object_set_new(root, "counters", pm_prof_counters_to_json(p->counters)); /* counters */
   return root;
 }
 
@@ -107,14 +113,18 @@ char *pm_profile_to_json_string(const pm_profile *p) {
 
 /* -------------------------------------------------------------------------------------- reading */
 static void read_states(pm_jr *c, const json_t *o, double *t, const char *where) {
-  if (!json_is_object(o)) { pm_jr_fail(c, "%s: time is not an object", where); return; }
+  if (!json_is_object(o)) {
+    pm_jr_fail(c, "%s: time is not an object", where);
+    return;
+  }
   for (int s = 0; s < PM_STATE_COUNT; s++) t[s] = pm_jr_num(c, o, pm_state_name((pm_state)s), where);
 }
 static pm_prof_cp cp(pm_jr *c, const json_t *o, const char *where) {
   return (pm_prof_cp){pm_jr_num(c, o, "cue", where), pm_jr_num(c, o, "com", where), pm_jr_num(c, o, "coo", where)};
 }
 static int role_from_name(const char *s) {
-  for (int r = 0; r < PM_LOC_ROLE_COUNT; r++) if (!strcmp(s, pm_loc_role_name((pm_loc_role)r))) return r;
+  for (int r = 0; r < PM_LOC_ROLE_COUNT; r++)
+    if (!strcmp(s, pm_loc_role_name((pm_loc_role)r))) return r;
   return -1;
 }
 
@@ -122,7 +132,10 @@ static int role_from_name(const char *s) {
 static void omp_regions_read(pm_jr *c, const json_t *a, pm_profile *p) {
   char where[64];
   if (!a) return;
-  if (!json_is_array(a)) { pm_jr_fail(c, "profile: \"omp_regions\" is not an array"); return; }
+  if (!json_is_array(a)) {
+    pm_jr_fail(c, "profile: \"omp_regions\" is not an array");
+    return;
+  }
   for (size_t i = 0; i < json_array_size(a) && !c->failed; i++) {
     const json_t *o = json_array_get(a, i);
     snprintf(where, sizeof where, "omp_regions[%zu]", i);
@@ -161,17 +174,25 @@ static void omp_regions_read(pm_jr *c, const json_t *a, pm_profile *p) {
 pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
   pm_jr c = pm_jr_init(err, errlen, NULL, 1e15);
   char where[96];
-  if (!json_is_object(root)) { pm_jr_fail(&c, "not a JSON object"); return NULL; }
+  if (!json_is_object(root)) {
+    pm_jr_fail(&c, "not a JSON object");
+    return NULL;
+  }
   const json_t *schema = json_object_get(root, "schema");
   if (!json_is_string(schema) || strcmp(json_string_value(schema), PM_PROFILE_SCHEMA)) {
-    pm_jr_fail(&c, "not a popmeter profile (no \"schema\": \"%s\")", PM_PROFILE_SCHEMA); return NULL;
+    pm_jr_fail(&c, "not a popmeter profile (no \"schema\": \"%s\")", PM_PROFILE_SCHEMA);
+    return NULL;
   }
   const json_t *ver = json_object_get(root, "version");
   if (!json_is_integer(ver) || json_integer_value(ver) != PM_PROFILE_VERSION) {
-    pm_jr_fail(&c, "unsupported profile version (this popmeter reads version %d)", PM_PROFILE_VERSION); return NULL;
+    pm_jr_fail(&c, "unsupported profile version (this popmeter reads version %d)", PM_PROFILE_VERSION);
+    return NULL;
   }
   pm_profile *p = pm_profile_new();
-  if (!p) { pm_jr_fail(&c, "out of memory"); return NULL; }
+  if (!p) {
+    pm_jr_fail(&c, "out of memory");
+    return NULL;
+  }
   pm_jr_str(&c, root, "app", p->app, sizeof p->app, "profile");
   pm_jr_str(&c, root, "command", p->command, sizeof p->command, "profile");
   pm_jr_str(&c, root, "start_time", p->start_time, sizeof p->start_time, "profile");
@@ -188,12 +209,18 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
   size_t np = json_array_size(procs), nl = json_array_size(locs), nr = json_array_size(regs);
   size_t nc = json_array_size(cps), nv = json_array_size(vals);
   if (np == 0 || np > 10000000 || nl > 100000000 || nr > 10000000 || nc > 100000000 || nv > 1000000000) {
-    pm_jr_fail(&c, "profile: implausible sizes (%zu processes, %zu locations)", np, nl); goto bad;
+    pm_jr_fail(&c, "profile: implausible sizes (%zu processes, %zu locations)", np, nl);
+    goto bad;
   }
-  p->proc = calloc(np, sizeof *p->proc); p->loc = calloc(nl + 1, sizeof *p->loc);
-  p->reg = calloc(nr + 1, sizeof *p->reg); p->cnode = calloc(nc + 1, sizeof *p->cnode);
+  p->proc = calloc(np, sizeof *p->proc);
+  p->loc = calloc(nl + 1, sizeof *p->loc);
+  p->reg = calloc(nr + 1, sizeof *p->reg);
+  p->cnode = calloc(nc + 1, sizeof *p->cnode);
   p->val = calloc(nv + 1, sizeof *p->val);
-  if (!p->proc || !p->loc || !p->reg || !p->cnode || !p->val) { pm_jr_fail(&c, "out of memory"); goto bad; }
+  if (!p->proc || !p->loc || !p->reg || !p->cnode || !p->val) {
+    pm_jr_fail(&c, "out of memory");
+    goto bad;
+  }
   for (size_t i = 0; i < np && !c.failed; i++) {
     const json_t *o = json_array_get(procs, i);
     snprintf(where, sizeof where, "processes[%zu]", i);
@@ -203,8 +230,8 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
     q->node = pm_jr_int(&c, o, "node", 0, (json_int_t)np - 1, where);
     q->pid = pm_jr_int(&c, o, "pid", 0, INT_MAX, where);
     q->window = pm_jr_num(&c, o, "window", where);
-    if (json_object_get(o, "cuda")) pm_jr_str(&c, o, "cuda", q->cuda, sizeof q->cuda, where);   /* optional */
-    const json_t *tr = json_object_get(o, "trace");                                      /* optional */
+    if (json_object_get(o, "cuda")) pm_jr_str(&c, o, "cuda", q->cuda, sizeof q->cuda, where); /* optional */
+    const json_t *tr = json_object_get(o, "trace");                                           /* optional */
     if (tr) {
       snprintf(where, sizeof where, "processes[%zu].trace", i);
       if (!json_is_object(tr)) pm_jr_fail(&c, "%s: not an object", where);
@@ -224,16 +251,23 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
     int role = pm_jr_int(&c, o, "role", 0, PM_ROLE_COUNT - 1, where);
     if (c.failed) break;
     p->reg[i] = (pm_prof_region){strdup(name), par, role};
-    if (!p->reg[i].name) { pm_jr_fail(&c, "out of memory"); break; }
+    if (!p->reg[i].name) {
+      pm_jr_fail(&c, "out of memory");
+      break;
+    }
     p->nregions++;
   }
   for (size_t i = 0; i < nc && !c.failed; i++) {
     const json_t *a = json_array_get(cps, i);
     if (!json_is_array(a) || json_array_size(a) != 2 || !json_is_integer(json_array_get(a, 0)) ||
-        !json_is_integer(json_array_get(a, 1))) { pm_jr_fail(&c, "callpaths[%zu]: expected [parent, region]", i); break; }
+        !json_is_integer(json_array_get(a, 1))) {
+      pm_jr_fail(&c, "callpaths[%zu]: expected [parent, region]", i);
+      break;
+    }
     json_int_t par = json_integer_value(json_array_get(a, 0)), reg = json_integer_value(json_array_get(a, 1));
     if (par < -1 || par >= (json_int_t)i || reg < 0 || reg >= (json_int_t)nr) {
-      pm_jr_fail(&c, "callpaths[%zu]: parent %lld or region %lld out of range", i, (long long)par, (long long)reg); break;
+      pm_jr_fail(&c, "callpaths[%zu]: parent %lld or region %lld out of range", i, (long long)par, (long long)reg);
+      break;
     }
     p->cnode[i] = (pm_prof_cnode){(int)par, (int)reg};
     p->ncnodes++;
@@ -252,55 +286,89 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
     l->registered = pm_jr_num(&c, o, "registered", where);
     read_states(&c, json_object_get(o, "time"), l->time[PM_CTX_SERIAL], where);
     read_states(&c, json_object_get(o, "time_in_parallel"), l->time[PM_CTX_PARALLEL], where);
-    const json_t *cm = pm_jr_member(&c, o, "comm", JSON_OBJECT, where), *io = pm_jr_member(&c, o, "io", JSON_OBJECT, where);
+    const json_t *cm = pm_jr_member(&c, o, "comm", JSON_OBJECT, where),
+                 *io = pm_jr_member(&c, o, "io", JSON_OBJECT, where);
     const json_t *crit = pm_jr_member(&c, o, "critical_path", JSON_OBJECT, where);
     if (c.failed) break;
-    l->msgs_sent = pm_jr_count(&c, cm, "msgs_sent", where); l->msgs_received = pm_jr_count(&c, cm, "msgs_received", where);
-    l->bytes_sent = pm_jr_count(&c, cm, "bytes_sent", where); l->bytes_received = pm_jr_count(&c, cm, "bytes_received", where);
-    l->coll_calls = pm_jr_count(&c, cm, "coll_calls", where); l->coll_bytes_out = pm_jr_count(&c, cm, "coll_bytes_out", where);
-    l->coll_bytes_in = pm_jr_count(&c, cm, "coll_bytes_in", where); l->polls = pm_jr_count(&c, cm, "polls", where);
-    l->io_bytes_read = pm_jr_count(&c, io, "bytes_read", where); l->io_bytes_written = pm_jr_count(&c, io, "bytes_written", where);
+    l->msgs_sent = pm_jr_count(&c, cm, "msgs_sent", where);
+    l->msgs_received = pm_jr_count(&c, cm, "msgs_received", where);
+    l->bytes_sent = pm_jr_count(&c, cm, "bytes_sent", where);
+    l->bytes_received = pm_jr_count(&c, cm, "bytes_received", where);
+    l->coll_calls = pm_jr_count(&c, cm, "coll_calls", where);
+    l->coll_bytes_out = pm_jr_count(&c, cm, "coll_bytes_out", where);
+    l->coll_bytes_in = pm_jr_count(&c, cm, "coll_bytes_in", where);
+    l->polls = pm_jr_count(&c, cm, "polls", where);
+    l->io_bytes_read = pm_jr_count(&c, io, "bytes_read", where);
+    l->io_bytes_written = pm_jr_count(&c, io, "bytes_written", where);
     l->cp_process = cp(&c, json_object_get(crit, "process"), where);
     l->cp_global = cp(&c, json_object_get(crit, "global"), where);
     l->callpaths_truncated = json_is_true(json_object_get(o, "callpaths_truncated"));
-    const json_t *dv = json_object_get(o, "device");             /* optional: device streams */
+    const json_t *dv = json_object_get(o, "device"); /* optional: device streams */
     if (dv && pm_jr_member(&c, o, "device", JSON_OBJECT, where))
-      l->dev = (pm_prof_device){pm_jr_int(&c, dv, "device", 0, INT_MAX, where), pm_jr_int(&c, dv, "stream", 0, INT_MAX, where),
-                                pm_jr_count(&c, dv, "kernels", where), pm_jr_count(&c, dv, "copies", where), pm_jr_count(&c, dv, "bytes", where),
+      l->dev = (pm_prof_device){pm_jr_int(&c, dv, "device", 0, INT_MAX, where),
+                                pm_jr_int(&c, dv, "stream", 0, INT_MAX, where),
+                                pm_jr_count(&c, dv, "kernels", where),
+                                pm_jr_count(&c, dv, "copies", where),
+                                pm_jr_count(&c, dv, "bytes", where),
                                 pm_jr_num(&c, dv, "memcpy_overlapped", where)};
     p->nlocations++;
   }
   for (size_t i = 0; i < nv && !c.failed; i++) {
     const json_t *a = json_array_get(vals, i);
-    if (!json_is_array(a) || json_array_size(a) != 10 + PM_STATE_COUNT) { pm_jr_fail(&c, "values[%zu]: wrong length", i); break; }
+    if (!json_is_array(a) || json_array_size(a) != 10 + PM_STATE_COUNT) {
+      pm_jr_fail(&c, "values[%zu]: wrong length", i);
+      break;
+    }
     json_int_t k[10];
     for (int j = 0; j < 10; j++) {
       const json_t *e = json_array_get(a, (size_t)j);
-      if (!json_is_integer(e) || json_integer_value(e) < 0) { pm_jr_fail(&c, "values[%zu][%d]: not a count", i, j); break; }
+      if (!json_is_integer(e) || json_integer_value(e) < 0) {
+        pm_jr_fail(&c, "values[%zu][%d]: not a count", i, j);
+        break;
+      }
       k[j] = json_integer_value(e);
     }
     if (c.failed) break;
-    if (k[0] >= (json_int_t)nc || k[1] >= (json_int_t)nl) { pm_jr_fail(&c, "values[%zu]: call path or location out of range", i); break; }
+    if (k[0] >= (json_int_t)nc || k[1] >= (json_int_t)nl) {
+      pm_jr_fail(&c, "values[%zu]: call path or location out of range", i);
+      break;
+    }
     pm_prof_value *v = &p->val[i];
-    *v = (pm_prof_value){(int)k[0], (int)k[1], (uint64_t)k[2], (uint64_t)k[3], (uint64_t)k[4], (uint64_t)k[5],
-                         (uint64_t)k[6], (uint64_t)k[7], (uint64_t)k[8], (uint64_t)k[9], {0}};
+    *v = (pm_prof_value){(int)k[0],
+                         (int)k[1],
+                         (uint64_t)k[2],
+                         (uint64_t)k[3],
+                         (uint64_t)k[4],
+                         (uint64_t)k[5],
+                         (uint64_t)k[6],
+                         (uint64_t)k[7],
+                         (uint64_t)k[8],
+                         (uint64_t)k[9],
+                         {0}};
     for (int s = 0; s < PM_STATE_COUNT; s++) {
       const json_t *e = json_array_get(a, (size_t)(10 + s));
-      if (!json_is_number(e) || !(json_number_value(e) >= 0)) { pm_jr_fail(&c, "values[%zu]: bad time", i); break; }
+      if (!json_is_number(e) || !(json_number_value(e) >= 0)) {
+        pm_jr_fail(&c, "values[%zu]: bad time", i);
+        break;
+      }
       v->time[s] = json_number_value(e);
     }
     p->nvalues++;
   }
   omp_regions_read(&c, json_object_get(root, "omp_regions"), p);
   if (c.failed) goto bad;
-  const json_t *tasks = json_object_get(root, "tasks");      /* optional task-runtime part */
+  const json_t *tasks = json_object_get(root, "tasks"); /* optional task-runtime part */
   if (tasks && !(p->tasks = pm_prof_tasks_from_json(tasks, p->nprocesses, p->nlocations, err, errlen))) goto bad;
-  const json_t *io = json_object_get(root, "io_classes");    /* optional file-class part */
+  const json_t *io = json_object_get(root, "io_classes"); /* optional file-class part */
   if (io && !(p->io = pm_prof_io_from_json(io, p->nlocations, err, errlen))) goto bad;
-  const json_t *ctr = json_object_get(root, "counters");      /* optional hardware counters */
+  const json_t *ctr = json_object_get(root, "counters"); /* optional hardware counters */
   if (ctr && !(p->counters = pm_prof_counters_from_json(ctr, p->nlocations, p->nvalues, err, errlen))) goto bad;
   /* jansson guarantees UTF-8, not the absence of control characters (\u0001) that XML refuses */
-  if (pm_profile_clean_text(p) != 0) { pm_jr_fail(&c, "out of memory"); pm_profile_free(p); return NULL; }
+  if (pm_profile_clean_text(p) != 0) {
+    pm_jr_fail(&c, "out of memory");
+    pm_profile_free(p);
+    return NULL;
+  }
   pm_profile_finish(p);
   return p;
 bad:
@@ -311,7 +379,10 @@ bad:
 pm_profile *pm_profile_from_json_string(const char *text, char *err, size_t errlen) {
   json_error_t je;
   json_t *root = json_loads(text, 0, &je);
-  if (!root) { snprintf(err, errlen, "invalid JSON at line %d: %s", je.line, je.text); return NULL; }
+  if (!root) {
+    snprintf(err, errlen, "invalid JSON at line %d: %s", je.line, je.text);
+    return NULL;
+  }
   pm_profile *p = pm_profile_from_json(root, err, errlen);
   json_decref(root);
   return p;
@@ -320,7 +391,10 @@ pm_profile *pm_profile_from_json_string(const char *text, char *err, size_t errl
 pm_profile *pm_profile_read_file(const char *path, char *err, size_t errlen) {
   json_error_t je;
   json_t *root = json_load_file(path, 0, &je);
-  if (!root) { snprintf(err, errlen, "%s: %s (line %d)", path, je.text, je.line); return NULL; }
+  if (!root) {
+    snprintf(err, errlen, "%s: %s (line %d)", path, je.text, je.line);
+    return NULL;
+  }
   char inner[400];
   pm_profile *p = pm_profile_from_json(root, inner, sizeof inner);
   if (!p) snprintf(err, errlen, "%s: %s", path, inner);

@@ -10,7 +10,12 @@
 
 void pm_prof_tasks_free(pm_prof_tasks *t) {
   if (!t) return;
-  free(t->taskproc); free(t->codelet); free(t->tag); free(t->transfer); free(t->mpicomm); free(t->mpihandle);
+  free(t->taskproc);
+  free(t->codelet);
+  free(t->tag);
+  free(t->transfer);
+  free(t->mpicomm);
+  free(t->mpihandle);
   free(t);
 }
 
@@ -30,7 +35,7 @@ int pm_prof_tasks_merge(pm_prof_tasks **dstp, const pm_prof_tasks *s, int p0, in
   if (!*dstp && !(*dstp = calloc(1, sizeof **dstp))) return -1;
   pm_prof_tasks *d = *dstp;
   int i, k;
-#define APPEND(arr, n)                                                            \
+#define APPEND(arr, n)                                                                    \
   if ((k = append((void **)&d->arr, &d->n, s->arr, s->n, sizeof *s->arr)) < 0) return -1; \
   for (i = k; i < d->n; i++) d->arr[i].process += p0;
   APPEND(taskproc, ntaskprocs)
@@ -57,11 +62,12 @@ json_t *pm_prof_tasks_to_json(const pm_prof_tasks *t) {
     json_t *comp = json_array();
     for (int j = 0; j < q->ncomp; j++)
       json_array_append_new(comp, json_pack("[i,I,f]", q->comp[j].rank, I(q->comp[j].hash), q->comp[j].time));
-    json_t *o = json_pack("{s:i,s:I,s:I,s:o,s:o,s:f,s:o,s:f}", "process", q->process, "tasks", I(q->tasks),
-                          "bodyless", I(q->bodyless), "dag_pl", cp_json(q->dag_pl), "dag_g", cp_json(q->dag_g),
-                          "coo_mpi", q->coo_mpi, "composition", comp, "composition_other", q->comp_other);
-    json_object_set_new(o, "clocks", json_pack("{s:I,s:I,s:I}", "sent", I(q->clocks_sent), "received",
-                                               I(q->clocks_received), "lost", I(q->clocks_lost)));
+    json_t *o = json_pack("{s:i,s:I,s:I,s:o,s:o,s:f,s:o,s:f}", "process", q->process, "tasks", I(q->tasks), "bodyless",
+                          I(q->bodyless), "dag_pl", cp_json(q->dag_pl), "dag_g", cp_json(q->dag_g), "coo_mpi",
+                          q->coo_mpi, "composition", comp, "composition_other", q->comp_other);
+    json_object_set_new(o, "clocks",
+                        json_pack("{s:I,s:I,s:I}", "sent", I(q->clocks_sent), "received", I(q->clocks_received), "lost",
+                                  I(q->clocks_lost)));
     json_object_set_new(o, "peak_tasks", json_integer(I(q->peak_tasks)));
     json_object_set_new(o, "tags_dropped", json_integer(I(q->tags_dropped)));
     json_object_set_new(o, "handles_untracked", json_integer(I(q->handles_untracked)));
@@ -81,19 +87,21 @@ json_t *pm_prof_tasks_to_json(const pm_prof_tasks *t) {
                           "worker_type", c->worker_type, "hash", I(c->hash), "count", I(c->count), "with_flops",
                           I(c->with_flops), "with_prediction", I(c->with_prediction), "outliers_iqr",
                           I(c->outliers_iqr), "outliers_reg", I(c->outliers_reg));
-    json_object_set_new(o, "time", json_pack("{s:f,s:f,s:f,s:f,s:f}", "total", c->total, "min", c->min, "max", c->max,
-                                             "q1", c->q1, "q3", c->q3));
+    json_object_set_new(
+        o, "time",
+        json_pack("{s:f,s:f,s:f,s:f,s:f}", "total", c->total, "min", c->min, "max", c->max, "q1", c->q1, "q3", c->q3));
     json_object_set_new(o, "flops", json_real(c->flops));
     json_object_set_new(o, "predicted", json_real(c->predicted));
     json_object_set_new(o, "bytes", json_real(c->bytes));
-    if (c->with_waits)   /* absent where the runtime showed no submission and ready times */
-      json_object_set_new(o, "waits", json_pack("{s:I,s:f,s:f}", "count", I(c->with_waits), "dependencies",
-                                                c->wait_deps, "scheduling", c->wait_sched));
+    if (c->with_waits) /* absent where the runtime showed no submission and ready times */
+      json_object_set_new(o, "waits",
+                          json_pack("{s:I,s:f,s:f}", "count", I(c->with_waits), "dependencies", c->wait_deps,
+                                    "scheduling", c->wait_sched));
     json_object_set_new(o, "outliers", top);
     json_array_append_new(cls, o);
   }
   for (int i = 0; i < t->ntags; i++) {
-    const pm_prof_tag *g = &t->tag[i];   /* tags are 64-bit: stored as their signed bit pattern */
+    const pm_prof_tag *g = &t->tag[i]; /* tags are 64-bit: stored as their signed bit pattern */
     json_array_append_new(tags, json_pack("[i,I,I,f,f,f,f]", g->process, (json_int_t)(int64_t)g->tag, I(g->count),
                                           g->total, g->min, g->max, g->flops));
   }
@@ -105,8 +113,8 @@ json_t *pm_prof_tasks_to_json(const pm_prof_tasks *t) {
   for (int i = 0; i < t->nmpicomms; i++) {
     const pm_prof_mpicomm *x = &t->mpicomm[i];
     json_array_append_new(mpi, json_pack("{s:i,s:i,s:s,s:I,s:I,s:f}", "process", x->process, "peer", x->peer, "dir",
-                                         x->dir ? "recv" : "send", "count", I(x->count), "bytes", I(x->bytes),
-                                         "time", x->time));
+                                         x->dir ? "recv" : "send", "count", I(x->count), "bytes", I(x->bytes), "time",
+                                         x->time));
   }
   for (int i = 0; i < t->nmpihandles; i++) {
     const pm_prof_mpihandle *x = &t->mpihandle[i];
@@ -119,14 +127,19 @@ json_t *pm_prof_tasks_to_json(const pm_prof_tasks *t) {
 }
 
 /* ------------------------------------------------------------------------------------- reading */
-typedef struct { pm_jr j; int np, nl; } rd;   /* np, nl: the enclosing profile's bounds */
+typedef struct {
+  pm_jr j;
+  int np, nl;
+} rd; /* np, nl: the enclosing profile's bounds */
 #define fail(r, ...) pm_jr_fail(&(r)->j, __VA_ARGS__)
 static const json_t *get(rd *r, const json_t *o, const char *k, json_type t, const char *w) {
   return pm_jr_member(&r->j, o, k, t, w);
 }
 static double num(rd *r, const json_t *o, const char *k, const char *w) { return pm_jr_num(&r->j, o, k, w); }
 static uint64_t cnt(rd *r, const json_t *o, const char *k, const char *w) { return pm_jr_count(&r->j, o, k, w); }
-static int idx(rd *r, const json_t *o, const char *k, int n, const char *w) { return pm_jr_int(&r->j, o, k, 0, (json_int_t)n - 1, w); }
+static int idx(rd *r, const json_t *o, const char *k, int n, const char *w) {
+  return pm_jr_int(&r->j, o, k, 0, (json_int_t)n - 1, w);
+}
 static pm_prof_cp cp_read(rd *r, const json_t *o, const char *k, const char *w) {
   const json_t *v = get(r, o, k, JSON_OBJECT, w);
   if (!v) return (pm_prof_cp){0, 0, 0};
@@ -150,8 +163,14 @@ static const json_t *arr(rd *r, const json_t *o, const char *k, void **dst, int 
   const json_t *a = get(r, o, k, JSON_ARRAY, "tasks");
   if (!a) return NULL;
   size_t m = json_array_size(a);
-  if (m > 100000000) { fail(r, "implausible size of \"%s\"", k); return NULL; }
-  if (!(*dst = calloc(m + 1, sz))) { fail(r, "out of memory"); return NULL; }
+  if (m > 100000000) {
+    fail(r, "implausible size of \"%s\"", k);
+    return NULL;
+  }
+  if (!(*dst = calloc(m + 1, sz))) {
+    fail(r, "out of memory");
+    return NULL;
+  }
   *n = (int)m;
   return a;
 }
@@ -181,14 +200,17 @@ static void read_procs(rd *r, pm_prof_tasks *t, const json_t *a) {
     q->clocks_sent = cnt(r, ck, "sent", w);
     q->clocks_received = cnt(r, ck, "received", w);
     q->clocks_lost = cnt(r, ck, "lost", w);
-    if (json_array_size(comp) > PM_PROF_COMP_N) { fail(r, "%s: composition too long", w); return; }
+    if (json_array_size(comp) > PM_PROF_COMP_N) {
+      fail(r, "%s: composition too long", w);
+      return;
+    }
     for (size_t j = 0; j < json_array_size(comp); j++) {
       const json_t *e = json_array_get(comp, j);
       if (!json_is_array(e) || json_array_size(e) != 3 || !json_is_integer(json_array_get(e, 0)) ||
           !json_is_integer(json_array_get(e, 1)) || !json_is_number(json_array_get(e, 2)) ||
           json_integer_value(json_array_get(e, 0)) < 0 || json_integer_value(json_array_get(e, 0)) > INT_MAX ||
-          json_integer_value(json_array_get(e, 1)) < 0 ||
-          json_integer_value(json_array_get(e, 1)) > 0xffffffffll || !(json_number_value(json_array_get(e, 2)) >= 0)) {
+          json_integer_value(json_array_get(e, 1)) < 0 || json_integer_value(json_array_get(e, 1)) > 0xffffffffll ||
+          !(json_number_value(json_array_get(e, 2)) >= 0)) {
         fail(r, "%s: composition[%zu] is not [rank, hash, time]", w, j);
         return;
       }
@@ -212,11 +234,15 @@ static void read_codelets(rd *r, pm_prof_tasks *t, const json_t *a) {
     uint64_t h = cnt(r, o, "hash", w);
     if (h > 0xffffffffull) fail(r, "%s: hash out of range", w);
     c->hash = (uint32_t)h;
-    c->count = cnt(r, o, "count", w); c->with_flops = cnt(r, o, "with_flops", w);
+    c->count = cnt(r, o, "count", w);
+    c->with_flops = cnt(r, o, "with_flops", w);
     c->with_prediction = cnt(r, o, "with_prediction", w);
-    c->outliers_iqr = cnt(r, o, "outliers_iqr", w); c->outliers_reg = cnt(r, o, "outliers_reg", w);
-    c->flops = num(r, o, "flops", w); c->predicted = num(r, o, "predicted", w); c->bytes = num(r, o, "bytes", w);
-    if (json_object_get(o, "waits")) {   /* optional: profiles of runtimes that do not show them lack it */
+    c->outliers_iqr = cnt(r, o, "outliers_iqr", w);
+    c->outliers_reg = cnt(r, o, "outliers_reg", w);
+    c->flops = num(r, o, "flops", w);
+    c->predicted = num(r, o, "predicted", w);
+    c->bytes = num(r, o, "bytes", w);
+    if (json_object_get(o, "waits")) { /* optional: profiles of runtimes that do not show them lack it */
       const json_t *wt = get(r, o, "waits", JSON_OBJECT, w);
       c->with_waits = cnt(r, wt, "count", w);
       c->wait_deps = num(r, wt, "dependencies", w);
@@ -225,13 +251,21 @@ static void read_codelets(rd *r, pm_prof_tasks *t, const json_t *a) {
     }
     const json_t *tm = get(r, o, "time", JSON_OBJECT, w), *top = get(r, o, "outliers", JSON_ARRAY, w);
     if (r->j.failed) return;
-    c->total = num(r, tm, "total", w); c->min = num(r, tm, "min", w); c->max = num(r, tm, "max", w);
-    c->q1 = num(r, tm, "q1", w); c->q3 = num(r, tm, "q3", w);
-    if (json_array_size(top) > PM_PROF_TOP) { fail(r, "%s: too many outliers", w); return; }
+    c->total = num(r, tm, "total", w);
+    c->min = num(r, tm, "min", w);
+    c->max = num(r, tm, "max", w);
+    c->q1 = num(r, tm, "q1", w);
+    c->q3 = num(r, tm, "q3", w);
+    if (json_array_size(top) > PM_PROF_TOP) {
+      fail(r, "%s: too many outliers", w);
+      return;
+    }
     for (size_t j = 0; j < json_array_size(top) && !r->j.failed; j++) {
       const json_t *x = json_array_get(top, j);
       pm_prof_outlier *e = &c->top[j];
-      e->duration = num(r, x, "duration", w); e->threshold = num(r, x, "threshold", w); e->start = num(r, x, "start", w);
+      e->duration = num(r, x, "duration", w);
+      e->threshold = num(r, x, "threshold", w);
+      e->start = num(r, x, "start", w);
       const json_t *tg = get(r, x, "tag", JSON_INTEGER, w), *ht = json_object_get(x, "has_tag");
       e->tag = tg ? (uint64_t)(int64_t)json_integer_value(tg) : 0;
       if (!json_is_boolean(ht)) fail(r, "%s: outlier without has_tag", w);
@@ -243,20 +277,28 @@ static void read_codelets(rd *r, pm_prof_tasks *t, const json_t *a) {
   }
 }
 
-static void read_rest(rd *r, pm_prof_tasks *t, const json_t *tags, const json_t *trs, const json_t *mpi, const json_t *mh) {
+static void read_rest(rd *r, pm_prof_tasks *t, const json_t *tags, const json_t *trs, const json_t *mpi,
+                      const json_t *mh) {
   char w[64];
   for (int i = 0; i < t->ntags && !r->j.failed; i++) {
     const json_t *e = json_array_get(tags, (size_t)i);
     int ok = json_is_array(e) && json_array_size(e) == 7;
-    for (int j = 0; ok && j < 7; j++) ok = j < 3 ? json_is_integer(json_array_get(e, j)) : json_is_number(json_array_get(e, j));
-    json_int_t proc = ok ? json_integer_value(json_array_get(e, 0)) : -1, count = ok ? json_integer_value(json_array_get(e, 2)) : -1;
-    if (!ok || proc < 0 || proc >= r->np || count < 0) { fail(r, "tags[%d] is not [process, tag, count, total, min, max, flops]", i); return; }
+    for (int j = 0; ok && j < 7; j++)
+      ok = j < 3 ? json_is_integer(json_array_get(e, j)) : json_is_number(json_array_get(e, j));
+    json_int_t proc = ok ? json_integer_value(json_array_get(e, 0)) : -1,
+               count = ok ? json_integer_value(json_array_get(e, 2)) : -1;
+    if (!ok || proc < 0 || proc >= r->np || count < 0) {
+      fail(r, "tags[%d] is not [process, tag, count, total, min, max, flops]", i);
+      return;
+    }
     pm_prof_tag *g = &t->tag[i];
     g->process = (int)proc;
     g->tag = (uint64_t)(int64_t)json_integer_value(json_array_get(e, 1));
     g->count = (uint64_t)count;
-    g->total = json_number_value(json_array_get(e, 3)); g->min = json_number_value(json_array_get(e, 4));
-    g->max = json_number_value(json_array_get(e, 5)); g->flops = json_number_value(json_array_get(e, 6));
+    g->total = json_number_value(json_array_get(e, 3));
+    g->min = json_number_value(json_array_get(e, 4));
+    g->max = json_number_value(json_array_get(e, 5));
+    g->flops = json_number_value(json_array_get(e, 6));
     if (!(g->total >= 0 && g->min >= 0 && g->max >= 0 && g->flops >= 0)) fail(r, "tags[%d]: negative value", i);
   }
   for (int i = 0; i < t->ntransfers && !r->j.failed; i++) {
@@ -266,7 +308,8 @@ static void read_rest(rd *r, pm_prof_tasks *t, const json_t *tags, const json_t 
     x->process = idx(r, o, "process", r->np, w);
     x->node = idx(r, o, "node", 1 << 20, w);
     str_read(r, o, "kind", x->kind, sizeof x->kind, w);
-    x->count = cnt(r, o, "count", w); x->bytes = cnt(r, o, "bytes", w);
+    x->count = cnt(r, o, "count", w);
+    x->bytes = cnt(r, o, "bytes", w);
   }
   for (int i = 0; i < t->nmpicomms && !r->j.failed; i++) {
     const json_t *o = json_array_get(mpi, (size_t)i);
@@ -275,7 +318,9 @@ static void read_rest(rd *r, pm_prof_tasks *t, const json_t *tags, const json_t 
     x->process = idx(r, o, "process", r->np, w);
     x->peer = idx(r, o, "peer", 1 << 30, w);
     x->dir = dir_read(r, o, w);
-    x->count = cnt(r, o, "count", w); x->bytes = cnt(r, o, "bytes", w); x->time = num(r, o, "time", w);
+    x->count = cnt(r, o, "count", w);
+    x->bytes = cnt(r, o, "bytes", w);
+    x->time = num(r, o, "time", w);
   }
   for (int i = 0; i < t->nmpihandles && !r->j.failed; i++) {
     const json_t *o = json_array_get(mh, (size_t)i);
@@ -286,15 +331,22 @@ static void read_rest(rd *r, pm_prof_tasks *t, const json_t *tags, const json_t 
     x->dir = dir_read(r, o, w);
     const json_t *dt = get(r, o, "data_tag", JSON_INTEGER, w);
     x->data_tag = dt ? (int64_t)json_integer_value(dt) : 0;
-    x->count = cnt(r, o, "count", w); x->bytes = cnt(r, o, "bytes", w);
+    x->count = cnt(r, o, "count", w);
+    x->bytes = cnt(r, o, "bytes", w);
   }
 }
 
 pm_prof_tasks *pm_prof_tasks_from_json(const json_t *o, int nprocesses, int nlocations, char *err, size_t errlen) {
   rd r = {pm_jr_init(err, errlen, "tasks", 1e30), nprocesses, nlocations};
-  if (!json_is_object(o)) { fail(&r, "not an object"); return NULL; }
+  if (!json_is_object(o)) {
+    fail(&r, "not an object");
+    return NULL;
+  }
   pm_prof_tasks *t = calloc(1, sizeof *t);
-  if (!t) { fail(&r, "out of memory"); return NULL; }
+  if (!t) {
+    fail(&r, "out of memory");
+    return NULL;
+  }
   const json_t *procs = arr(&r, o, "processes", (void **)&t->taskproc, &t->ntaskprocs, sizeof *t->taskproc);
   const json_t *cls = arr(&r, o, "codelets", (void **)&t->codelet, &t->ncodelets, sizeof *t->codelet);
   const json_t *tags = arr(&r, o, "tags", (void **)&t->tag, &t->ntags, sizeof *t->tag);
@@ -304,7 +356,10 @@ pm_prof_tasks *pm_prof_tasks_from_json(const json_t *o, int nprocesses, int nloc
   if (!r.j.failed) read_procs(&r, t, procs);
   if (!r.j.failed) read_codelets(&r, t, cls);
   if (!r.j.failed) read_rest(&r, t, tags, trs, mpi, mh);
-  if (r.j.failed) { pm_prof_tasks_free(t); return NULL; }
+  if (r.j.failed) {
+    pm_prof_tasks_free(t);
+    return NULL;
+  }
   return t;
 }
 
@@ -373,8 +428,8 @@ int pm_prof_tasks_input(const pm_profile *p, pm_codelet_input **codelets, int *n
     const pm_prof_codelet *x = &t->codelet[i];
     /* a prediction counts only when every task of the codelet had one (otherwise the predicted
      * and observed totals cover different tasks) */
-    c[i] = (pm_codelet_input){x->name, x->worker_type, x->total,
-                              x->with_prediction == x->count ? x->predicted : 0, (int64_t)x->count};
+    c[i] = (pm_codelet_input){x->name, x->worker_type, x->total, x->with_prediction == x->count ? x->predicted : 0,
+                              (int64_t)x->count};
   }
   *codelets = c;
   *ncodelets = t->ncodelets;

@@ -10,11 +10,19 @@ static size_t char_len(const unsigned char *s) {
   if (c < 0x20 || c == 0x7f) return 0;
   if (c < 0x80) return 1;
   size_t n;
-  unsigned lo = 0x80, hi = 0xbf;   /* allowed range of the second byte */
-  if (c >= 0xc2 && c <= 0xdf) n = 2;
-  else if (c >= 0xe0 && c <= 0xef) { n = 3; if (c == 0xe0) lo = 0xa0; if (c == 0xed) hi = 0x9f; }
-  else if (c >= 0xf0 && c <= 0xf4) { n = 4; if (c == 0xf0) lo = 0x90; if (c == 0xf4) hi = 0x8f; }
-  else return 0;
+  unsigned lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
+  if (c >= 0xc2 && c <= 0xdf)
+    n = 2;
+  else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else
+    return 0;
   if (s[1] < lo || s[1] > hi) return 0;
   for (size_t k = 2; k < n; k++)
     if (s[k] < 0x80 || s[k] > 0xbf) return 0;
@@ -30,9 +38,14 @@ size_t pm_text_clean(char *dst, size_t size, const char *src) {
     size_t n = char_len(s);
     size_t need = n ? n : 4;
     if (out + need > size - 1) break;
-    if (n) { memcpy(dst + out, s, n); s += n; }
-    else {
-      dst[out] = '\\'; dst[out + 1] = 'x'; dst[out + 2] = hex[*s >> 4]; dst[out + 3] = hex[*s & 15];
+    if (n) {
+      memcpy(dst + out, s, n);
+      s += n;
+    } else {
+      dst[out] = '\\';
+      dst[out + 1] = 'x';
+      dst[out + 2] = hex[*s >> 4];
+      dst[out + 3] = hex[*s & 15];
       s++;
     }
     out += need;
@@ -52,7 +65,7 @@ int pm_text_is_clean(const char *src) {
 }
 
 char *pm_text_clean_dup(const char *src) {
-  size_t size = 4 * strlen(src) + 1;   /* every byte escaped at worst */
+  size_t size = 4 * strlen(src) + 1; /* every byte escaped at worst */
   char *d = malloc(size);
   if (d) pm_text_clean(d, size, src);
   return d;
@@ -62,7 +75,7 @@ void pm_text_clean_field(char *field, size_t size) {
   if (size == 0) return;
   field[size - 1] = '\0';
   if (pm_text_is_clean(field)) return;
-  char copy[4096];                     /* the profile's fields are at most 1 KiB */
+  char copy[4096]; /* the profile's fields are at most 1 KiB */
   if (size > sizeof copy) size = sizeof copy;
   memcpy(copy, field, size);
   copy[size - 1] = '\0';

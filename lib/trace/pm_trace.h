@@ -23,9 +23,9 @@
 
 /* ------------------------------------------------------------------------------------ filter */
 typedef struct {
-  char **pat;          /* fnmatch patterns of region names to exclude */
+  char **pat; /* fnmatch patterns of region names to exclude */
   int npat;
-  uint64_t min_ns;     /* regions shorter than this are dropped (see trace_loc.c), 0: off */
+  uint64_t min_ns; /* regions shorter than this are dropped (see trace_loc.c), 0: off */
 } pm_tfilter;
 /* Parses spec ("pat1,pat2,min=<us>"); every bad item yields one warning through warn and is
  * ignored. Returns the number of bad items. */
@@ -37,18 +37,18 @@ PM_HIDDEN void pm_tfilter_free(pm_tfilter *f);
 enum { PM_TR_OFF = 0, PM_TR_WAITING, PM_TR_OPEN, PM_TR_CLOSING, PM_TR_CLOSED };
 
 typedef struct {
-  uint64_t events;           /* events written (all locations of this process) */
-  uint64_t flushes;          /* buffer flushes during the run (not the final ones) */
-  uint64_t flush_ns;         /* time spent in them */
-  uint64_t bytes;            /* size of this process's event files */
-  uint64_t dropped_short;    /* regions dropped by the minimum duration */
+  uint64_t events;        /* events written (all locations of this process) */
+  uint64_t flushes;       /* buffer flushes during the run (not the final ones) */
+  uint64_t flush_ns;      /* time spent in them */
+  uint64_t bytes;         /* size of this process's event files */
+  uint64_t dropped_short; /* regions dropped by the minimum duration */
 } pm_tstats;
 
 typedef struct {
-  int state;                 /* PM_TR_* (atomic) */
-  int slot;                  /* observer slot */
+  int state; /* PM_TR_* (atomic) */
+  int slot;  /* observer slot */
   int rank, nprocs;
-  int collective;            /* archive opened over MPI by nprocs > 1 processes */
+  int collective; /* archive opened over MPI by nprocs > 1 processes */
   pm_tfilter filter;
   pm_region_id flush_region; /* "popmeter:flush" */
   int64_t offset;            /* added to every timestamp */
@@ -57,13 +57,13 @@ typedef struct {
   uint64_t metric_period_ns; /* minimum interval between two metric samples on a location */
   size_t budget;             /* POPMETER_TRACE_BUFFER in bytes */
   OTF2_Archive *archive;
-  pthread_mutex_t lock;      /* archive-level calls (writer creation), registries */
-  char stage[4096];          /* directory holding the archive until it is placed */
-  int owner;                 /* this process places the archive (rank 0, or each rank alone) */
+  pthread_mutex_t lock; /* archive-level calls (writer creation), registries */
+  char stage[4096];     /* directory holding the archive until it is placed */
+  int owner;            /* this process places the archive (rank 0, or each rank alone) */
   int placed;
   char final_dir[4096];
-  pm_tstats stats;           /* of this process (events and bytes known at finalize) */
-  int nerrors;               /* errors reported by OTF2 */
+  pm_tstats stats; /* of this process (events and bytes known at finalize) */
+  int nerrors;     /* errors reported by OTF2 */
   char first_error[256];
 } pm_tglobal;
 PM_HIDDEN extern pm_tglobal pm_tr;
@@ -77,32 +77,32 @@ static inline uint64_t pm_tr_time(uint64_t now) { return (uint64_t)((int64_t)now
 enum { TF_EXCLUDED = 1, TF_WRITTEN = 2, TF_LEFT = 4, TF_MPI_COLL = 8, TF_FORCE = 16, TF_EARLY = 32 };
 typedef struct {
   pm_region_id region;
-  uint32_t flags;            /* TF_* */
-  uint64_t t;                /* trace time of the enter */
-  uint64_t out0, in0;        /* the location's collective byte counters at the enter */
+  uint32_t flags;     /* TF_* */
+  uint64_t t;         /* trace time of the enter */
+  uint64_t out0, in0; /* the location's collective byte counters at the enter */
 } pm_tframe;
 
 typedef struct pm_tloc {
   pm_loc *L;
-  OTF2_EvtWriter *w;         /* created at the first event after the archive opened */
-  uint64_t ref;              /* OTF2 location id */
-  uint64_t t_last;           /* last trace time written */
-  uint32_t depth;            /* frames in use (the core's depth, capped at PM_MAX_DEPTH) */
-  uint32_t pending;          /* lowest frame whose enter may still be unwritten (== depth: none) */
-  int closed;                /* thread exited or finalized: nothing more is written */
-  int failed;                /* the writer could not be created */
-  int in_acct;               /* accounting a flush (reentrancy guard) */
-  int busy;                  /* the owner is writing (finalize waits for it) */
-  int guard_saved;           /* the thread's reentrancy guard before the write */
+  OTF2_EvtWriter *w; /* created at the first event after the archive opened */
+  uint64_t ref;      /* OTF2 location id */
+  uint64_t t_last;   /* last trace time written */
+  uint32_t depth;    /* frames in use (the core's depth, capped at PM_MAX_DEPTH) */
+  uint32_t pending;  /* lowest frame whose enter may still be unwritten (== depth: none) */
+  int closed;        /* thread exited or finalized: nothing more is written */
+  int failed;        /* the writer could not be created */
+  int in_acct;       /* accounting a flush (reentrancy guard) */
+  int busy;          /* the owner is writing (finalize waits for it) */
+  int guard_saved;   /* the thread's reentrancy guard before the write */
   uint64_t flush_t0, flush_t1;
   int flush_pending;
   uint64_t nevents, nmpi;
-  uint64_t t_metric;         /* trace time of the last metric sample */
-  uint32_t coll_depth;       /* frame (1-based) whose collective was reported, 0: none */
+  uint64_t t_metric;   /* trace time of the last metric sample */
+  uint32_t coll_depth; /* frame (1-based) whose collective was reported, 0: none */
   uint32_t coll_comm;
   int coll_root;
-  pthread_mutex_t *vlock;    /* virtual locations: fed from other threads */
-  uint32_t omp_n, omp_team;  /* last thread team this location forked (size, id): a cache */
+  pthread_mutex_t *vlock;   /* virtual locations: fed from other threads */
+  uint32_t omp_n, omp_team; /* last thread team this location forked (size, id): a cache */
   pm_tframe frame[PM_MAX_DEPTH];
 } pm_tloc;
 

@@ -32,16 +32,19 @@
 #endif
 
 /* ------------------------------------------------------------------------------ memory pool */
-typedef struct { void **chunk; uint32_t n, cap; } bufmem;   /* OTF2's perBufferData */
+typedef struct {
+  void **chunk;
+  uint32_t n, cap;
+} bufmem; /* OTF2's perBufferData */
 
 static struct {
   pthread_mutex_t lock;
-  uint64_t chunk;            /* event chunk size */
-  size_t max_chunks;         /* budget / chunk */
+  uint64_t chunk;    /* event chunk size */
+  size_t max_chunks; /* budget / chunk */
   size_t nalloc, nfree, free_cap;
   void **free;
-  size_t peak;               /* most event-chunk bytes allocated at once */
-  char *arena;               /* the reserved mapping the chunks are carved from (NULL: malloc) */
+  size_t peak; /* most event-chunk bytes allocated at once */
+  char *arena; /* the reserved mapping the chunks are carved from (NULL: malloc) */
   size_t arena_len, arena_used;
   void *map;
   size_t map_len;
@@ -51,10 +54,10 @@ static struct {
 static void arena_reserve(size_t len) {
   size_t maplen = len + HUGE_PAGE;
   void *m = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (m == MAP_FAILED) return;          /* malloc then */
+  if (m == MAP_FAILED) return; /* malloc then */
   char *a = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
 #ifdef MADV_HUGEPAGE
-  madvise(a, len, MADV_HUGEPAGE);       /* a hint: without huge pages, 4 KiB pages */
+  madvise(a, len, MADV_HUGEPAGE); /* a hint: without huge pages, 4 KiB pages */
 #endif
   pool.map = m;
   pool.map_len = maplen;
@@ -67,7 +70,8 @@ static int in_arena(const void *p) {
 }
 
 static void *m_allocate(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **pbd, uint64_t size) {
-  (void)ud; (void)loc;
+  (void)ud;
+  (void)loc;
   bufmem *b = *pbd;
   if (!b && !(b = *pbd = calloc(1, sizeof *b))) return NULL;
   if (b->n == b->cap) {
@@ -96,14 +100,15 @@ static void *m_allocate(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *
     }
     pthread_mutex_unlock(&pool.lock);
   } else {
-    p = malloc(size);          /* definitions, at finalize */
+    p = malloc(size); /* definitions, at finalize */
   }
   if (p) b->chunk[b->n++] = p;
-  return p;                    /* NULL: OTF2 flushes this buffer and asks again */
+  return p; /* NULL: OTF2 flushes this buffer and asks again */
 }
 
 static void m_free_all(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **pbd, bool final) {
-  (void)ud; (void)loc;
+  (void)ud;
+  (void)loc;
   bufmem *b = *pbd;
   if (!b) return;
   pthread_mutex_lock(&pool.lock);
@@ -113,8 +118,11 @@ static void m_free_all(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **
         size_t ncap = pool.free_cap ? 2 * pool.free_cap : 64;
         void **n = realloc(pool.free, ncap * sizeof *n);
         if (!n) {
-          if (!in_arena(b->chunk[i])) { free(b->chunk[i]); pool.nalloc--; }
-          continue;                     /* (an arena chunk is lost to the pool: never happens) */
+          if (!in_arena(b->chunk[i])) {
+            free(b->chunk[i]);
+            pool.nalloc--;
+          }
+          continue; /* (an arena chunk is lost to the pool: never happens) */
         }
         pool.free = n;
         pool.free_cap = ncap;
@@ -126,13 +134,18 @@ static void m_free_all(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **
   }
   pthread_mutex_unlock(&pool.lock);
   b->n = 0;
-  if (final) { free(b->chunk); free(b); *pbd = NULL; }
+  if (final) {
+    free(b->chunk);
+    free(b);
+    *pbd = NULL;
+  }
 }
 
 /* After the archive is closed: every chunk is back in the pool. */
 static void pool_release(void) {
   pthread_mutex_lock(&pool.lock);
-  for (size_t i = 0; i < pool.nfree; i++) if (!in_arena(pool.free[i])) free(pool.free[i]);
+  for (size_t i = 0; i < pool.nfree; i++)
+    if (!in_arena(pool.free[i])) free(pool.free[i]);
   pool.nalloc -= pool.nfree;
   pool.nfree = 0;
   free(pool.free);
@@ -154,7 +167,8 @@ static const OTF2_MemoryCallbacks memory_callbacks = {m_allocate, m_free_all};
 static __thread pm_tloc *tls_flushing;
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *caller, bool final) {
-  (void)ud; (void)loc;
+  (void)ud;
+  (void)loc;
   tls_flushing = NULL;
   if (ft == OTF2_FILETYPE_EVENTS && !final && caller) {
     void *T = NULL;
@@ -167,7 +181,9 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc
 }
 
 static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc) {
-  (void)ud; (void)ft; (void)loc;
+  (void)ud;
+  (void)ft;
+  (void)loc;
   uint64_t now = pm_clock_now();
   pm_tloc *T = tls_flushing;
   tls_flushing = NULL;
@@ -186,27 +202,42 @@ static pm_ipc coll_ipc;
 
 static size_t type_size(OTF2_Type t) {
   switch (t) {
-    case OTF2_TYPE_UINT8: case OTF2_TYPE_INT8: return 1;
-    case OTF2_TYPE_UINT16: case OTF2_TYPE_INT16: return 2;
-    case OTF2_TYPE_UINT32: case OTF2_TYPE_INT32: case OTF2_TYPE_FLOAT: return 4;
-    case OTF2_TYPE_UINT64: case OTF2_TYPE_INT64: case OTF2_TYPE_DOUBLE: return 8;
-    default: return 0;
+  case OTF2_TYPE_UINT8:
+  case OTF2_TYPE_INT8: return 1;
+  case OTF2_TYPE_UINT16:
+  case OTF2_TYPE_INT16: return 2;
+  case OTF2_TYPE_UINT32:
+  case OTF2_TYPE_INT32:
+  case OTF2_TYPE_FLOAT: return 4;
+  case OTF2_TYPE_UINT64:
+  case OTF2_TYPE_INT64:
+  case OTF2_TYPE_DOUBLE: return 8;
+  default: return 0;
   }
 }
 #define CB_OK(x) ((x) == 0 ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_ERROR)
 
 static OTF2_CallbackCode c_size(void *ud, OTF2_CollectiveContext *cc, uint32_t *size) {
-  (void)ud; (void)cc; *size = (uint32_t)coll_ipc.size; return OTF2_CALLBACK_SUCCESS;
+  (void)ud;
+  (void)cc;
+  *size = (uint32_t)coll_ipc.size;
+  return OTF2_CALLBACK_SUCCESS;
 }
 static OTF2_CallbackCode c_rank(void *ud, OTF2_CollectiveContext *cc, uint32_t *rank) {
-  (void)ud; (void)cc; *rank = (uint32_t)coll_ipc.rank; return OTF2_CALLBACK_SUCCESS;
+  (void)ud;
+  (void)cc;
+  *rank = (uint32_t)coll_ipc.rank;
+  return OTF2_CALLBACK_SUCCESS;
 }
 static OTF2_CallbackCode c_barrier(void *ud, OTF2_CollectiveContext *cc) {
-  (void)ud; (void)cc; return CB_OK(coll_ipc.barrier(&coll_ipc));
+  (void)ud;
+  (void)cc;
+  return CB_OK(coll_ipc.barrier(&coll_ipc));
 }
 static OTF2_CallbackCode c_bcast(void *ud, OTF2_CollectiveContext *cc, void *data, uint32_t n, OTF2_Type t,
                                  uint32_t root) {
-  (void)ud; (void)cc;
+  (void)ud;
+  (void)cc;
   size_t sz = type_size(t);
   if (!sz) return OTF2_CALLBACK_ERROR;
   return CB_OK(coll_ipc.bcast(&coll_ipc, data, n * sz, (int)root));
@@ -231,13 +262,15 @@ static OTF2_CallbackCode gather_bytes(const void *in, size_t inlen, void *out, c
 }
 static OTF2_CallbackCode c_gather(void *ud, OTF2_CollectiveContext *cc, const void *in, void *out, uint32_t n,
                                   OTF2_Type t, uint32_t root) {
-  (void)ud; (void)cc;
+  (void)ud;
+  (void)cc;
   size_t sz = type_size(t);
   return sz ? gather_bytes(in, n * sz, out, NULL, n, sz, root) : OTF2_CALLBACK_ERROR;
 }
 static OTF2_CallbackCode c_gatherv(void *ud, OTF2_CollectiveContext *cc, const void *in, uint32_t inn, void *out,
                                    const uint32_t *outn, OTF2_Type t, uint32_t root) {
-  (void)ud; (void)cc;
+  (void)ud;
+  (void)cc;
   size_t sz = type_size(t);
   return sz ? gather_bytes(in, inn * sz, out, outn, 0, sz, root) : OTF2_CALLBACK_ERROR;
 }
@@ -251,7 +284,10 @@ static OTF2_CallbackCode scatter_bytes(const void *in, const uint32_t *counts, u
   OTF2_CallbackCode rc = OTF2_CALLBACK_ERROR;
   if (!counts || coll_ipc.bcast(&coll_ipc, cnt, (size_t)P * sizeof *cnt, (int)root) == 0) {
     size_t total = 0, off = 0;
-    for (int i = 0; i < P; i++) { if (i == me) off = total; total += cnt[i] * sz; }
+    for (int i = 0; i < P; i++) {
+      if (i == me) off = total;
+      total += cnt[i] * sz;
+    }
     char *all = me == (int)root ? (char *)(uintptr_t)in : malloc(total ? total : 1);
     if (all && coll_ipc.bcast(&coll_ipc, all, total, (int)root) == 0) {
       memcpy(out, all + off, cnt[me] * sz);
@@ -264,21 +300,30 @@ static OTF2_CallbackCode scatter_bytes(const void *in, const uint32_t *counts, u
 }
 static OTF2_CallbackCode c_scatter(void *ud, OTF2_CollectiveContext *cc, const void *in, void *out, uint32_t n,
                                    OTF2_Type t, uint32_t root) {
-  (void)ud; (void)cc;
+  (void)ud;
+  (void)cc;
   size_t sz = type_size(t);
   return sz ? scatter_bytes(in, NULL, n, out, sz, root) : OTF2_CALLBACK_ERROR;
 }
 static OTF2_CallbackCode c_scatterv(void *ud, OTF2_CollectiveContext *cc, const void *in, const uint32_t *inn,
                                     void *out, uint32_t outn, OTF2_Type t, uint32_t root) {
-  (void)ud; (void)cc;
+  (void)ud;
+  (void)cc;
   size_t sz = type_size(t);
   return sz ? scatter_bytes(in, inn, outn, out, sz, root) : OTF2_CALLBACK_ERROR;
 }
 
-static const OTF2_CollectiveCallbacks collective_callbacks = {
-  .otf2_release = NULL, .otf2_get_size = c_size, .otf2_get_rank = c_rank, .otf2_create_local_comm = NULL,
-  .otf2_free_local_comm = NULL, .otf2_barrier = c_barrier, .otf2_bcast = c_bcast, .otf2_gather = c_gather,
-  .otf2_gatherv = c_gatherv, .otf2_scatter = c_scatter, .otf2_scatterv = c_scatterv};
+static const OTF2_CollectiveCallbacks collective_callbacks = {.otf2_release = NULL,
+                                                              .otf2_get_size = c_size,
+                                                              .otf2_get_rank = c_rank,
+                                                              .otf2_create_local_comm = NULL,
+                                                              .otf2_free_local_comm = NULL,
+                                                              .otf2_barrier = c_barrier,
+                                                              .otf2_bcast = c_bcast,
+                                                              .otf2_gather = c_gather,
+                                                              .otf2_gatherv = c_gatherv,
+                                                              .otf2_scatter = c_scatter,
+                                                              .otf2_scatterv = c_scatterv};
 
 /* ------------------------------------------------------------------------------------ archive */
 static uint64_t chunk_size_for(size_t budget) {
@@ -290,8 +335,8 @@ static uint64_t chunk_size_for(size_t budget) {
 #define DEF_CHUNK (4 * 1024 * 1024)
 
 static OTF2_Archive *archive_new(const char *dir, const pm_ipc *ipc) {
-  OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, pool.chunk, DEF_CHUNK,
-                                      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, pool.chunk, DEF_CHUNK, OTF2_SUBSTRATE_POSIX,
+                                      OTF2_COMPRESSION_NONE);
   if (!a) return NULL;
   OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, NULL);
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetMemoryCallbacks(a, &memory_callbacks, NULL);
@@ -300,7 +345,7 @@ static OTF2_Archive *archive_new(const char *dir, const pm_ipc *ipc) {
     rc = ipc ? OTF2_Archive_SetCollectiveCallbacks(a, &collective_callbacks, NULL, NULL, NULL)
              : OTF2_Archive_SetSerialCollectiveCallbacks(a);
   if (rc == OTF2_SUCCESS) {
-    char raw[256] = "", host[256], app[256];   /* both are byte strings: clean text (pm_text.h) */
+    char raw[256] = "", host[256], app[256]; /* both are byte strings: clean text (pm_text.h) */
     gethostname(raw, sizeof raw - 1);
     pm_text_clean(host, sizeof host, raw);
     pm_text_clean(app, sizeof app, program_invocation_short_name);
@@ -308,7 +353,10 @@ static OTF2_Archive *archive_new(const char *dir, const pm_ipc *ipc) {
     OTF2_Archive_SetCreator(a, "popmeter " PACKAGE_VERSION);
     OTF2_Archive_SetDescription(a, app);
   }
-  if (rc != OTF2_SUCCESS) { OTF2_Archive_Close(a); return NULL; }
+  if (rc != OTF2_SUCCESS) {
+    OTF2_Archive_Close(a);
+    return NULL;
+  }
   return a;
 }
 
@@ -319,19 +367,22 @@ int pm_tarchive_open(const pm_ipc *ipc, char *err, size_t errlen) {
   if (ipc) coll_ipc = *ipc;
   OTF2_Archive *a = archive_new(pm_tr.stage, ipc);
   int ok = a != NULL;
-  if (ipc) {   /* everyone must have succeeded, or nobody traces */
+  if (ipc) { /* everyone must have succeeded, or nobody traces */
     char **parts = NULL;
     char mine[2] = {ok ? '1' : '0', 0};
     if (coll_ipc.gather(&coll_ipc, mine, 1, &parts) != 0) ok = 0;
     int all = ok;
     if (coll_ipc.rank == 0 && parts) {
-      for (int i = 0; i < coll_ipc.size; i++) { if (!parts[i] || parts[i][0] != '1') all = 0; free(parts[i]); }
+      for (int i = 0; i < coll_ipc.size; i++) {
+        if (!parts[i] || parts[i][0] != '1') all = 0;
+        free(parts[i]);
+      }
       free(parts);
     }
     if (coll_ipc.bcast(&coll_ipc, &all, sizeof all, 0) != 0) all = 0;
     if (!all && a) {
       snprintf(err, errlen, "some process could not create its part of the archive in %s", pm_tr.stage);
-      return -1;   /* the half-made archive is left alone: closing it could touch the shared files */
+      return -1; /* the half-made archive is left alone: closing it could touch the shared files */
     }
     ok = all;
   }
@@ -386,7 +437,10 @@ static int write_definitions(OTF2_Archive *a, const pm_ipc *ipc) {
   if (OTF2_Archive_OpenDefFiles(a) != OTF2_SUCCESS) rc = -1;
   if ((!ipc || ipc->rank == 0) && rc == 0) rc = ok ? pm_tdefs_write(a, parts, n) : -1;
   if (OTF2_Archive_CloseDefFiles(a) != OTF2_SUCCESS) rc = -1;
-  if (ipc && parts) { for (int i = 0; i < n; i++) free(parts[i]); free(parts); }
+  if (ipc && parts) {
+    for (int i = 0; i < n; i++) free(parts[i]);
+    free(parts);
+  }
   free(mine);
   return rc;
 }
@@ -430,10 +484,10 @@ int pm_tarchive_finish_alone(void) {
   }
   char sub[4200];
   snprintf(sub, sizeof sub, "%s/traces", pm_tr.stage);
-  rmdir(sub);                 /* the last process out removes the shared directory */
+  rmdir(sub); /* the last process out removes the shared directory */
   rmdir(pm_tr.stage);
   if (strlen(dir) < sizeof pm_tr.stage) memcpy(pm_tr.stage, dir, strlen(dir) + 1);
-  pm_tr.archive = NULL;       /* the shared archive handle is abandoned: the process is exiting */
+  pm_tr.archive = NULL; /* the shared archive handle is abandoned: the process is exiting */
   pool_release();
   return rc;
 }

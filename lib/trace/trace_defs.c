@@ -22,7 +22,11 @@
 
 /* ---------------------------------------------------------------------------- communicators */
 #define PM_TR_MAX_COMMS 16384
-typedef struct { int kind; uint32_t key, n; uint64_t *m; } tcomm;
+typedef struct {
+  int kind;
+  uint32_t key, n;
+  uint64_t *m;
+} tcomm;
 static tcomm *comms[PM_TR_MAX_COMMS];
 static uint32_t ncomms;
 
@@ -30,17 +34,22 @@ uint32_t pm_tcomm_add(int kind, int n, const uint64_t *members, uint32_t key) {
   if (n < 0) return UINT32_MAX;
   tcomm *c = calloc(1, sizeof *c);
   uint64_t *m = calloc((size_t)n + 1, sizeof *m);
-  if (!c || !m) { free(c); free(m); return UINT32_MAX; }
+  if (!c || !m) {
+    free(c);
+    free(m);
+    return UINT32_MAX;
+  }
   for (int i = 0; i < n; i++) m[i] = members ? members[i] : UINT64_MAX;
   *c = (tcomm){kind, key, (uint32_t)n, m};
   pthread_mutex_lock(&pm_tr.lock);
   uint32_t id = ncomms;
   if (id >= PM_TR_MAX_COMMS) {
     pthread_mutex_unlock(&pm_tr.lock);
-    free(m); free(c);
+    free(m);
+    free(c);
     return UINT32_MAX;
   }
-  if (kind == PM_TCOMM_MPI) {   /* ordinal among this process's communicators of the same members */
+  if (kind == PM_TCOMM_MPI) { /* ordinal among this process's communicators of the same members */
     key = 0;
     for (uint32_t i = 0; i < id; i++)
       if (comms[i]->kind == kind && comms[i]->n == (uint32_t)n && !memcmp(comms[i]->m, m, (size_t)n * sizeof *m)) key++;
@@ -61,21 +70,35 @@ void pm_tcomm_set_member(uint32_t id, uint32_t index, uint64_t member) {
 }
 
 void pm_tcomm_reset(void) {
-  for (uint32_t i = 0; i < ncomms; i++) { free(comms[i]->m); free(comms[i]); comms[i] = NULL; }
+  for (uint32_t i = 0; i < ncomms; i++) {
+    free(comms[i]->m);
+    free(comms[i]);
+    comms[i] = NULL;
+  }
   ncomms = 0;
 }
 
 /* ------------------------------------------------------------------------ MPI operations */
-static const struct { const char *name; int op; } coll_ops[] = {
-  {"MPI_Barrier", OTF2_COLLECTIVE_OP_BARRIER}, {"MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST},
-  {"MPI_Gather", OTF2_COLLECTIVE_OP_GATHER}, {"MPI_Gatherv", OTF2_COLLECTIVE_OP_GATHERV},
-  {"MPI_Scatter", OTF2_COLLECTIVE_OP_SCATTER}, {"MPI_Scatterv", OTF2_COLLECTIVE_OP_SCATTERV},
-  {"MPI_Allgather", OTF2_COLLECTIVE_OP_ALLGATHER}, {"MPI_Allgatherv", OTF2_COLLECTIVE_OP_ALLGATHERV},
-  {"MPI_Alltoall", OTF2_COLLECTIVE_OP_ALLTOALL}, {"MPI_Alltoallv", OTF2_COLLECTIVE_OP_ALLTOALLV},
-  {"MPI_Alltoallw", OTF2_COLLECTIVE_OP_ALLTOALLW}, {"MPI_Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE},
-  {"MPI_Reduce", OTF2_COLLECTIVE_OP_REDUCE}, {"MPI_Reduce_scatter", OTF2_COLLECTIVE_OP_REDUCE_SCATTER},
-  {"MPI_Reduce_scatter_block", OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK}, {"MPI_Scan", OTF2_COLLECTIVE_OP_SCAN},
-  {"MPI_Exscan", OTF2_COLLECTIVE_OP_EXSCAN}};
+static const struct {
+  const char *name;
+  int op;
+} coll_ops[] = {{"MPI_Barrier", OTF2_COLLECTIVE_OP_BARRIER},
+                {"MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST},
+                {"MPI_Gather", OTF2_COLLECTIVE_OP_GATHER},
+                {"MPI_Gatherv", OTF2_COLLECTIVE_OP_GATHERV},
+                {"MPI_Scatter", OTF2_COLLECTIVE_OP_SCATTER},
+                {"MPI_Scatterv", OTF2_COLLECTIVE_OP_SCATTERV},
+                {"MPI_Allgather", OTF2_COLLECTIVE_OP_ALLGATHER},
+                {"MPI_Allgatherv", OTF2_COLLECTIVE_OP_ALLGATHERV},
+                {"MPI_Alltoall", OTF2_COLLECTIVE_OP_ALLTOALL},
+                {"MPI_Alltoallv", OTF2_COLLECTIVE_OP_ALLTOALLV},
+                {"MPI_Alltoallw", OTF2_COLLECTIVE_OP_ALLTOALLW},
+                {"MPI_Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE},
+                {"MPI_Reduce", OTF2_COLLECTIVE_OP_REDUCE},
+                {"MPI_Reduce_scatter", OTF2_COLLECTIVE_OP_REDUCE_SCATTER},
+                {"MPI_Reduce_scatter_block", OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK},
+                {"MPI_Scan", OTF2_COLLECTIVE_OP_SCAN},
+                {"MPI_Exscan", OTF2_COLLECTIVE_OP_EXSCAN}};
 
 int pm_tdefs_collective_op(const char *name) {
   for (size_t i = 0; i < sizeof coll_ops / sizeof *coll_ops; i++)
@@ -86,44 +109,53 @@ int pm_tdefs_collective_op(const char *name) {
 static OTF2_RegionRole region_role(const char *name, int paradigm, int role) {
   if (paradigm == PM_PARADIGM_MPI) {
     switch (pm_tdefs_collective_op(name)) {
-      case OTF2_COLLECTIVE_OP_BARRIER: return OTF2_REGION_ROLE_BARRIER;
-      case OTF2_COLLECTIVE_OP_BCAST: case OTF2_COLLECTIVE_OP_SCATTER: case OTF2_COLLECTIVE_OP_SCATTERV:
-        return OTF2_REGION_ROLE_COLL_ONE2ALL;
-      case OTF2_COLLECTIVE_OP_GATHER: case OTF2_COLLECTIVE_OP_GATHERV: case OTF2_COLLECTIVE_OP_REDUCE:
-        return OTF2_REGION_ROLE_COLL_ALL2ONE;
-      case OTF2_COLLECTIVE_OP_ALLGATHER: case OTF2_COLLECTIVE_OP_ALLGATHERV: case OTF2_COLLECTIVE_OP_ALLTOALL:
-      case OTF2_COLLECTIVE_OP_ALLTOALLV: case OTF2_COLLECTIVE_OP_ALLTOALLW: case OTF2_COLLECTIVE_OP_ALLREDUCE:
-        return OTF2_REGION_ROLE_COLL_ALL2ALL;
-      case -1: break;
-      default: return OTF2_REGION_ROLE_COLL_OTHER;
+    case OTF2_COLLECTIVE_OP_BARRIER: return OTF2_REGION_ROLE_BARRIER;
+    case OTF2_COLLECTIVE_OP_BCAST:
+    case OTF2_COLLECTIVE_OP_SCATTER:
+    case OTF2_COLLECTIVE_OP_SCATTERV: return OTF2_REGION_ROLE_COLL_ONE2ALL;
+    case OTF2_COLLECTIVE_OP_GATHER:
+    case OTF2_COLLECTIVE_OP_GATHERV:
+    case OTF2_COLLECTIVE_OP_REDUCE: return OTF2_REGION_ROLE_COLL_ALL2ONE;
+    case OTF2_COLLECTIVE_OP_ALLGATHER:
+    case OTF2_COLLECTIVE_OP_ALLGATHERV:
+    case OTF2_COLLECTIVE_OP_ALLTOALL:
+    case OTF2_COLLECTIVE_OP_ALLTOALLV:
+    case OTF2_COLLECTIVE_OP_ALLTOALLW:
+    case OTF2_COLLECTIVE_OP_ALLREDUCE: return OTF2_REGION_ROLE_COLL_ALL2ALL;
+    case -1: break;
+    default: return OTF2_REGION_ROLE_COLL_OTHER;
     }
   }
   switch (role) {
-    case PM_ROLE_POINT2POINT: return OTF2_REGION_ROLE_POINT2POINT;
-    case PM_ROLE_COLLECTIVE: return OTF2_REGION_ROLE_COLL_OTHER;
-    case PM_ROLE_BARRIER: return OTF2_REGION_ROLE_BARRIER;
-    case PM_ROLE_PARALLEL: return OTF2_REGION_ROLE_PARALLEL;
-    case PM_ROLE_TASK: return OTF2_REGION_ROLE_TASK;
-    case PM_ROLE_FILE_IO: return OTF2_REGION_ROLE_FILE_IO;
-    case PM_ROLE_WRAPPER: return OTF2_REGION_ROLE_WRAPPER;
-    case PM_ROLE_ARTIFICIAL: return OTF2_REGION_ROLE_ARTIFICIAL;
-    default: return OTF2_REGION_ROLE_FUNCTION;
+  case PM_ROLE_POINT2POINT: return OTF2_REGION_ROLE_POINT2POINT;
+  case PM_ROLE_COLLECTIVE: return OTF2_REGION_ROLE_COLL_OTHER;
+  case PM_ROLE_BARRIER: return OTF2_REGION_ROLE_BARRIER;
+  case PM_ROLE_PARALLEL: return OTF2_REGION_ROLE_PARALLEL;
+  case PM_ROLE_TASK: return OTF2_REGION_ROLE_TASK;
+  case PM_ROLE_FILE_IO: return OTF2_REGION_ROLE_FILE_IO;
+  case PM_ROLE_WRAPPER: return OTF2_REGION_ROLE_WRAPPER;
+  case PM_ROLE_ARTIFICIAL: return OTF2_REGION_ROLE_ARTIFICIAL;
+  default: return OTF2_REGION_ROLE_FUNCTION;
   }
 }
 
 static OTF2_Paradigm paradigm_of(int p) {
   switch (p) {
-    case PM_PARADIGM_USER: return OTF2_PARADIGM_USER;
-    case PM_PARADIGM_MPI: return OTF2_PARADIGM_MPI;
-    case PM_PARADIGM_OPENMP: return OTF2_PARADIGM_OPENMP;
-    case PM_PARADIGM_CUDA: return OTF2_PARADIGM_CUDA;
-    case PM_PARADIGM_MEASUREMENT: return OTF2_PARADIGM_MEASUREMENT_SYSTEM;
-    default: return OTF2_PARADIGM_UNKNOWN;     /* StarPU and POSIX I/O have no OTF2 3.0 paradigm */
+  case PM_PARADIGM_USER: return OTF2_PARADIGM_USER;
+  case PM_PARADIGM_MPI: return OTF2_PARADIGM_MPI;
+  case PM_PARADIGM_OPENMP: return OTF2_PARADIGM_OPENMP;
+  case PM_PARADIGM_CUDA: return OTF2_PARADIGM_CUDA;
+  case PM_PARADIGM_MEASUREMENT: return OTF2_PARADIGM_MEASUREMENT_SYSTEM;
+  default: return OTF2_PARADIGM_UNKNOWN; /* StarPU and POSIX I/O have no OTF2 3.0 paradigm */
   }
 }
 
 /* ------------------------------------------------------------------------------- local part */
-typedef struct { char *s; size_t n, cap; int oom; } sbuf;
+typedef struct {
+  char *s;
+  size_t n, cap;
+  int oom;
+} sbuf;
 static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void sb_printf(sbuf *b, const char *fmt, ...) {
   if (b->oom) return;
@@ -132,11 +164,20 @@ static void sb_printf(sbuf *b, const char *fmt, ...) {
     va_start(ap, fmt);
     int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
     va_end(ap);
-    if (k < 0) { b->oom = 1; return; }
-    if (b->s && b->n + (size_t)k < b->cap) { b->n += (size_t)k; return; }
+    if (k < 0) {
+      b->oom = 1;
+      return;
+    }
+    if (b->s && b->n + (size_t)k < b->cap) {
+      b->n += (size_t)k;
+      return;
+    }
     size_t ncap = (b->cap ? 2 * b->cap : 4096) + (size_t)k;
     char *n = realloc(b->s, ncap);
-    if (!n) { b->oom = 1; return; }
+    if (!n) {
+      b->oom = 1;
+      return;
+    }
     b->s = n;
     b->cap = ncap;
   }
@@ -147,9 +188,12 @@ static void sb_name(sbuf *b, const char *raw) {
   pm_text_clean(name, sizeof name, raw);
   sb_printf(b, " ");
   for (const char *c = name; *c; c++) {
-    if (*c == '\\') sb_printf(b, "\\\\");
-    else if (*c == '\n') sb_printf(b, "\\n");
-    else sb_printf(b, "%c", *c);
+    if (*c == '\\')
+      sb_printf(b, "\\\\");
+    else if (*c == '\n')
+      sb_printf(b, "\\n");
+    else
+      sb_printf(b, "%c", *c);
   }
   sb_printf(b, "\n");
 }
@@ -164,7 +208,10 @@ char *pm_tdefs_local(void) {
     pm_tloc *T = pm_tloc_at(i);
     if (!T || T->failed) continue;
     if (T->t_last > t_last) t_last = T->t_last;
-    if (T->nmpi > best) { best = T->nmpi; mpi_loc = T->ref; }
+    if (T->nmpi > best) {
+      best = T->nmpi;
+      mpi_loc = T->ref;
+    }
     if (T->L->role == PM_ROLE_MAIN && main_loc == UINT64_MAX) main_loc = T->ref;
   }
   if (mpi_loc == UINT64_MAX) mpi_loc = main_loc;
@@ -188,32 +235,55 @@ char *pm_tdefs_local(void) {
     for (uint32_t k = 0; k < c->n; k++) sb_printf(&b, " %llu", (unsigned long long)c->m[k]);
     sb_printf(&b, "\n");
   }
-  if (b.oom) { free(b.s); return NULL; }
+  if (b.oom) {
+    free(b.s);
+    return NULL;
+  }
   return b.s ? b.s : strdup("");
 }
 
 /* --------------------------------------------------------------------------------- parsing */
-typedef struct { uint64_t ref, nevents; int role; char *name; } dloc;
-typedef struct { uint32_t id; int paradigm, role; char *name; } dreg;
-typedef struct { uint32_t id, key, n; int kind; uint64_t *m; } dcomm;
+typedef struct {
+  uint64_t ref, nevents;
+  int role;
+  char *name;
+} dloc;
+typedef struct {
+  uint32_t id;
+  int paradigm, role;
+  char *name;
+} dreg;
+typedef struct {
+  uint32_t id, key, n;
+  int kind;
+  uint64_t *m;
+} dcomm;
 typedef struct {
   int rank, nprocs;
-  int placeholder;               /* a process whose part is missing (see add_placeholders) */
+  int placeholder; /* a process whose part is missing (see add_placeholders) */
   uint64_t t0, t1, mpi_loc;
   char *host;
-  dloc *loc; int nloc;
-  dreg *reg; int nreg;
-  dcomm *comm; int ncomm;
-  uint32_t *regmap, *commmap;    /* local id -> global id */
+  dloc *loc;
+  int nloc;
+  dreg *reg;
+  int nreg;
+  dcomm *comm;
+  int ncomm;
+  uint32_t *regmap, *commmap; /* local id -> global id */
   uint32_t nregmap, ncommmap;
 } dproc;
 
 static char *unescape(char *s) {
   char *o = s, *r = s;
   while (*r) {
-    if (*r == '\\' && r[1] == 'n') { *o++ = '\n'; r += 2; }
-    else if (*r == '\\' && r[1] == '\\') { *o++ = '\\'; r += 2; }
-    else *o++ = *r++;
+    if (*r == '\\' && r[1] == 'n') {
+      *o++ = '\n';
+      r += 2;
+    } else if (*r == '\\' && r[1] == '\\') {
+      *o++ = '\\';
+      r += 2;
+    } else
+      *o++ = *r++;
   }
   *o = '\0';
   return s;
@@ -232,7 +302,9 @@ static int parse_part(char *text, dproc *p) {
       unsigned long long t0, t1, ml;
       if (sscanf(line, "P %d %d %ld %llu %llu %llu %n", &p->rank, &p->nprocs, &pid, &t0, &t1, &ml, &off) < 6 || !off)
         return -1;
-      p->t0 = t0; p->t1 = t1; p->mpi_loc = ml;
+      p->t0 = t0;
+      p->t1 = t1;
+      p->mpi_loc = ml;
       p->host = unescape(line + off);
     } else if (line[0] == 'L') {
       if (p->nloc == capl) {
@@ -292,11 +364,19 @@ static int parse_part(char *text, dproc *p) {
 
 static void free_part(dproc *p) {
   for (int i = 0; i < p->ncomm; i++) free(p->comm[i].m);
-  free(p->loc); free(p->reg); free(p->comm); free(p->regmap); free(p->commmap);
+  free(p->loc);
+  free(p->reg);
+  free(p->comm);
+  free(p->regmap);
+  free(p->commmap);
 }
 
 /* ------------------------------------------------------------------------------- string map */
-typedef struct { char **key; uint32_t *val; uint32_t cap, n; } smap;
+typedef struct {
+  char **key;
+  uint32_t *val;
+  uint32_t cap, n;
+} smap;
 static uint64_t str_hash(const char *s) {
   uint64_t h = 1469598103934665603ull;
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
@@ -309,7 +389,11 @@ static uint32_t smap_get(smap *m, const char *key, int *is_new) {
     uint32_t ncap = m->cap ? 2 * m->cap : 256;
     char **nk = calloc(ncap, sizeof *nk);
     uint32_t *nv = calloc(ncap, sizeof *nv);
-    if (!nk || !nv) { free(nk); free(nv); return UINT32_MAX; }
+    if (!nk || !nv) {
+      free(nk);
+      free(nv);
+      return UINT32_MAX;
+    }
     for (uint32_t i = 0; i < m->cap; i++) {
       if (!m->key[i]) continue;
       uint64_t j = str_hash(m->key[i]) & (ncap - 1);
@@ -317,8 +401,11 @@ static uint32_t smap_get(smap *m, const char *key, int *is_new) {
       nk[j] = m->key[i];
       nv[j] = m->val[i];
     }
-    free(m->key); free(m->val);
-    m->key = nk; m->val = nv; m->cap = ncap;
+    free(m->key);
+    free(m->val);
+    m->key = nk;
+    m->val = nv;
+    m->cap = ncap;
   }
   uint64_t j = str_hash(key) & (m->cap - 1);
   while (m->key[j]) {
@@ -332,36 +419,51 @@ static uint32_t smap_get(smap *m, const char *key, int *is_new) {
 }
 static void smap_free(smap *m) {
   for (uint32_t i = 0; i < m->cap; i++) free(m->key[i]);
-  free(m->key); free(m->val);
+  free(m->key);
+  free(m->val);
   memset(m, 0, sizeof *m);
 }
 
 /* Strings of the global definitions, written first in id order. */
-typedef struct { smap map; const char **list; uint32_t cap; int oom; } strtab;
+typedef struct {
+  smap map;
+  const char **list;
+  uint32_t cap;
+  int oom;
+} strtab;
 static uint32_t str_id(strtab *t, const char *s) {
   int is_new;
   uint32_t id = smap_get(&t->map, s, &is_new);
-  if (id == UINT32_MAX) { t->oom = 1; return 0; }
+  if (id == UINT32_MAX) {
+    t->oom = 1;
+    return 0;
+  }
   if (is_new) {
     if (id >= t->cap) {
       uint32_t ncap = t->cap ? 2 * t->cap : 256;
       const char **n = realloc(t->list, ncap * sizeof *n);
-      if (!n) { t->oom = 1; return 0; }
+      if (!n) {
+        t->oom = 1;
+        return 0;
+      }
       t->list = n;
       t->cap = ncap;
     }
-    t->list[id] = s;   /* s outlives the table (parts or literals) */
+    t->list[id] = s; /* s outlives the table (parts or literals) */
   }
   return id;
 }
 
 /* --------------------------------------------------------------------------------- writing */
 typedef struct {
-  dproc *p; int np;
+  dproc *p;
+  int np;
   strtab str;
   smap regkey, commkey;
-  dreg **greg; uint32_t ngreg, capreg;          /* global regions (first occurrence) */
-  dcomm **gcomm; uint32_t ngcomm, capcomm;      /* global communicators */
+  dreg **greg;
+  uint32_t ngreg, capreg; /* global regions (first occurrence) */
+  dcomm **gcomm;
+  uint32_t ngcomm, capcomm; /* global communicators */
   int oom;
 } unify;
 
@@ -379,7 +481,7 @@ static int push_ptr(void ***arr, uint32_t *n, uint32_t *cap, void *x) {
 
 static int unify_ids(unify *u) {
   char key[512];
-  uint32_t *kmap = NULL, nk = 0, capk = 0;     /* communicator key -> global communicator */
+  uint32_t *kmap = NULL, nk = 0, capk = 0; /* communicator key -> global communicator */
   int rc = 0;
   for (int i = 0; !rc && i < u->np; i++) {
     dproc *p = &u->p[i];
@@ -388,29 +490,42 @@ static int unify_ids(unify *u) {
       snprintf(key, sizeof key, "%d/%.500s", r->paradigm, r->name);
       int is_new;
       uint32_t g = smap_get(&u->regkey, key, &is_new);
-      if (g == UINT32_MAX || (is_new && push_ptr((void ***)&u->greg, &u->ngreg, &u->capreg, r))) { rc = -1; break; }
+      if (g == UINT32_MAX || (is_new && push_ptr((void ***)&u->greg, &u->ngreg, &u->capreg, r))) {
+        rc = -1;
+        break;
+      }
       p->regmap[r->id] = g;
     }
     for (int k = 0; !rc && k < p->ncomm; k++) {
       dcomm *c = &p->comm[k];
-      uint32_t g = u->ngcomm;                 /* thread teams are per process: always new */
+      uint32_t g = u->ngcomm; /* thread teams are per process: always new */
       int is_new = 1;
       if (c->kind != PM_TCOMM_TEAM) {
         /* MPI: one global communicator per member list and creation ordinal; SELF: one for all */
-        size_t len = (size_t)snprintf(key, sizeof key, "%d/%u/%u:", c->kind, c->key, c->kind == PM_TCOMM_SELF ? 0 : c->n);
+        size_t len =
+            (size_t)snprintf(key, sizeof key, "%d/%u/%u:", c->kind, c->key, c->kind == PM_TCOMM_SELF ? 0 : c->n);
         char *big = malloc(len + 21 * (size_t)c->n + 1);
-        if (!big) { rc = -1; break; }
+        if (!big) {
+          rc = -1;
+          break;
+        }
         memcpy(big, key, len + 1);
         for (uint32_t m = 0; c->kind == PM_TCOMM_MPI && m < c->n; m++)
           len += (size_t)sprintf(big + len, "%llu,", (unsigned long long)c->m[m]);
         uint32_t id = smap_get(&u->commkey, big, &is_new);
         free(big);
-        if (id == UINT32_MAX) { rc = -1; break; }
+        if (id == UINT32_MAX) {
+          rc = -1;
+          break;
+        }
         if (is_new) {
           if (nk == capk) {
             capk = capk ? 2 * capk : 64;
             uint32_t *n = realloc(kmap, capk * sizeof *n);
-            if (!n) { rc = -1; break; }
+            if (!n) {
+              rc = -1;
+              break;
+            }
             kmap = n;
           }
           kmap[nk++] = g;
@@ -418,7 +533,10 @@ static int unify_ids(unify *u) {
           g = kmap[id];
         }
       }
-      if (is_new && push_ptr((void ***)&u->gcomm, &u->ngcomm, &u->capcomm, c)) { rc = -1; break; }
+      if (is_new && push_ptr((void ***)&u->gcomm, &u->ngcomm, &u->capcomm, c)) {
+        rc = -1;
+        break;
+      }
       p->commmap[c->id] = g;
     }
   }
@@ -427,8 +545,10 @@ static int unify_ids(unify *u) {
 }
 
 static const char *proc_group_name(const dproc *p, char *buf, size_t len) {
-  if (p->nprocs > 1) snprintf(buf, len, "MPI Rank %d", p->rank);
-  else snprintf(buf, len, "Process");
+  if (p->nprocs > 1)
+    snprintf(buf, len, "MPI Rank %d", p->rank);
+  else
+    snprintf(buf, len, "Process");
   return buf;
 }
 
@@ -451,7 +571,10 @@ static int write_global(OTF2_Archive *a, unify *u) {
     if (u->p[i].t1 > t1) t1 = u->p[i].t1;
   }
   for (uint32_t c = 0; c < u->ngcomm; c++) {
-    if (u->gcomm[c]->kind == PM_TCOMM_TEAM) omp = 1; else mpi = 1;
+    if (u->gcomm[c]->kind == PM_TCOMM_TEAM)
+      omp = 1;
+    else
+      mpi = 1;
   }
   if (t0 == UINT64_MAX) t0 = 0;
   if (t1 < t0) t1 = t0;
@@ -464,10 +587,17 @@ static int write_global(OTF2_Archive *a, unify *u) {
   uint32_t s_useful_d = str_id(S, "cumulative time the location spent in useful computation (popmeter)");
   uint32_t s_sec = str_id(S, "s");
   char buf[64];
-  uint32_t *s_group = calloc((size_t)u->np + 1, sizeof *s_group), *s_host_of = calloc((size_t)u->np + 1, sizeof *s_host_of);
+  uint32_t *s_group = calloc((size_t)u->np + 1, sizeof *s_group),
+           *s_host_of = calloc((size_t)u->np + 1, sizeof *s_host_of);
   uint32_t *node_of = calloc((size_t)u->np + 1, sizeof *node_of);
   char **gnames = calloc((size_t)u->np + 1, sizeof *gnames);
-  if (!s_group || !s_host_of || !node_of || !gnames) { free(s_group); free(s_host_of); free(node_of); free(gnames); return -1; }
+  if (!s_group || !s_host_of || !node_of || !gnames) {
+    free(s_group);
+    free(s_host_of);
+    free(node_of);
+    free(gnames);
+    return -1;
+  }
   smap hosts = {0};
   for (int i = 0; i < u->np; i++) {
     dproc *p = &u->p[i];
@@ -480,21 +610,27 @@ static int write_global(OTF2_Archive *a, unify *u) {
   for (uint32_t r = 0; r < u->ngreg; r++) str_id(S, u->greg[r]->name);
   int rc = S->oom ? -1 : 0;
   /* ---- records ---- */
-  if (!rc) rc = OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, t0, t1 - t0, realtime_of(t0)) != OTF2_SUCCESS;
+  if (!rc)
+    rc = OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, t0, t1 - t0, realtime_of(t0)) != OTF2_SUCCESS;
   for (uint32_t s = 0; !rc && s < S->map.n; s++)
     rc = OTF2_GlobalDefWriter_WriteString(g, s, S->list[s]) != OTF2_SUCCESS;
-  if (!rc && mpi) rc = OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, s_mpi, OTF2_PARADIGM_CLASS_PROCESS) != OTF2_SUCCESS;
+  if (!rc && mpi)
+    rc = OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, s_mpi, OTF2_PARADIGM_CLASS_PROCESS) != OTF2_SUCCESS;
   if (!rc && omp)
-    rc = OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_OPENMP, s_omp, OTF2_PARADIGM_CLASS_THREAD_FORK_JOIN) != OTF2_SUCCESS;
-  if (!rc) rc = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE) != OTF2_SUCCESS;
+    rc = OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_OPENMP, s_omp, OTF2_PARADIGM_CLASS_THREAD_FORK_JOIN) !=
+         OTF2_SUCCESS;
+  if (!rc)
+    rc = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE) !=
+         OTF2_SUCCESS;
   for (int i = 0, done = 0; !rc && i < u->np; i++) {
-    if ((int)node_of[i] <= done) continue;    /* hosts in order of first appearance */
+    if ((int)node_of[i] <= done) continue; /* hosts in order of first appearance */
     done = (int)node_of[i];
     rc = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, node_of[i], s_host_of[i], s_node, 0) != OTF2_SUCCESS;
   }
   for (int i = 0; !rc && i < u->np; i++)
-    rc = OTF2_GlobalDefWriter_WriteLocationGroup(g, (uint32_t)u->p[i].rank, s_group[i], OTF2_LOCATION_GROUP_TYPE_PROCESS,
-                                                 node_of[i], OTF2_UNDEFINED_LOCATION_GROUP) != OTF2_SUCCESS;
+    rc =
+        OTF2_GlobalDefWriter_WriteLocationGroup(g, (uint32_t)u->p[i].rank, s_group[i], OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                node_of[i], OTF2_UNDEFINED_LOCATION_GROUP) != OTF2_SUCCESS;
   for (int i = 0; !rc && i < u->np; i++) {
     dproc *p = &u->p[i];
     for (int k = 0; !rc && k < p->nloc; k++)
@@ -507,7 +643,8 @@ static int write_global(OTF2_Archive *a, unify *u) {
     dreg *d = u->greg[r];
     uint32_t s = str_id(S, d->name);
     rc = OTF2_GlobalDefWriter_WriteRegion(g, r, s, s, s_empty, region_role(d->name, d->paradigm, d->role),
-                                          paradigm_of(d->paradigm), OTF2_REGION_FLAG_NONE, s_empty, 0, 0) != OTF2_SUCCESS;
+                                          paradigm_of(d->paradigm), OTF2_REGION_FLAG_NONE, s_empty, 0,
+                                          0) != OTF2_SUCCESS;
   }
   /* ---- groups and communicators ---- */
   uint32_t next_group = 0, g_mpilocs = UINT32_MAX, g_omplocs = UINT32_MAX;
@@ -519,12 +656,13 @@ static int write_global(OTF2_Archive *a, unify *u) {
     if (!members) rc = -1;
     for (int i = 0; !rc && i < u->np; i++) members[u->p[i].rank < u->np ? u->p[i].rank : i] = u->p[i].mpi_loc;
     g_mpilocs = next_group++;
-    if (!rc) rc = OTF2_GlobalDefWriter_WriteGroup(g, g_mpilocs, s_mlocs, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                                  OTF2_GROUP_FLAG_NONE, (uint32_t)u->np, members) != OTF2_SUCCESS;
+    if (!rc)
+      rc = OTF2_GlobalDefWriter_WriteGroup(g, g_mpilocs, s_mlocs, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                           OTF2_GROUP_FLAG_NONE, (uint32_t)u->np, members) != OTF2_SUCCESS;
     free(members);
     members = NULL;
   }
-  if (!rc && omp) {   /* every location that took part in a thread team, in order of appearance */
+  if (!rc && omp) { /* every location that took part in a thread team, in order of appearance */
     uint32_t n = 0;
     for (uint32_t c = 0; c < u->ngcomm; c++) {
       dcomm *d = u->gcomm[c];
@@ -533,20 +671,27 @@ static int write_global(OTF2_Archive *a, unify *u) {
         if (d->m[k] == UINT64_MAX) continue;
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)d->m[k]);
         int is_new;
-        if (smap_get(&omplocs, buf, &is_new) == UINT32_MAX) { rc = -1; break; }
+        if (smap_get(&omplocs, buf, &is_new) == UINT32_MAX) {
+          rc = -1;
+          break;
+        }
         if (!is_new) continue;
         if (n == nmembers_cap) {
           nmembers_cap = nmembers_cap ? 2 * nmembers_cap : 64;
           uint64_t *m = realloc(members, nmembers_cap * sizeof *m);
-          if (!m) { rc = -1; break; }
+          if (!m) {
+            rc = -1;
+            break;
+          }
           members = m;
         }
         members[n++] = d->m[k];
       }
     }
     g_omplocs = next_group++;
-    if (!rc) rc = OTF2_GlobalDefWriter_WriteGroup(g, g_omplocs, s_olocs, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP,
-                                                  OTF2_GROUP_FLAG_NONE, n, members) != OTF2_SUCCESS;
+    if (!rc)
+      rc = OTF2_GlobalDefWriter_WriteGroup(g, g_omplocs, s_olocs, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP,
+                                           OTF2_GROUP_FLAG_NONE, n, members) != OTF2_SUCCESS;
   }
   for (uint32_t c = 0; !rc && c < u->ngcomm; c++) {
     dcomm *d = u->gcomm[c];
@@ -563,7 +708,10 @@ static int write_global(OTF2_Archive *a, unify *u) {
     } else {
       uint64_t *idx = malloc(sizeof *idx * ((size_t)d->n + 1));
       uint32_t n = 0;
-      if (!idx) { rc = -1; break; }
+      if (!idx) {
+        rc = -1;
+        break;
+      }
       for (uint32_t k = 0; k < d->n; k++) {
         if (d->m[k] == UINT64_MAX) continue;
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)d->m[k]);
@@ -574,19 +722,25 @@ static int write_global(OTF2_Archive *a, unify *u) {
       free(idx);
       name = s_team;
     }
-    if (!rc) rc = OTF2_GlobalDefWriter_WriteComm(g, c, name, grp, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE) != OTF2_SUCCESS;
+    if (!rc)
+      rc = OTF2_GlobalDefWriter_WriteComm(g, c, name, grp, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE) != OTF2_SUCCESS;
   }
   free(members);
   smap_free(&omplocs);
   /* ---- the metric ---- */
   OTF2_MetricMemberRef member = 0;
-  if (!rc) rc = OTF2_GlobalDefWriter_WriteMetricMember(g, 0, s_useful, s_useful_d, OTF2_METRIC_TYPE_OTHER,
-                                                       OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL,
-                                                       -9, s_sec) != OTF2_SUCCESS;
-  if (!rc) rc = OTF2_GlobalDefWriter_WriteMetricClass(g, PM_TR_METRIC, 1, &member, OTF2_METRIC_ASYNCHRONOUS,
-                                                      OTF2_RECORDER_KIND_ABSTRACT) != OTF2_SUCCESS;
+  if (!rc)
+    rc = OTF2_GlobalDefWriter_WriteMetricMember(g, 0, s_useful, s_useful_d, OTF2_METRIC_TYPE_OTHER,
+                                                OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, -9,
+                                                s_sec) != OTF2_SUCCESS;
+  if (!rc)
+    rc = OTF2_GlobalDefWriter_WriteMetricClass(g, PM_TR_METRIC, 1, &member, OTF2_METRIC_ASYNCHRONOUS,
+                                               OTF2_RECORDER_KIND_ABSTRACT) != OTF2_SUCCESS;
   for (int i = 0; i < u->np; i++) free(gnames[i]);
-  free(gnames); free(s_group); free(s_host_of); free(node_of);
+  free(gnames);
+  free(s_group);
+  free(s_host_of);
+  free(node_of);
   smap_free(&hosts);
   return rc ? -1 : 0;
 }
@@ -604,7 +758,10 @@ static int write_local(OTF2_Archive *a, unify *u) {
     for (uint32_t k = 0; !rc && k < p->ncommmap; k++) rc = OTF2_IdMap_AddIdPair(cm, k, p->commmap[k]) != OTF2_SUCCESS;
     for (int k = 0; !rc && k < p->nloc; k++) {
       OTF2_DefWriter *w = OTF2_Archive_GetDefWriter(a, p->loc[k].ref);
-      if (!w) { rc = -1; break; }
+      if (!w) {
+        rc = -1;
+        break;
+      }
       if (rm && OTF2_DefWriter_WriteMappingTable(w, OTF2_MAPPING_REGION, rm) != OTF2_SUCCESS) rc = -1;
       if (cm && OTF2_DefWriter_WriteMappingTable(w, OTF2_MAPPING_COMM, cm) != OTF2_SUCCESS) rc = -1;
       if (OTF2_Archive_CloseDefWriter(a, w) != OTF2_SUCCESS) rc = -1;
@@ -649,7 +806,7 @@ int pm_tdefs_write(OTF2_Archive *a, char **parts, int nparts) {
   unify u;
   memset(&u, 0, sizeof u);
   int nprocs = 0;
-  for (int i = 0; i < nparts; i++) {   /* the size of the run, as the parts say */
+  for (int i = 0; i < nparts; i++) { /* the size of the run, as the parts say */
     int r, n;
     if (parts[i] && sscanf(parts[i], "P %d %d", &r, &n) == 2 && n > nprocs && n <= (1 << 20)) nprocs = n;
   }

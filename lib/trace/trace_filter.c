@@ -19,12 +19,19 @@ int pm_tfilter_parse(const char *spec, pm_tfilter *f, void (*warn)(const char *f
   memset(f, 0, sizeof *f);
   if (!spec || !spec[0]) return 0;
   char *copy = strdup(spec);
-  if (!copy) { warn("POPMETER_TRACE_FILTER: out of memory; the trace is not filtered"); return 1; }
+  if (!copy) {
+    warn("POPMETER_TRACE_FILTER: out of memory; the trace is not filtered");
+    return 1;
+  }
   int bad = 0;
   size_t cap = 1;
   for (const char *c = spec; *c; c++) cap += *c == ',';
   f->pat = calloc(cap, sizeof *f->pat);
-  if (!f->pat) { free(copy); warn("POPMETER_TRACE_FILTER: out of memory; the trace is not filtered"); return 1; }
+  if (!f->pat) {
+    free(copy);
+    warn("POPMETER_TRACE_FILTER: out of memory; the trace is not filtered");
+    return 1;
+  }
   char *save = NULL;
   for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     char *item = trim(tok);
@@ -47,7 +54,10 @@ int pm_tfilter_parse(const char *spec, pm_tfilter *f, void (*warn)(const char *f
       bad++;
       continue;
     }
-    if (!(f->pat[f->npat] = strdup(item))) { bad++; continue; }
+    if (!(f->pat[f->npat] = strdup(item))) {
+      bad++;
+      continue;
+    }
     f->npat++;
   }
   free(copy);

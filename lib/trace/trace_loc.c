@@ -47,7 +47,9 @@ static unsigned rclass(pm_region_id r) {
   return c;
 }
 
-pm_tloc *pm_tloc_of(pm_loc *L) { return L && pm_tr.slot >= 0 && (uint32_t)pm_tr.slot < L->nobs ? L->obs_data[pm_tr.slot] : NULL; }
+pm_tloc *pm_tloc_of(pm_loc *L) {
+  return L && pm_tr.slot >= 0 && (uint32_t)pm_tr.slot < L->nobs ? L->obs_data[pm_tr.slot] : NULL;
+}
 uint32_t pm_tloc_count_all(void) { return pm_loc_count(); }
 pm_tloc *pm_tloc_at(uint32_t i) { return i < PM_MAX_LOCATIONS ? __atomic_load_n(&tlocs[i], __ATOMIC_ACQUIRE) : NULL; }
 
@@ -75,7 +77,10 @@ static void write_pending(pm_tloc *T, uint32_t upto) {
 }
 
 static OTF2_EvtWriter *open_writer(pm_tloc *T) {
-  if (!(T->w = pm_tarchive_writer(T))) { T->failed = 1; return NULL; }
+  if (!(T->w = pm_tarchive_writer(T))) {
+    T->failed = 1;
+    return NULL;
+  }
   /* frames entered before the archive opened start at the open time */
   T->t_last = pm_tr.t_open;
   T->t_metric = pm_tr.t_open;
@@ -166,7 +171,7 @@ static void leave_frame(pm_tloc *T, uint32_t i, uint64_t t) {
     if (coll || (t >= f->t && t - f->t >= pm_tr.filter.min_ns)) {
       write_pending(T, i + 1);
     } else {
-      pm_tr.stats.dropped_short++;   /* a race between threads only blurs this counter */
+      pm_tr.stats.dropped_short++; /* a race between threads only blurs this counter */
       f->flags |= TF_LEFT;
       return;
     }
@@ -188,11 +193,17 @@ static void leave_frame(pm_tloc *T, uint32_t i, uint64_t t) {
 /* ---------------------------------------------------------------------------- callbacks */
 static void on_attach(pm_loc *L, unsigned slot) {
   pm_tloc *T = calloc(1, sizeof *T);
-  if (!T) { pm_warn("out of memory: thread %u is not traced", pm_loc_id(L)); return; }
+  if (!T) {
+    pm_warn("out of memory: thread %u is not traced", pm_loc_id(L));
+    return;
+  }
   T->L = L;
   if (L->is_virtual) {
     T->vlock = malloc(sizeof *T->vlock);
-    if (!T->vlock) { free(T); return; }
+    if (!T->vlock) {
+      free(T);
+      return;
+    }
     pthread_mutex_init(T->vlock, NULL);
   }
   L->obs_data[slot] = T;
@@ -208,7 +219,7 @@ static void on_enter(pm_loc *L, unsigned slot, pm_region_id r, pm_state s, uint3
   f->region = r;
   f->flags = ((c & RC_EXCLUDED) ? TF_EXCLUDED : 0) | ((c & RC_FORCE) ? TF_FORCE : 0);
   f->t = pm_tr_time(now);
-  if (PM_UNLIKELY(pm_tr_state() != PM_TR_OPEN)) f->flags |= TF_EARLY;   /* (the clock offset may change) */
+  if (PM_UNLIKELY(pm_tr_state() != PM_TR_OPEN)) f->flags |= TF_EARLY; /* (the clock offset may change) */
   if (c & RC_MPI_COLL) {
     f->flags |= TF_MPI_COLL;
     f->out0 = L->coll_bytes_out;
@@ -216,7 +227,7 @@ static void on_enter(pm_loc *L, unsigned slot, pm_region_id r, pm_state s, uint3
   }
   T->depth = depth;
   if (T->pending > depth - 1) T->pending = depth - 1;
-  if ((f->flags & TF_EXCLUDED) || (pm_tr.filter.min_ns && !(f->flags & TF_FORCE))) return;   /* not now */
+  if ((f->flags & TF_EXCLUDED) || (pm_tr.filter.min_ns && !(f->flags & TF_FORCE))) return; /* not now */
   if (!begin(T)) return;
   write_pending(T, depth);
   end(T);
@@ -248,8 +259,10 @@ static void on_leave(pm_loc *L, unsigned slot, uint32_t depth, uint64_t now) {
 static void on_detach(pm_loc *L, unsigned slot, uint64_t now) {
   pm_tloc *T = L->obs_data[slot];
   if (!T) return;
-  if (pm_tr_state() == PM_TR_OPEN) pm_tloc_close(T, now);
-  else T->depth = T->pending = 0;
+  if (pm_tr_state() == PM_TR_OPEN)
+    pm_tloc_close(T, now);
+  else
+    T->depth = T->pending = 0;
 }
 
 static const pm_loc_observer observer = {on_attach, NULL, on_enter, on_leave, NULL, NULL, on_detach};
@@ -262,7 +275,7 @@ void pm_tloc_close(pm_tloc *T, uint64_t t_end) {
   uint64_t t = pm_tr_time(t_end);
   if (T->vlock) pthread_mutex_lock(T->vlock);
   int guard = pm_in_tool();
-  pm_set_in_tool(1);               /* popmeter's own file I/O (see begin) */
+  pm_set_in_tool(1); /* popmeter's own file I/O (see begin) */
   if (!T->failed && (T->w || open_writer(T))) {
     for (uint32_t i = T->depth; i-- > 0;) leave_frame(T, i, t);
     T->depth = T->pending = 0;
@@ -283,7 +296,10 @@ void pm_tloc_reset(void) {
   for (uint32_t i = 0; i < PM_MAX_LOCATIONS; i++) {
     pm_tloc *T = tlocs[i];
     if (!T) continue;
-    if (T->vlock) { pthread_mutex_destroy(T->vlock); free(T->vlock); }
+    if (T->vlock) {
+      pthread_mutex_destroy(T->vlock);
+      free(T->vlock);
+    }
     free(T);
     tlocs[i] = NULL;
   }

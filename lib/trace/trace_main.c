@@ -32,12 +32,15 @@ pm_tglobal pm_tr = {.state = PM_TR_OFF, .slot = -1, .lock = PTHREAD_MUTEX_INITIA
 
 static OTF2_ErrorCode otf2_error(void *ud, const char *file, uint64_t line, const char *fn, OTF2_ErrorCode code,
                                  const char *fmt, va_list va) {
-  (void)ud; (void)file; (void)line; (void)fn;
+  (void)ud;
+  (void)file;
+  (void)line;
+  (void)fn;
   if (__atomic_fetch_add(&pm_tr.nerrors, 1, __ATOMIC_RELAXED) == 0) {
     char msg[192] = "";
     if (fmt) vsnprintf(msg, sizeof msg, fmt, va);
-    snprintf(pm_tr.first_error, sizeof pm_tr.first_error, "%s%s%s", OTF2_Error_GetDescription(code),
-             msg[0] ? ": " : "", msg);
+    snprintf(pm_tr.first_error, sizeof pm_tr.first_error, "%s%s%s", OTF2_Error_GetDescription(code), msg[0] ? ": " : "",
+             msg);
   }
   return code;
 }
@@ -71,7 +74,7 @@ static int make_stage(char *out, size_t len) {
 
 static int open_serial(void) {
   int guard = pm_in_tool(), rc = -1;
-  pm_set_in_tool(1);               /* the archive's own file I/O is not the application's */
+  pm_set_in_tool(1); /* the archive's own file I/O is not the application's */
   pm_tr.rank = 0;
   pm_tr.nprocs = 1;
   pm_tr.collective = 0;
@@ -97,26 +100,33 @@ void pm_trace_activate(const pm_config *cfg) {
   OTF2_Error_RegisterCallback(otf2_error, NULL);
   pm_tfilter_parse(cfg->s[PM_CFG_TRACE_FILTER], &pm_tr.filter, pm_warn);
   pm_tr.budget = (size_t)cfg->i[PM_CFG_TRACE_BUFFER] << 20;
-  pm_tr.metric_period_ns = 10000000;   /* a useful-time sample at most every 10 ms per location */
+  pm_tr.metric_period_ns = 10000000; /* a useful-time sample at most every 10 ms per location */
   pm_tr.flush_region = pm_region_register("popmeter:flush", PM_PARADIGM_MEASUREMENT, PM_ROLE_ARTIFICIAL);
   int slot = pm_tloc_observer_add();
-  if (slot < 0) { pm_warn("trace: no location observer slot left; no trace is written"); return; }
+  if (slot < 0) {
+    pm_warn("trace: no location observer slot left; no trace is written");
+    return;
+  }
   pm_tr.slot = slot;
   set_state(PM_TR_WAITING);
   /* a program started by an MPI launcher opens its archive with the other ranks at MPI_Init;
    * anything else (no MPI, or an MPI singleton) now, alone */
-  int launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK") || getenv("MPI_LOCALNRANKS");
+  int launched =
+      getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK") || getenv("MPI_LOCALNRANKS");
   if ((!launched || !dlsym(RTLD_DEFAULT, "PMPI_Init")) && open_serial() != 0) set_state(PM_TR_OFF);
 }
 
 /* --------------------------------------------------------------------------------- MPI_Init */
-typedef struct { int all, any, serial; char stage[4096]; } decision;
+typedef struct {
+  int all, any, serial;
+  char stage[4096];
+} decision;
 
 static int start(const pm_ipc *ipc);
 int pm_trace_start(const pm_ipc *ipc) {
   if (!ipc || !ipc->bcast || !ipc->barrier) return 0;
   int guard = pm_in_tool();
-  pm_set_in_tool(1);               /* the archive's own file I/O is not the application's */
+  pm_set_in_tool(1); /* the archive's own file I/O is not the application's */
   int rc = start(ipc);
   pm_set_in_tool(guard);
   return rc;
@@ -138,7 +148,7 @@ static int start(const pm_ipc *ipc) {
   char host[256] = "", mine[512];
   gethostname(host, sizeof host - 1);
   ipc->barrier(ipc);
-  uint64_t t = pm_clock_now();       /* the ranks leave the barrier at about the same time */
+  uint64_t t = pm_clock_now(); /* the ranks leave the barrier at about the same time */
   snprintf(mine, sizeof mine, "%d %llu %s", on, (unsigned long long)t, host);
   char **parts = NULL;
   decision d = {0, 0, 0, ""};
@@ -146,11 +156,14 @@ static int start(const pm_ipc *ipc) {
   int ok = ipc->gather(ipc, mine, strlen(mine), &parts) == 0 && off;
   if (ipc->rank == 0 && parts) {
     unsigned long long *ts = calloc((size_t)ipc->size, sizeof *ts);
-    char (*hosts)[256] = calloc((size_t)ipc->size, sizeof *hosts);
+    char(*hosts)[256] = calloc((size_t)ipc->size, sizeof *hosts);
     d.all = ok && ts && hosts;
     for (int i = 0; ts && hosts && i < ipc->size; i++) {
       int o = 0;
-      if (!parts[i] || sscanf(parts[i], "%d %llu %255s", &o, &ts[i], hosts[i]) != 3) { d.all = 0; break; }
+      if (!parts[i] || sscanf(parts[i], "%d %llu %255s", &o, &ts[i], hosts[i]) != 3) {
+        d.all = 0;
+        break;
+      }
       d.all &= o == 1;
       d.any |= o != 0;
       d.serial |= o == 2;
@@ -173,12 +186,15 @@ static int start(const pm_ipc *ipc) {
     free(ts);
     free(hosts);
   }
-  if (parts) { for (int i = 0; i < ipc->size; i++) free(parts[i]); free(parts); }
+  if (parts) {
+    for (int i = 0; i < ipc->size; i++) free(parts[i]);
+    free(parts);
+  }
   if (ipc->bcast(ipc, &d, sizeof d, 0) != 0) d.all = 0;
   if (d.all && (!off || ipc->bcast(ipc, off, (size_t)ipc->size * sizeof *off, 0) != 0)) d.all = 0;
   if (!d.all) {
     free(off);
-    if (on == 2 && ipc->size == 1) {   /* a singleton: its MPI events join the archive already open */
+    if (on == 2 && ipc->size == 1) { /* a singleton: its MPI events join the archive already open */
       define_world(1);
       return 1;
     }
@@ -195,7 +211,8 @@ static int start(const pm_ipc *ipc) {
   pm_tr.t_open = pm_tr_time(pm_clock_now());
   char err[512];
   if (pm_tarchive_open(pm_tr.collective ? ipc : NULL, err, sizeof err) != 0) {
-    if (ipc->rank == 0) pm_error("trace: %s%s%s; no trace is written", err, pm_tr.nerrors ? ": " : "", pm_tr.first_error);
+    if (ipc->rank == 0)
+      pm_error("trace: %s%s%s; no trace is written", err, pm_tr.nerrors ? ": " : "", pm_tr.first_error);
     set_state(PM_TR_OFF);
     return 0;
   }
@@ -211,7 +228,10 @@ void pm_trace_finalize(const pm_ipc *ipc, uint64_t t_end) {
   if (st == PM_TR_WAITING) {
     /* the program has MPI but never initialised it: a serial trace of what is still open */
     pm_info("trace: MPI_Init was not called; the trace only holds the regions open at the end");
-    if (open_serial() != 0) { set_state(PM_TR_CLOSED); return; }
+    if (open_serial() != 0) {
+      set_state(PM_TR_CLOSED);
+      return;
+    }
   }
   set_state(PM_TR_CLOSING);
   uint32_t n = pm_tloc_count_all();
@@ -253,7 +273,10 @@ void pm_trace_finalize(const pm_ipc *ipc, uint64_t t_end) {
 void pm_trace_place(const char *dir) {
   if (pm_tr_state() != PM_TR_CLOSED || !pm_tr.owner || pm_tr.placed || !pm_tr.stage[0]) return;
   pm_tr.placed = 1;
-  if (!dir) { pm_warn("no output directory: the trace stays in %s/traces.otf2", pm_tr.stage); return; }
+  if (!dir) {
+    pm_warn("no output directory: the trace stays in %s/traces.otf2", pm_tr.stage);
+    return;
+  }
   static const char *const names[] = {"traces.otf2", "traces.def", "traces"};
   char from[3][4200], to[3][4200];
   for (int i = 0; i < 3; i++) {
@@ -268,7 +291,7 @@ void pm_trace_place(const char *dir) {
   for (int i = 0; i < 3; i++) {
     if (rename(from[i], to[i]) != 0) {
       int e = errno;
-      for (int k = 0; k < i; k++) rename(to[k], from[k]);   /* keep the archive in one piece */
+      for (int k = 0; k < i; k++) rename(to[k], from[k]); /* keep the archive in one piece */
       pm_warn("cannot move the trace into %s (%s): it stays in %s/traces.otf2", dir, strerror(e), pm_tr.stage);
       return;
     }

@@ -68,8 +68,10 @@ void pm_trace_mpi_recv(pm_loc *L, uint32_t comm, int peer, int tag, uint64_t byt
   uint64_t t;
   OTF2_EvtWriter *w = T ? pm_tloc_begin(T, 0, 0, &t) : NULL;
   if (!w) return;
-  if (req) pm_tloc_count(T, OTF2_EvtWriter_MpiIrecv(w, NULL, t, (uint32_t)peer, comm, (uint32_t)tag, bytes, req));
-  else pm_tloc_count(T, OTF2_EvtWriter_MpiRecv(w, NULL, t, (uint32_t)peer, comm, (uint32_t)tag, bytes));
+  if (req)
+    pm_tloc_count(T, OTF2_EvtWriter_MpiIrecv(w, NULL, t, (uint32_t)peer, comm, (uint32_t)tag, bytes, req));
+  else
+    pm_tloc_count(T, OTF2_EvtWriter_MpiRecv(w, NULL, t, (uint32_t)peer, comm, (uint32_t)tag, bytes));
   T->nmpi++;
   pm_tloc_end(T);
 }

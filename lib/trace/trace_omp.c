@@ -30,14 +30,20 @@ void pm_trace_omp_join(pm_loc *L, uint64_t now) {
 uint32_t pm_trace_omp_team(pm_loc *master, uint32_t nthreads) {
   pm_tloc *T = pm_tloc_of(master);
   if (!T || pm_tr_state() != PM_TR_OPEN || nthreads == 0) return UINT32_MAX;
-  if (PM_LIKELY(T->omp_n == nthreads)) return T->omp_team;   /* the common case: the same team again */
+  if (PM_LIKELY(T->omp_n == nthreads)) return T->omp_team; /* the common case: the same team again */
   /* (master, size) -> team: a linear search of this process's teams, only when the size changes */
-  static struct { pm_loc *master; uint32_t n, id; } known[1024];
+  static struct {
+    pm_loc *master;
+    uint32_t n, id;
+  } known[1024];
   static uint32_t nknown;
   uint32_t id = UINT32_MAX;
   pthread_mutex_lock(&pm_tr.lock);
   for (uint32_t i = 0; i < nknown; i++)
-    if (known[i].master == master && known[i].n == nthreads) { id = known[i].id; break; }
+    if (known[i].master == master && known[i].n == nthreads) {
+      id = known[i].id;
+      break;
+    }
   pthread_mutex_unlock(&pm_tr.lock);
   if (id == UINT32_MAX) {
     id = pm_tcomm_add(PM_TCOMM_TEAM, (int)nthreads, NULL, pm_loc_id(master));
@@ -45,7 +51,10 @@ uint32_t pm_trace_omp_team(pm_loc *master, uint32_t nthreads) {
     if (id != UINT32_MAX && nknown < 1024) known[nknown++] = (typeof(known[0])){master, nthreads, id};
     pthread_mutex_unlock(&pm_tr.lock);
   }
-  if (id != UINT32_MAX) { T->omp_n = nthreads; T->omp_team = id; }
+  if (id != UINT32_MAX) {
+    T->omp_n = nthreads;
+    T->omp_team = id;
+  }
   return id;
 }
 

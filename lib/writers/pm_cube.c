@@ -44,11 +44,13 @@ static int validate(const pm_profile *p, const char *path, errbuf *e) {
     return fail(e, "%s: a CUBE file name must end in .cubex (CubeLib finds it by that suffix)", path);
   if (p->nlocations <= 0 || p->ncnodes <= 0 || p->nregions <= 0 || p->nprocesses <= 0)
     return fail(e, "%s: the profile has no %s; CUBE needs at least one", path,
-                p->nprocesses <= 0 ? "process" : p->nlocations <= 0 ? "location" : "call path");
+                p->nprocesses <= 0   ? "process"
+                : p->nlocations <= 0 ? "location"
+                                     : "call path");
   for (int i = 0; i < p->nprocesses; i++)
     if (p->proc[i].node < 0 || p->proc[i].node >= p->nnodes)
-      return fail(e, "%s: process %d has node %d outside 0..%d (profile not finished?)", path, i,
-                  p->proc[i].node, p->nnodes - 1);
+      return fail(e, "%s: process %d has node %d outside 0..%d (profile not finished?)", path, i, p->proc[i].node,
+                  p->nnodes - 1);
   for (int i = 0; i < p->nlocations; i++)
     if (p->loc[i].process < 0 || p->loc[i].process >= p->nprocesses)
       return fail(e, "%s: location %d refers to process %d of %d", path, i, p->loc[i].process, p->nprocesses);
@@ -71,13 +73,18 @@ static void put_le(unsigned char *o, uint64_t v, int bytes) {
 }
 
 /* Per-call-path lists of value indices (CSR), so a row is built from its own values only. */
-typedef struct { int *start, *idx; } by_cnode;
+typedef struct {
+  int *start, *idx;
+} by_cnode;
 
 static int index_values(const pm_profile *p, by_cnode *bc) {
   bc->start = calloc((size_t)p->ncnodes + 1, sizeof(int));
   bc->idx = malloc(sizeof(int) * (size_t)(p->nvalues + 1));
   int *fill = malloc(sizeof(int) * (size_t)(p->ncnodes + 1));
-  if (!bc->start || !bc->idx || !fill) { free(fill); return -1; }
+  if (!bc->start || !bc->idx || !fill) {
+    free(fill);
+    return -1;
+  }
   for (int i = 0; i < p->nvalues; i++) bc->start[p->val[i].cnode + 1]++;
   for (int c = 0; c < p->ncnodes; c++) bc->start[c + 1] += bc->start[c];
   memcpy(fill, bc->start, sizeof(int) * (size_t)p->ncnodes);
@@ -89,11 +96,11 @@ static int index_values(const pm_profile *p, by_cnode *bc) {
 typedef struct {
   const pm_profile *p;
   const pm_cube_layout *lay;
-  const int *order;          /* row k holds call path order[k] */
+  const int *order; /* row k holds call path order[k] */
   by_cnode bc;
-  double *dacc;              /* one row of sums, by column */
+  double *dacc; /* one row of sums, by column */
   uint64_t *uacc;
-  unsigned char *row;        /* the encoded row */
+  unsigned char *row; /* the encoded row */
   uint64_t mtime;
 } data_ctx;
 
@@ -108,14 +115,19 @@ static int write_data(FILE *f, data_ctx *d, int id, const pm_cube_metric_def *m)
   if (pm_tar_write_header(f, name, size, d->mtime) != 0 || fwrite("CUBEX.DATA", 1, 10, f) != 10) return -1;
   for (int k = 0; k < p->ncnodes; k++) {
     int c = d->order[k];
-    if (m->dtype == PM_CUBE_DOUBLE) memset(d->dacc, 0, sizeof(double) * (size_t)L);
-    else memset(d->uacc, 0, sizeof(uint64_t) * (size_t)L);
+    if (m->dtype == PM_CUBE_DOUBLE)
+      memset(d->dacc, 0, sizeof(double) * (size_t)L);
+    else
+      memset(d->uacc, 0, sizeof(uint64_t) * (size_t)L);
     for (int j = d->bc.start[c]; j < d->bc.start[c + 1]; j++) {
       const pm_prof_value *v = &p->val[d->bc.idx[j]];
       int col = d->lay->col[v->location];
-      if (m->dtype == PM_CUBE_DOUBLE) d->dacc[col] += pm_cube_time_of(m, v);
-      else if (m->src == PM_CUBE_SRC_COUNTER) d->uacc[col] += pm_cube_counter_of(p, m, d->bc.idx[j]);
-      else d->uacc[col] += pm_cube_count_of(m, v);
+      if (m->dtype == PM_CUBE_DOUBLE)
+        d->dacc[col] += pm_cube_time_of(m, v);
+      else if (m->src == PM_CUBE_SRC_COUNTER)
+        d->uacc[col] += pm_cube_counter_of(p, m, d->bc.idx[j]);
+      else
+        d->uacc[col] += pm_cube_count_of(m, v);
     }
     for (int col = 0; col < L; col++) {
       uint64_t bits = d->uacc[col];
@@ -139,8 +151,8 @@ static int write_index(FILE *f, int id, uint64_t mtime) {
   return pm_tar_write_member(f, name, ix, sizeof ix, mtime);
 }
 
-static int write_archive(FILE *f, const pm_profile *p, const pm_cube_layout *lay,
-                         const struct pm_metric *const *models, int nmodels, errbuf *e) {
+static int write_archive(FILE *f, const pm_profile *p, const pm_cube_layout *lay, const struct pm_metric *const *models,
+                         int nmodels, errbuf *e) {
   data_ctx d = {.p = p, .lay = lay, .mtime = (uint64_t)time(NULL)};
   int L = p->nlocations, rc = -1;
   int *order = malloc(sizeof(int) * (size_t)p->ncnodes);
@@ -156,18 +168,20 @@ static int write_archive(FILE *f, const pm_profile *p, const pm_cube_layout *lay
   }
   d.order = order;
   if (10 + (uint64_t)p->ncnodes * (uint64_t)L * 8 > PM_TAR_MAX_SIZE) {
-    fail(e, "%d call paths x %d locations need data members of 8 GiB or more, which this writer does not "
-            "support", p->ncnodes, L);
+    fail(e,
+         "%d call paths x %d locations need data members of 8 GiB or more, which this writer does not "
+         "support",
+         p->ncnodes, L);
     goto out;
   }
   for (int i = 0; i < pm_cube_nmetrics; i++) {
-    if (pm_cube_metrics[i].src == PM_CUBE_SRC_DERIVED) continue;   /* CubePL only, no files */
+    if (pm_cube_metrics[i].src == PM_CUBE_SRC_DERIVED) continue; /* CubePL only, no files */
     if (write_data(f, &d, i, &pm_cube_metrics[i]) != 0 || write_index(f, i, d.mtime) != 0) {
       fail(e, "write error: %s", strerror(errno));
       goto out;
     }
   }
-  for (int k = 0; k < counters.n; k++) {                          /* hardware counters, when present */
+  for (int k = 0; k < counters.n; k++) { /* hardware counters, when present */
     int id = pm_cube_nmetrics + k;
     if (counters.m[k].src == PM_CUBE_SRC_DERIVED) continue;
     if (write_data(f, &d, id, &counters.m[k]) != 0 || write_index(f, id, d.mtime) != 0) {
@@ -176,7 +190,10 @@ static int write_archive(FILE *f, const pm_profile *p, const pm_cube_layout *lay
     }
   }
   pm_cube_anchor(&anchor, p, lay, models, nmodels, &counters);
-  if (anchor.failed) { fail(e, "out of memory"); goto out; }
+  if (anchor.failed) {
+    fail(e, "out of memory");
+    goto out;
+  }
   if (pm_tar_write_member(f, "anchor.xml", anchor.s, anchor.len, d.mtime) != 0 || pm_tar_write_end(f) != 0) {
     fail(e, "write error: %s", strerror(errno));
     goto out;
@@ -185,7 +202,12 @@ static int write_archive(FILE *f, const pm_profile *p, const pm_cube_layout *lay
 out:
   pm_cube_buf_free(&anchor);
   pm_cube_counter_metrics_free(&counters);
-  free(order); free(d.dacc); free(d.uacc); free(d.row); free(d.bc.start); free(d.bc.idx);
+  free(order);
+  free(d.dacc);
+  free(d.uacc);
+  free(d.row);
+  free(d.bc.start);
+  free(d.bc.idx);
   return rc;
 }
 
@@ -200,7 +222,12 @@ static FILE *open_temp(const char *path, char *tmp, size_t len) {
     if (fd < 0 && errno == EEXIST) continue;
     if (fd < 0) return NULL;
     FILE *f = fdopen(fd, "wb");
-    if (!f) { int e = errno; close(fd); unlink(tmp); errno = e; }
+    if (!f) {
+      int e = errno;
+      close(fd);
+      unlink(tmp);
+      errno = e;
+    }
     return f;
   }
   return NULL;
@@ -213,7 +240,10 @@ static int publish(const char *tmp, const char *path, int overwrite, errbuf *e) 
     if (rename(tmp, path) == 0) return 0;
     return fail(e, "cannot move %s to %s: %s", tmp, path, strerror(errno));
   }
-  if (link(tmp, path) == 0) { unlink(tmp); return 0; }
+  if (link(tmp, path) == 0) {
+    unlink(tmp);
+    return 0;
+  }
   if (errno == EEXIST) return fail(e, "%s already exists; not overwritten", path);
   if (errno != EPERM && errno != EOPNOTSUPP && errno != ENOSYS && errno != EMLINK)
     return fail(e, "cannot create %s: %s", path, strerror(errno));
@@ -222,8 +252,8 @@ static int publish(const char *tmp, const char *path, int overwrite, errbuf *e) 
   return fail(e, "cannot move %s to %s: %s", tmp, path, strerror(errno));
 }
 
-int pm_cube_write(const pm_profile *p, const struct pm_metric *const *models, int nmodels,
-                  const char *path, int overwrite, char *err, size_t errlen) {
+int pm_cube_write(const pm_profile *p, const struct pm_metric *const *models, int nmodels, const char *path,
+                  int overwrite, char *err, size_t errlen) {
   errbuf e = {err, errlen};
   if (err && errlen) err[0] = '\0';
   if (!p || !path) return fail(&e, "no profile or no path given");
@@ -243,10 +273,18 @@ int pm_cube_write(const pm_profile *p, const struct pm_metric *const *models, in
   errbuf ew = {why, sizeof why};
   int wrc = write_archive(f, p, &lay, models, nmodels, &ew);
   /* flush and sync before publishing: a crash must leave the old file or the whole new one */
-  if (wrc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0)) { wrc = -1; snprintf(why, sizeof why, "write error: %s", strerror(errno)); }
-  if (fclose(f) != 0 && wrc == 0) { wrc = -1; snprintf(why, sizeof why, "write error: %s", strerror(errno)); }
-  if (wrc != 0) fail(&e, "writing %s failed: %s", path, why);
-  else rc = publish(tmp, path, overwrite, &e);
+  if (wrc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0)) {
+    wrc = -1;
+    snprintf(why, sizeof why, "write error: %s", strerror(errno));
+  }
+  if (fclose(f) != 0 && wrc == 0) {
+    wrc = -1;
+    snprintf(why, sizeof why, "write error: %s", strerror(errno));
+  }
+  if (wrc != 0)
+    fail(&e, "writing %s failed: %s", path, why);
+  else
+    rc = publish(tmp, path, overwrite, &e);
   if (rc != 0) unlink(tmp);
   pm_cube_layout_free(&lay);
   return rc;

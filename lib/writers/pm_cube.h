@@ -22,7 +22,6 @@ struct pm_metric;
  *
  * Returns 0, or -1 with a one-line message in err (nothing is left behind at path or at the
  * temporary name). */
-int pm_cube_write(const pm_profile *p, const struct pm_metric *const *models, int nmodels,
-                  const char *path, int overwrite, char *err, size_t errlen)
-  __attribute__((visibility("hidden")));
+int pm_cube_write(const pm_profile *p, const struct pm_metric *const *models, int nmodels, const char *path,
+                  int overwrite, char *err, size_t errlen) __attribute__((visibility("hidden")));
 #endif

@@ -17,20 +17,22 @@
 #endif
 
 static const char *paradigm_name(int p) {
-  static const char *const names[PM_PARADIGM_COUNT] = {
-    [PM_PARADIGM_USER] = "user", [PM_PARADIGM_MPI] = "mpi", [PM_PARADIGM_OPENMP] = "openmp",
-    [PM_PARADIGM_STARPU] = "starpu", [PM_PARADIGM_IO] = "io", [PM_PARADIGM_CUDA] = "cuda",
-    [PM_PARADIGM_MEASUREMENT] = "measurement"};
+  static const char *const names[PM_PARADIGM_COUNT] = {[PM_PARADIGM_USER] = "user",
+                                                       [PM_PARADIGM_MPI] = "mpi",
+                                                       [PM_PARADIGM_OPENMP] = "openmp",
+                                                       [PM_PARADIGM_STARPU] = "starpu",
+                                                       [PM_PARADIGM_IO] = "io",
+                                                       [PM_PARADIGM_CUDA] = "cuda",
+                                                       [PM_PARADIGM_MEASUREMENT] = "measurement"};
   return p >= 0 && p < PM_PARADIGM_COUNT ? names[p] : "unknown";
 }
 
 /* Score-P's role vocabulary, which the Cube GUI and its advisor recognise. */
 static const char *role_name(int r) {
   static const char *const names[PM_ROLE_COUNT] = {
-    [PM_ROLE_FUNCTION] = "function", [PM_ROLE_POINT2POINT] = "point2point",
-    [PM_ROLE_COLLECTIVE] = "collective other", [PM_ROLE_BARRIER] = "barrier",
-    [PM_ROLE_PARALLEL] = "parallel", [PM_ROLE_TASK] = "task", [PM_ROLE_FILE_IO] = "file io",
-    [PM_ROLE_WRAPPER] = "wrapper", [PM_ROLE_ARTIFICIAL] = "artificial"};
+      [PM_ROLE_FUNCTION] = "function", [PM_ROLE_POINT2POINT] = "point2point", [PM_ROLE_COLLECTIVE] = "collective other",
+      [PM_ROLE_BARRIER] = "barrier",   [PM_ROLE_PARALLEL] = "parallel",       [PM_ROLE_TASK] = "task",
+      [PM_ROLE_FILE_IO] = "file io",   [PM_ROLE_WRAPPER] = "wrapper",         [PM_ROLE_ARTIFICIAL] = "artificial"};
   return r >= 0 && r < PM_ROLE_COUNT ? names[r] : "function";
 }
 
@@ -52,7 +54,7 @@ static void element(pm_cube_buf *b, const char *tag, const char *text) {
  * end-of-run table printed, next to the per-call-path derived metrics. */
 static void model_attrs(pm_cube_buf *b, const pm_metric *m, char *path, size_t len, size_t cap) {
   size_t n = strlen(m->id);
-  if (len + n + 2 >= cap) return;   /* absurdly deep tree: drop the branch rather than truncate a key */
+  if (len + n + 2 >= cap) return; /* absurdly deep tree: drop the branch rather than truncate a key */
   if (len > 0) path[len++] = '/';
   memcpy(path + len, m->id, n + 1);
   len += n;
@@ -92,12 +94,15 @@ static void header(pm_cube_buf *b, const pm_profile *p, const pm_cube_layout *la
 }
 
 static void metrics(pm_cube_buf *b, int ncompute, const pm_cube_counter_metrics *cm) {
-  int stack[64], sp = 0;   /* open <metric> elements; the table is shallow (checked by a unit test) */
-  int ncounters = cm ? cm->n : 0;   /* hardware counters: roots after the table (pm_cube_counters.c) */
+  int stack[64], sp = 0;          /* open <metric> elements; the table is shallow (checked by a unit test) */
+  int ncounters = cm ? cm->n : 0; /* hardware counters: roots after the table (pm_cube_counters.c) */
   pm_cube_buf_puts(b, "<metrics title=\"popmeter\">\n");
   for (int i = 0; i < pm_cube_nmetrics + ncounters; i++) {
     const pm_cube_metric_def *m = i < pm_cube_nmetrics ? &pm_cube_metrics[i] : &cm->m[i - pm_cube_nmetrics];
-    while (sp > 0 && stack[sp - 1] != m->parent) { pm_cube_buf_puts(b, "</metric>\n"); sp--; }
+    while (sp > 0 && stack[sp - 1] != m->parent) {
+      pm_cube_buf_puts(b, "</metric>\n");
+      sp--;
+    }
     static const char *const types[] = {"EXCLUSIVE", "POSTDERIVED"};
     pm_cube_buf_printf(b, "<metric id=\"%d\" type=\"%s\"%s>\n", i, types[m->type],
                        m->src == PM_CUBE_SRC_DERIVED ? " convertible=\"false\"" : "");
@@ -110,7 +115,10 @@ static void metrics(pm_cube_buf *b, int ncompute, const pm_cube_counter_metrics 
       /* CubeLib copies <cubepl> content verbatim (no entity decoding), so the expressions are
        * written raw; they contain no '<' or '&' (checked by a unit test) */
       char *e = pm_cube_expression(m, ncompute);
-      if (!e) { b->failed = 1; return; }
+      if (!e) {
+        b->failed = 1;
+        return;
+      }
       pm_cube_buf_printf(b, "<cubepl>%s</cubepl>\n", e);
       free(e);
       /* the attribute value is unquoted: that is CubeLib's grammar for this one element */
@@ -137,9 +145,12 @@ static void program(pm_cube_buf *b, const pm_profile *p) {
     b->failed = 1;
   } else {
     int sp = 0;
-    for (int k = 0; k < p->ncnodes; k++) {   /* pre-order: close until the parent is on top */
+    for (int k = 0; k < p->ncnodes; k++) { /* pre-order: close until the parent is on top */
       int c = order[k];
-      while (sp > 0 && stack[sp - 1] != p->cnode[c].parent) { pm_cube_buf_puts(b, "</cnode>\n"); sp--; }
+      while (sp > 0 && stack[sp - 1] != p->cnode[c].parent) {
+        pm_cube_buf_puts(b, "</cnode>\n");
+        sp--;
+      }
       pm_cube_buf_printf(b, "<cnode id=\"%d\" calleeId=\"%d\">\n", c, p->cnode[c].region);
       stack[sp++] = c;
     }

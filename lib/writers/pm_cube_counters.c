@@ -16,7 +16,10 @@
 static char *own(pm_cube_counter_metrics *cm, char *s) {
   if (!s) return NULL;
   char **q = realloc(cm->owned, sizeof *q * (size_t)(cm->nowned + 1));
-  if (!q) { free(s); return NULL; }
+  if (!q) {
+    free(s);
+    return NULL;
+  }
   cm->owned = q;
   return cm->owned[cm->nowned++] = s;
 }
@@ -29,8 +32,10 @@ static char *dup_printf(const char *fmt, const char *a, const char *b) {
 }
 
 static int uniq_taken(const pm_cube_counter_metrics *cm, const char *u) {
-  for (int i = 0; i < pm_cube_nmetrics; i++) if (!strcmp(pm_cube_metrics[i].uniq, u)) return 1;
-  for (int i = 0; i < cm->n; i++) if (!strcmp(cm->m[i].uniq, u)) return 1;
+  for (int i = 0; i < pm_cube_nmetrics; i++)
+    if (!strcmp(pm_cube_metrics[i].uniq, u)) return 1;
+  for (int i = 0; i < cm->n; i++)
+    if (!strcmp(cm->m[i].uniq, u)) return 1;
   return 0;
 }
 
@@ -63,7 +68,10 @@ int pm_cube_counter_metrics_build(const pm_profile *p, pm_cube_counter_metrics *
     m->uom = "#";
     m->descr = own(cm, dup_printf("Hardware counter %s (%s), counted over useful time.", x->name,
                                   pm_ctr_kind_name((pm_ctr_kind)x->kind)));
-    if (!m->uniq || !m->disp || !m->descr) { pm_cube_counter_metrics_free(cm); return -1; }
+    if (!m->uniq || !m->disp || !m->descr) {
+      pm_cube_counter_metrics_free(cm);
+      return -1;
+    }
     m->parent = -1;
     m->type = PM_CUBE_EXCLUSIVE;
     m->dtype = PM_CUBE_UINT64;
@@ -84,7 +92,10 @@ int pm_cube_counter_metrics_build(const pm_profile *p, pm_cube_counter_metrics *
     m->dtype = PM_CUBE_DOUBLE;
     m->src = PM_CUBE_SRC_DERIVED;
     m->cubepl = own(cm, dup_printf("metric::%s(i) / metric::%s(i)", ins, cyc));
-    if (!m->cubepl || uniq_taken(cm, m->uniq)) { pm_cube_counter_metrics_free(cm); return m->cubepl ? 0 : -1; }
+    if (!m->cubepl || uniq_taken(cm, m->uniq)) {
+      pm_cube_counter_metrics_free(cm);
+      return m->cubepl ? 0 : -1;
+    }
     cm->n++;
   }
   return 0;

@@ -11,7 +11,11 @@ struct pm_metric;
 /* ------------------------------------------------------------------------ growable text buffer */
 /* The anchor is built in memory because its size goes into the tar header before its bytes. An
  * allocation failure is sticky (failed = 1) so callers check once at the end. */
-typedef struct { char *s; size_t len, cap; int failed; } pm_cube_buf;
+typedef struct {
+  char *s;
+  size_t len, cap;
+  int failed;
+} pm_cube_buf;
 void pm_cube_buf_printf(pm_cube_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pm_cube_buf_puts(pm_cube_buf *b, const char *s);
 /* Appends text escaped for XML content and attribute values (&lt; &gt; &amp; &quot; &apos;). Control
@@ -26,22 +30,22 @@ void pm_cube_buf_free(pm_cube_buf *b);
 typedef enum { PM_CUBE_EXCLUSIVE, PM_CUBE_POSTDERIVED } pm_cube_mtype;
 typedef enum { PM_CUBE_DOUBLE, PM_CUBE_UINT64 } pm_cube_dtype;
 typedef enum {
-  PM_CUBE_SRC_STATES,    /* sum of the exclusive times of the states in `states` */
-  PM_CUBE_SRC_COUNT,     /* the uint64_t field of pm_prof_value at `count_offset` */
-  PM_CUBE_SRC_DERIVED,   /* no data: CubePL expression */
-  PM_CUBE_SRC_COUNTER    /* hardware counter `count_offset` of the profile's counters (pm_cube_counters.c) */
+  PM_CUBE_SRC_STATES,  /* sum of the exclusive times of the states in `states` */
+  PM_CUBE_SRC_COUNT,   /* the uint64_t field of pm_prof_value at `count_offset` */
+  PM_CUBE_SRC_DERIVED, /* no data: CubePL expression */
+  PM_CUBE_SRC_COUNTER  /* hardware counter `count_offset` of the profile's counters (pm_cube_counters.c) */
 } pm_cube_source;
 
 typedef struct {
   const char *uniq, *disp, *uom, *descr;
-  int parent;               /* index of the parent metric in the table, -1 for a root */
+  int parent; /* index of the parent metric in the table, -1 for a root */
   pm_cube_mtype type;
   pm_cube_dtype dtype;
   pm_cube_source src;
-  unsigned states;          /* SRC_STATES: bit (1u << pm_state) per state summed */
-  size_t count_offset;      /* SRC_COUNT */
-  const char *cubepl;       /* SRC_DERIVED: expression; "@N@" stands for the number of compute locations */
-  const char *aggr;         /* SRC_DERIVED: system-tree aggregation expression (arg1, arg2), or NULL (sum) */
+  unsigned states;     /* SRC_STATES: bit (1u << pm_state) per state summed */
+  size_t count_offset; /* SRC_COUNT */
+  const char *cubepl;  /* SRC_DERIVED: expression; "@N@" stands for the number of compute locations */
+  const char *aggr;    /* SRC_DERIVED: system-tree aggregation expression (arg1, arg2), or NULL (sum) */
 } pm_cube_metric_def;
 
 /* The table, in pre-order of the metric tree (a parent precedes its children, and each subtree is
@@ -61,10 +65,10 @@ uint64_t pm_cube_count_of(const pm_cube_metric_def *m, const pm_prof_value *v);
 typedef struct {
   int n;
   pm_cube_metric_def *m;
-  char **owned;             /* strings the rows point to */
+  char **owned; /* strings the rows point to */
   int nowned;
 } pm_cube_counter_metrics;
-int pm_cube_counter_metrics_build(const pm_profile *p, pm_cube_counter_metrics *cm);   /* 0 or -1 */
+int pm_cube_counter_metrics_build(const pm_profile *p, pm_cube_counter_metrics *cm); /* 0 or -1 */
 void pm_cube_counter_metrics_free(pm_cube_counter_metrics *cm);
 /* The count of a PM_CUBE_SRC_COUNTER metric for profile value value_index (0 when not counted). */
 uint64_t pm_cube_counter_of(const pm_profile *p, const pm_cube_metric_def *m, int value_index);
@@ -82,8 +86,8 @@ int pm_cube_preorder(const pm_prof_cnode *cn, int n, int *order);
  * loc_of_col is the inverse; group_of_proc[p] the location-group id of process p. */
 typedef struct {
   int *col, *loc_of_col, *group_of_proc, *proc_of_group;
-  int ncompute;            /* locations counted by the basic POP model (all but progress/device) */
-  int has_gpu;             /* a device location exists: needs anchor version 4.7 */
+  int ncompute; /* locations counted by the basic POP model (all but progress/device) */
+  int has_gpu;  /* a device location exists: needs anchor version 4.7 */
 } pm_cube_layout;
 int pm_cube_layout_build(const pm_profile *p, pm_cube_layout *lay);
 void pm_cube_layout_free(pm_cube_layout *lay);

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { int node, proc, thread, idx; } key;
+typedef struct {
+  int node, proc, thread, idx;
+} key;
 
 static int cmp_key(const void *a, const void *b) {
   const key *x = a, *y = b;
@@ -30,7 +32,10 @@ int pm_cube_layout_build(const pm_profile *p, pm_cube_layout *lay) {
   }
   for (int i = 0; i < P; i++) k[i] = (key){p->proc[i].node, i, 0, i};
   qsort(k, (size_t)P, sizeof *k, cmp_key);
-  for (int g = 0; g < P; g++) { lay->proc_of_group[g] = k[g].idx; lay->group_of_proc[k[g].idx] = g; }
+  for (int g = 0; g < P; g++) {
+    lay->proc_of_group[g] = k[g].idx;
+    lay->group_of_proc[k[g].idx] = g;
+  }
   for (int i = 0; i < L; i++) {
     const pm_prof_location *l = &p->loc[i];
     /* order locations by their process's position in the tree, so processes that share a node
@@ -40,12 +45,18 @@ int pm_cube_layout_build(const pm_profile *p, pm_cube_layout *lay) {
     lay->has_gpu |= l->role == PM_ROLE_DEVICE;
   }
   qsort(k, (size_t)L, sizeof *k, cmp_key);
-  for (int c = 0; c < L; c++) { lay->loc_of_col[c] = k[c].idx; lay->col[k[c].idx] = c; }
+  for (int c = 0; c < L; c++) {
+    lay->loc_of_col[c] = k[c].idx;
+    lay->col[k[c].idx] = c;
+  }
   free(k);
   return 0;
 }
 
 void pm_cube_layout_free(pm_cube_layout *lay) {
-  free(lay->col); free(lay->loc_of_col); free(lay->group_of_proc); free(lay->proc_of_group);
+  free(lay->col);
+  free(lay->loc_of_col);
+  free(lay->group_of_proc);
+  free(lay->proc_of_group);
   memset(lay, 0, sizeof *lay);
 }

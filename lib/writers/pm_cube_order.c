@@ -18,7 +18,10 @@ int pm_cube_preorder(const pm_prof_cnode *cn, int n, int *order) {
   for (int i = 0; i < n; i++) {
     int par = cn[i].parent;
     int *head = par < 0 ? &root : &first[par], *tail = par < 0 ? &last_root : &last[par];
-    if (*tail < 0) *head = i; else next[*tail] = i;
+    if (*tail < 0)
+      *head = i;
+    else
+      next[*tail] = i;
     *tail = i;
   }
   /* an explicit stack: call trees can be deeper than the C stack likes; each node is pushed once */
@@ -32,12 +35,19 @@ int pm_cube_preorder(const pm_prof_cnode *cn, int n, int *order) {
       int nchild = 0;
       for (int ch = first[c]; ch >= 0; ch = next[ch]) stack[sp + nchild++] = ch;
       /* reversed, so that the first child is popped first */
-      for (int a = sp, b = sp + nchild - 1; a < b; a++, b--) { int t = stack[a]; stack[a] = stack[b]; stack[b] = t; }
+      for (int a = sp, b = sp + nchild - 1; a < b; a++, b--) {
+        int t = stack[a];
+        stack[a] = stack[b];
+        stack[b] = t;
+      }
       sp += nchild;
     }
   }
   rc = 0;
 out:
-  free(first); free(next); free(last); free(stack);
+  free(first);
+  free(next);
+  free(last);
+  free(stack);
   return rc;
 }

@@ -13,7 +13,10 @@ static int reserve(pm_cube_buf *b, size_t extra) {
   size_t cap = b->cap ? b->cap : 4096;
   while (cap < b->len + extra + 1) cap *= 2;
   char *s = realloc(b->s, cap);
-  if (!s) { b->failed = 1; return -1; }
+  if (!s) {
+    b->failed = 1;
+    return -1;
+  }
   b->s = s;
   b->cap = cap;
   return 0;
@@ -24,7 +27,10 @@ void pm_cube_buf_printf(pm_cube_buf *b, const char *fmt, ...) {
   va_start(ap, fmt);
   int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
-  if (n < 0) { b->failed = 1; return; }
+  if (n < 0) {
+    b->failed = 1;
+    return;
+  }
   if (reserve(b, (size_t)n) != 0) return;
   va_start(ap, fmt);
   vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
@@ -43,14 +49,17 @@ void pm_cube_buf_escaped(pm_cube_buf *b, const char *s) {
   for (; *s; s++) {
     const char *e = NULL;
     switch (*s) {
-      case '<': e = "&lt;"; break;
-      case '>': e = "&gt;"; break;
-      case '&': e = "&amp;"; break;
-      case '"': e = "&quot;"; break;
-      case '\'': e = "&apos;"; break;
-      default: break;
+    case '<': e = "&lt;"; break;
+    case '>': e = "&gt;"; break;
+    case '&': e = "&amp;"; break;
+    case '"': e = "&quot;"; break;
+    case '\'': e = "&apos;"; break;
+    default: break;
     }
-    if (e) { pm_cube_buf_puts(b, e); continue; }
+    if (e) {
+      pm_cube_buf_puts(b, e);
+      continue;
+    }
     if (reserve(b, 1) != 0) return;
     unsigned char c = (unsigned char)*s;
     b->s[b->len++] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;

@@ -13,7 +13,10 @@ static int make_dir(const char *path) {
   if (mkdir(path, 0755) == 0) return 0;
   if (errno != EEXIST) return -1;
   struct stat st;
-  if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) { errno = ENOTDIR; return -1; }
+  if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return -1;
+  }
   return access(path, W_OK | X_OK);
 }
 
@@ -23,8 +26,8 @@ static int has_profile(const char *dir) {
   return access(p, F_OK) == 0;
 }
 
-int pm_output_prepare(const char *requested, const char *app, const char *start_time, int overwrite,
-                      const char *suffix, char *dir, size_t len) {
+int pm_output_prepare(const char *requested, const char *app, const char *start_time, int overwrite, const char *suffix,
+                      char *dir, size_t len) {
   char base[4096];
   if (!suffix) suffix = "";
   if (requested && requested[0]) {
@@ -32,7 +35,8 @@ int pm_output_prepare(const char *requested, const char *app, const char *start_
   } else {
     char stamp[40];
     snprintf(stamp, sizeof stamp, "%s", start_time);
-    for (char *c = stamp; *c; c++) if (*c == ':') *c = '-';   /* portable file names */
+    for (char *c = stamp; *c; c++)
+      if (*c == ':') *c = '-'; /* portable file names */
     snprintf(base, sizeof base, "popmeter-%s-%s%s", app, stamp, suffix);
   }
   /* never mix two runs in one directory unless asked to */
@@ -64,9 +68,16 @@ int pm_output_open(pm_output_file *of, const char *dir, const char *name, int ov
     target = of->tmp;
   }
   int fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) { pm_error("cannot create %s: %s", target, strerror(errno)); return -1; }
+  if (fd < 0) {
+    pm_error("cannot create %s: %s", target, strerror(errno));
+    return -1;
+  }
   of->f = fdopen(fd, "w");
-  if (!of->f) { close(fd); pm_error("cannot open %s: %s", target, strerror(errno)); return -1; }
+  if (!of->f) {
+    close(fd);
+    pm_error("cannot open %s: %s", target, strerror(errno));
+    return -1;
+  }
   return 0;
 }
 
@@ -75,7 +86,10 @@ int pm_output_close(pm_output_file *of) {
   int bad = ferror(of->f);
   if (fclose(of->f) != 0) bad = 1;
   of->f = NULL;
-  if (bad) { pm_error("writing %s failed (disk full?)", of->tmp[0] ? of->tmp : of->path); return -1; }
+  if (bad) {
+    pm_error("writing %s failed (disk full?)", of->tmp[0] ? of->tmp : of->path);
+    return -1;
+  }
   if (of->tmp[0] && rename(of->tmp, of->path) != 0) {
     pm_error("cannot replace %s: %s", of->path, strerror(errno));
     return -1;

@@ -10,7 +10,10 @@
 
 static int write_json(const char *dir, const pm_profile *run, const pm_model_set *set, int overwrite) {
   json_t *root = pm_profile_to_json(run);
-  if (!root) { pm_error("out of memory while writing popmeter.json"); return -1; }
+  if (!root) {
+    pm_error("out of memory while writing popmeter.json");
+    return -1;
+  }
   json_object_set_new(root, "models", pm_report_models_json(set));
   pm_output_file of;
   int rc = -1;
@@ -36,10 +39,10 @@ void pm_report_run(pm_profile *run, const char *note, double reduce_seconds) {
    * a directory of its own, so the ranks never race for one. */
   char suffix[32] = "";
   if (run->nprocesses == 1 && pm_core_size() > 1) snprintf(suffix, sizeof suffix, ".rank%d", pm_core_rank());
-  if (want_files && pm_output_prepare(cfg->s[PM_CFG_OUTPUT], run->app, run->start_time, overwrite, suffix, dir,
-                                      sizeof dir) != 0)
+  if (want_files &&
+      pm_output_prepare(cfg->s[PM_CFG_OUTPUT], run->app, run->start_time, overwrite, suffix, dir, sizeof dir) != 0)
     want_files = 0;
-  if (pm_trace_place) pm_trace_place(want_files ? dir : NULL);   /* the OTF2 archive joins the other files */
+  if (pm_trace_place) pm_trace_place(want_files ? dir : NULL); /* the OTF2 archive joins the other files */
   /* the files first: if the table crashes a terminal or stderr is closed, the data is on disk */
   if (want_files && cfg->i[PM_CFG_JSON] && write_json(dir, run, &set, overwrite) == 0)
     pm_info("wrote %s/popmeter.json", dir);

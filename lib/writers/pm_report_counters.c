@@ -19,8 +19,10 @@ static int is_compute(const pm_prof_location *l) { return l->role != PM_ROLE_PRO
 
 /* The run's reason for category cat, or a count of the locations that lack it. */
 static void set_missing(pm_metric *m, const pm_prof_counters *c, pm_ctr_category cat, int miss, int n) {
-  if (c->reason[cat]) pm_metric_set_na(m, c->reason[cat]);
-  else pm_metric_set_na_fmt(m, "%s counts missing on %d of %d locations", pm_ctr_category_name(cat), miss, n);
+  if (c->reason[cat])
+    pm_metric_set_na(m, c->reason[cat]);
+  else
+    pm_metric_set_na_fmt(m, "%s counts missing on %d of %d locations", pm_ctr_category_name(cat), miss, n);
 }
 
 pm_metric *pm_report_counters_tree(const pm_profile *p) {
@@ -28,14 +30,18 @@ pm_metric *pm_report_counters_tree(const pm_profile *p) {
   if (!c) return NULL;
   pm_metric *root = pm_metric_new("counters", "Hardware counters (useful time)", "",
                                   "Instruction and cycle counts over useful time, from PAPI (docs/counters.md).");
-  pm_metric *ins = pm_metric_add_new(root, "instructions", "Instructions", "G",
-                                     "Instructions retired in useful time, summed over the compute locations, in billions.");
+  pm_metric *ins =
+      pm_metric_add_new(root, "instructions", "Instructions", "G",
+                        "Instructions retired in useful time, summed over the compute locations, in billions.");
   pm_metric *cyc = pm_metric_add_new(root, "cycles", "Cycles", "G",
                                      "Core cycles in useful time, summed over the compute locations, in billions.");
   pm_metric *ipc = pm_metric_add_new(root, "ipc", "IPC", "instr/cycle", "Instructions per cycle in useful time.");
   pm_metric *frq = pm_metric_add_new(root, "frequency", "Frequency", "GHz",
                                      "Cycles per second of useful time: the average clock rate while computing.");
-  if (!pm_metric_ok(root)) { pm_metric_free(root); return NULL; }
+  if (!pm_metric_ok(root)) {
+    pm_metric_free(root);
+    return NULL;
+  }
   double si = 0, sc = 0, su = 0;
   int n = 0, miss_i = 0, miss_c = 0;
   for (int i = 0; i < p->nlocations; i++) {
@@ -55,17 +61,28 @@ pm_metric *pm_report_counters_tree(const pm_profile *p) {
     return root;
   }
   double v;
-  if (miss_i) set_missing(ins, c, PM_CTR_CAT_INSTRUCTIONS, miss_i, n);
-  else pm_metric_set_value(ins, si / 1e9);
-  if (miss_c) set_missing(cyc, c, PM_CTR_CAT_CYCLES, miss_c, n);
-  else pm_metric_set_value(cyc, sc / 1e9);
-  if (miss_i) set_missing(ipc, c, PM_CTR_CAT_INSTRUCTIONS, miss_i, n);
-  else if (miss_c) set_missing(ipc, c, PM_CTR_CAT_CYCLES, miss_c, n);
-  else if (pm_safe_div(si, sc, &v)) pm_metric_set_value(ipc, v);
-  else pm_metric_set_na(ipc, "no cycles counted");
-  if (miss_c) set_missing(frq, c, PM_CTR_CAT_CYCLES, miss_c, n);
-  else if (pm_safe_div(sc, su * 1e9, &v)) pm_metric_set_value(frq, v);
-  else pm_metric_set_na(frq, "no useful time");
+  if (miss_i)
+    set_missing(ins, c, PM_CTR_CAT_INSTRUCTIONS, miss_i, n);
+  else
+    pm_metric_set_value(ins, si / 1e9);
+  if (miss_c)
+    set_missing(cyc, c, PM_CTR_CAT_CYCLES, miss_c, n);
+  else
+    pm_metric_set_value(cyc, sc / 1e9);
+  if (miss_i)
+    set_missing(ipc, c, PM_CTR_CAT_INSTRUCTIONS, miss_i, n);
+  else if (miss_c)
+    set_missing(ipc, c, PM_CTR_CAT_CYCLES, miss_c, n);
+  else if (pm_safe_div(si, sc, &v))
+    pm_metric_set_value(ipc, v);
+  else
+    pm_metric_set_na(ipc, "no cycles counted");
+  if (miss_c)
+    set_missing(frq, c, PM_CTR_CAT_CYCLES, miss_c, n);
+  else if (pm_safe_div(sc, su * 1e9, &v))
+    pm_metric_set_value(frq, v);
+  else
+    pm_metric_set_na(frq, "no useful time");
   return root;
 }
 

@@ -15,19 +15,24 @@ int pm_report_compute(const pm_profile *p, const pm_report_options *o, pm_model_
   unsigned mask = 0;
   const char *list = o->models && o->models[0] ? o->models : "auto";
   if (strcmp(list, "auto") == 0 || pm_models_parse(list, &mask, set->bad_model, sizeof set->bad_model) != 0)
-    mask = pm_models_default(&buf.in) | pm_report_counters_models(p);   /* counters tried: say why n/a */
+    mask = pm_models_default(&buf.in) | pm_report_counters_models(p); /* counters tried: say why n/a */
   set->mask = mask;
   int rc = 0;
   for (unsigned bit = 0; bit < PM_MODEL_COUNT; bit++) {
     if (!(mask & (1u << bit))) continue;
     pm_metric *t = pm_model_compute(1u << bit, &buf.in);
-    if (!t) { rc = -1; continue; }
-    if ((1u << bit) == PM_MODEL_VECTORIZATION) pm_report_counters_explain(p, t);   /* the run's own reasons */
+    if (!t) {
+      rc = -1;
+      continue;
+    }
+    if ((1u << bit) == PM_MODEL_VECTORIZATION) pm_report_counters_explain(p, t); /* the run's own reasons */
     set->tree[set->n++] = t;
   }
-  if (p->counters && (mask & PM_MODEL_VECTORIZATION)) {   /* with the counter model: the summary */
-    if ((set->tree[set->n] = pm_report_counters_tree(p)) != NULL) set->n++;
-    else rc = -1;
+  if (p->counters && (mask & PM_MODEL_VECTORIZATION)) { /* with the counter model: the summary */
+    if ((set->tree[set->n] = pm_report_counters_tree(p)) != NULL)
+      set->n++;
+    else
+      rc = -1;
   }
   pm_run_input_buf_free(&buf);
   return rc;
@@ -58,12 +63,13 @@ static void rule(FILE *out, int width, char c, const char *title) {
   fputc('\n', out);
 }
 
-
 /* Average and maximum over the computing locations of each class of states. */
 static void time_breakdown(FILE *out, const pm_profile *p) {
-  static const struct { pm_state_class c; const char *name; } cls[] = {
-    {PM_CLASS_USEFUL, "useful"}, {PM_CLASS_MPI, "MPI"}, {PM_CLASS_IO, "file I/O"},
-    {PM_CLASS_RUNTIME, "runtime"}, {PM_CLASS_IDLE, "idle/wait"}, {PM_CLASS_DEVICE, "device"}};
+  static const struct {
+    pm_state_class c;
+    const char *name;
+  } cls[] = {{PM_CLASS_USEFUL, "useful"},   {PM_CLASS_MPI, "MPI"},        {PM_CLASS_IO, "file I/O"},
+             {PM_CLASS_RUNTIME, "runtime"}, {PM_CLASS_IDLE, "idle/wait"}, {PM_CLASS_DEVICE, "device"}};
   int n = 0;
   for (int i = 0; i < p->nlocations; i++) n += p->loc[i].role != PM_ROLE_PROGRESS && p->loc[i].role != PM_ROLE_DEVICE;
   if (n == 0) return;
@@ -85,7 +91,11 @@ static void time_breakdown(FILE *out, const pm_profile *p) {
   }
 }
 
-typedef struct { int region; double time; uint64_t visits; } region_total;
+typedef struct {
+  int region;
+  double time;
+  uint64_t visits;
+} region_total;
 static int by_time_desc(const void *a, const void *b) {
   double x = ((const region_total *)a)->time, y = ((const region_total *)b)->time;
   return (x < y) - (x > y);
@@ -101,7 +111,8 @@ static void top_regions(FILE *out, const pm_profile *p, int width) {
     const pm_prof_value *v = &p->val[i];
     if (p->cnode[v->cnode].parent < 0) continue;
     region_total *x = &t[p->cnode[v->cnode].region];
-    for (int s = 0; s < PM_STATE_COUNT; s++) if (s != PM_STATE_OFF) x->time += v->time[s];
+    for (int s = 0; s < PM_STATE_COUNT; s++)
+      if (s != PM_STATE_OFF) x->time += v->time[s];
     x->visits += v->visits + v->polls;
   }
   qsort(t, (size_t)p->nregions, sizeof *t, by_time_desc);
@@ -123,20 +134,23 @@ static void trace_line(FILE *out, const pm_profile *p) {
   uint64_t ev = 0, bytes = 0, flushes = 0;
   double ft = 0;
   for (int i = 0; i < p->nprocesses; i++) {
-    ev += p->proc[i].trace_events; bytes += p->proc[i].trace_bytes;
-    flushes += p->proc[i].trace_flushes; ft += p->proc[i].trace_flush_time;
+    ev += p->proc[i].trace_events;
+    bytes += p->proc[i].trace_bytes;
+    flushes += p->proc[i].trace_flushes;
+    ft += p->proc[i].trace_flush_time;
   }
   if (!ev) return;
   char t[32];
   double share = p->runtime > 0 && p->nprocesses ? 100.0 * ft / (p->runtime * p->nprocesses) : 0;
-  fprintf(out, " Trace (traces.otf2): %llu events, %.1f MiB (%.0f B/event), %llu buffer flush%s during the run: "
-          "%s (%.2f %% of the processes' time)\n", (unsigned long long)ev, (double)bytes / 1048576.0,
-          (double)bytes / (double)ev, (unsigned long long)flushes, flushes == 1 ? "" : "es",
-          pm_fmt_time(ft, t, sizeof t), share);
+  fprintf(out,
+          " Trace (traces.otf2): %llu events, %.1f MiB (%.0f B/event), %llu buffer flush%s during the run: "
+          "%s (%.2f %% of the processes' time)\n",
+          (unsigned long long)ev, (double)bytes / 1048576.0, (double)bytes / (double)ev, (unsigned long long)flushes,
+          flushes == 1 ? "" : "es", pm_fmt_time(ft, t, sizeof t), share);
 }
 
-int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *set, int width,
-                          const char *note, double finalize_seconds) {
+int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *set, int width, const char *note,
+                          double finalize_seconds) {
   if (width < 60) width = 60;
   int threads_max = 0;
   for (int i = 0; i < p->nprocesses; i++) {
@@ -147,9 +161,9 @@ int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *se
   }
   char rt[32];
   rule(out, width, '=', "popmeter");
-  fprintf(out, " %s: %d process%s x %d thread%s (max), %d node%s, runtime %s, started %s\n", p->app,
-          p->nprocesses, p->nprocesses == 1 ? "" : "es", threads_max, threads_max == 1 ? "" : "s",
-          p->nnodes, p->nnodes == 1 ? "" : "s", pm_fmt_time(p->runtime, rt, sizeof rt), p->start_time);
+  fprintf(out, " %s: %d process%s x %d thread%s (max), %d node%s, runtime %s, started %s\n", p->app, p->nprocesses,
+          p->nprocesses == 1 ? "" : "es", threads_max, threads_max == 1 ? "" : "s", p->nnodes,
+          p->nnodes == 1 ? "" : "s", pm_fmt_time(p->runtime, rt, sizeof rt), p->start_time);
   for (int i = 0; i < set->n; i++) {
     rule(out, width, '-', NULL);
     const pm_metric *tree = set->tree[i];
@@ -158,22 +172,23 @@ int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *se
   rule(out, width, '-', NULL);
   time_breakdown(out, p);
   top_regions(out, p, width);
-  pm_report_tasks(out, p, width);              /* task runtime: critical path, top codelets */
-  pm_report_io(out, p, width);                 /* file I/O per file system */
-  trace_line(out, p);                          /* OTF2 trace: size and flush cost */
-  pm_report_cuda(out, p, width);               /* CUDA device streams */
+  pm_report_tasks(out, p, width); /* task runtime: critical path, top codelets */
+  pm_report_io(out, p, width);    /* file I/O per file system */
+  trace_line(out, p);             /* OTF2 trace: size and flush cost */
+  pm_report_cuda(out, p, width);  /* CUDA device streams */
   int truncated = 0;
   for (int i = 0; i < p->nlocations; i++) truncated |= p->loc[i].callpaths_truncated;
   int cuda_notes = pm_report_cuda_notes(NULL, p);
   if (set->bad_model[0] || truncated || note || p->runtime < 0.1 || finalize_seconds > 0 || cuda_notes) {
     fprintf(out, " Notes:\n");
     if (note) fprintf(out, "   - %s\n", note);
-    pm_report_cuda_notes(out, p);              /* "no CUDA device (...)" */
+    pm_report_cuda_notes(out, p); /* "no CUDA device (...)" */
     if (set->bad_model[0])
       fprintf(out, "   - unknown model '%s' in POPMETER_MODELS: showing the default models\n", set->bad_model);
     if (p->runtime < 0.1)
       fprintf(out, "   - the run is short (%s): fixed start-up costs weigh on the efficiencies\n", rt);
-    if (truncated) fprintf(out, "   - too many call paths on some threads: the deepest were merged into their parents\n");
+    if (truncated)
+      fprintf(out, "   - too many call paths on some threads: the deepest were merged into their parents\n");
     if (finalize_seconds > 0) {
       char ft[32];
       fprintf(out, "   - popmeter's end-of-run work took %s (not part of the runtime above)\n",
@@ -184,10 +199,13 @@ int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *se
   return ferror(out) ? -1 : 0;
 }
 
-int pm_report_print_table(FILE *out, const pm_profile *p, const pm_report_options *o,
-                          const char *note, double finalize_seconds) {
+int pm_report_print_table(FILE *out, const pm_profile *p, const pm_report_options *o, const char *note,
+                          double finalize_seconds) {
   pm_model_set set;
-  if (pm_report_compute(p, o, &set) != 0) { pm_model_set_free(&set); return -1; }
+  if (pm_report_compute(p, o, &set) != 0) {
+    pm_model_set_free(&set);
+    return -1;
+  }
   int rc = pm_report_write_table(out, p, &set, o->width, note, finalize_seconds);
   pm_model_set_free(&set);
   return rc;

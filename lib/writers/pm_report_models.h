@@ -8,13 +8,13 @@
 #include "popmetrics.h"
 
 typedef struct {
-  const char *models;     /* POPMETER_MODELS syntax: "auto", "all" or a list */
-  int width;              /* table width in columns */
+  const char *models; /* POPMETER_MODELS syntax: "auto", "all" or a list */
+  int width;          /* table width in columns */
   int io_as_useful;
 } pm_report_options;
 
 typedef struct {
-  unsigned mask;                       /* models computed */
+  unsigned mask; /* models computed */
   int n;
   pm_metric *tree[PM_MODEL_COUNT + 1]; /* in model-bit order, then the counter summary (pm_report_counters.h) */
   char bad_model[64];                  /* an unknown name in the list, if any ("" otherwise) */
@@ -27,8 +27,8 @@ void pm_model_set_free(pm_model_set *set);
 /* {"basic": {tree}, ...} */
 json_t *pm_report_models_json(const pm_model_set *set);
 /* The whole end-of-run table: header, model tables, time breakdown, top regions, notes. */
-int pm_report_print_table(FILE *out, const pm_profile *p, const pm_report_options *o,
-                          const char *note, double finalize_seconds);
-int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *set, int width,
-                          const char *note, double finalize_seconds);
+int pm_report_print_table(FILE *out, const pm_profile *p, const pm_report_options *o, const char *note,
+                          double finalize_seconds);
+int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *set, int width, const char *note,
+                          double finalize_seconds);
 #endif

@@ -5,16 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static void critical_path(FILE *out, const pm_profile *p) {
   pm_prof_task_cp cp;
   if (!pm_prof_tasks_cp(p, &cp)) return;
   char a[32], b[32], c[32], d[32];
   double R = p->runtime > 0 ? p->runtime : 1;
-  fprintf(out, " Critical path (task DAG, longest dependency chain of useful time): %s = %.1f %% of runtime,"
-          " ends on rank %d\n", pm_fmt_time(cp.len.cue, a, sizeof a), 100.0 * cp.len.cue / R, p->proc[cp.process].rank);
+  fprintf(out,
+          " Critical path (task DAG, longest dependency chain of useful time): %s = %.1f %% of runtime,"
+          " ends on rank %d\n",
+          pm_fmt_time(cp.len.cue, a, sizeof a), 100.0 * cp.len.cue / R, p->proc[cp.process].rank);
   fprintf(out, "   with runtime overhead (COM) %s; with MPI transfers (COO) %s, of which MPI %s\n",
-          pm_fmt_time(cp.len.com, b, sizeof b), pm_fmt_time(cp.len.coo, c, sizeof c), pm_fmt_time(cp.coo_mpi, d, sizeof d));
+          pm_fmt_time(cp.len.com, b, sizeof b), pm_fmt_time(cp.len.coo, c, sizeof c),
+          pm_fmt_time(cp.coo_mpi, d, sizeof d));
   for (int i = 0; i < cp.nparts; i++) {
     char rk[24] = "";
     if (cp.part[i].rank >= 0 && p->nprocesses > 1) snprintf(rk, sizeof rk, " (rank %d)", cp.part[i].rank);
@@ -23,7 +25,8 @@ static void critical_path(FILE *out, const pm_profile *p) {
   }
   if (cp.nranks > 1) {
     fprintf(out, "   per rank:");
-    for (int i = 0; i < cp.nranks; i++) fprintf(out, "  %d: %s", cp.rank[i].rank, pm_fmt_time(cp.rank[i].time, a, sizeof a));
+    for (int i = 0; i < cp.nranks; i++)
+      fprintf(out, "  %d: %s", cp.rank[i].rank, pm_fmt_time(cp.rank[i].time, a, sizeof a));
     fputc('\n', out);
   }
   if (cp.clocks_lost)
@@ -31,7 +34,10 @@ static void critical_path(FILE *out, const pm_profile *p) {
             (unsigned long long)cp.clocks_lost, cp.clocks_lost == 1 ? "" : "s");
 }
 
-typedef struct { const pm_prof_codelet *c; double total; } row;
+typedef struct {
+  const pm_prof_codelet *c;
+  double total;
+} row;
 static int by_total(const void *x, const void *y) {
   double a = ((const row *)x)->total, b = ((const row *)y)->total;
   return (a < b) - (a > b);
@@ -42,21 +48,37 @@ static void top_codelets(FILE *out, const pm_prof_tasks *t, int nprocs, int widt
   /* one row per (name, worker type), summed over processes */
   row *r = calloc((size_t)t->ncodelets, sizeof *r);
   pm_prof_codelet *sum = calloc((size_t)t->ncodelets, sizeof *sum);
-  if (!r || !sum) { free(r); free(sum); return; }
+  if (!r || !sum) {
+    free(r);
+    free(sum);
+    return;
+  }
   int n = 0;
   uint64_t waits = 0;
   double deps = 0, sched = 0;
   for (int i = 0; i < t->ncodelets; i++) {
     const pm_prof_codelet *c = &t->codelet[i];
     int j;
-    for (j = 0; j < n; j++) if (sum[j].worker_type == c->worker_type && !strcmp(sum[j].name, c->name)) break;
-    if (j == n) { sum[n] = *c; sum[n].count = 0; sum[n].total = sum[n].flops = 0; sum[n].outliers_iqr = sum[n].outliers_reg = 0; n++; }
+    for (j = 0; j < n; j++)
+      if (sum[j].worker_type == c->worker_type && !strcmp(sum[j].name, c->name)) break;
+    if (j == n) {
+      sum[n] = *c;
+      sum[n].count = 0;
+      sum[n].total = sum[n].flops = 0;
+      sum[n].outliers_iqr = sum[n].outliers_reg = 0;
+      n++;
+    }
     pm_prof_codelet *s = &sum[j];
     if (s->count == 0 || c->min < s->min) s->min = c->min;
     if (c->max > s->max) s->max = c->max;
-    s->count += c->count; s->total += c->total; s->flops += c->flops;
-    s->outliers_iqr += c->outliers_iqr; s->outliers_reg += c->outliers_reg;
-    waits += c->with_waits; deps += c->wait_deps; sched += c->wait_sched;
+    s->count += c->count;
+    s->total += c->total;
+    s->flops += c->flops;
+    s->outliers_iqr += c->outliers_iqr;
+    s->outliers_reg += c->outliers_reg;
+    waits += c->with_waits;
+    deps += c->wait_deps;
+    sched += c->wait_sched;
   }
   for (int i = 0; i < n; i++) r[i] = (row){&sum[i], sum[i].total};
   qsort(r, (size_t)n, sizeof *r, by_total);
@@ -75,8 +97,10 @@ static void top_codelets(FILE *out, const pm_prof_tasks *t, int nprocs, int widt
   }
   if (waits) {
     char a[32], b[32];
-    fprintf(out, "   mean wait per task: for dependencies (submit -> ready) %s, to start (ready -> body) %s;"
-            " %llu tasks\n", pm_fmt_time(deps / (double)waits, a, sizeof a), pm_fmt_time(sched / (double)waits, b, sizeof b),
+    fprintf(out,
+            "   mean wait per task: for dependencies (submit -> ready) %s, to start (ready -> body) %s;"
+            " %llu tasks\n",
+            pm_fmt_time(deps / (double)waits, a, sizeof a), pm_fmt_time(sched / (double)waits, b, sizeof b),
             (unsigned long long)waits);
   }
   free(r);
@@ -97,7 +121,9 @@ static void data_movement(FILE *out, const pm_prof_tasks *t) {
   double tm[2] = {0, 0};
   for (int i = 0; i < t->nmpicomms; i++) {
     const pm_prof_mpicomm *x = &t->mpicomm[i];
-    n[x->dir] += x->count; by[x->dir] += x->bytes; tm[x->dir] += x->time;
+    n[x->dir] += x->count;
+    by[x->dir] += x->bytes;
+    tm[x->dir] += x->time;
   }
   if (n[0] || n[1])
     fprintf(out, " StarPU-MPI: %llu sends (%s), %llu receives (%s); mean receive transfer %s\n",
@@ -107,8 +133,10 @@ static void data_movement(FILE *out, const pm_prof_tasks *t) {
 
 /* Per worker type: how busy the workers were (for accelerators: the device efficiency). */
 static void worker_types(FILE *out, const pm_profile *p) {
-  static const struct { int role; const char *name; } types[] = {{PM_ROLE_WORKER, "CPU workers"},
-                                                                  {PM_ROLE_ACCEL_WORKER, "accelerator workers"}};
+  static const struct {
+    int role;
+    const char *name;
+  } types[] = {{PM_ROLE_WORKER, "CPU workers"}, {PM_ROLE_ACCEL_WORKER, "accelerator workers"}};
   double R = p->runtime > 0 ? p->runtime : 1;
   int unobserved = pm_prof_tasks_runtime_unobserved(p->tasks);
   for (unsigned k = 0; k < sizeof types / sizeof *types; k++) {
@@ -123,9 +151,9 @@ static void worker_types(FILE *out, const pm_profile *p) {
       idle += pm_prof_loc_class(l, PM_CLASS_IDLE);
     }
     if (!n) continue;
-    if (unobserved)   /* the workers' runtime overhead is inside their idle time */
-      fprintf(out, " %-20s %3d: executing %5.1f %%, runtime and idle %5.1f %% of their time (average)\n",
-              types[k].name, n, 100 * use / (n * R), 100 * (rt + idle) / (n * R));
+    if (unobserved) /* the workers' runtime overhead is inside their idle time */
+      fprintf(out, " %-20s %3d: executing %5.1f %%, runtime and idle %5.1f %% of their time (average)\n", types[k].name,
+              n, 100 * use / (n * R), 100 * (rt + idle) / (n * R));
     else
       fprintf(out, " %-20s %3d: executing %5.1f %%, runtime %5.1f %%, idle %5.1f %% of their time (average)\n",
               types[k].name, n, 100 * use / (n * R), 100 * rt / (n * R), 100 * idle / (n * R));

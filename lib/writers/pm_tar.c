@@ -19,21 +19,27 @@ static void octal(unsigned char *field, size_t w, uint64_t v) {
 
 int pm_tar_header(unsigned char b[PM_TAR_BLOCK], const char *name, uint64_t size, uint64_t mtime) {
   size_t n = name ? strlen(name) : 0;
-  if (n == 0 || n > PM_TAR_MAX_NAME) { errno = ENAMETOOLONG; return -1; }
-  if (size > PM_TAR_MAX_SIZE) { errno = EFBIG; return -1; }
-  if (mtime > PM_TAR_MAX_SIZE) mtime = 0;   /* same field width; a clock past 2242 is not worth an error */
+  if (n == 0 || n > PM_TAR_MAX_NAME) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  if (size > PM_TAR_MAX_SIZE) {
+    errno = EFBIG;
+    return -1;
+  }
+  if (mtime > PM_TAR_MAX_SIZE) mtime = 0; /* same field width; a clock past 2242 is not worth an error */
   memset(b, 0, PM_TAR_BLOCK);
-  memcpy(b, name, n);                      /* name[100] */
-  octal(b + 100, 8, 0600);                 /* mode */
-  octal(b + 108, 8, 0);                    /* uid */
-  octal(b + 116, 8, 0);                    /* gid */
-  octal(b + 124, 12, size);                /* size */
-  octal(b + 136, 12, mtime);               /* mtime */
-  b[156] = '0';                            /* typeflag: regular file */
-  memcpy(b + 257, "ustar", 6);             /* magic "ustar\0" */
-  memcpy(b + 263, "00", 2);                /* version */
-  memcpy(b + 265, "nouser", 6);            /* uname */
-  memcpy(b + 297, "users", 5);             /* gname */
+  memcpy(b, name, n);           /* name[100] */
+  octal(b + 100, 8, 0600);      /* mode */
+  octal(b + 108, 8, 0);         /* uid */
+  octal(b + 116, 8, 0);         /* gid */
+  octal(b + 124, 12, size);     /* size */
+  octal(b + 136, 12, mtime);    /* mtime */
+  b[156] = '0';                 /* typeflag: regular file */
+  memcpy(b + 257, "ustar", 6);  /* magic "ustar\0" */
+  memcpy(b + 263, "00", 2);     /* version */
+  memcpy(b + 265, "nouser", 6); /* uname */
+  memcpy(b + 297, "users", 5);  /* gname */
   /* checksum: sum of all bytes with the checksum field counted as eight spaces; written as six
    * octal digits, NUL, space */
   memset(b + 148, ' ', 8);
@@ -62,6 +68,6 @@ int pm_tar_write_member(FILE *f, const char *name, const void *data, uint64_t si
 }
 
 int pm_tar_write_end(FILE *f) {
-  return fwrite(zeros, 1, sizeof zeros, f) == sizeof zeros && fwrite(zeros, 1, sizeof zeros, f) == sizeof zeros
-             ? 0 : -1;
+  return fwrite(zeros, 1, sizeof zeros, f) == sizeof zeros && fwrite(zeros, 1, sizeof zeros, f) == sizeof zeros ? 0
+                                                                                                                : -1;
 }

@@ -12,19 +12,26 @@
 #include "pm_location.h"
 #include "pm_lifecycle.h"
 
-
 #define REPS 5
 static volatile uint64_t sink;
 
-static void b_clock(void *L, long n) { (void)L; for (long i = 0; i < n; i++) sink += pm_clock_now(); }
+static void b_clock(void *L, long n) {
+  (void)L;
+  for (long i = 0; i < n; i++) sink += pm_clock_now();
+}
 static void b_transition(void *L, long n) {
   for (long i = 0; i < n; i++) pm_state_set(L, (i & 1) ? PM_STATE_MPI_P2P : PM_STATE_USEFUL, pm_clock_now());
 }
 static pm_region_id reg;
 static void b_call(void *L, long n) {
-  for (long i = 0; i < n; i++) { pm_call_enter(L, reg, PM_STATE_MPI_P2P, pm_clock_now()); pm_call_exit(L, pm_clock_now()); }
+  for (long i = 0; i < n; i++) {
+    pm_call_enter(L, reg, PM_STATE_MPI_P2P, pm_clock_now());
+    pm_call_exit(L, pm_clock_now());
+  }
 }
-static void b_poll(void *L, long n) { for (long i = 0; i < n; i++) pm_count_poll(L, reg); }
+static void b_poll(void *L, long n) {
+  for (long i = 0; i < n; i++) pm_count_poll(L, reg);
+}
 
 /* best of REPS, ns per iteration; the bodies get the location as their context */
 static double run(void (*f)(void *, long), pm_loc *L, long n) { return bench_best_ns(f, L, n, REPS); }

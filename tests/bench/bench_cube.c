@@ -17,7 +17,11 @@
 #define REPS 5
 #define RANKS 8
 
-static double now_s(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
 
 /* main -> 10 phases -> 10 functions each -> MPI calls (round-robin over 9 names) up to ncp paths */
 static pm_profile *synthetic(int threads, int ncp) {
@@ -38,8 +42,8 @@ static pm_profile *synthetic(int threads, int ncp) {
     p->loc[l].role = l % threads ? PM_ROLE_THREAD : PM_ROLE_MAIN;
     snprintf(p->loc[l].name, sizeof p->loc[l].name, "thread %d", l % threads);
   }
-  static const char *const mpi[] = {"MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait", "MPI_Waitall",
-                                    "MPI_Allreduce", "MPI_Bcast", "MPI_Barrier"};
+  static const char *const mpi[] = {"MPI_Send",    "MPI_Recv",      "MPI_Isend", "MPI_Irecv",  "MPI_Wait",
+                                    "MPI_Waitall", "MPI_Allreduce", "MPI_Bcast", "MPI_Barrier"};
   char name[64];
   int root = pm_profile_add_cnode(p, -1, pm_profile_add_region(p, "main", PM_PARADIGM_USER, PM_ROLE_FUNCTION));
   for (int a = 0; a < 10 && p->ncnodes < ncp; a++) {
@@ -52,7 +56,7 @@ static pm_profile *synthetic(int threads, int ncp) {
         pm_profile_add_cnode(p, cb, pm_profile_add_region(p, mpi[k], PM_PARADIGM_MPI, PM_ROLE_POINT2POINT));
     }
   }
-  for (int k = 0; p->ncnodes < ncp; k++) {   /* beyond 1 + 10 + 100 + 900 paths: more functions under main */
+  for (int k = 0; p->ncnodes < ncp; k++) { /* beyond 1 + 10 + 100 + 900 paths: more functions under main */
     snprintf(name, sizeof name, "extra_%d", k);
     pm_profile_add_cnode(p, root, pm_profile_add_region(p, name, PM_PARADIGM_USER, PM_ROLE_FUNCTION));
   }
@@ -83,14 +87,20 @@ int main(int argc, char **argv) {
   pm_profile *p = synthetic(threads, ncp);
   char dir[4096], path[4200], err[512];
   snprintf(dir, sizeof dir, "%s/pmbenchcube.XXXXXX", where);
-  if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
+  if (!mkdtemp(dir)) {
+    perror("mkdtemp");
+    return 1;
+  }
   snprintf(path, sizeof path, "%s/profile.cubex", dir);
   double best_cube = 1e30, best_json = 1e30;
   struct stat st = {0};
   for (int r = 0; r < REPS; r++) {
     unlink(path);
     double t0 = now_s();
-    if (pm_cube_write(p, NULL, 0, path, 0, err, sizeof err) != 0) { fprintf(stderr, "%s\n", err); return 1; }
+    if (pm_cube_write(p, NULL, 0, path, 0, err, sizeof err) != 0) {
+      fprintf(stderr, "%s\n", err);
+      return 1;
+    }
     double t = now_s() - t0;
     if (t < best_cube) best_cube = t;
     t0 = now_s();

@@ -21,8 +21,8 @@
 #define BATCHES 5
 #define REPS 5
 enum { K_PWRITE, K_PREAD, K_FWRITE, K_PIPE, K_COUNT };
-static const char *const kind_name[K_COUNT] = {
-  "pwrite 4 KiB (file)", "pread 4 KiB (file)", "fwrite 64 B (stdio)", "write 1 B (pipe)" };
+static const char *const kind_name[K_COUNT] = {"pwrite 4 KiB (file)", "pread 4 KiB (file)", "fwrite 64 B (stdio)",
+                                               "write 1 B (pipe)"};
 
 static double best_of(int kind, long n, int fd, FILE *f, int pfd[2]) {
   static char buf[4096];
@@ -32,11 +32,18 @@ static double best_of(int kind, long n, int fd, FILE *f, int pfd[2]) {
     double t0 = bench_now_s();
     for (long i = 0; i < n; i++) {
       switch (kind) {
-      case K_PWRITE: if (pwrite(fd, buf, sizeof buf, 0) != (ssize_t)sizeof buf) return -1; break;
-      case K_PREAD: if (pread(fd, buf, sizeof buf, 0) != (ssize_t)sizeof buf) return -1; break;
+      case K_PWRITE:
+        if (pwrite(fd, buf, sizeof buf, 0) != (ssize_t)sizeof buf) return -1;
+        break;
+      case K_PREAD:
+        if (pread(fd, buf, sizeof buf, 0) != (ssize_t)sizeof buf) return -1;
+        break;
       case K_FWRITE:
         if (fwrite(buf, 64, 1, f) != 1) return -1;
-        if ((i & 63) == 63) { fflush(f); rewind(f); }
+        if ((i & 63) == 63) {
+          fflush(f);
+          rewind(f);
+        }
         break;
       case K_PIPE:
         if (write(pfd[1], buf, 1) != 1) return -1;
@@ -46,7 +53,8 @@ static double best_of(int kind, long n, int fd, FILE *f, int pfd[2]) {
     }
     double t = (bench_now_s() - t0) / (double)n * 1e9;
     if (t < best) best = t;
-    if (kind == K_PIPE) while (read(pfd[0], drain, sizeof drain) == (ssize_t)sizeof drain) {}
+    if (kind == K_PIPE)
+      while (read(pfd[0], drain, sizeof drain) == (ssize_t)sizeof drain) {}
   }
   return best;
 }
@@ -56,7 +64,10 @@ static int child(long n) {
   char path[4096];
   snprintf(path, sizeof path, "%s/bench_io.XXXXXX", dir);
   int fd = mkstemp(path);
-  if (fd < 0) { perror("bench_io: mkstemp"); return 1; }
+  if (fd < 0) {
+    perror("bench_io: mkstemp");
+    return 1;
+  }
   FILE *f = fdopen(dup(fd), "w+");
   int pfd[2];
   if (!f || pipe2(pfd, O_NONBLOCK) != 0) return 1;
@@ -64,8 +75,11 @@ static int child(long n) {
   if (pwrite(fd, buf, sizeof buf, 0) != (ssize_t)sizeof buf) return 1;
   double ns[K_COUNT];
   for (int k = 0; k < K_COUNT; k++) {
-    best_of(k, n / 10, fd, f, pfd);                 /* warm-up: activation, classification */
-    if ((ns[k] = best_of(k, n, fd, f, pfd)) < 0) { fprintf(stderr, "bench_io: %s failed\n", kind_name[k]); return 1; }
+    best_of(k, n / 10, fd, f, pfd); /* warm-up: activation, classification */
+    if ((ns[k] = best_of(k, n, fd, f, pfd)) < 0) {
+      fprintf(stderr, "bench_io: %s failed\n", kind_name[k]);
+      return 1;
+    }
   }
   fclose(f);
   close(fd);
@@ -88,7 +102,7 @@ int main(int argc, char **argv) {
   if (argc > 2 && !strcmp(argv[1], "--child")) return child(atol(argv[2]));
   const char *nstr = argc > 1 ? argv[1] : "100000";
   bench_quiet_popmeter();
-  setenv("POPMETER_TARGET", "bench_io", 1);   /* a non-MPI program is measured when named (popmeter run) */
+  setenv("POPMETER_TARGET", "bench_io", 1); /* a non-MPI program is measured when named (popmeter run) */
   char self[4096], lib[4096];
   if (bench_self_and_lib(self, sizeof self, lib, sizeof lib) != 0) {
     fprintf(stderr, "%s: %s not found (set POPMETER_LIB)\n", argv[0], lib);
@@ -110,7 +124,7 @@ int main(int argc, char **argv) {
   printf("I/O call cost (best of %d x %d batches of %s calls):\n", REPS, BATCHES, nstr);
   printf("  %-22s %12s %12s %10s %7s\n", "call", "without", "with", "added", "ratio");
   for (int k = 0; k < K_COUNT; k++)
-    printf("  %-22s %9.1f ns %9.1f ns %7.1f ns %6.2fx\n", kind_name[k], base[k], with[k],
-           with[k] - base[k], with[k] / base[k]);
+    printf("  %-22s %9.1f ns %9.1f ns %7.1f ns %6.2fx\n", kind_name[k], base[k], with[k], with[k] - base[k],
+           with[k] / base[k]);
   return 0;
 }

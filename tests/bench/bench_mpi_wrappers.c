@@ -14,7 +14,11 @@
 #include <time.h>
 
 #define REPS 7
-static double now_s(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
 static volatile long sink;
 static MPI_Request pending;
 static int rbuf, sbuf;
@@ -22,16 +26,46 @@ static int rbuf, sbuf;
 typedef void (*body_fn)(long n);
 static void clock_pair(long n) {
   struct timespec a, b;
-  for (long i = 0; i < n; i++) { clock_gettime(CLOCK_MONOTONIC, &a); clock_gettime(CLOCK_MONOTONIC, &b); sink += a.tv_nsec ^ b.tv_nsec; }
+  for (long i = 0; i < n; i++) {
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    sink += a.tv_nsec ^ b.tv_nsec;
+  }
 }
-static void wait_bare(long n) { for (long i = 0; i < n; i++) { MPI_Request r = MPI_REQUEST_NULL; PMPI_Wait(&r, MPI_STATUS_IGNORE); } }
-static void wait_wrap(long n) { for (long i = 0; i < n; i++) { MPI_Request r = MPI_REQUEST_NULL; MPI_Wait(&r, MPI_STATUS_IGNORE); } }
-static void send_bare(long n) { for (long i = 0; i < n; i++) PMPI_Send(&sbuf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD); }
-static void send_wrap(long n) { for (long i = 0; i < n; i++) MPI_Send(&sbuf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD); }
-static void iprobe_bare(long n) { int f; for (long i = 0; i < n; i++) PMPI_Iprobe(0, 99, MPI_COMM_WORLD, &f, MPI_STATUS_IGNORE); }
-static void iprobe_wrap(long n) { int f; for (long i = 0; i < n; i++) MPI_Iprobe(0, 99, MPI_COMM_WORLD, &f, MPI_STATUS_IGNORE); }
-static void test_bare(long n) { int f; for (long i = 0; i < n; i++) PMPI_Test(&pending, &f, MPI_STATUS_IGNORE); }
-static void test_wrap(long n) { int f; for (long i = 0; i < n; i++) MPI_Test(&pending, &f, MPI_STATUS_IGNORE); }
+static void wait_bare(long n) {
+  for (long i = 0; i < n; i++) {
+    MPI_Request r = MPI_REQUEST_NULL;
+    PMPI_Wait(&r, MPI_STATUS_IGNORE);
+  }
+}
+static void wait_wrap(long n) {
+  for (long i = 0; i < n; i++) {
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+  }
+}
+static void send_bare(long n) {
+  for (long i = 0; i < n; i++) PMPI_Send(&sbuf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
+}
+static void send_wrap(long n) {
+  for (long i = 0; i < n; i++) MPI_Send(&sbuf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
+}
+static void iprobe_bare(long n) {
+  int f;
+  for (long i = 0; i < n; i++) PMPI_Iprobe(0, 99, MPI_COMM_WORLD, &f, MPI_STATUS_IGNORE);
+}
+static void iprobe_wrap(long n) {
+  int f;
+  for (long i = 0; i < n; i++) MPI_Iprobe(0, 99, MPI_COMM_WORLD, &f, MPI_STATUS_IGNORE);
+}
+static void test_bare(long n) {
+  int f;
+  for (long i = 0; i < n; i++) PMPI_Test(&pending, &f, MPI_STATUS_IGNORE);
+}
+static void test_wrap(long n) {
+  int f;
+  for (long i = 0; i < n; i++) MPI_Test(&pending, &f, MPI_STATUS_IGNORE);
+}
 static void msg_bare(long n) {
   MPI_Request r[2];
   for (long i = 0; i < n; i++) {
@@ -69,13 +103,13 @@ static void pair(body_fn bare, body_fn wrap, long n, double *b, double *w, doubl
 
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 1000000;
-  setenv("POPMETER_REPORT", "0", 0);   /* no report / files from a benchmark */
+  setenv("POPMETER_REPORT", "0", 0); /* no report / files from a benchmark */
   setenv("POPMETER_JSON", "0", 0);
   setenv("POPMETER_CUBE", "0", 0);
   MPI_Init(&argc, &argv);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Irecv(&rbuf, 1, MPI_INT, MPI_ANY_SOURCE, 12345, MPI_COMM_SELF, &pending);   /* never matched */
+  MPI_Irecv(&rbuf, 1, MPI_INT, MPI_ANY_SOURCE, 12345, MPI_COMM_SELF, &pending); /* never matched */
   double wb, ww, wc, sb, sw, sc, ib, iw, ic, tb, tw, tc, mb, mw, mc;
   pair(wait_bare, wait_wrap, n, &wb, &ww, &wc);
   pair(send_bare, send_wrap, n, &sb, &sw, &sc);
@@ -90,16 +124,20 @@ int main(int argc, char **argv) {
     printf("popmeter MPI wrappers (1 rank per process, best of %d x %ld calls; critical path %s)\n", REPS, n,
            cp && cp[0] == '0' ? "off" : "on");
     printf("  two clock reads                 %7.1f ns\n", cb);
-    printf("  MPI_Wait(REQUEST_NULL)  bare %6.1f ns  wrapped %6.1f ns  added %5.1f ns = %.2f x clock pair  (budget <= 1.30)\n",
+    printf("  MPI_Wait(REQUEST_NULL)  bare %6.1f ns  wrapped %6.1f ns  added %5.1f ns = %.2f x clock pair  (budget <= "
+           "1.30)\n",
            wb, ww, ww - wb, (ww - wb) / wc);
-    printf("  MPI_Send(PROC_NULL)     bare %6.1f ns  wrapped %6.1f ns  added %5.1f ns = %.2f x clock pair  (budget <= 1.30)\n",
+    printf("  MPI_Send(PROC_NULL)     bare %6.1f ns  wrapped %6.1f ns  added %5.1f ns = %.2f x clock pair  (budget <= "
+           "1.30)\n",
            sb, sw, sw - sb, (sw - sb) / sc);
-    printf("  MPI_Iprobe (polling)    bare %6.1f ns  wrapped %6.1f ns  added %5.1f ns                      (budget <= 10 ns)\n",
+    printf("  MPI_Iprobe (polling)    bare %6.1f ns  wrapped %6.1f ns  added %5.1f ns                      (budget <= "
+           "10 ns)\n",
            ib, iw, iw - ib);
-    printf("  MPI_Test (polling)      bare %6.1f ns  wrapped %6.1f ns  added %5.1f ns                      (budget <= 10 ns)\n",
+    printf("  MPI_Test (polling)      bare %6.1f ns  wrapped %6.1f ns  added %5.1f ns                      (budget <= "
+           "10 ns)\n",
            tb, tw, tw - tb);
-    printf("  Irecv+Isend+Waitall self bare %6.1f ns  wrapped %6.1f ns  added %5.1f ns  (3 timestamped calls%s)\n",
-           mb, mw, mw - mb, cp && cp[0] == '0' ? "" : " + clock message");
+    printf("  Irecv+Isend+Waitall self bare %6.1f ns  wrapped %6.1f ns  added %5.1f ns  (3 timestamped calls%s)\n", mb,
+           mw, mw - mb, cp && cp[0] == '0' ? "" : " + clock message");
   }
   MPI_Finalize();
   return 0;

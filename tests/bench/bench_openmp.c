@@ -23,13 +23,12 @@
 #define BATCHES 7
 #define REPS 5
 
-
 static volatile int sink;
 
 /* Child: best of BATCHES batches of n empty regions, in ns per region. */
 static int child(long n) {
   double best = 1e30;
-  for (long i = 0; i < 1000; i++) {      /* warm-up: threads created, popmeter activated */
+  for (long i = 0; i < 1000; i++) { /* warm-up: threads created, popmeter activated */
 #pragma omp parallel
     sink = 1;
   }
@@ -67,7 +66,10 @@ int main(int argc, char **argv) {
   double base = 1e30, with = 1e30;
   for (int r = 0; r < REPS; r++) {
     double b = run_child(self, nstr, NULL), w = run_child(self, nstr, lib);
-    if (b < 0 || w < 0) { fprintf(stderr, "bench_openmp: a child failed (library %s)\n", lib); return 1; }
+    if (b < 0 || w < 0) {
+      fprintf(stderr, "bench_openmp: a child failed (library %s)\n", lib);
+      return 1;
+    }
     if (b < base) base = b;
     if (w < with) with = w;
   }

@@ -33,7 +33,8 @@ static double cpu_s(void) {
 }
 
 static struct starpu_codelet cl_empty = {.cpu_funcs = {bench_task_empty}, .nbuffers = 0, .name = "empty"};
-static struct starpu_codelet cl_busy = {.cpu_funcs = {bench_task_busy}, .nbuffers = 1, .modes = {STARPU_RW}, .name = "busy"};
+static struct starpu_codelet cl_busy = {
+    .cpu_funcs = {bench_task_busy}, .nbuffers = 1, .modes = {STARPU_RW}, .name = "busy"};
 
 static int child(const char *mode, int n, int us) {
   if (starpu_init(NULL) != 0) return 77;
@@ -72,8 +73,10 @@ static int run(const char *self, const char *lib, const char *ncpu, const char *
   setenv("STARPU_SCHED", "eager", 1);
   bench_quiet_popmeter();
   /* StarPU 1.4 (bench_starpu14) loads popmeter's tool adapter from STARPU_PROF_TOOL; 1.3 ignores it */
-  if (lib) setenv("STARPU_PROF_TOOL", lib, 1);
-  else unsetenv("STARPU_PROF_TOOL");
+  if (lib)
+    setenv("STARPU_PROF_TOOL", lib, 1);
+  else
+    unsetenv("STARPU_PROF_TOOL");
   char nb[32], ub[32], buf[128];
   snprintf(nb, sizeof nb, "%d", n);
   snprintf(ub, sizeof ub, "%d", us);
@@ -82,9 +85,20 @@ static int run(const char *self, const char *lib, const char *ncpu, const char *
   return sscanf(buf, "%lf %lf %lf %lf", sub, exe, csub, cexe) == 4 ? 0 : -1;
 }
 
-static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
-static double median(double *v, int n) { qsort(v, (size_t)n, sizeof *v, cmp); return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]); }
-static double minimum(const double *v, int n) { double m = v[0]; for (int i = 1; i < n; i++) if (v[i] < m) m = v[i]; return m; }
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+static double minimum(const double *v, int n) {
+  double m = v[0];
+  for (int i = 1; i < n; i++)
+    if (v[i] < m) m = v[i];
+  return m;
+}
 /* Median of the differences b[r] - a[r] of runs made back to back: drifts of the machine's load
  * cancel within a pair. */
 static double paired(const double *a, const double *b, int n) {
@@ -107,7 +121,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_starpu: %s not found (set POPMETER_LIB)\n", lib);
     return 1;
   }
-  struct { const char *mode, *ncpu; int n, us; } cases[2] = {{"empty", "1", 100000, 0}, {"work", "1", 10000, 100}};
+  struct {
+    const char *mode, *ncpu;
+    int n, us;
+  } cases[2] = {{"empty", "1", 100000, 0}, {"work", "1", 10000, 100}};
   printf("StarPU adapter overhead (%d alternating runs each, medians; min in brackets)\n", reps);
   int failed = 0;
   for (int c = 0; c < 2; c++) {
@@ -132,18 +149,20 @@ int main(int argc, char **argv) {
       printf("    submission %.2f -> %.2f [min %.2f -> %.2f], execution %.2f -> %.2f [min %.2f -> %.2f]\n", ds0 * us,
              ds1 * us, ms0 * us, ms1 * us, de0 * us, de1 * us, me0 * us, me1 * us);
       printf("    added per task (median of paired differences): %.2f us (submission %.2f + execution %.2f)"
-             " [min-based %.2f]; process CPU %.2f us  (target <= 1 us)\n", added, pds * us, pde * us,
-             (ms1 - ms0 + me1 - me0) * us, pdc * us);
+             " [min-based %.2f]; process CPU %.2f us  (target <= 1 us)\n",
+             added, pds * us, pde * us, (ms1 - ms0 + me1 - me0) * us, pdc * us);
       failed |= added > 1.0;
     } else {
       double pct = pde / de0 * 100;
       printf("  %d tasks of %d us, 1 worker: execution %.3f s without, %.3f s with popmeter [min %.3f / %.3f]\n",
              cases[c].n, cases[c].us, de0, de1, me0, me1);
       printf("    added runtime (median of paired differences): %.2f %% [min-based %.2f %%]; process CPU %+.2f %%"
-             "  (target <= 1 %%)\n", pct, (me1 - me0) / me0 * 100, pdce / ce0m * 100);
+             "  (target <= 1 %%)\n",
+             pct, (me1 - me0) / me0 * 100, pdce / ce0m * 100);
       failed |= pct > 1.0;
     }
   }
-  printf("%s\n", failed ? "bench_starpu: a target is not met on this machine (see above)" : "bench_starpu: targets met");
+  printf("%s\n",
+         failed ? "bench_starpu: a target is not met on this machine (see above)" : "bench_starpu: targets met");
   return 0;
 }

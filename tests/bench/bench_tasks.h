@@ -3,7 +3,10 @@
 #ifndef BENCH_TASKS_H
 #define BENCH_TASKS_H
 #include <stdint.h>
-__attribute__((unused)) static void bench_task_empty(void *buffers[], void *arg) { (void)buffers; (void)arg; }
+__attribute__((unused)) static void bench_task_empty(void *buffers[], void *arg) {
+  (void)buffers;
+  (void)arg;
+}
 __attribute__((unused)) static void bench_task_busy(void *buffers[], void *arg) {
   (void)buffers;
   double end = bench_now_s() + 1e-6 * (double)(intptr_t)arg;

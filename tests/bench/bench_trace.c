@@ -31,7 +31,8 @@
 /* ------------------------------------------------------------------------------------ children */
 #ifdef BENCH_TRACE_MPI
 static int child(const char *mode, int n, int us) {
-  (void)mode; (void)us;
+  (void)mode;
+  (void)us;
   MPI_Init(NULL, NULL);
   int a = 1, b = 0;
   double x = 1, y;
@@ -73,7 +74,10 @@ static int child(const char *mode, int n, int us) {
 #endif
 
 /* ------------------------------------------------------------------------------------- parent */
-typedef struct { unsigned long long events, bytes, flushes; double flush_time; } tstats;
+typedef struct {
+  unsigned long long events, bytes, flushes;
+  double flush_time;
+} tstats;
 
 /* The trace statistics of popmeter.json (processes[0].trace). */
 static int read_stats(const char *dir, tstats *s) {
@@ -125,8 +129,14 @@ static int run(const char *self, const char *lib, const char *mode, int n, int u
   return rc ? -1 : 0;
 }
 
-static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
-static double median(double *v, int n) { qsort(v, (size_t)n, sizeof *v, cmp); return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]); }
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
 
 int main(int argc, char **argv) {
   if (argc > 3 && !strcmp(argv[1], "--child")) return child(argv[2], atoi(argv[3]), argc > 4 ? atoi(argv[4]) : 0);
@@ -138,10 +148,16 @@ int main(int argc, char **argv) {
     return 1;
   }
 #ifdef BENCH_TRACE_MPI
-  struct { const char *mode, *what; int n, us; } cases[] = {{"loop", "MPI iterations (Irecv+Isend to self, Waitall, Allreduce)", 100000, 0}};
+  struct {
+    const char *mode, *what;
+    int n, us;
+  } cases[] = {{"loop", "MPI iterations (Irecv+Isend to self, Waitall, Allreduce)", 100000, 0}};
 #else
-  struct { const char *mode, *what; int n, us; } cases[] = {{"empty", "empty StarPU tasks, 1 CPU worker", 100000, 0},
-                                                            {"work", "StarPU tasks of 100 us, 1 CPU worker", 5000, 100}};
+  struct {
+    const char *mode, *what;
+    int n, us;
+  } cases[] = {{"empty", "empty StarPU tasks, 1 CPU worker", 100000, 0},
+               {"work", "StarPU tasks of 100 us, 1 CPU worker", 5000, 100}};
 #endif
   printf(NAME ": OTF2 trace overhead (%d alternating runs each, medians)\n", reps);
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
@@ -164,13 +180,14 @@ int main(int argc, char **argv) {
     double per_unit = (double)s.events / n;
     printf("  %d %s:\n", cases[c].n, cases[c].what);
     printf("    per unit: %.3f us without the trace, %.3f us with it: ratio %.3f; added %.3f us per unit"
-           " = %.1f ns per event (%.1f events per unit)\n", m0 / n * 1e6, m1 / n * 1e6, m1 / m0, added / n * 1e6,
-           s.events ? added / (double)s.events * 1e9 : 0.0, per_unit);
+           " = %.1f ns per event (%.1f events per unit)\n",
+           m0 / n * 1e6, m1 / n * 1e6, m1 / m0, added / n * 1e6, s.events ? added / (double)s.events * 1e9 : 0.0,
+           per_unit);
     printf("    trace: %llu events, %.2f MiB of event files, %.1f bytes per event\n", s.events,
            (double)s.bytes / 1048576.0, s.events ? (double)s.bytes / (double)s.events : 0.0);
     printf("    with POPMETER_TRACE_BUFFER=1: %llu flushes taking %.3f ms in all (%.1f us each), run %.3f s"
-           " (%.3f s with 64 MiB)\n", sf.flushes, sf.flush_time * 1e3,
-           sf.flushes ? sf.flush_time / (double)sf.flushes * 1e6 : 0.0, tf, m1);
+           " (%.3f s with 64 MiB)\n",
+           sf.flushes, sf.flush_time * 1e3, sf.flushes ? sf.flush_time / (double)sf.flushes * 1e6 : 0.0, tf, m1);
   }
   return 0;
 }

@@ -21,12 +21,19 @@ static inline int bench_run_child(char *const argv[], const char *preload, char 
   int fd[2];
   if (len == 0 || pipe(fd) != 0) return -1;
   pid_t pid = fork();
-  if (pid < 0) { close(fd[0]); close(fd[1]); return -1; }
+  if (pid < 0) {
+    close(fd[0]);
+    close(fd[1]);
+    return -1;
+  }
   if (pid == 0) {
     dup2(fd[1], 1);
     close(fd[0]);
     close(fd[1]);
-    if (preload) setenv("LD_PRELOAD", preload, 1); else unsetenv("LD_PRELOAD");
+    if (preload)
+      setenv("LD_PRELOAD", preload, 1);
+    else
+      unsetenv("LD_PRELOAD");
     execv(argv[0], argv);
     _exit(127);
   }
@@ -48,8 +55,10 @@ static inline int bench_self_and_lib(char *self, size_t slen, char *lib, size_t 
   self[k] = '\0';
   const char *env = getenv("POPMETER_LIB");
   const char *d = strrchr(self, '/');
-  if (env && env[0]) snprintf(lib, llen, "%s", env);
-  else snprintf(lib, llen, "%.*s/../../lib/.libs/libpopmeter.so", (int)(d ? d - self : 0), self);
+  if (env && env[0])
+    snprintf(lib, llen, "%s", env);
+  else
+    snprintf(lib, llen, "%.*s/../../lib/.libs/libpopmeter.so", (int)(d ? d - self : 0), self);
   return access(lib, R_OK) == 0 ? 0 : -1;
 }
 

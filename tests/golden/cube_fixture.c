@@ -27,9 +27,15 @@ static void add_value(pm_profile *p, int c, int l) {
   v->location = l;
   v->visits = (uint64_t)(10 * c + l + 1);
   v->time[PM_STATE_USEFUL] = (c + 1) + 0.25 * l;
-  if (c == FX_SEND) { v->time[PM_STATE_MPI_P2P] = 0.5 * (l + 1); v->bytes_sent = 1000u * (unsigned)(l + 1); }
+  if (c == FX_SEND) {
+    v->time[PM_STATE_MPI_P2P] = 0.5 * (l + 1);
+    v->bytes_sent = 1000u * (unsigned)(l + 1);
+  }
   if (c == FX_IO) v->time[PM_STATE_POSIX_IO] = 0.125 * (l + 1);
-  if (c == FX_MAIN) { v->time[PM_STATE_MPI_MGMT] = 0.0625; v->time[PM_STATE_OFF] = 100; }
+  if (c == FX_MAIN) {
+    v->time[PM_STATE_MPI_MGMT] = 0.0625;
+    v->time[PM_STATE_OFF] = 100;
+  }
   if (c == FX_MAIN && l >= 2) v->time[PM_STATE_IDLE] = 1.5;
   if (c == FX_SOLVE && l >= 2) v->time[PM_STATE_SYNC_WAIT] = 0.375;
 }
@@ -46,7 +52,7 @@ pm_profile *cube_fixture_golden(void) {
     snprintf(p->proc[i].host, sizeof p->proc[i].host, "n%d", i);
     p->proc[i].pid = 100 + i;
   }
-  p->proc[0].window = 16.1875;   /* = inclusive time of main on its main thread (see test_cube_writer.c) */
+  p->proc[0].window = 16.1875; /* = inclusive time of main on its main thread (see test_cube_writer.c) */
   p->proc[1].window = 17.5625;
   p->nlocations = 4;
   p->loc = calloc(4, sizeof *p->loc);
@@ -88,7 +94,10 @@ char *cube_fixture_tmpdir(void) {
   const char *t = getenv("TMPDIR");
   char *dir = NULL;
   if (asprintf(&dir, "%s/pmcube.XXXXXX", t && *t ? t : "/tmp") < 0) return NULL;
-  if (!mkdtemp(dir)) { free(dir); return NULL; }
+  if (!mkdtemp(dir)) {
+    free(dir);
+    return NULL;
+  }
   return dir;
 }
 
@@ -98,7 +107,10 @@ void cube_fixture_rmdir(char *dir) {
   while (d && (e = readdir(d))) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
     char *f;
-    if (asprintf(&f, "%s/%s", dir, e->d_name) >= 0) { unlink(f); free(f); }
+    if (asprintf(&f, "%s/%s", dir, e->d_name) >= 0) {
+      unlink(f);
+      free(f);
+    }
   }
   if (d) closedir(d);
   rmdir(dir);
@@ -121,7 +133,10 @@ unsigned char *cube_fixture_read(const char *path, size_t *size) {
   long n = ftell(f);
   fseek(f, 0, SEEK_SET);
   unsigned char *b = malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
+  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+    free(b);
+    b = NULL;
+  }
   fclose(f);
   *size = (size_t)n;
   return b;
@@ -144,17 +159,19 @@ unsigned char *cube_fixture_archive(const cube_member *m, int n, int std_padding
     size_t span = std_padding ? (m[i].size + PM_TAR_BLOCK - 1) / PM_TAR_BLOCK * PM_TAR_BLOCK : pm_tar_span(m[i].size);
     o += PM_TAR_BLOCK + span;
   }
-  *size = b ? (size_t)(o - b) + 1024 : 0;   /* the end blocks (calloc'd zeros) */
+  *size = b ? (size_t)(o - b) + 1024 : 0; /* the end blocks (calloc'd zeros) */
   return b;
 }
 
 const char cube_fixture_min_anchor[] =
-  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<cube version=\"4.4\">\n<metrics>\n<metric id=\"0\">\n"
-  "<disp_name>Time</disp_name>\n<uniq_name>time</uniq_name>\n<dtype>DOUBLE</dtype>\n<uom>sec</uom>\n</metric>\n"
-  "</metrics>\n<program>\n<region id=\"0\" mod=\"\" begin=\"-1\" end=\"-1\">\n<name>main</name>\n</region>\n"
-  "<cnode id=\"0\" calleeId=\"0\">\n</cnode>\n</program>\n<system>\n<systemtreenode Id=\"0\">\n<name>m</name>\n"
-  "<class>machine</class>\n<locationgroup Id=\"0\">\n<name>p0</name>\n<rank>0</rank>\n<type>process</type>\n"
-  "<location Id=\"0\">\n<name>t0</name>\n<rank>0</rank>\n<type>thread</type>\n</location>\n</locationgroup>\n"
-  "</systemtreenode>\n</system>\n</cube>\n";
-const unsigned char cube_fixture_min_index[18] = {'C', 'U', 'B', 'E', 'X', '.', 'I', 'N', 'D', 'E', 'X', 1, 0, 0, 0, 0, 0, 3};
-const unsigned char cube_fixture_min_data[18] = {'C', 'U', 'B', 'E', 'X', '.', 'D', 'A', 'T', 'A', 0, 0, 0, 0, 0, 0x40, 0x45, 0x40};
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<cube version=\"4.4\">\n<metrics>\n<metric id=\"0\">\n"
+    "<disp_name>Time</disp_name>\n<uniq_name>time</uniq_name>\n<dtype>DOUBLE</dtype>\n<uom>sec</uom>\n</metric>\n"
+    "</metrics>\n<program>\n<region id=\"0\" mod=\"\" begin=\"-1\" end=\"-1\">\n<name>main</name>\n</region>\n"
+    "<cnode id=\"0\" calleeId=\"0\">\n</cnode>\n</program>\n<system>\n<systemtreenode Id=\"0\">\n<name>m</name>\n"
+    "<class>machine</class>\n<locationgroup Id=\"0\">\n<name>p0</name>\n<rank>0</rank>\n<type>process</type>\n"
+    "<location Id=\"0\">\n<name>t0</name>\n<rank>0</rank>\n<type>thread</type>\n</location>\n</locationgroup>\n"
+    "</systemtreenode>\n</system>\n</cube>\n";
+const unsigned char cube_fixture_min_index[18] = {'C', 'U', 'B', 'E', 'X', '.', 'I', 'N', 'D',
+                                                  'E', 'X', 1,   0,   0,   0,   0,   0,   3};
+const unsigned char cube_fixture_min_data[18] = {'C', 'U', 'B', 'E', 'X', '.', 'D',  'A',  'T',
+                                                 'A', 0,   0,   0,   0,   0,   0x40, 0x45, 0x40};

@@ -13,19 +13,23 @@
 pm_profile *cube_fixture_golden(void);
 enum { FX_MAIN = 0, FX_INIT = 1, FX_SOLVE = 2, FX_IO = 3, FX_SEND = 4 };
 
-char *cube_fixture_tmpdir(void);                  /* malloc'd, created */
-void cube_fixture_rmdir(char *dir);               /* removes its files, the directory, frees dir */
-int cube_fixture_count_files(const char *dir);    /* entries other than . and .. */
+char *cube_fixture_tmpdir(void);               /* malloc'd, created */
+void cube_fixture_rmdir(char *dir);            /* removes its files, the directory, frees dir */
+int cube_fixture_count_files(const char *dir); /* entries other than . and .. */
 unsigned char *cube_fixture_read(const char *path, size_t *size);
 int cube_fixture_save(const char *path, const void *data, size_t size);
 
 /* An archive of these members in this order, ended by two zero blocks. std_padding 0: CubeLib's
  * layout (pm_tar); 1: standard tar padding (no extra block after an exact multiple of 512). */
-typedef struct { const char *name; const void *data; size_t size; } cube_member;
+typedef struct {
+  const char *name;
+  const void *data;
+  size_t size;
+} cube_member;
 unsigned char *cube_fixture_archive(const cube_member *m, int n, int std_padding, size_t *size);
 
 /* A valid one-metric anchor (the minimal file of cubex-format.md §1.7) and its data. */
 extern const char cube_fixture_min_anchor[];
 extern const unsigned char cube_fixture_min_index[18];
-extern const unsigned char cube_fixture_min_data[18];   /* "CUBEX.DATA" + 42.5 */
+extern const unsigned char cube_fixture_min_data[18]; /* "CUBEX.DATA" + 42.5 */
 #endif

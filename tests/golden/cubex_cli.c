@@ -32,15 +32,23 @@ int cubex_cli(int argc, char **argv, FILE *out, FILE *errout) {
   }
   if (nfiles == 0) return usage(errout);
   for (int i = 1; i < argc; i++) {
-    if (argv[i][0] == '-') { i += !strcmp(argv[i], "--dump"); continue; }
+    if (argv[i][0] == '-') {
+      i += !strcmp(argv[i], "--dump");
+      continue;
+    }
     char err[600];
     cubex *c = cubex_open(argv[i], err, sizeof err);
-    if (!c) { fprintf(errout, "cubex_check: INVALID %s\n", err); bad = 1; continue; }
+    if (!c) {
+      fprintf(errout, "cubex_check: INVALID %s\n", err);
+      bad = 1;
+      continue;
+    }
     int stored = 0;
     for (int m = 0; m < cubex_nmetrics(c); m++) stored += cubex_metric_stored(c, m);
     fprintf(out, "%s: OK (cube %s, %d metrics of which %d stored, %d call paths, %d locations)\n", argv[i],
             cubex_version(c), cubex_nmetrics(c), stored, cubex_ncnodes(c), cubex_nlocations(c));
-    for (int d = 0; d < ndump; d++) if (cubex_dump(out, c, dump[d], view[d]) != 0) bad = 1;
+    for (int d = 0; d < ndump; d++)
+      if (cubex_dump(out, c, dump[d], view[d]) != 0) bad = 1;
     cubex_close(c);
   }
   return bad;

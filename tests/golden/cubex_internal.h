@@ -5,7 +5,10 @@
 #include "cubex_xml.h"
 
 /* ------------------------------------------------------------------------------------- tar layer */
-typedef struct { char name[101]; size_t off, size; } cx_member;
+typedef struct {
+  char name[101];
+  size_t off, size;
+} cx_member;
 /* Lists the members of a CubeLib tar archive, checking the layout (see cubex_read.h). Returns 0, or
  * -1 with a message. *mem is malloc'd. */
 int cx_tar_scan(const unsigned char *buf, size_t size, cx_member **mem, int *nmem, char *err, size_t errlen);
@@ -16,12 +19,12 @@ typedef struct {
   int id;
   const char *uniq, *type, *dtype, *uom, *cubepl, *aggr;
   int parent, derived, ghost;
-  int dsize;                /* bytes per value */
-  char kind;                /* 'f' IEEE float/double, 'u' unsigned, 'i' signed, 0 not a plain number */
+  int dsize; /* bytes per value */
+  char kind; /* 'f' IEEE float/double, 'u' unsigned, 'i' signed, 0 not a plain number */
   int index_member, data_member;
-  int nrows;                /* rows in the data file */
-  int *row_cnode;           /* row -> cnode */
-  int *cnode_row;           /* cnode -> row, -1 when a sparse file has no row for it */
+  int nrows;      /* rows in the data file */
+  int *row_cnode; /* row -> cnode */
+  int *cnode_row; /* cnode -> row, -1 when a sparse file has no row for it */
 } cx_metric;
 
 struct cubex {
@@ -33,13 +36,13 @@ struct cubex {
   const char *version;
   cx_metric *met;
   int nmet;
-  const cx_node **reg;      /* by id */
+  const cx_node **reg; /* by id */
   int nreg;
   int ncn;
   int *cn_region, *cn_parent;
-  int *cn_first, *cn_next;  /* children in document order */
-  int cn_root;              /* first root; roots chained through cn_next */
-  const cx_node **loc;      /* by id */
+  int *cn_first, *cn_next; /* children in document order */
+  int cn_root;             /* first root; roots chained through cn_next */
+  const cx_node **loc;     /* by id */
   int *loc_group;
   int nloc;
   int *group_rank;

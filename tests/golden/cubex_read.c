@@ -7,7 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { cubex *c; char *err; size_t len; int failed; } ctx;
+typedef struct {
+  cubex *c;
+  char *err;
+  size_t len;
+  int failed;
+} ctx;
 
 static int fail(ctx *x, const cx_node *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(ctx *x, const cx_node *n, const char *fmt, ...) {
@@ -17,43 +22,55 @@ static int fail(ctx *x, const cx_node *n, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (n) snprintf(x->err, x->len, "anchor.xml line %d: %s", n->line, msg);
-  else snprintf(x->err, x->len, "%s", msg);
+  if (n)
+    snprintf(x->err, x->len, "anchor.xml line %d: %s", n->line, msg);
+  else
+    snprintf(x->err, x->len, "%s", msg);
   return -1;
 }
 
 /* ------------------------------------------------------------------------------ element shapes */
 /* Allowed children of an element: tag, rank (children must come in non-decreasing rank), and the
  * count bounds. This encodes the element order of the CubeLib grammar. */
-typedef struct { const char *tag; int rank, min, max; } spec;
+typedef struct {
+  const char *tag;
+  int rank, min, max;
+} spec;
 #define MANY 1000000000
 
-static const spec s_cube[] = {{"attr", 0, 0, MANY}, {"doc", 1, 0, 1}, {"metrics", 2, 1, 1}, {"program", 3, 1, 1},
-                              {"system", 4, 1, 1}, {NULL, 0, 0, 0}};
+static const spec s_cube[] = {{"attr", 0, 0, MANY}, {"doc", 1, 0, 1},    {"metrics", 2, 1, 1},
+                              {"program", 3, 1, 1}, {"system", 4, 1, 1}, {NULL, 0, 0, 0}};
 static const spec s_doc[] = {{"mirrors", 0, 0, 1}, {NULL, 0, 0, 0}};
 static const spec s_mirrors[] = {{"murl", 0, 0, MANY}, {NULL, 0, 0, 0}};
 static const spec s_metrics[] = {{"metric", 0, 1, MANY}, {NULL, 0, 0, 0}};
-static const spec s_metric[] = {{"disp_name", 0, 1, 1}, {"uniq_name", 1, 1, 1}, {"dtype", 2, 1, 1}, {"uom", 3, 1, 1},
-                                {"val", 4, 0, 1}, {"url", 5, 0, 1}, {"descr", 6, 0, 1}, {"cubepl", 7, 0, 1},
-                                {"cubeplinit", 8, 0, 1}, {"cubeplaggr", 9, 0, 3}, {"attr", 10, 0, MANY},
-                                {"metric", 11, 0, MANY}, {NULL, 0, 0, 0}};
+static const spec s_metric[] = {{"disp_name", 0, 1, 1},  {"uniq_name", 1, 1, 1}, {"dtype", 2, 1, 1},
+                                {"uom", 3, 1, 1},        {"val", 4, 0, 1},       {"url", 5, 0, 1},
+                                {"descr", 6, 0, 1},      {"cubepl", 7, 0, 1},    {"cubeplinit", 8, 0, 1},
+                                {"cubeplaggr", 9, 0, 3}, {"attr", 10, 0, MANY},  {"metric", 11, 0, MANY},
+                                {NULL, 0, 0, 0}};
 static const spec s_program[] = {{"attr", 0, 0, MANY}, {"region", 1, 1, MANY}, {"cnode", 2, 1, MANY}, {NULL, 0, 0, 0}};
 static const spec s_region[] = {{"name", 0, 1, 1}, {"mangled_name", 1, 0, 1}, {"paradigm", 2, 0, 1}, {"role", 3, 0, 1},
-                                {"url", 4, 0, 1}, {"descr", 5, 0, 1}, {"attr", 6, 0, MANY}, {NULL, 0, 0, 0}};
+                                {"url", 4, 0, 1},  {"descr", 5, 0, 1},        {"attr", 6, 0, MANY},  {NULL, 0, 0, 0}};
 static const spec s_cnode[] = {{"parameter", 0, 0, MANY}, {"attr", 0, 0, MANY}, {"cnode", 1, 0, MANY}, {NULL, 0, 0, 0}};
 static const spec s_system[] = {{"systemtreenode", 0, 1, MANY}, {"topologies", 1, 0, 1}, {NULL, 0, 0, 0}};
-static const spec s_stn[] = {{"name", 0, 1, 1}, {"class", 1, 1, 1}, {"descr", 2, 0, 1}, {"attr", 3, 0, MANY},
-                             {"systemtreenode", 4, 0, MANY}, {"locationgroup", 4, 0, MANY}, {NULL, 0, 0, 0}};
-static const spec s_group[] = {{"name", 0, 1, 1}, {"rank", 1, 1, 1}, {"type", 2, 1, 1}, {"descr", 3, 0, 1},
+static const spec s_stn[] = {{"name", 0, 1, 1},
+                             {"class", 1, 1, 1},
+                             {"descr", 2, 0, 1},
+                             {"attr", 3, 0, MANY},
+                             {"systemtreenode", 4, 0, MANY},
+                             {"locationgroup", 4, 0, MANY},
+                             {NULL, 0, 0, 0}};
+static const spec s_group[] = {{"name", 0, 1, 1},    {"rank", 1, 1, 1},        {"type", 2, 1, 1}, {"descr", 3, 0, 1},
                                {"attr", 4, 0, MANY}, {"location", 5, 0, MANY}, {NULL, 0, 0, 0}};
-static const spec s_location[] = {{"name", 0, 1, 1}, {"rank", 1, 1, 1}, {"type", 2, 1, 1}, {"descr", 3, 0, 1},
-                                  {"attr", 4, 0, MANY}, {NULL, 0, 0, 0}};
+static const spec s_location[] = {{"name", 0, 1, 1},  {"rank", 1, 1, 1},    {"type", 2, 1, 1},
+                                  {"descr", 3, 0, 1}, {"attr", 4, 0, MANY}, {NULL, 0, 0, 0}};
 static const spec s_topologies[] = {{"cart", 0, 0, MANY}, {NULL, 0, 0, 0}};
 static const spec s_cart[] = {{"dim", 0, 1, MANY}, {"coord", 1, 0, MANY}, {NULL, 0, 0, 0}};
 static const spec s_leaf[] = {{NULL, 0, 0, 0}};
 
 static int all_space(const char *s) {
-  for (; *s; s++) if (!isspace((unsigned char)*s)) return 0;
+  for (; *s; s++)
+    if (!isspace((unsigned char)*s)) return 0;
   return 1;
 }
 
@@ -86,14 +103,18 @@ static int shape(ctx *x, cx_node *n, const spec *sp) {
 }
 
 static cx_node *child(const cx_node *n, const char *tag) {
-  for (int i = 0; i < n->nchild; i++) if (!strcmp(n->child[i]->tag, tag)) return n->child[i];
+  for (int i = 0; i < n->nchild; i++)
+    if (!strcmp(n->child[i]->tag, tag)) return n->child[i];
   return NULL;
 }
 
 /* Text of a required leaf child (shape() has checked presence). */
 static const char *leaf(ctx *x, cx_node *n, const char *tag) {
   cx_node *ch = child(n, tag);
-  if (!ch) { fail(x, n, "<%s> lacks a <%s>", n->tag, tag); return NULL; }
+  if (!ch) {
+    fail(x, n, "<%s> lacks a <%s>", n->tag, tag);
+    return NULL;
+  }
   if (shape(x, ch, s_leaf) != 0) return NULL;
   return ch->text;
 }
@@ -133,23 +154,37 @@ static int check_attr_leaves(ctx *x, cx_node *n) {
 }
 
 /* ---------------------------------------------------------------------------------------- metrics */
-typedef struct { const char *name; int size; char kind; } dtype_info;
+typedef struct {
+  const char *name;
+  int size;
+  char kind;
+} dtype_info;
 
 /* Bytes per value (cubex-format.md §1.2 table); kind 0 for types that are not one plain number. */
 static int dtype_of(const char *s, dtype_info *d) {
-  static const dtype_info known[] = {
-    {"DOUBLE", 8, 'f'}, {"FLOAT", 8, 'f'}, {"MINDOUBLE", 8, 'f'}, {"MAXDOUBLE", 8, 'f'},
-    {"UINT64", 8, 'u'}, {"UNSIGNED INTEGER", 8, 'u'}, {"INT64", 8, 'i'}, {"INTEGER", 8, 'i'},
-    {"SIGNED INTEGER", 8, 'i'}, {"UINT32", 4, 'u'}, {"UNSIGNED INT", 4, 'u'}, {"INT32", 4, 'i'}, {"INT", 4, 'i'},
-    {"SIGNED INT", 4, 'i'}, {"UINT16", 2, 'u'}, {"INT16", 2, 'i'}, {"SHORT INT", 2, 'i'}, {"UINT8", 1, 'u'},
-    {"CHAR", 1, 'u'}, {"INT8", 1, 'i'}, {"COMPLEX", 16, 0}, {"RATE", 16, 0}, {"TAU_ATOMIC", 36, 0},
-    {"SCALE_FUNC", 216, 0}};
+  static const dtype_info known[] = {{"DOUBLE", 8, 'f'},    {"FLOAT", 8, 'f'},        {"MINDOUBLE", 8, 'f'},
+                                     {"MAXDOUBLE", 8, 'f'}, {"UINT64", 8, 'u'},       {"UNSIGNED INTEGER", 8, 'u'},
+                                     {"INT64", 8, 'i'},     {"INTEGER", 8, 'i'},      {"SIGNED INTEGER", 8, 'i'},
+                                     {"UINT32", 4, 'u'},    {"UNSIGNED INT", 4, 'u'}, {"INT32", 4, 'i'},
+                                     {"INT", 4, 'i'},       {"SIGNED INT", 4, 'i'},   {"UINT16", 2, 'u'},
+                                     {"INT16", 2, 'i'},     {"SHORT INT", 2, 'i'},    {"UINT8", 1, 'u'},
+                                     {"CHAR", 1, 'u'},      {"INT8", 1, 'i'},         {"COMPLEX", 16, 0},
+                                     {"RATE", 16, 0},       {"TAU_ATOMIC", 36, 0},    {"SCALE_FUNC", 216, 0}};
   for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
-    if (!strcmp(s, known[k].name)) { *d = known[k]; return 0; }
+    if (!strcmp(s, known[k].name)) {
+      *d = known[k];
+      return 0;
+    }
   int n;
   char end;
-  if (sscanf(s, "HISTOGRAM(%d%c", &n, &end) == 2 && end == ')' && n > 0 && n < 100000) { *d = (dtype_info){s, (n + 2) * 8, 0}; return 0; }
-  if (sscanf(s, "NDOUBLES(%d%c", &n, &end) == 2 && end == ')' && n > 0 && n < 100000) { *d = (dtype_info){s, n * 8, 0}; return 0; }
+  if (sscanf(s, "HISTOGRAM(%d%c", &n, &end) == 2 && end == ')' && n > 0 && n < 100000) {
+    *d = (dtype_info){s, (n + 2) * 8, 0};
+    return 0;
+  }
+  if (sscanf(s, "NDOUBLES(%d%c", &n, &end) == 2 && end == ')' && n > 0 && n < 100000) {
+    *d = (dtype_info){s, n * 8, 0};
+    return 0;
+  }
   return -1;
 }
 
@@ -163,8 +198,8 @@ static int is_derived(const char *type) {
 
 static int metric(ctx *x, cx_node *n, int parent) {
   static const char *const a_metric[] = {"!id", "type", "viztype", "convertible", "cacheable", NULL};
-  static const char *const types[] = {"EXCLUSIVE", "INCLUSIVE", "SIMPLE", "POSTDERIVED", "PREDERIVED_INCLUSIVE",
-                                      "PREDERIVED_EXCLUSIVE", NULL};
+  static const char *const types[] = {
+      "EXCLUSIVE", "INCLUSIVE", "SIMPLE", "POSTDERIVED", "PREDERIVED_INCLUSIVE", "PREDERIVED_EXCLUSIVE", NULL};
   cubex *c = x->c;
   if (attrs(x, n, a_metric) || shape(x, n, s_metric) || check_attr_leaves(x, n)) return -1;
   long id;
@@ -178,12 +213,13 @@ static int metric(ctx *x, cx_node *n, int parent) {
   m->parent = parent;
   m->index_member = m->data_member = -1;
   const char *t = cx_attr(n, "type");
-  m->type = t ? t : "EXCLUSIVE";   /* CubeLib's default */
+  m->type = t ? t : "EXCLUSIVE"; /* CubeLib's default */
   int ok = 0;
   for (int k = 0; types[k]; k++) ok |= !strcmp(m->type, types[k]);
   if (!ok) return fail(x, n, "unknown metric type \"%s\"", m->type);
   const char *viz = cx_attr(n, "viztype");
-  if (viz && strcmp(viz, "NORMAL") && strcmp(viz, "GHOST")) return fail(x, n, "viztype \"%s\" is neither NORMAL nor GHOST", viz);
+  if (viz && strcmp(viz, "NORMAL") && strcmp(viz, "GHOST"))
+    return fail(x, n, "viztype \"%s\" is neither NORMAL nor GHOST", viz);
   m->ghost = viz && !strcmp(viz, "GHOST");
   for (const char *const *b = (const char *const[]){"convertible", "cacheable", NULL}; *b; b++) {
     const char *v = cx_attr(n, *b);
@@ -215,8 +251,8 @@ static int metric(ctx *x, cx_node *n, int parent) {
   } else if (pl || child(n, "cubeplinit") || child(n, "cubeplaggr")) {
     return fail(x, n, "stored metric %s carries CubePL elements", m->uniq);
   }
-  if (!strcmp(m->type, "INCLUSIVE") && (!strcmp(m->dtype, "MINDOUBLE") || !strcmp(m->dtype, "MAXDOUBLE") ||
-                                       !strcmp(m->dtype, "TAU_ATOMIC")))
+  if (!strcmp(m->type, "INCLUSIVE") &&
+      (!strcmp(m->dtype, "MINDOUBLE") || !strcmp(m->dtype, "MAXDOUBLE") || !strcmp(m->dtype, "TAU_ATOMIC")))
     return fail(x, n, "an INCLUSIVE metric may not have dtype %s", m->dtype);
   for (int i = 0; i < n->nchild; i++) {
     cx_node *ch = n->child[i];
@@ -226,9 +262,10 @@ static int metric(ctx *x, cx_node *n, int parent) {
       return fail(x, ch, "<%s> contains '&' or '<', which CubeLib passes to CubePL undecoded", ch->tag);
     for (int a = 0; a < ch->nattr; a++) {
       int good = !strcmp(ch->tag, "cubepl") ? !strcmp(ch->key[a], "rowwise") && !strcmp(ch->val[a], "false")
-                 : !strcmp(ch->tag, "cubeplaggr") ? !strcmp(ch->key[a], "cubeplaggrtype") &&
-                       (!strcmp(ch->val[a], "plus") || !strcmp(ch->val[a], "minus") || !strcmp(ch->val[a], "aggr"))
-                 : 0;
+                 : !strcmp(ch->tag, "cubeplaggr")
+                     ? !strcmp(ch->key[a], "cubeplaggrtype") &&
+                           (!strcmp(ch->val[a], "plus") || !strcmp(ch->val[a], "minus") || !strcmp(ch->val[a], "aggr"))
+                     : 0;
       if (!good) return fail(x, ch, "attribute %s=%s is not understood in <%s>", ch->key[a], ch->val[a], ch->tag);
     }
     if (!strcmp(ch->tag, "cubeplaggr")) {
@@ -255,7 +292,8 @@ static int ids_dense(ctx *x, const cx_node *const *where, const int *ids, int n,
   int rc = 0;
   for (int k = 0; k < n && rc == 0; k++) {
     if (ids[k] < 0 || ids[k] >= n)
-      rc = fail(x, where[k], "%s id %d: the %d %s ids must be exactly 0..%d (%s)", what, ids[k], n, what, n - 1, consequence);
+      rc = fail(x, where[k], "%s id %d: the %d %s ids must be exactly 0..%d (%s)", what, ids[k], n, what, n - 1,
+                consequence);
     else if (seen[ids[k]]++)
       rc = fail(x, where[k], "duplicate %s id %d", what, ids[k]);
   }
@@ -267,24 +305,37 @@ static int metrics(ctx *x, cx_node *n) {
   static const char *const a_metrics[] = {"title", NULL};
   cubex *c = x->c;
   if (attrs(x, n, a_metrics) || shape(x, n, s_metrics)) return -1;
-  for (int i = 0; i < n->nchild; i++) if (metric(x, n->child[i], -1) != 0) return -1;
+  for (int i = 0; i < n->nchild; i++)
+    if (metric(x, n->child[i], -1) != 0) return -1;
   const cx_node **where = malloc(sizeof *where * (size_t)c->nmet);
   int *ids = malloc(sizeof(int) * (size_t)c->nmet);
   cx_metric *byid = malloc(sizeof *byid * (size_t)c->nmet);
   int rc = -1;
-  if (!where || !ids || !byid) { fail(x, n, "out of memory"); goto out; }
-  for (int k = 0; k < c->nmet; k++) { where[k] = c->met[k].node; ids[k] = c->met[k].id; }
+  if (!where || !ids || !byid) {
+    fail(x, n, "out of memory");
+    goto out;
+  }
+  for (int k = 0; k < c->nmet; k++) {
+    where[k] = c->met[k].node;
+    ids[k] = c->met[k].id;
+  }
   if (ids_dense(x, where, ids, c->nmet, "metric", "data files are named after them") != 0) goto out;
   for (int k = 0; k < c->nmet; k++) byid[c->met[k].id] = c->met[k];
   memcpy(c->met, byid, sizeof *byid * (size_t)c->nmet);
   rc = 0;
 out:
-  free(where); free(ids); free(byid);
+  free(where);
+  free(ids);
+  free(byid);
   return rc;
 }
 
 /* ---------------------------------------------------------------------------------------- program */
-typedef struct { const cx_node **node; int *id, *callee, *parent; int n, cap; } cnode_list;
+typedef struct {
+  const cx_node **node;
+  int *id, *callee, *parent;
+  int n, cap;
+} cnode_list;
 
 static int collect_cnodes(ctx *x, cx_node *n, int parent, cnode_list *l, int depth) {
   static const char *const a_cnode[] = {"!id", "!calleeId", "line", "mod", NULL};
@@ -293,7 +344,8 @@ static int collect_cnodes(ctx *x, cx_node *n, int parent, cnode_list *l, int dep
   long id, callee;
   if (int_attr(x, n, "id", &id) || int_attr(x, n, "calleeId", &callee)) return -1;
   if (callee < 0 || callee >= x->c->nreg)
-    return fail(x, n, "cnode %ld: calleeId %ld names no region (CubeLib: \"Undefined region in cnode definition!\")", id, callee);
+    return fail(x, n, "cnode %ld: calleeId %ld names no region (CubeLib: \"Undefined region in cnode definition!\")",
+                id, callee);
   if (l->n == l->cap) {
     l->cap = l->cap ? 2 * l->cap : 64;
     const cx_node **a = realloc(l->node, sizeof *a * (size_t)l->cap);
@@ -326,13 +378,18 @@ static int program(ctx *x, cx_node *n) {
   int *ids = malloc(sizeof(int) * (size_t)(nreg + 1));
   c->reg = calloc((size_t)nreg + 1, sizeof *c->reg);
   cnode_list l = {0};
-  if (!where || !ids || !c->reg) { fail(x, n, "out of memory"); goto out; }
+  if (!where || !ids || !c->reg) {
+    fail(x, n, "out of memory");
+    goto out;
+  }
   for (int i = 0, k = 0; i < n->nchild; i++) {
     cx_node *r = n->child[i];
     if (strcmp(r->tag, "region")) continue;
     long id;
-    if (attrs(x, r, a_region) || shape(x, r, s_region) || check_attr_leaves(x, r) || int_attr(x, r, "id", &id)) goto out;
-    for (int j = 0; j < r->nchild; j++) if (strcmp(r->child[j]->tag, "attr") && shape(x, r->child[j], s_leaf)) goto out;
+    if (attrs(x, r, a_region) || shape(x, r, s_region) || check_attr_leaves(x, r) || int_attr(x, r, "id", &id))
+      goto out;
+    for (int j = 0; j < r->nchild; j++)
+      if (strcmp(r->child[j]->tag, "attr") && shape(x, r->child[j], s_leaf)) goto out;
     where[k] = r;
     ids[k++] = (int)id;
   }
@@ -348,7 +405,11 @@ static int program(ctx *x, cx_node *n) {
   c->cn_first = malloc(sizeof(int) * (size_t)l.n);
   c->cn_next = malloc(sizeof(int) * (size_t)l.n);
   int *last = malloc(sizeof(int) * (size_t)l.n);
-  if (!c->cn_region || !c->cn_parent || !c->cn_first || !c->cn_next || !last) { free(last); fail(x, n, "out of memory"); goto out; }
+  if (!c->cn_region || !c->cn_parent || !c->cn_first || !c->cn_next || !last) {
+    free(last);
+    fail(x, n, "out of memory");
+    goto out;
+  }
   for (int k = 0; k < l.n; k++) c->cn_first[k] = c->cn_next[k] = last[k] = -1;
   /* document order = pre-order, so appending gives children (and roots) in nesting order */
   int last_root = -1;
@@ -358,21 +419,28 @@ static int program(ctx *x, cx_node *n) {
     c->cn_region[id] = l.callee[k];
     c->cn_parent[id] = par;
     int *head = par < 0 ? &c->cn_root : &c->cn_first[par], *tail = par < 0 ? &last_root : &last[par];
-    if (*tail < 0) *head = id; else c->cn_next[*tail] = id;
+    if (*tail < 0)
+      *head = id;
+    else
+      c->cn_next[*tail] = id;
     *tail = id;
   }
   free(last);
   rc = 0;
 out:
-  free(where); free(ids);
-  free(l.node); free(l.id); free(l.callee); free(l.parent);
+  free(where);
+  free(ids);
+  free(l.node);
+  free(l.id);
+  free(l.callee);
+  free(l.parent);
   return rc;
 }
 
 /* ----------------------------------------------------------------------------------------- system */
 typedef struct {
   const cx_node **node;
-  int *id, *extra, n, cap;   /* extra: a location's group id / a group's rank */
+  int *id, *extra, n, cap; /* extra: a location's group id / a group's rank */
 } id_list;
 
 static int push(id_list *l, const cx_node *n, int id, int extra) {
@@ -392,18 +460,22 @@ static int push(id_list *l, const cx_node *n, int id, int extra) {
   return 0;
 }
 
-typedef struct { id_list stn, group, loc; } sys_lists;
+typedef struct {
+  id_list stn, group, loc;
+} sys_lists;
 
 static int leaf_children(ctx *x, cx_node *n) {
   for (int j = 0; j < n->nchild; j++)
     if (strcmp(n->child[j]->tag, "attr") && strcmp(n->child[j]->tag, "systemtreenode") &&
-        strcmp(n->child[j]->tag, "locationgroup") && strcmp(n->child[j]->tag, "location") && shape(x, n->child[j], s_leaf))
+        strcmp(n->child[j]->tag, "locationgroup") && strcmp(n->child[j]->tag, "location") &&
+        shape(x, n->child[j], s_leaf))
       return -1;
   return 0;
 }
 
 static int one_of(const char *v, const char *const *set) {
-  for (; *set; set++) if (!strcmp(v, *set)) return 1;
+  for (; *set; set++)
+    if (!strcmp(v, *set)) return 1;
   return 0;
 }
 
@@ -434,7 +506,8 @@ static int group(ctx *x, cx_node *n, sys_lists *s) {
   char *end;
   long r = strtol(rank, &end, 10);
   if (!*rank || *end) return fail(x, n, "location group rank \"%s\" is not an integer", rank);
-  if (!one_of(type, types)) return fail(x, n, "location group type \"%s\" is not process, metrics or accelerator", type);
+  if (!one_of(type, types))
+    return fail(x, n, "location group type \"%s\" is not process, metrics or accelerator", type);
   if (!strcmp(type, "accelerator") && strcmp(x->c->version, "4.7"))
     return fail(x, n, "an accelerator location group needs <cube version=\"4.7\">");
   if (push(&s->group, n, (int)id, (int)r)) return fail(x, n, "out of memory");
@@ -463,7 +536,8 @@ static int topologies(ctx *x, cx_node *n) {
   for (int i = 0; i < n->nchild; i++) {
     cx_node *cart = n->child[i];
     if (shape(x, cart, s_cart)) return -1;
-    for (int j = 0; j < cart->nchild; j++) if (shape(x, cart->child[j], s_leaf)) return -1;
+    for (int j = 0; j < cart->nchild; j++)
+      if (shape(x, cart->child[j], s_leaf)) return -1;
   }
   return 0;
 }
@@ -478,7 +552,10 @@ static int system_tree(ctx *x, cx_node *n) {
     if (!strcmp(ch->tag, "systemtreenode") && stn(x, ch, &s, 1) != 0) goto out;
     if (!strcmp(ch->tag, "topologies") && topologies(x, ch) != 0) goto out;
   }
-  if (s.loc.n == 0) { fail(x, n, "the system tree has no <location> (CubeLib needs at least one)"); goto out; }
+  if (s.loc.n == 0) {
+    fail(x, n, "the system tree has no <location> (CubeLib needs at least one)");
+    goto out;
+  }
   if (ids_dense(x, s.stn.node, s.stn.id, s.stn.n, "systemtreenode", "cubew numbers them so") ||
       ids_dense(x, s.group.node, s.group.id, s.group.n, "locationgroup", "cubew numbers them so") ||
       ids_dense(x, s.loc.node, s.loc.id, s.loc.n, "location", "location ids are the data columns"))
@@ -488,14 +565,26 @@ static int system_tree(ctx *x, cx_node *n) {
   c->loc = malloc(sizeof *c->loc * (size_t)c->nloc);
   c->loc_group = malloc(sizeof(int) * (size_t)c->nloc);
   c->group_rank = malloc(sizeof(int) * (size_t)(c->ngroup + 1));
-  if (!c->loc || !c->loc_group || !c->group_rank) { fail(x, n, "out of memory"); goto out; }
-  for (int k = 0; k < s.loc.n; k++) { c->loc[s.loc.id[k]] = s.loc.node[k]; c->loc_group[s.loc.id[k]] = s.loc.extra[k]; }
+  if (!c->loc || !c->loc_group || !c->group_rank) {
+    fail(x, n, "out of memory");
+    goto out;
+  }
+  for (int k = 0; k < s.loc.n; k++) {
+    c->loc[s.loc.id[k]] = s.loc.node[k];
+    c->loc_group[s.loc.id[k]] = s.loc.extra[k];
+  }
   for (int k = 0; k < s.group.n; k++) c->group_rank[s.group.id[k]] = s.group.extra[k];
   rc = 0;
 out:
-  free(s.stn.node); free(s.stn.id); free(s.stn.extra);
-  free(s.group.node); free(s.group.id); free(s.group.extra);
-  free(s.loc.node); free(s.loc.id); free(s.loc.extra);
+  free(s.stn.node);
+  free(s.stn.id);
+  free(s.stn.extra);
+  free(s.group.node);
+  free(s.group.id);
+  free(s.group.extra);
+  free(s.loc.node);
+  free(s.loc.id);
+  free(s.loc.extra);
   return rc;
 }
 
@@ -508,9 +597,11 @@ static int anchor(ctx *x, cx_node *root) {
     if (shape(x, doc, s_doc)) return -1;
     cx_node *mir = child(doc, "mirrors");
     if (mir && shape(x, mir, s_mirrors)) return -1;
-    for (int i = 0; mir && i < mir->nchild; i++) if (shape(x, mir->child[i], s_leaf)) return -1;
+    for (int i = 0; mir && i < mir->nchild; i++)
+      if (shape(x, mir->child[i], s_leaf)) return -1;
   }
-  return metrics(x, child(root, "metrics")) || program(x, child(root, "program")) || system_tree(x, child(root, "system"));
+  return metrics(x, child(root, "metrics")) || program(x, child(root, "program")) ||
+         system_tree(x, child(root, "system"));
 }
 
 /* -------------------------------------------------------------------------------------- data files */
@@ -527,9 +618,12 @@ static int member_metric(const char *name, int *is_data, int *ghost) {
   if (!isdigit((unsigned char)*s)) return -1;
   char *end;
   long id = strtol(s, &end, 10);
-  if (!strcmp(end, ".data")) *is_data = 1;
-  else if (!strcmp(end, ".index")) *is_data = 0;
-  else return -1;
+  if (!strcmp(end, ".data"))
+    *is_data = 1;
+  else if (!strcmp(end, ".index"))
+    *is_data = 0;
+  else
+    return -1;
   return id > 1000000000L ? -1 : (int)id;
 }
 
@@ -574,12 +668,14 @@ static int check_data(ctx *x, cx_metric *m) {
   const cx_member *dm = &c->mem[m->data_member];
   const unsigned char *b = c->buf + dm->off;
   if (dm->size >= 11 && !memcmp(b, "ZCUBEX.DATA", 11))
-    return fail(x, NULL, "%s: compressed rows (ZCUBEX.DATA): not read by this checker; popmeter writes CUBEX.DATA", dm->name);
+    return fail(x, NULL, "%s: compressed rows (ZCUBEX.DATA): not read by this checker; popmeter writes CUBEX.DATA",
+                dm->name);
   if (dm->size < 10 || memcmp(b, "CUBEX.DATA", 10))
     return fail(x, NULL, "%s: bad data marker (CubeLib: \"Selection of RowSupplier failed\")", dm->name);
   uint64_t expect = 10 + (uint64_t)m->nrows * (uint64_t)c->nloc * (uint64_t)m->dsize;
   if (dm->size != expect)
-    return fail(x, NULL, "%s: %zu bytes, expected 10 + %d rows x %d locations x %d bytes = %llu (CubeLib would read %s)",
+    return fail(x, NULL,
+                "%s: %zu bytes, expected 10 + %d rows x %d locations x %d bytes = %llu (CubeLib would read %s)",
                 dm->name, dm->size, m->nrows, c->nloc, m->dsize, (unsigned long long)expect,
                 dm->size < expect ? "missing values as 0" : "past the values");
   return 0;
@@ -594,9 +690,14 @@ static int data_files(ctx *x) {
     if (id < 0) return fail(x, NULL, "unexpected archive member %s", name);
     if (id >= c->nmet) return fail(x, NULL, "member %s belongs to no metric (there are %d)", name, c->nmet);
     cx_metric *m = &c->met[id];
-    if (ghost != m->ghost) return fail(x, NULL, "member %s: metric %s is %sa ghost metric", name, m->uniq, m->ghost ? "" : "not ");
-    if (m->derived) return fail(x, NULL, "derived metric %s has the data file %s (derived metrics have none)", m->uniq, name);
-    if (is_data) m->data_member = i; else m->index_member = i;
+    if (ghost != m->ghost)
+      return fail(x, NULL, "member %s: metric %s is %sa ghost metric", name, m->uniq, m->ghost ? "" : "not ");
+    if (m->derived)
+      return fail(x, NULL, "derived metric %s has the data file %s (derived metrics have none)", m->uniq, name);
+    if (is_data)
+      m->data_member = i;
+    else
+      m->index_member = i;
   }
   for (int id = 0; id < c->nmet; id++) {
     cx_metric *m = &c->met[id];
@@ -620,36 +721,60 @@ cubex *cubex_open_buffer(const void *data, size_t size, char *err, size_t errlen
   cubex *c = calloc(1, sizeof *c);
   ctx x = {c, err, errlen, 0};
   if (err && errlen) err[0] = '\0';
-  if (!c || !(c->buf = malloc(size + 1))) { free(c); snprintf(err, errlen, "out of memory"); return NULL; }
+  if (!c || !(c->buf = malloc(size + 1))) {
+    free(c);
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
   memcpy(c->buf, data, size);
   c->size = size;
-  if (cx_tar_scan(c->buf, size, &c->mem, &c->nmem, err, errlen) != 0) { cubex_close(c); return NULL; }
+  if (cx_tar_scan(c->buf, size, &c->mem, &c->nmem, err, errlen) != 0) {
+    cubex_close(c);
+    return NULL;
+  }
   int a = -1;
-  for (int i = 0; i < c->nmem; i++) if (!strcmp(c->mem[i].name, "anchor.xml")) a = i;
-  if (a < 0) fail(&x, NULL, "no anchor.xml member (CubeLib: \"anchor.xml not found\")");
-  else if (a != c->nmem - 1) fail(&x, NULL, "anchor.xml is member %d of %d, not the last one (cubew writes it last)", a + 1, c->nmem);
-  else if (!(c->root = cx_parse((const char *)c->buf + c->mem[a].off, c->mem[a].size, err, errlen))) x.failed = 1;
+  for (int i = 0; i < c->nmem; i++)
+    if (!strcmp(c->mem[i].name, "anchor.xml")) a = i;
+  if (a < 0)
+    fail(&x, NULL, "no anchor.xml member (CubeLib: \"anchor.xml not found\")");
+  else if (a != c->nmem - 1)
+    fail(&x, NULL, "anchor.xml is member %d of %d, not the last one (cubew writes it last)", a + 1, c->nmem);
+  else if (!(c->root = cx_parse((const char *)c->buf + c->mem[a].off, c->mem[a].size, err, errlen)))
+    x.failed = 1;
   if (!x.failed) (void)(anchor(&x, c->root) || data_files(&x));
-  if (x.failed) { cubex_close(c); return NULL; }
+  if (x.failed) {
+    cubex_close(c);
+    return NULL;
+  }
   return c;
 }
 
 cubex *cubex_open(const char *path, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
-  if (!f) { snprintf(err, errlen, "%s: cannot open", path); return NULL; }
+  if (!f) {
+    snprintf(err, errlen, "%s: cannot open", path);
+    return NULL;
+  }
   size_t cap = 1 << 16, n = 0, k;
   unsigned char *buf = malloc(cap);
   while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0) {
     n += k;
     if (n == cap) {
       unsigned char *q = realloc(buf, cap *= 2);
-      if (!q) { free(buf); buf = NULL; }
-      else buf = q;
+      if (!q) {
+        free(buf);
+        buf = NULL;
+      } else
+        buf = q;
     }
   }
   int bad = ferror(f);
   fclose(f);
-  if (!buf || bad) { free(buf); snprintf(err, errlen, "%s: cannot read", path); return NULL; }
+  if (!buf || bad) {
+    free(buf);
+    snprintf(err, errlen, "%s: cannot read", path);
+    return NULL;
+  }
   char why[512];
   cubex *c = cubex_open_buffer(buf, n, why, sizeof why);
   free(buf);
@@ -659,9 +784,21 @@ cubex *cubex_open(const char *path, char *err, size_t errlen) {
 
 void cubex_close(cubex *c) {
   if (!c) return;
-  for (int i = 0; i < c->nmet; i++) { free(c->met[i].row_cnode); free(c->met[i].cnode_row); }
-  free(c->met); free(c->reg); free(c->cn_region); free(c->cn_parent); free(c->cn_first); free(c->cn_next);
-  free(c->loc); free(c->loc_group); free(c->group_rank); free(c->mem); free(c->buf);
+  for (int i = 0; i < c->nmet; i++) {
+    free(c->met[i].row_cnode);
+    free(c->met[i].cnode_row);
+  }
+  free(c->met);
+  free(c->reg);
+  free(c->cn_region);
+  free(c->cn_parent);
+  free(c->cn_first);
+  free(c->cn_next);
+  free(c->loc);
+  free(c->loc_group);
+  free(c->group_rank);
+  free(c->mem);
+  free(c->buf);
   cx_free(c->root);
   free(c);
 }

@@ -28,21 +28,21 @@ cubex *cubex_open(const char *path, char *err, size_t errlen);
 cubex *cubex_open_buffer(const void *data, size_t size, char *err, size_t errlen);
 void cubex_close(cubex *c);
 
-const char *cubex_version(const cubex *c);              /* "4.4" */
+const char *cubex_version(const cubex *c);               /* "4.4" */
 const char *cubex_attr(const cubex *c, const char *key); /* top-level <attr>, NULL when absent */
 int cubex_nmetrics(const cubex *c);
 int cubex_ncnodes(const cubex *c);
 int cubex_nregions(const cubex *c);
 int cubex_nlocations(const cubex *c);
 int cubex_nmembers(const cubex *c);
-const char *cubex_member_name(const cubex *c, int i);    /* in archive order */
+const char *cubex_member_name(const cubex *c, int i); /* in archive order */
 size_t cubex_member_size(const cubex *c, int i);
-size_t cubex_member_offset(const cubex *c, int i);       /* of the member's data in the file */
+size_t cubex_member_offset(const cubex *c, int i); /* of the member's data in the file */
 
 /* Metrics by id. */
-int cubex_metric_find(const cubex *c, const char *uniq_name);   /* id, or -1 */
+int cubex_metric_find(const cubex *c, const char *uniq_name); /* id, or -1 */
 const char *cubex_metric_uniq(const cubex *c, int m);
-const char *cubex_metric_type(const cubex *c, int m);   /* "EXCLUSIVE", "INCLUSIVE", "POSTDERIVED", ... */
+const char *cubex_metric_type(const cubex *c, int m); /* "EXCLUSIVE", "INCLUSIVE", "POSTDERIVED", ... */
 const char *cubex_metric_dtype(const cubex *c, int m);
 const char *cubex_metric_uom(const cubex *c, int m);
 const char *cubex_metric_cubepl(const cubex *c, int m); /* NULL when none */
@@ -55,7 +55,7 @@ const char *cubex_region_name(const cubex *c, int r);
 const char *cubex_region_child_text(const cubex *c, int r, const char *tag); /* e.g. "paradigm", NULL if absent */
 int cubex_cnode_region(const cubex *c, int cn);
 int cubex_cnode_parent(const cubex *c, int cn);
-const char *cubex_cnode_name(const cubex *c, int cn);  /* the callee region's name */
+const char *cubex_cnode_name(const cubex *c, int cn); /* the callee region's name */
 /* The call path "main/solve/MPI_Send" (region names from a root, '/'-separated); -1 if none. */
 int cubex_cnode_find(const cubex *c, const char *path);
 /* The cnode stored in row k of a metric of this type (CubeLib's order). */
@@ -64,7 +64,7 @@ int cubex_row_cnode(const cubex *c, int m, int k);
 /* System tree. */
 const char *cubex_location_name(const cubex *c, int loc);
 const char *cubex_location_type(const cubex *c, int loc);
-int cubex_location_group(const cubex *c, int loc);      /* location-group id */
+int cubex_location_group(const cubex *c, int loc); /* location-group id */
 int cubex_group_rank(const cubex *c, int g);
 
 /* Values of stored metrics. view: stored as the file holds it, or along the call tree inclusive

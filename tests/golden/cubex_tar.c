@@ -19,7 +19,8 @@ static int fail(char *err, size_t len, const char *fmt, ...) {
 }
 
 static int all_zero(const unsigned char *p, size_t n) {
-  for (size_t i = 0; i < n; i++) if (p[i]) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (p[i]) return 0;
   return 1;
 }
 
@@ -30,7 +31,8 @@ static int octal(const unsigned char *f, size_t w, uint64_t *v) {
   while (i < w && f[i] == ' ') i++;
   if (i == w || f[i] < '0' || f[i] > '7') return -1;
   for (; i < w && f[i] >= '0' && f[i] <= '7'; i++) *v = *v * 8 + (uint64_t)(f[i] - '0');
-  for (; i < w; i++) if (f[i] != ' ' && f[i] != '\0') return -1;
+  for (; i < w; i++)
+    if (f[i] != ' ' && f[i] != '\0') return -1;
   return 0;
 }
 
@@ -47,8 +49,10 @@ static int header(const unsigned char *b, size_t pos, cx_member *m, char *err, s
   if (b[124] & 0x80) return fail(err, len, "offset %zu: base-256 size field (not written by cubew)", pos);
   if (octal(b + 124, 12, &v) != 0) return fail(err, len, "offset %zu: unreadable size field", pos);
   if (b[156] == 'x' || b[156] == 'g')
-    return fail(err, len, "offset %zu: PAX header (cubew uses it only for members of 8 GiB or more; not supported here)", pos);
-  if (b[156] != '0' && b[156] != '\0') return fail(err, len, "offset %zu: member of type '%c', not a regular file", pos, b[156]);
+    return fail(err, len,
+                "offset %zu: PAX header (cubew uses it only for members of 8 GiB or more; not supported here)", pos);
+  if (b[156] != '0' && b[156] != '\0')
+    return fail(err, len, "offset %zu: member of type '%c', not a regular file", pos, b[156]);
   if (b[0] == '\0') return fail(err, len, "offset %zu: member without a name", pos);
   memcpy(m->name, b, 100);
   m->name[100] = '\0';
@@ -61,7 +65,9 @@ int cx_tar_scan(const unsigned char *buf, size_t size, cx_member **mem, int *nme
   *mem = NULL;
   *nmem = 0;
   if (size < BLK || !is_header(buf))
-    return fail(err, len, "not a ustar archive: the first 512-byte block is no ustar header (CubeLib: \"Cannot determine what layout\")");
+    return fail(
+        err, len,
+        "not a ustar archive: the first 512-byte block is no ustar header (CubeLib: \"Cannot determine what layout\")");
   int cap = 0;
   size_t pos = 0;
   for (;;) {
@@ -75,14 +81,16 @@ int cx_tar_scan(const unsigned char *buf, size_t size, cx_member **mem, int *nme
     }
     cx_member *m = &(*mem)[*nmem];
     if (header(buf + pos, pos, m, err, len) != 0) return -1;
-    if (m->size > size - m->off) return fail(err, len, "member %s truncated: %zu bytes announced, %zu present", m->name, m->size, size - m->off);
-    size_t span = m->size == 0 ? 0 : (m->size / BLK + 1) * BLK;   /* CubeLib's rule */
+    if (m->size > size - m->off)
+      return fail(err, len, "member %s truncated: %zu bytes announced, %zu present", m->name, m->size, size - m->off);
+    size_t span = m->size == 0 ? 0 : (m->size / BLK + 1) * BLK; /* CubeLib's rule */
     size_t next = m->off + span;
     if (next > size) return fail(err, len, "member %s: archive ends inside its padding (truncated)", m->name);
     /* Standard tar puts the next header right after the data when the size is a multiple of 512;
      * CubeLib skips that block and then misses every later member. */
     if (m->size > 0 && m->size % BLK == 0 && is_header(buf + m->off + m->size))
-      return fail(err, len, "member %s (%zu bytes, a multiple of 512) is followed directly by the next header: "
+      return fail(err, len,
+                  "member %s (%zu bytes, a multiple of 512) is followed directly by the next header: "
                   "standard tar padding; CubeLib expects one more zero block and would not find the following members",
                   m->name, m->size);
     if (!all_zero(buf + m->off + m->size, span - m->size))

@@ -40,12 +40,18 @@ int cx_row_order(cubex *c, cx_metric *m, const uint32_t *sparse_pos, int npos) {
   int *order = malloc(sizeof(int) * (size_t)(c->ncn + 1));
   m->row_cnode = malloc(sizeof(int) * (size_t)(m->nrows + 1));
   m->cnode_row = malloc(sizeof(int) * (size_t)(c->ncn + 1));
-  if (!order || !m->row_cnode || !m->cnode_row) { free(order); return -1; }
+  if (!order || !m->row_cnode || !m->cnode_row) {
+    free(order);
+    return -1;
+  }
   if (!strcmp(m->type, "SIMPLE")) {
     for (int i = 0; i < c->ncn; i++) order[i] = i;
   } else if (!strcmp(m->type, "INCLUSIVE")) {
     int k = 0;
-    for (int r = c->cn_root; r >= 0; r = c->cn_next[r]) { order[k++] = r; wide_rec(c, r, order, &k); }
+    for (int r = c->cn_root; r >= 0; r = c->cn_next[r]) {
+      order[k++] = r;
+      wide_rec(c, r, order, &k);
+    }
   } else if (preorder(c, order) != 0) {
     free(order);
     return -1;
@@ -64,14 +70,23 @@ int cx_row_order(cubex *c, cx_metric *m, const uint32_t *sparse_pos, int npos) {
 /* ------------------------------------------------------------------------------------- values */
 static int stored(const cubex *c, const cx_metric *m, int cn, int loc, double *v) {
   int row = m->cnode_row[cn];
-  if (row < 0) { *v = 0; return 0; }   /* not in a sparse file: zero, as CubeLib reads it */
-  const unsigned char *p = c->buf + c->mem[m->data_member].off + 10 +
-                           ((size_t)row * (size_t)c->nloc + (size_t)loc) * (size_t)m->dsize;
+  if (row < 0) {
+    *v = 0;
+    return 0;
+  } /* not in a sparse file: zero, as CubeLib reads it */
+  const unsigned char *p =
+      c->buf + c->mem[m->data_member].off + 10 + ((size_t)row * (size_t)c->nloc + (size_t)loc) * (size_t)m->dsize;
   uint64_t bits = 0;
   for (int i = m->dsize - 1; i >= 0; i--) bits = (bits << 8) | p[i];
-  if (m->kind == 'f') { memcpy(v, &bits, sizeof *v); return 0; }
-  if (m->kind == 'u') { *v = (double)bits; return 0; }
-  int shift = 64 - 8 * m->dsize;   /* sign-extend a narrower signed integer */
+  if (m->kind == 'f') {
+    memcpy(v, &bits, sizeof *v);
+    return 0;
+  }
+  if (m->kind == 'u') {
+    *v = (double)bits;
+    return 0;
+  }
+  int shift = 64 - 8 * m->dsize; /* sign-extend a narrower signed integer */
   *v = (double)((int64_t)(bits << shift) >> shift);
   return 0;
 }
@@ -92,7 +107,10 @@ int cubex_value(const cubex *c, int mid, int cn, int loc, cubex_view view, doubl
   int incl_stored = !strcmp(m->type, "INCLUSIVE");
   if (view == CUBEX_STORED || (view == CUBEX_INCL && incl_stored) || (view == CUBEX_EXCL && !incl_stored))
     return stored(c, m, cn, loc, v);
-  if (view == CUBEX_INCL) { *v = subtree(c, m, cn, loc); return 0; }
+  if (view == CUBEX_INCL) {
+    *v = subtree(c, m, cn, loc);
+    return 0;
+  }
   /* exclusive from inclusive storage: the call path minus its children */
   stored(c, m, cn, loc, v);
   for (int ch = c->cn_first[cn]; ch >= 0; ch = c->cn_next[ch]) {
@@ -105,19 +123,32 @@ int cubex_value(const cubex *c, int mid, int cn, int loc, cubex_view view, doubl
 
 int cubex_dump(FILE *out, const cubex *c, const char *uniq, cubex_view view) {
   int mid = cubex_metric_find(c, uniq);
-  if (mid < 0) { fprintf(out, "no metric named %s\n", uniq); return -1; }
+  if (mid < 0) {
+    fprintf(out, "no metric named %s\n", uniq);
+    return -1;
+  }
   const cx_metric *m = &c->met[mid];
-  if (m->derived) { fprintf(out, "%s is a derived metric (CubePL: %s): no stored values\n", uniq, m->cubepl); return -1; }
-  if (!m->kind) { fprintf(out, "%s has dtype %s, which is not one number per value\n", uniq, m->dtype); return -1; }
+  if (m->derived) {
+    fprintf(out, "%s is a derived metric (CubePL: %s): no stored values\n", uniq, m->cubepl);
+    return -1;
+  }
+  if (!m->kind) {
+    fprintf(out, "%s has dtype %s, which is not one number per value\n", uniq, m->dtype);
+    return -1;
+  }
   fprintf(out, "# %s (%s, %s, %s): rows in file order; cnode(id), location, value\n", uniq, m->type, m->dtype,
-          view == CUBEX_STORED ? "as stored" : view == CUBEX_INCL ? "inclusive" : "exclusive");
+          view == CUBEX_STORED ? "as stored"
+          : view == CUBEX_INCL ? "inclusive"
+                               : "exclusive");
   for (int k = 0; k < m->nrows; k++) {
     int cn = m->row_cnode[k];
     for (int loc = 0; loc < c->nloc; loc++) {
       double v;
       cubex_value(c, mid, cn, loc, view, &v);
-      if (m->kind == 'f') fprintf(out, "%s(id=%d)\t%d\t%.17g\n", cubex_cnode_name(c, cn), cn, loc, v);
-      else fprintf(out, "%s(id=%d)\t%d\t%.0f\n", cubex_cnode_name(c, cn), cn, loc, v);
+      if (m->kind == 'f')
+        fprintf(out, "%s(id=%d)\t%d\t%.17g\n", cubex_cnode_name(c, cn), cn, loc, v);
+      else
+        fprintf(out, "%s(id=%d)\t%d\t%.0f\n", cubex_cnode_name(c, cn), cn, loc, v);
     }
   }
   return 0;
@@ -125,7 +156,8 @@ int cubex_dump(FILE *out, const cubex *c, const char *uniq, cubex_view view) {
 
 /* ----------------------------------------------------------------------------------- accessors */
 static const char *leaf_text(const cx_node *n, const char *tag) {
-  for (int i = 0; n && i < n->nchild; i++) if (!strcmp(n->child[i]->tag, tag)) return n->child[i]->text;
+  for (int i = 0; n && i < n->nchild; i++)
+    if (!strcmp(n->child[i]->tag, tag)) return n->child[i]->text;
   return NULL;
 }
 
@@ -147,7 +179,8 @@ size_t cubex_member_size(const cubex *c, int i) { return i >= 0 && i < c->nmem ?
 size_t cubex_member_offset(const cubex *c, int i) { return i >= 0 && i < c->nmem ? c->mem[i].off : 0; }
 
 int cubex_metric_find(const cubex *c, const char *uniq) {
-  for (int i = 0; i < c->nmet; i++) if (!strcmp(c->met[i].uniq, uniq)) return i;
+  for (int i = 0; i < c->nmet; i++)
+    if (!strcmp(c->met[i].uniq, uniq)) return i;
   return -1;
 }
 #define METRIC_FIELD(fn, expr) \
@@ -161,7 +194,9 @@ METRIC_FIELD(cubex_metric_aggr, c->met[m].aggr)
 int cubex_metric_parent(const cubex *c, int m) { return m >= 0 && m < c->nmet ? c->met[m].parent : -1; }
 int cubex_metric_stored(const cubex *c, int m) { return m >= 0 && m < c->nmet && !c->met[m].derived; }
 
-const char *cubex_region_name(const cubex *c, int r) { return r >= 0 && r < c->nreg ? leaf_text(c->reg[r], "name") : NULL; }
+const char *cubex_region_name(const cubex *c, int r) {
+  return r >= 0 && r < c->nreg ? leaf_text(c->reg[r], "name") : NULL;
+}
 const char *cubex_region_child_text(const cubex *c, int r, const char *tag) {
   return r >= 0 && r < c->nreg ? leaf_text(c->reg[r], tag) : NULL;
 }
@@ -192,7 +227,11 @@ int cubex_row_cnode(const cubex *c, int m, int k) {
   return c->met[m].row_cnode[k];
 }
 
-const char *cubex_location_name(const cubex *c, int l) { return l >= 0 && l < c->nloc ? leaf_text(c->loc[l], "name") : NULL; }
-const char *cubex_location_type(const cubex *c, int l) { return l >= 0 && l < c->nloc ? leaf_text(c->loc[l], "type") : NULL; }
+const char *cubex_location_name(const cubex *c, int l) {
+  return l >= 0 && l < c->nloc ? leaf_text(c->loc[l], "name") : NULL;
+}
+const char *cubex_location_type(const cubex *c, int l) {
+  return l >= 0 && l < c->nloc ? leaf_text(c->loc[l], "type") : NULL;
+}
 int cubex_location_group(const cubex *c, int l) { return l >= 0 && l < c->nloc ? c->loc_group[l] : -1; }
 int cubex_group_rank(const cubex *c, int g) { return g >= 0 && g < c->ngroup ? c->group_rank[g] : -1; }

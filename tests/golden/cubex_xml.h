@@ -12,17 +12,17 @@
 typedef struct cx_node {
   char *tag;
   int nattr;
-  char **key, **val;        /* decoded attribute values */
-  char *text;               /* decoded character content (CubePL elements: verbatim), "" if none */
+  char **key, **val; /* decoded attribute values */
+  char *text;        /* decoded character content (CubePL elements: verbatim), "" if none */
   struct cx_node **child;
   int nchild, cap;
   struct cx_node *parent;
-  int line;                 /* line of the start tag, for messages */
+  int line; /* line of the start tag, for messages */
 } cx_node;
 
 /* Parses a whole anchor; returns the <cube> element (whose "version" attribute holds the literal
  * version) or NULL with a message "line N: ..." in err. */
 cx_node *cx_parse(const char *buf, size_t len, char *err, size_t errlen);
 void cx_free(cx_node *n);
-const char *cx_attr(const cx_node *n, const char *key);   /* NULL when absent */
+const char *cx_attr(const cx_node *n, const char *key); /* NULL when absent */
 #endif

@@ -12,7 +12,7 @@
 #include "pm_lifecycle.h"
 #include "pm_profile.h"
 
-#define T0 1000000000ull   /* the virtual clock starts at 1 s */
+#define T0 1000000000ull /* the virtual clock starts at 1 s */
 
 static int setup(void **state) {
   (void)state;
@@ -22,7 +22,11 @@ static int setup(void **state) {
   assert_int_equal(pm_core_activate(), 1);
   return 0;
 }
-static int teardown(void **state) { (void)state; pm_core_reset_for_tests(); return 0; }
+static int teardown(void **state) {
+  (void)state;
+  pm_core_reset_for_tests();
+  return 0;
+}
 
 /* Stream: t=0 activate (useful) | +100 enter MPI_Send (p2p) | +30 exit | +200 enter MPI_Barrier
  * (coll) | +70 exit | +50 end.  useful = 100 + 200 + 50 = 350, p2p = 30, coll = 70. */
@@ -32,11 +36,16 @@ static void test_states_exact(void **state) {
   assert_non_null(L);
   pm_region_id send = pm_region_register("MPI_Send", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
   pm_region_id bar = pm_region_register("MPI_Barrier", PM_PARADIGM_MPI, PM_ROLE_BARRIER);
-  pm_clock_advance(100); pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
-  pm_clock_advance(30);  pm_call_exit(L, pm_clock_now());
-  pm_clock_advance(200); pm_call_enter(L, bar, PM_STATE_MPI_COLL, pm_clock_now());
-  pm_clock_advance(70);  pm_call_exit(L, pm_clock_now());
-  pm_clock_advance(50);  pm_loc_flush(L, pm_clock_now());
+  pm_clock_advance(100);
+  pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
+  pm_clock_advance(30);
+  pm_call_exit(L, pm_clock_now());
+  pm_clock_advance(200);
+  pm_call_enter(L, bar, PM_STATE_MPI_COLL, pm_clock_now());
+  pm_clock_advance(70);
+  pm_call_exit(L, pm_clock_now());
+  pm_clock_advance(50);
+  pm_loc_flush(L, pm_clock_now());
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 350);
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_P2P], 30);
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_COLL], 70);
@@ -64,17 +73,26 @@ static void test_callpath_nesting(void **state) {
   pm_region_id solve = pm_region_register("solve", PM_PARADIGM_USER, PM_ROLE_FUNCTION);
   pm_region_id send = pm_region_register("MPI_Send", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
   uint64_t steps_solve1[] = {5, 5};
-  pm_clock_advance(10); pm_region_enter(L, solve, pm_clock_now());
+  pm_clock_advance(10);
+  pm_region_enter(L, solve, pm_clock_now());
   for (int i = 0; i < 2; i++) {
-    pm_clock_advance(steps_solve1[i]); pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
-    pm_clock_advance(2); pm_call_exit(L, pm_clock_now());
+    pm_clock_advance(steps_solve1[i]);
+    pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
+    pm_clock_advance(2);
+    pm_call_exit(L, pm_clock_now());
   }
-  pm_clock_advance(1); pm_region_exit(L, pm_clock_now());
-  pm_clock_advance(10); pm_region_enter(L, solve, pm_clock_now());
-  pm_clock_advance(3); pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
-  pm_clock_advance(4); pm_call_exit(L, pm_clock_now());
-  pm_clock_advance(6); pm_region_exit(L, pm_clock_now());
-  pm_clock_advance(20); pm_loc_flush(L, pm_clock_now());
+  pm_clock_advance(1);
+  pm_region_exit(L, pm_clock_now());
+  pm_clock_advance(10);
+  pm_region_enter(L, solve, pm_clock_now());
+  pm_clock_advance(3);
+  pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
+  pm_clock_advance(4);
+  pm_call_exit(L, pm_clock_now());
+  pm_clock_advance(6);
+  pm_region_exit(L, pm_clock_now());
+  pm_clock_advance(20);
+  pm_loc_flush(L, pm_clock_now());
   assert_int_equal(pm_loc_node_count(L), 3);
   pm_cpnode *root = pm_loc_node(L, 0), *s = pm_loc_node(L, 1), *snd = pm_loc_node(L, 2);
   assert_int_equal(s->region, solve);
@@ -122,9 +140,12 @@ static void test_bytes(void **state) {
 static void test_parallel_context(void **state) {
   (void)state;
   pm_loc *L = pm_loc_self();
-  pm_clock_advance(40); pm_ctx_set(L, PM_CTX_PARALLEL, pm_clock_now());
-  pm_clock_advance(50); pm_state_set(L, PM_STATE_SYNC_WAIT, pm_clock_now());
-  pm_clock_advance(10); pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
+  pm_clock_advance(40);
+  pm_ctx_set(L, PM_CTX_PARALLEL, pm_clock_now());
+  pm_clock_advance(50);
+  pm_state_set(L, PM_STATE_SYNC_WAIT, pm_clock_now());
+  pm_clock_advance(10);
+  pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
   pm_ctx_set(L, PM_CTX_SERIAL, pm_clock_now());
   pm_loc_flush(L, pm_clock_now());
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 40);
@@ -139,12 +160,16 @@ static void test_parallel_context(void **state) {
 static void test_cp_merge(void **state) {
   (void)state;
   pm_loc *L = pm_loc_self();
-  pm_clock_advance(100); pm_loc_flush(L, pm_clock_now());
+  pm_clock_advance(100);
+  pm_loc_flush(L, pm_clock_now());
   pm_cp_merge_global(L, (pm_cp_clock){500, 50, 700});
   pm_cp_clock g = pm_cp_global(L), p = pm_cp_process(L);
-  assert_int_equal(g.cue, 500); assert_int_equal(g.com, 100); assert_int_equal(g.coo, 700);
-  assert_int_equal(p.cue, 100);   /* the process clock is untouched by a global merge */
-  pm_clock_advance(10); pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(g.cue, 500);
+  assert_int_equal(g.com, 100);
+  assert_int_equal(g.coo, 700);
+  assert_int_equal(p.cue, 100); /* the process clock is untouched by a global merge */
+  pm_clock_advance(10);
+  pm_loc_flush(L, pm_clock_now());
   g = pm_cp_global(L);
   assert_int_equal(g.cue, 510);
 }
@@ -156,8 +181,14 @@ static void test_unbalanced_and_deep(void **state) {
   pm_call_exit(L, pm_clock_now());
   assert_int_equal(L->depth, 0);
   pm_region_id r = pm_region_register("rec", PM_PARADIGM_USER, PM_ROLE_FUNCTION);
-  for (int i = 0; i < PM_MAX_DEPTH + 10; i++) { pm_clock_advance(1); pm_region_enter(L, r, pm_clock_now()); }
-  for (int i = 0; i < PM_MAX_DEPTH + 10; i++) { pm_clock_advance(1); pm_region_exit(L, pm_clock_now()); }
+  for (int i = 0; i < PM_MAX_DEPTH + 10; i++) {
+    pm_clock_advance(1);
+    pm_region_enter(L, r, pm_clock_now());
+  }
+  for (int i = 0; i < PM_MAX_DEPTH + 10; i++) {
+    pm_clock_advance(1);
+    pm_region_exit(L, pm_clock_now());
+  }
   assert_int_equal(L->depth, 0);
   assert_int_equal(L->cur, 0);
   pm_loc_flush(L, pm_clock_now());
@@ -193,13 +224,19 @@ static void test_user_regions(void **state) {
   (void)state;
   pm_loc *L = pm_loc_self();
   char name[16] = "solve";
-  pm_clock_advance(10); pm_region_begin(name);
-  pm_clock_advance(20); pm_region_end(name);
+  pm_clock_advance(10);
+  pm_region_begin(name);
+  pm_clock_advance(20);
+  pm_region_end(name);
   strcpy(name, "io");
-  pm_clock_advance(5);  pm_region_begin(name);
-  pm_clock_advance(7);  pm_region_end(name);
-  pm_clock_advance(3);  pm_region_begin("solve");
-  pm_clock_advance(4);  pm_region_end("solve");
+  pm_clock_advance(5);
+  pm_region_begin(name);
+  pm_clock_advance(7);
+  pm_region_end(name);
+  pm_clock_advance(3);
+  pm_region_begin("solve");
+  pm_clock_advance(4);
+  pm_region_end("solve");
   pm_loc_flush(L, pm_clock_now());
   assert_int_equal(pm_loc_node_count(L), 3);
   pm_cpnode *solve = pm_loc_node(L, 1), *io = pm_loc_node(L, 2);
@@ -217,8 +254,10 @@ static void test_profile_build(void **state) {
   (void)state;
   pm_loc *L = pm_loc_self();
   pm_region_id send = pm_region_register("MPI_Send", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
-  pm_clock_advance(3000000);  pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
-  pm_clock_advance(1000000);  pm_call_exit(L, pm_clock_now());
+  pm_clock_advance(3000000);
+  pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
+  pm_clock_advance(1000000);
+  pm_call_exit(L, pm_clock_now());
   pm_loc_flush(L, pm_clock_now());
   pm_profile *p = pm_profile_build_process(T0, pm_clock_now());
   assert_non_null(p);
@@ -255,23 +294,23 @@ static void test_threads(void **state) {
   assert_int_equal(pm_loc_count(), 2);
   assert_int_equal(W->role, PM_ROLE_THREAD);
   assert_int_equal(W->t_registered, T0 + 500);
-  assert_int_equal(W->closed, 1);        /* thread exit closed it */
+  assert_int_equal(W->closed, 1); /* thread exit closed it */
   assert_int_equal(pm_state_get(W), PM_STATE_OFF);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(test_states_exact, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_callpath_nesting, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_polls, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_bytes, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_parallel_context, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_cp_merge, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_unbalanced_and_deep, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_time_never_backwards, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_user_regions, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_profile_build, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_states_exact, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_callpath_nesting, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_polls, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bytes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_parallel_context, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cp_merge, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unbalanced_and_deep, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_time_never_backwards, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_user_regions, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_profile_build, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
   };
   return cmocka_run_group_tests_name("core accounting", tests, NULL, NULL);
 }

@@ -14,17 +14,25 @@ static const char *fake_names[8], *fake_values[8];
 static int nfake, nwarn;
 static char last_warning[512];
 static const char *fake_getenv(const char *name) {
-  for (int i = 0; i < nfake; i++) if (!strcmp(fake_names[i], name)) return fake_values[i];
+  for (int i = 0; i < nfake; i++)
+    if (!strcmp(fake_names[i], name)) return fake_values[i];
   return NULL;
 }
 static void count_warn(const char *fmt, ...) {
-  va_list ap; va_start(ap, fmt); vsnprintf(last_warning, sizeof last_warning, fmt, ap); va_end(ap);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_warning, sizeof last_warning, fmt, ap);
+  va_end(ap);
   nwarn++;
 }
 static void set_env(int n, ...) {
-  va_list ap; va_start(ap, n);
+  va_list ap;
+  va_start(ap, n);
   nfake = n;
-  for (int i = 0; i < n; i++) { fake_names[i] = va_arg(ap, const char *); fake_values[i] = va_arg(ap, const char *); }
+  for (int i = 0; i < n; i++) {
+    fake_names[i] = va_arg(ap, const char *);
+    fake_values[i] = va_arg(ap, const char *);
+  }
   va_end(ap);
   nwarn = 0;
   last_warning[0] = '\0';
@@ -47,8 +55,7 @@ static void test_defaults(void **state) {
 static void test_good_values(void **state) {
   (void)state;
   pm_config c;
-  set_env(4, "POPMETER_REPORT", "off", "POPMETER_VERBOSE", "3", "POPMETER_OUTPUT", "out/dir",
-          "POPMETER_TRACE", "yes");
+  set_env(4, "POPMETER_REPORT", "off", "POPMETER_VERBOSE", "3", "POPMETER_OUTPUT", "out/dir", "POPMETER_TRACE", "yes");
   assert_int_equal(pm_config_load(&c, fake_getenv, count_warn), 0);
   assert_int_equal(c.i[PM_CFG_REPORT], 0);
   assert_int_equal(c.i[PM_CFG_VERBOSE], 3);
@@ -79,7 +86,8 @@ static void test_bad_values(void **state) {
 
 static void test_help_lists_every_variable(void **state) {
   (void)state;
-  char *buf = NULL; size_t len = 0;
+  char *buf = NULL;
+  size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   pm_config_print_help(f, 0);
   fclose(f);
@@ -89,8 +97,10 @@ static void test_help_lists_every_variable(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_defaults), cmocka_unit_test(test_good_values),
-    cmocka_unit_test(test_bad_values), cmocka_unit_test(test_help_lists_every_variable),
+      cmocka_unit_test(test_defaults),
+      cmocka_unit_test(test_good_values),
+      cmocka_unit_test(test_bad_values),
+      cmocka_unit_test(test_help_lists_every_variable),
   };
   return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }

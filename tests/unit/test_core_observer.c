@@ -22,25 +22,32 @@ static void logf_(const char *fmt, ...) {
   va_end(ap);
 }
 static int attached_data = 42;
-static void o_attach(pm_loc *L, unsigned slot) { L->obs_data[slot] = &attached_data; logf_("A%u ", slot); }
+static void o_attach(pm_loc *L, unsigned slot) {
+  L->obs_data[slot] = &attached_data;
+  logf_("A%u ", slot);
+}
 static void o_charge(pm_loc *L, unsigned slot, uint64_t now) {
   assert_ptr_equal(L->obs_data[slot], &attached_data);
   logf_("c%s+%llu ", pm_state_name((pm_state)L->state), (unsigned long long)(now - L->t_last));
 }
 static void o_enter(pm_loc *L, unsigned slot, pm_region_id r, pm_state s, uint32_t depth, uint64_t now) {
-  (void)L; (void)slot;
+  (void)L;
+  (void)slot;
   logf_("E%s/%s/%u@%llu ", pm_region_name(r), pm_state_name(s), depth, (unsigned long long)(now - T0));
 }
 static void o_leave(pm_loc *L, unsigned slot, uint32_t depth, uint64_t now) {
-  (void)L; (void)slot;
+  (void)L;
+  (void)slot;
   logf_("L%u@%llu ", depth, (unsigned long long)(now - T0));
 }
 static void o_state(pm_loc *L, unsigned slot, pm_state from, pm_state to, uint64_t now) {
-  (void)L; (void)slot;
+  (void)L;
+  (void)slot;
   logf_("S%s>%s@%llu ", pm_state_name(from), pm_state_name(to), (unsigned long long)(now - T0));
 }
 static void o_restart(pm_loc *L, unsigned slot, uint64_t now) {
-  (void)L; (void)slot;
+  (void)L;
+  (void)slot;
   logf_("R@%llu ", (unsigned long long)(now - T0));
 }
 static const pm_loc_observer full = {o_attach, o_charge, o_enter, o_leave, o_state, o_restart, NULL};
@@ -54,7 +61,11 @@ static int setup(void **state) {
   log_buf[0] = '\0';
   return 0;
 }
-static int teardown(void **state) { (void)state; pm_core_reset_for_tests(); return 0; }
+static int teardown(void **state) {
+  (void)state;
+  pm_core_reset_for_tests();
+  return 0;
+}
 
 /* enter MPI_Send at +10 (p2p), leave at +15, state runtime at +20, state useful at +26, a state
  * set to the same state (no callback), flush at +30. Charges: useful 10 (enter), p2p 5 (leave),
@@ -67,15 +78,19 @@ static void test_callbacks_in_order(void **state) {
   assert_non_null(L);
   assert_int_equal(L->nobs, 1);
   pm_region_id send = pm_region_register("MPI_Send", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
-  pm_clock_advance(10); pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
-  pm_clock_advance(5);  pm_call_exit(L, pm_clock_now());
-  pm_clock_advance(5);  pm_state_set(L, PM_STATE_RUNTIME, pm_clock_now());
-  pm_clock_advance(6);  pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
+  pm_clock_advance(10);
+  pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
+  pm_clock_advance(5);
+  pm_call_exit(L, pm_clock_now());
+  pm_clock_advance(5);
+  pm_state_set(L, PM_STATE_RUNTIME, pm_clock_now());
+  pm_clock_advance(6);
   pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
-  pm_clock_advance(4);  pm_loc_flush(L, pm_clock_now());
-  assert_string_equal(log_buf,
-    "A0 cuseful+10 EMPI_Send/mpi_p2p/1@10 cmpi_p2p+5 L1@15 cuseful+5 Suseful>runtime@20 "
-    "cruntime+6 Sruntime>useful@26 cuseful+0 cuseful+4 ");
+  pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
+  pm_clock_advance(4);
+  pm_loc_flush(L, pm_clock_now());
+  assert_string_equal(log_buf, "A0 cuseful+10 EMPI_Send/mpi_p2p/1@10 cmpi_p2p+5 L1@15 cuseful+5 Suseful>runtime@20 "
+                               "cruntime+6 Sruntime>useful@26 cuseful+0 cuseful+4 ");
   /* the observer changes nothing in the accounting */
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 19);
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_P2P], 5);
@@ -103,8 +118,8 @@ static void test_two_observers_depth_and_restart(void **state) {
   for (int d = 0; d < PM_MAX_DEPTH + 2; d++) pm_region_exit(L, pm_clock_now());
   int leaves = 0;
   for (const char *p = log_buf; (p = strstr(p, "L")) != NULL; p++) leaves++;
-  assert_int_equal(leaves, PM_MAX_DEPTH);           /* only the full observer has a leave callback */
-  assert_non_null(strstr(log_buf, "L128@0 "));      /* the deepest recorded level is left first */
+  assert_int_equal(leaves, PM_MAX_DEPTH);      /* only the full observer has a leave callback */
+  assert_non_null(strstr(log_buf, "L128@0 ")); /* the deepest recorded level is left first */
   assert_non_null(strstr(log_buf, "L1@0 "));
   log_buf[0] = '\0';
   pm_clock_advance(7);
@@ -126,9 +141,9 @@ static void test_late_and_too_many(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(test_callbacks_in_order, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_two_observers_depth_and_restart, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_late_and_too_many, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_callbacks_in_order, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_two_observers_depth_and_restart, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_late_and_too_many, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,9 +59,11 @@ static void test_roundtrip(void **state) {
   assert_int_equal(q->val[1].visits, 3);
   assert_string_equal(q->reg[q->cnode[1].region].name, "MPI_Barrier");
   char *s2 = pm_profile_to_json_string(q);
-  assert_string_equal(s, s2);          /* a second round trip is the identity */
-  free(s); free(s2);
-  pm_profile_free(p); pm_profile_free(q);
+  assert_string_equal(s, s2); /* a second round trip is the identity */
+  free(s);
+  free(s2);
+  pm_profile_free(p);
+  pm_profile_free(q);
 }
 
 /* Two ranks on one host, one on another: regions and call paths unified, nodes counted. */
@@ -83,7 +85,10 @@ static void test_merge(void **state) {
   assert_int_equal(run->loc[2].process, 2);
   assert_int_equal(run->val[5].location, 2);
   assert_int_equal(run->proc[2].node, 1);
-  pm_profile_free(a); pm_profile_free(b); pm_profile_free(c); pm_profile_free(run);
+  pm_profile_free(a);
+  pm_profile_free(b);
+  pm_profile_free(c);
+  pm_profile_free(run);
 }
 
 static void test_foreign_and_malformed(void **state) {
@@ -111,19 +116,20 @@ static void test_fuzz_truncation_and_flips(void **state) {
   int accepted = 0;
   char *buf = malloc(n + 1);
   for (size_t k = 0; k < n; k++) {
-    memcpy(buf, s, k); buf[k] = '\0';
+    memcpy(buf, s, k);
+    buf[k] = '\0';
     pm_profile *q = pm_profile_from_json_string(buf, err, sizeof err);
     if (q) accepted++;
     pm_profile_free(q);
   }
-  assert_int_equal(accepted, 0);   /* no strict prefix of the document is a complete profile */
+  assert_int_equal(accepted, 0); /* no strict prefix of the document is a complete profile */
   static const char flips[] = {'0', '9', '-', '"', '}', ']', 'x', ' '};
   for (size_t k = 0; k < n; k++) {
     for (size_t f = 0; f < sizeof flips; f++) {
       memcpy(buf, s, n + 1);
       buf[k] = flips[f];
       pm_profile *q = pm_profile_from_json_string(buf, err, sizeof err);
-      if (q) {   /* accepted documents must be internally consistent */
+      if (q) { /* accepted documents must be internally consistent */
         for (int i = 0; i < q->nvalues; i++) {
           assert_true(q->val[i].cnode < q->ncnodes);
           assert_true(q->val[i].location < q->nlocations);
@@ -133,7 +139,8 @@ static void test_fuzz_truncation_and_flips(void **state) {
       pm_profile_free(q);
     }
   }
-  free(buf); free(s);
+  free(buf);
+  free(s);
   pm_profile_free(p);
 }
 
@@ -141,16 +148,20 @@ static void test_fuzz_truncation_and_flips(void **state) {
 static void test_text_clean(void **state) {
   (void)state;
   char out[64];
-  static const struct { const char *in, *want; } cases[] = {
-    {"caf\xe9", "caf\\xE9"},                         /* Latin-1 e-acute: not UTF-8 */
-    {"caf\xc3\xa9", "caf\xc3\xa9"},                  /* UTF-8 e-acute: kept */
-    {"\xf0\x9f\x98\x80!", "\xf0\x9f\x98\x80!"},      /* a 4-byte character: kept */
-    {"\xc0\xaf", "\\xC0\\xAF"},                      /* overlong '/' */
-    {"\xed\xa0\x80", "\\xED\\xA0\\x80"},             /* UTF-16 surrogate */
-    {"\xf4\x90\x80\x80", "\\xF4\\x90\\x80\\x80"},    /* above U+10FFFF */
-    {"\xe2\x82", "\\xE2\\x82"},                      /* a character cut short */
-    {"a\x01" "b\tc\x7f", "a\\x01b\\x09c\\x7F"},     /* control characters */
-    {"back\\slash", "back\\slash"},                  /* a backslash is text */
+  static const struct {
+    const char *in, *want;
+  } cases[] = {
+      {"caf\xe9", "caf\\xE9"},                      /* Latin-1 e-acute: not UTF-8 */
+      {"caf\xc3\xa9", "caf\xc3\xa9"},               /* UTF-8 e-acute: kept */
+      {"\xf0\x9f\x98\x80!", "\xf0\x9f\x98\x80!"},   /* a 4-byte character: kept */
+      {"\xc0\xaf", "\\xC0\\xAF"},                   /* overlong '/' */
+      {"\xed\xa0\x80", "\\xED\\xA0\\x80"},          /* UTF-16 surrogate */
+      {"\xf4\x90\x80\x80", "\\xF4\\x90\\x80\\x80"}, /* above U+10FFFF */
+      {"\xe2\x82", "\\xE2\\x82"},                   /* a character cut short */
+      {"a\x01"
+       "b\tc\x7f",
+       "a\\x01b\\x09c\\x7F"},         /* control characters */
+      {"back\\slash", "back\\slash"}, /* a backslash is text */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     size_t n = pm_text_clean(out, sizeof out, cases[i].in);
@@ -162,7 +173,7 @@ static void test_text_clean(void **state) {
   /* cut at a whole character or escape: "abc" + escape (7 bytes) does not fit 6 */
   assert_int_equal(pm_text_clean(out, 6, "abc\xe9"), 3);
   assert_string_equal(out, "abc");
-  assert_int_equal(pm_text_clean(out, 3, "a\xc3\xa9"), 1);   /* 'a' + 2 bytes + NUL > 3 */
+  assert_int_equal(pm_text_clean(out, 3, "a\xc3\xa9"), 1); /* 'a' + 2 bytes + NUL > 3 */
   assert_string_equal(out, "a");
   char field[8] = "ab\xe9";
   pm_text_clean_field(field, sizeof field);
@@ -190,7 +201,7 @@ static void test_non_utf8_names(void **state) {
   assert_string_equal(q->proc[0].host, "n\\xFF");
   assert_string_equal(q->loc[0].name, "thr\\x80");
   assert_string_equal(q->reg[r].name, "caf\\xE9");
-  assert_double_equal(q->loc[0].time[0][PM_STATE_USEFUL], 1.25, 0);   /* nothing else lost */
+  assert_double_equal(q->loc[0].time[0][PM_STATE_USEFUL], 1.25, 0); /* nothing else lost */
   /* a control character arriving through JSON (\u0001) is cleaned too: XML would refuse it */
   json_t *j = json_loads(s, 0, NULL);
   json_object_set_new(j, "app", json_string("a\x01z"));
@@ -198,8 +209,12 @@ static void test_non_utf8_names(void **state) {
   pm_profile *q2 = pm_profile_from_json_string(s2, err, sizeof err);
   assert_non_null(q2);
   assert_string_equal(q2->app, "a\\x01z");
-  json_decref(j); free(s); free(s2);
-  pm_profile_free(p); pm_profile_free(q); pm_profile_free(q2);
+  json_decref(j);
+  free(s);
+  free(s2);
+  pm_profile_free(p);
+  pm_profile_free(q);
+  pm_profile_free(q2);
 }
 
 /* Sets target[key] = v inside the document root and reads the document back: the profile, or
@@ -230,9 +245,12 @@ static void test_integer_ranges(void **state) {
     json_decref(root);
   }
   /* the same for the other narrowed integers */
-  static const struct { const char *array, *key; json_int_t v; } more[] = {
-    {"processes", "rank", 4294967296LL}, {"processes", "node", 4294967296LL}, {"processes", "pid", 1LL << 40},
-    {"locations", "thread", 4294967297LL}, {"regions", "paradigm", 4294967296LL}, {"regions", "role", 99},
+  static const struct {
+    const char *array, *key;
+    json_int_t v;
+  } more[] = {
+      {"processes", "rank", 4294967296LL},   {"processes", "node", 4294967296LL},   {"processes", "pid", 1LL << 40},
+      {"locations", "thread", 4294967297LL}, {"regions", "paradigm", 4294967296LL}, {"regions", "role", 99},
   };
   for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
     json_t *root = json_loads(s, 0, NULL);
@@ -257,9 +275,13 @@ static void test_integer_ranges(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_merge),
-    cmocka_unit_test(test_foreign_and_malformed), cmocka_unit_test(test_fuzz_truncation_and_flips),
-    cmocka_unit_test(test_text_clean), cmocka_unit_test(test_non_utf8_names), cmocka_unit_test(test_integer_ranges),
+      cmocka_unit_test(test_roundtrip),
+      cmocka_unit_test(test_merge),
+      cmocka_unit_test(test_foreign_and_malformed),
+      cmocka_unit_test(test_fuzz_truncation_and_flips),
+      cmocka_unit_test(test_text_clean),
+      cmocka_unit_test(test_non_utf8_names),
+      cmocka_unit_test(test_integer_ranges),
   };
   return cmocka_run_group_tests_name("profile json", tests, NULL, NULL);
 }

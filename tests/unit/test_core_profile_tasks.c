@@ -45,10 +45,11 @@ static pm_profile *make(int rank, double cue) {
   t->ncodelets = 2;
   t->codelet = calloc(2, sizeof *t->codelet);
   /* gemm: 30 tasks whose submission and ready times were seen; potrf: none (no "waits" key) */
-  t->codelet[0] = (pm_prof_codelet){"gemm", 0, 0, 11, 30, 30, 1, 1, 0, 0.6, 0.01, 0.05, 3e9, 0.6, 1e6, 0.019, 0.021,
-                                    30, 0.003, 0.0015, 1, {{0.05, 0.03, 0.7, (uint64_t)-5, 1, 0, 1}}};
-  t->codelet[1] = (pm_prof_codelet){"potrf", 0, 1, 22, 10, 0, 4, 0, 2, 0.2, 0.015, 0.025, 0, 0.1, 0, 0.018, 0.022,
-                                    0, 0, 0, 0, {{0, 0, 0, 0, 0, 0, 0}}};
+  t->codelet[0] = (pm_prof_codelet){
+      "gemm", 0,   0,   11,  30,    30,    1,  1,     0,      0.6, 0.01,
+      0.05,   3e9, 0.6, 1e6, 0.019, 0.021, 30, 0.003, 0.0015, 1,   {{0.05, 0.03, 0.7, (uint64_t)-5, 1, 0, 1}}};
+  t->codelet[1] = (pm_prof_codelet){"potrf", 0, 1,   22, 10,    0,     4, 0, 2, 0.2, 0.015,
+                                    0.025,   0, 0.1, 0,  0.018, 0.022, 0, 0, 0, 0,   {{0, 0, 0, 0, 0, 0, 0}}};
   t->ntags = 1;
   t->tag = calloc(1, sizeof *t->tag);
   t->tag[0] = (pm_prof_tag){0, 0xfedcba9876543210ull, 3, 0.3, 0.1, 0.1, 1e9};
@@ -87,8 +88,8 @@ static void test_roundtrip(void **state) {
   assert_memory_equal(&a->codelet[1], &b->codelet[1], sizeof a->codelet[1]);
   assert_int_equal(b->codelet[0].with_waits, 30);
   assert_double_equal(b->codelet[0].wait_sched, 0.0015, 0);
-  assert_int_equal(b->codelet[1].with_waits, 0);                  /* no "waits": none known */
-  assert_int_equal(b->codelet[0].top[0].tag, (uint64_t)-5);      /* 64-bit tags survive */
+  assert_int_equal(b->codelet[1].with_waits, 0);            /* no "waits": none known */
+  assert_int_equal(b->codelet[0].top[0].tag, (uint64_t)-5); /* 64-bit tags survive */
   assert_int_equal(b->tag[0].tag, 0xfedcba9876543210ull);
   assert_string_equal(b->transfer[0].kind, "OpenCL");
   assert_int_equal(b->mpicomm[0].dir, 1);
@@ -145,7 +146,8 @@ static void bad(const char *from, const char *to, const char *expect) {
   pm_profile *q = pm_profile_from_json_string(t, err, sizeof err);
   if (q) fail_msg("accepted after replacing %s by %s", from, to);
   if (!strstr(err, expect)) fail_msg("error '%s' does not mention '%s'", err, expect);
-  free(s); free(t);
+  free(s);
+  free(t);
   pm_profile_free(p);
 }
 
@@ -185,7 +187,7 @@ static void test_merge_and_path(void **state) {
   assert_string_equal(cp.part[0].name, "gemm");
   assert_string_equal(cp.part[1].name, "potrf");
   assert_string_equal(cp.part[2].name, "(application threads)");
-  assert_int_equal(cp.nranks, 1);                 /* every part on rank 1 */
+  assert_int_equal(cp.nranks, 1); /* every part on rank 1 */
   assert_double_equal(cp.rank[0].time, 0.8, 1e-12);
   pm_run_input_buf buf;
   assert_int_equal(pm_profile_to_input(run, 0, &buf), 0);
@@ -193,17 +195,19 @@ static void test_merge_and_path(void **state) {
   assert_int_equal(buf.in.ncodelets, 4);
   assert_string_equal(buf.in.codelets[1].name, "potrf");
   assert_int_equal(buf.in.codelets[1].worker_type, 1);
-  assert_double_equal(buf.in.codelets[0].predicted, 0, 0);     /* 1 of 30 tasks predicted: unusable */
+  assert_double_equal(buf.in.codelets[0].predicted, 0, 0); /* 1 of 30 tasks predicted: unusable */
   assert_double_equal(buf.in.codelets[0].exec, 0.6, 0);
   pm_run_input_buf_free(&buf);
-  pm_profile_free(a); pm_profile_free(b); pm_profile_free(run);
+  pm_profile_free(a);
+  pm_profile_free(b);
+  pm_profile_free(run);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_roundtrip),
-    cmocka_unit_test(test_reader_validates),
-    cmocka_unit_test(test_merge_and_path),
+      cmocka_unit_test(test_roundtrip),
+      cmocka_unit_test(test_reader_validates),
+      cmocka_unit_test(test_merge_and_path),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

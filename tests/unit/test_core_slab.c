@@ -10,7 +10,8 @@
 #include "pm_slab.h"
 
 static int all_bytes(const unsigned char *p, size_t n, unsigned char v) {
-  for (size_t i = 0; i < n; i++) if (p[i] != v) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (p[i] != v) return 0;
   return 1;
 }
 
@@ -20,7 +21,7 @@ static void test_zeroed_and_uninit(void **state) {
   (void)state;
   static pm_slab s;
   pm_slab_init(&s, 100, 8);
-  assert_int_equal(s.size, 112);                     /* rounded up to 16 bytes */
+  assert_int_equal(s.size, 112); /* rounded up to 16 bytes */
   unsigned char *a = pm_slab_alloc(&s);
   assert_non_null(a);
   assert_true(all_bytes(a, 100, 0));
@@ -33,7 +34,7 @@ static void test_zeroed_and_uninit(void **state) {
   pm_slab_free(&s, b);
   unsigned char *c = pm_slab_alloc_uninit(&s);
   assert_ptr_equal(c, a);
-  assert_true(all_bytes(c + sizeof(void *), 100 - sizeof(void *), 0xcd));   /* the first word linked it */
+  assert_true(all_bytes(c + sizeof(void *), 100 - sizeof(void *), 0xcd)); /* the first word linked it */
   assert_int_equal(pm_slab_live(&s), 1);
   pm_slab_free(&s, c);
   assert_int_equal(pm_slab_live(&s), 0);
@@ -68,8 +69,8 @@ static void test_grow_and_destroy(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_zeroed_and_uninit),
-    cmocka_unit_test(test_grow_and_destroy),
+      cmocka_unit_test(test_zeroed_and_uninit),
+      cmocka_unit_test(test_grow_and_destroy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

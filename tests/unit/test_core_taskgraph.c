@@ -28,7 +28,12 @@ static int setup(void **state) {
   assert_int_equal(pm_core_activate(), 1);
   return 0;
 }
-static int teardown(void **state) { (void)state; pm_tg_reset(); pm_core_reset_for_tests(); return 0; }
+static int teardown(void **state) {
+  (void)state;
+  pm_tg_reset();
+  pm_core_reset_for_tests();
+  return 0;
+}
 
 static void assert_cp(pm_cp_clock c, uint64_t cue, uint64_t com, uint64_t coo) {
   assert_int_equal(c.cue, cue);
@@ -40,7 +45,10 @@ static pm_tg_task *task_on(uintptr_t id, pm_tg_handle *h, int acc) {
   pm_tg_task *t = pm_tg_task_new((const void *)id);
   assert_non_null(t);
   t->flags |= PM_TG_HAS_BODY;
-  if (h) { pm_tg_handle_ref(h); assert_int_equal(pm_tg_task_add_buf(t, h, acc, 8), 0); }
+  if (h) {
+    pm_tg_handle_ref(h);
+    assert_int_equal(pm_tg_task_add_buf(t, h, acc, 8), 0);
+  }
   return t;
 }
 
@@ -77,7 +85,9 @@ static void test_chain_exact(void **state) {
   pm_tg_clk sub;
   pm_tg_thread_clock(&th, pm_loc_self(), 0, &sub);
   assert_int_equal(sub.dag_g.cue, 0);
-  pm_tg_task_submit(A, &sub, T0); pm_tg_task_submit(B, &sub, T0); pm_tg_task_submit(C, &sub, T0);
+  pm_tg_task_submit(A, &sub, T0);
+  pm_tg_task_submit(B, &sub, T0);
+  pm_tg_task_submit(C, &sub, T0);
   run(A, W0, r, 10, 12, 112, KA);
   assert_cp(A->clk->dag_g, 100, 102, 100);
   assert_cp(A->clk->hb_g, 100, 112, 100);
@@ -91,16 +101,22 @@ static void test_chain_exact(void **state) {
   assert_cp(pm_cp_global(W0), 350, 380, 350);
   /* what lies on the path: each task's body under its key, summing to the length */
   assert_int_equal(C->clk->comp.n, 3);
-  assert_int_equal(C->clk->comp.e[0].key, KA); assert_int_equal(C->clk->comp.e[0].ns, 100);
-  assert_int_equal(C->clk->comp.e[1].key, KB); assert_int_equal(C->clk->comp.e[1].ns, 200);
-  assert_int_equal(C->clk->comp.e[2].key, KC); assert_int_equal(C->clk->comp.e[2].ns, 50);
+  assert_int_equal(C->clk->comp.e[0].key, KA);
+  assert_int_equal(C->clk->comp.e[0].ns, 100);
+  assert_int_equal(C->clk->comp.e[1].key, KB);
+  assert_int_equal(C->clk->comp.e[1].ns, 200);
+  assert_int_equal(C->clk->comp.e[2].key, KC);
+  assert_int_equal(C->clk->comp.e[2].ns, 50);
   pm_tg_summary s;
   pm_tg_get_summary(&s);
   assert_int_equal(s.tasks, 3);
   assert_cp(s.max.dag_g, 350, 363, 350);
   assert_cp(s.max.hb_g, 350, 380, 350);
   pm_tg_task *all[3] = {A, B, C};
-  for (int i = 0; i < 3; i++) { pm_tg_task_unmap(all[i]); pm_tg_task_unref(all[i]); }
+  for (int i = 0; i < 3; i++) {
+    pm_tg_task_unmap(all[i]);
+    pm_tg_task_unref(all[i]);
+  }
   pm_tg_get_summary(&s);
   assert_int_equal(s.live_tasks, 0);
 }
@@ -113,23 +129,35 @@ static void test_readers_writers(void **state) {
   (void)state;
   pm_tg_handle *h = pm_tg_handle_get((void *)0x2000), *g1 = pm_tg_handle_get((void *)0x2001),
                *g2 = pm_tg_handle_get((void *)0x2002);
-  pm_tg_task *A = task_on(1, h, PM_TG_ACC_WRITE), *B1 = task_on(2, h, PM_TG_ACC_READ), *B2 = task_on(3, h, PM_TG_ACC_READ),
-             *C = task_on(4, h, PM_TG_ACC_WRITE), *D = task_on(5, h, PM_TG_ACC_READ);
-  pm_tg_handle_ref(g1); pm_tg_task_add_buf(B1, g1, PM_TG_ACC_WRITE, 8);
-  pm_tg_handle_ref(g2); pm_tg_task_add_buf(B2, g2, PM_TG_ACC_WRITE, 8);
-  pm_tg_handle_ref(g1); pm_tg_task_add_buf(C, g1, PM_TG_ACC_READ, 8);
-  pm_tg_handle_ref(g2); pm_tg_task_add_buf(C, g2, PM_TG_ACC_READ, 8);
-  pm_tg_handle_put(h); pm_tg_handle_put(g1); pm_tg_handle_put(g2);
-  pm_tg_task_start(A, NULL, T0); pm_tg_task_end(A, NULL, T0 + 10, KA);
-  pm_tg_task_start(B1, NULL, T0 + 10); pm_tg_task_start(B2, NULL, T0 + 10);
-  pm_tg_task_end(B2, NULL, T0 + 20, KB); pm_tg_task_end(B1, NULL, T0 + 40, KB);
+  pm_tg_task *A = task_on(1, h, PM_TG_ACC_WRITE), *B1 = task_on(2, h, PM_TG_ACC_READ),
+             *B2 = task_on(3, h, PM_TG_ACC_READ), *C = task_on(4, h, PM_TG_ACC_WRITE),
+             *D = task_on(5, h, PM_TG_ACC_READ);
+  pm_tg_handle_ref(g1);
+  pm_tg_task_add_buf(B1, g1, PM_TG_ACC_WRITE, 8);
+  pm_tg_handle_ref(g2);
+  pm_tg_task_add_buf(B2, g2, PM_TG_ACC_WRITE, 8);
+  pm_tg_handle_ref(g1);
+  pm_tg_task_add_buf(C, g1, PM_TG_ACC_READ, 8);
+  pm_tg_handle_ref(g2);
+  pm_tg_task_add_buf(C, g2, PM_TG_ACC_READ, 8);
+  pm_tg_handle_put(h);
+  pm_tg_handle_put(g1);
+  pm_tg_handle_put(g2);
+  pm_tg_task_start(A, NULL, T0);
+  pm_tg_task_end(A, NULL, T0 + 10, KA);
+  pm_tg_task_start(B1, NULL, T0 + 10);
+  pm_tg_task_start(B2, NULL, T0 + 10);
+  pm_tg_task_end(B2, NULL, T0 + 20, KB);
+  pm_tg_task_end(B1, NULL, T0 + 40, KB);
   assert_int_equal(B2->clk->dag_g.cue, 20);
   assert_int_equal(B1->clk->dag_g.cue, 40);
-  pm_tg_task_start(C, NULL, T0 + 40); pm_tg_task_end(C, NULL, T0 + 45, KC);
+  pm_tg_task_start(C, NULL, T0 + 40);
+  pm_tg_task_end(C, NULL, T0 + 45, KC);
   assert_int_equal(C->clk->dag_g.cue, 45);
-  assert_int_equal(C->clk->comp.n, 3);          /* A 10 + B1 30 + C 5 */
+  assert_int_equal(C->clk->comp.n, 3); /* A 10 + B1 30 + C 5 */
   assert_int_equal(C->clk->comp.e[1].ns, 30);
-  pm_tg_task_start(D, NULL, T0 + 45); pm_tg_task_end(D, NULL, T0 + 47, KA);
+  pm_tg_task_start(D, NULL, T0 + 45);
+  pm_tg_task_end(D, NULL, T0 + 47, KA);
   assert_int_equal(D->clk->dag_g.cue, 47);
   pm_tg_task *all[] = {A, B1, B2, C, D};
   for (int i = 0; i < 5; i++) pm_tg_task_unref(all[i]);
@@ -143,11 +171,15 @@ static void test_commute(void **state) {
   pm_tg_task *A = task_on(1, h, PM_TG_ACC_WRITE), *C1 = task_on(2, h, PM_TG_ACC_COMMUTE),
              *C2 = task_on(3, h, PM_TG_ACC_COMMUTE), *R = task_on(4, h, PM_TG_ACC_READ);
   pm_tg_handle_put(h);
-  pm_tg_task_start(A, NULL, T0); pm_tg_task_end(A, NULL, T0 + 10, KA);
-  pm_tg_task_start(C1, NULL, T0 + 10); pm_tg_task_end(C1, NULL, T0 + 30, KB);
-  pm_tg_task_start(C2, NULL, T0 + 30); pm_tg_task_end(C2, NULL, T0 + 35, KB);
+  pm_tg_task_start(A, NULL, T0);
+  pm_tg_task_end(A, NULL, T0 + 10, KA);
+  pm_tg_task_start(C1, NULL, T0 + 10);
+  pm_tg_task_end(C1, NULL, T0 + 30, KB);
+  pm_tg_task_start(C2, NULL, T0 + 30);
+  pm_tg_task_end(C2, NULL, T0 + 35, KB);
   assert_int_equal(C2->clk->dag_g.cue, 15);
-  pm_tg_task_start(R, NULL, T0 + 35); pm_tg_task_end(R, NULL, T0 + 36, KC);
+  pm_tg_task_start(R, NULL, T0 + 35);
+  pm_tg_task_end(R, NULL, T0 + 36, KC);
   assert_int_equal(R->clk->dag_g.cue, 31);
   pm_tg_task *all[] = {A, C1, C2, R};
   for (int i = 0; i < 4; i++) pm_tg_task_unref(all[i]);
@@ -163,18 +195,24 @@ static void test_explicit_and_bodyless(void **state) {
   assert_int_equal(pm_tg_task_add_pred(J, A), 0);
   assert_int_equal(pm_tg_task_add_pred(J, B), 0);
   assert_int_equal(pm_tg_task_add_pred(C, J), 0);
-  pm_tg_task_start(A, NULL, T0); pm_tg_task_start(B, NULL, T0);
-  pm_tg_task_end(A, NULL, T0 + 10, KA); pm_tg_task_end(B, NULL, T0 + 20, KB);
-  pm_tg_task_unmap(A); pm_tg_task_unref(A);          /* ended: J still holds them */
-  pm_tg_task_unmap(B); pm_tg_task_unref(B);
+  pm_tg_task_start(A, NULL, T0);
+  pm_tg_task_start(B, NULL, T0);
+  pm_tg_task_end(A, NULL, T0 + 10, KA);
+  pm_tg_task_end(B, NULL, T0 + 20, KB);
+  pm_tg_task_unmap(A);
+  pm_tg_task_unref(A); /* ended: J still holds them */
+  pm_tg_task_unmap(B);
+  pm_tg_task_unref(B);
   pm_tg_task_start(C, NULL, T0 + 20);
   assert_int_equal(C->clk->dag_g.cue, 20);
   pm_tg_task_end_bodyless(J);
   assert_int_equal(J->clk->dag_g.cue, 20);
-  pm_tg_task_unmap(J); pm_tg_task_unref(J);
+  pm_tg_task_unmap(J);
+  pm_tg_task_unref(J);
   pm_tg_task_end(C, NULL, T0 + 25, KC);
   assert_int_equal(C->clk->dag_g.cue, 25);
-  pm_tg_task_unmap(C); pm_tg_task_unref(C);
+  pm_tg_task_unmap(C);
+  pm_tg_task_unref(C);
   pm_tg_summary s;
   pm_tg_get_summary(&s);
   assert_int_equal(s.live_tasks, 0);
@@ -207,7 +245,7 @@ static void test_end_deps(void **state) {
     pm_tg_task_start(A, NULL, T0);
     pm_tg_task_end(A, NULL, T0 + 100, KA);
     pm_tg_task_start(B, NULL, T0 + 100);
-    assert_int_equal(B->clk->dag_g.cue, 100);               /* E is no input of B */
+    assert_int_equal(B->clk->dag_g.cue, 100); /* E is no input of B */
     pm_tg_task_end(B, NULL, T0 + 200, KB);
     if (late) {
       assert_int_equal(B->clk->dag_g.cue, 200);
@@ -218,11 +256,14 @@ static void test_end_deps(void **state) {
     assert_int_equal(B->clk->dag_g.cue, e_end);
     assert_int_equal(B->clk->dag_pl.cue, e_end);
     pm_tg_task_start(C, NULL, T0 + e_end);
-    assert_int_equal(C->clk->dag_g.cue, e_end);             /* through the handle B published again */
+    assert_int_equal(C->clk->dag_g.cue, e_end); /* through the handle B published again */
     pm_tg_task_end(C, NULL, T0 + e_end + 50, KA);
     assert_int_equal(C->clk->dag_g.cue, e_end + 50);
     pm_tg_task *all[] = {A, B, C, E};
-    for (int i = 0; i < 4; i++) { pm_tg_task_unmap(all[i]); pm_tg_task_unref(all[i]); }
+    for (int i = 0; i < 4; i++) {
+      pm_tg_task_unmap(all[i]);
+      pm_tg_task_unref(all[i]);
+    }
   }
   pm_tg_summary s;
   pm_tg_get_summary(&s);
@@ -258,7 +299,10 @@ static void test_partition_links(void **state) {
   pm_tg_task_end(D, NULL, T0 + 45, KC);
   assert_int_equal(D->clk->dag_g.cue, 45);
   pm_tg_task *all[] = {A, B, R, D};
-  for (int i = 0; i < 4; i++) { pm_tg_task_unmap(all[i]); pm_tg_task_unref(all[i]); }
+  for (int i = 0; i < 4; i++) {
+    pm_tg_task_unmap(all[i]);
+    pm_tg_task_unref(all[i]);
+  }
   pm_tg_summary s;
   pm_tg_get_summary(&s);
   assert_int_equal(s.live_tasks, 0);
@@ -270,16 +314,27 @@ static void test_tags(void **state) {
   (void)state;
   uint64_t deps[2] = {10, 20};
   pm_tg_tag_declare(30, 2, deps);
-  pm_tg_task *T10 = task_on(1, NULL, 0), *T20 = task_on(2, NULL, 0), *T30 = task_on(3, NULL, 0), *T99 = task_on(4, NULL, 0);
-  T10->tag = 10; T20->tag = 20; T30->tag = 30; T99->tag = 99;
-  T10->flags |= PM_TG_USE_TAG; T20->flags |= PM_TG_USE_TAG; T30->flags |= PM_TG_USE_TAG; T99->flags |= PM_TG_USE_TAG;
-  pm_tg_task_start(T10, NULL, T0); pm_tg_task_start(T20, NULL, T0); pm_tg_task_start(T99, NULL, T0);
-  pm_tg_task_end(T10, NULL, T0 + 7, KA); pm_tg_task_end(T20, NULL, T0 + 12, KB); pm_tg_task_end(T99, NULL, T0 + 50, KB);
+  pm_tg_task *T10 = task_on(1, NULL, 0), *T20 = task_on(2, NULL, 0), *T30 = task_on(3, NULL, 0),
+             *T99 = task_on(4, NULL, 0);
+  T10->tag = 10;
+  T20->tag = 20;
+  T30->tag = 30;
+  T99->tag = 99;
+  T10->flags |= PM_TG_USE_TAG;
+  T20->flags |= PM_TG_USE_TAG;
+  T30->flags |= PM_TG_USE_TAG;
+  T99->flags |= PM_TG_USE_TAG;
+  pm_tg_task_start(T10, NULL, T0);
+  pm_tg_task_start(T20, NULL, T0);
+  pm_tg_task_start(T99, NULL, T0);
+  pm_tg_task_end(T10, NULL, T0 + 7, KA);
+  pm_tg_task_end(T20, NULL, T0 + 12, KB);
+  pm_tg_task_end(T99, NULL, T0 + 50, KB);
   pm_tg_task_start(T30, NULL, T0 + 12);
   assert_int_equal(T30->clk->dag_g.cue, 12);
   pm_tg_task_end(T30, NULL, T0 + 15, KC);
   assert_int_equal(T30->clk->dag_g.cue, 15);
-  pm_tg_tag_forget(20);                 /* a removed tag no longer feeds its dependents */
+  pm_tg_tag_forget(20); /* a removed tag no longer feeds its dependents */
   pm_tg_clk in;
   memset(&in, 0, sizeof in);
   pm_tg_tag_merge_deps(30, &in);
@@ -359,33 +414,35 @@ static void test_submitter_snapshot(void **state) {
              *D = task_on(0x40, NULL, 0);
   submit_after(L, &th, A, 0, 40);
   submit_after(L, &th, B, 10, 20);
-  assert_null(A->clk);                           /* pending: no clock of its own yet */
+  assert_null(A->clk); /* pending: no clock of its own yet */
   assert_int_equal(pm_tg_snapshots_live(), 1);
   pm_tg_clk task;
   memset(&task, 0, sizeof task);
   pm_tg_clk_advance(&task, 500, 500, 500, KA);
   wait_for(L, &th, &task);
   submit_after(L, &th, C, 5, 7);
-  pm_cp_merge_global(L, (pm_cp_clock){900, 900, 900});   /* e.g. a message from another process */
+  pm_cp_merge_global(L, (pm_cp_clock){900, 900, 900}); /* e.g. a message from another process */
   submit_after(L, &th, D, 0, 3);
   assert_int_equal(pm_tg_snapshots_live(), 3);
   assert_app_only(pm_tg_task_clk(A), 40, 40);
   assert_app_only(pm_tg_task_clk(B), 60, 70);
-  assert_int_equal(pm_tg_snapshots_live(), 2);   /* the first one is unused now */
+  assert_int_equal(pm_tg_snapshots_live(), 2); /* the first one is unused now */
   const pm_tg_clk *c = pm_tg_task_clk(C), *d = pm_tg_task_clk(D);
   assert_cp(c->dag_g, 507, 512, 507);
   assert_cp(c->dag_pl, 507, 512, 507);
   assert_cp(c->hb_g, 67, 82, 67);
   assert_int_equal(c->comp.n, 2);
-  assert_int_equal(c->comp.e[0].key, KA);   assert_int_equal(c->comp.e[0].ns, 500);
-  assert_int_equal(c->comp.e[1].key, KAPP); assert_int_equal(c->comp.e[1].ns, 7);
+  assert_int_equal(c->comp.e[0].key, KA);
+  assert_int_equal(c->comp.e[0].ns, 500);
+  assert_int_equal(c->comp.e[1].key, KAPP);
+  assert_int_equal(c->comp.e[1].ns, 7);
   assert_cp(d->dag_g, 510, 515, 510);
   assert_cp(d->hb_pl, 70, 85, 70);
   assert_cp(d->hb_g, 903, 903, 903);
   assert_int_equal(d->comp.e[1].ns, 10);
   pm_tg_task *all[] = {A, B, C, D};
   for (int i = 0; i < 4; i++) pm_tg_task_unref(all[i]);
-  assert_int_equal(pm_tg_snapshots_live(), 1);   /* the thread's current one */
+  assert_int_equal(pm_tg_snapshots_live(), 1); /* the thread's current one */
 }
 
 /* A composition full of other keys (6 x 100 ns after a merge) where the thread's own time is the
@@ -433,7 +490,7 @@ static void *shared_worker(void *arg) {
       pm_tg_task_unref(shared.task[done]);
     }
   }
-  (void)pm_tg_snapshots_live();          /* returns this thread's cache of freed snapshots */
+  (void)pm_tg_snapshots_live(); /* returns this thread's cache of freed snapshots */
   return NULL;
 }
 static void test_snapshot_across_threads(void **state) {
@@ -451,7 +508,7 @@ static void test_snapshot_across_threads(void **state) {
       wait_for(L, &th, &c);
     }
     pm_tg_task *t = task_on(0x100000 + 16 * (uintptr_t)i, NULL, 0);
-    pm_tg_task_unmap(t);                  /* the worker drops it; its key may be reused meanwhile */
+    pm_tg_task_unmap(t); /* the worker drops it; its key may be reused meanwhile */
     submit_after(L, &th, t, (uint64_t)(i % 3), 1 + (uint64_t)(i % 7));
     shared.task[i] = t;
     shared.hb_cue[i] = pm_cp_global(L).cue;
@@ -470,7 +527,7 @@ static void test_remote_merge(void **state) {
   memset(&remote, 0, sizeof remote);
   pm_tg_clk_advance(&remote, 9, 11, 9, pm_tg_key(1, 7));
   remote.hb_g = (pm_cp_clock){20, 30, 25};
-  remote.dag_pl = (pm_cp_clock){1, 1, 1};    /* process-local: never sent */
+  remote.dag_pl = (pm_cp_clock){1, 1, 1}; /* process-local: never sent */
   uint64_t w[PM_TG_WIRE_WORDS];
   pm_tg_clk_pack(&remote, w);
   pm_tg_clk_unpack(&got, w);
@@ -498,7 +555,7 @@ static void test_composition_bound(void **state) {
   assert_int_equal(c.n, PM_TG_COMP_N);
   assert_int_equal(c.other, 1);
   assert_int_equal(pm_tg_comp_sum(&c), 28);
-  pm_tg_comp_add(&c, 3, 10);              /* an existing key grows in place */
+  pm_tg_comp_add(&c, 3, 10); /* an existing key grows in place */
   assert_int_equal(pm_tg_comp_sum(&c), 38);
   assert_int_equal(c.other, 1);
 }
@@ -513,7 +570,7 @@ static void test_handle_forget(void **state) {
   pm_tg_handle_post(h, PM_TG_ACC_WRITE, &c);
   pm_tg_handle_forget((void *)0x4000);
   memset(&in, 0, sizeof in);
-  pm_tg_handle_pre(h, PM_TG_ACC_READ, &in);     /* the old entry lives while referenced */
+  pm_tg_handle_pre(h, PM_TG_ACC_READ, &in); /* the old entry lives while referenced */
   assert_int_equal(in.dag_g.cue, 50);
   pm_tg_handle_put(h);
   pm_tg_handle *n = pm_tg_handle_get((void *)0x4000);
@@ -548,7 +605,8 @@ static void test_ptrmap_reference(void **state) {
       ref[k] = NULL;
     }
     if (step % 997 == 0)
-      for (int j = 0; j < N; j++) assert_ptr_equal(pm_ptrmap_get(&m, (const void *)(uintptr_t)(0x10000 + 64 * (uintptr_t)j)), ref[j]);
+      for (int j = 0; j < N; j++)
+        assert_ptr_equal(pm_ptrmap_get(&m, (const void *)(uintptr_t)(0x10000 + 64 * (uintptr_t)j)), ref[j]);
   }
   uint64_t live = 0;
   for (int j = 0; j < N; j++) live += ref[j] != NULL;
@@ -558,21 +616,21 @@ static void test_ptrmap_reference(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(test_chain_exact, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_readers_writers, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_commute, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_explicit_and_bodyless, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_end_deps, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_partition_links, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_tags, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_thread_clock, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_submitter_snapshot, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_submitter_snapshot_full_composition, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_snapshot_across_threads, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_remote_merge, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_composition_bound, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_handle_forget, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_ptrmap_reference, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_chain_exact, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_readers_writers, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_commute, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_explicit_and_bodyless, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_end_deps, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_partition_links, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tags, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_thread_clock, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_submitter_snapshot, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_submitter_snapshot_full_composition, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_snapshot_across_threads, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_remote_merge, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_composition_bound, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_handle_forget, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ptrmap_reference, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

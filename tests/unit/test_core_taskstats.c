@@ -11,7 +11,11 @@
 #include <string.h>
 #include "pm_task_stats.h"
 
-static int setup(void **state) { (void)state; pm_ts_reset(); return 0; }
+static int setup(void **state) {
+  (void)state;
+  pm_ts_reset();
+  return 0;
+}
 
 /* Up to 7 samples the quantiles are the exact sample quantiles (linear interpolation). */
 static void test_p2_exact_small(void **state) {
@@ -20,11 +24,11 @@ static void test_p2_exact_small(void **state) {
   double x[5] = {5, 1, 4, 2, 3};
   for (int i = 0; i < 5; i++) pm_p2_add(&e, x[i]);
   assert_double_equal(pm_p2_quantile(&e, 0), 1.0, 0);
-  assert_double_equal(pm_p2_quantile(&e, 1), 2.0, 0);    /* h = 4 * 0.25 = 1 -> 2nd smallest */
+  assert_double_equal(pm_p2_quantile(&e, 1), 2.0, 0); /* h = 4 * 0.25 = 1 -> 2nd smallest */
   assert_double_equal(pm_p2_quantile(&e, 2), 3.0, 0);
   assert_double_equal(pm_p2_quantile(&e, 3), 4.0, 0);
   assert_double_equal(pm_p2_quantile(&e, 4), 5.0, 0);
-  pm_p2_add(&e, 6);                                       /* 6 samples: h = 1.25 -> 2.25 */
+  pm_p2_add(&e, 6); /* 6 samples: h = 1.25 -> 2.25 */
   assert_double_equal(pm_p2_quantile(&e, 1), 2.25, 1e-12);
 }
 
@@ -39,7 +43,9 @@ static void test_p2_large(void **state) {
   for (int i = N - 1; i > 0; i--) {
     s = s * 6364136223846793005ull + 1;
     int j = (int)((s >> 33) % (uint64_t)(i + 1));
-    double t = v[i]; v[i] = v[j]; v[j] = t;
+    double t = v[i];
+    v[i] = v[j];
+    v[j] = t;
   }
   pm_p2 e = {0};
   for (int i = 0; i < N; i++) pm_p2_add(&e, v[i]);
@@ -54,7 +60,7 @@ static void test_t975(void **state) {
   (void)state;
   assert_double_equal(pm_t975(1), 12.706, 1e-9);
   assert_double_equal(pm_t975(10), 2.228, 1e-9);
-  assert_double_equal(pm_t975(60), 2.000, 2e-3);           /* table value 2.000 */
+  assert_double_equal(pm_t975(60), 2.000, 2e-3); /* table value 2.000 */
   assert_double_equal(pm_t975(1e9), 1.96, 1e-3);
 }
 
@@ -88,7 +94,8 @@ static void test_record_stream(void **state) {
   pm_ts_thread *T = pm_ts_self(0, 3);
   int flagged = 0;
   for (int i = 0; i < 40; i++) {
-    pm_ts_sample s = {1000 + (uint64_t)(i % 5) - 2, 1000000 + (uint64_t)i, 0, -1, 64, (uint64_t)(i % 2 ? 7 : 8), 1, 0, 0, 0};
+    pm_ts_sample s = {
+        1000 + (uint64_t)(i % 5) - 2, 1000000 + (uint64_t)i, 0, -1, 64, (uint64_t)(i % 2 ? 7 : 8), 1, 0, 0, 0};
     flagged |= pm_ts_record(T, c, &s);
   }
   assert_int_equal(flagged, 0);
@@ -117,7 +124,8 @@ static void test_record_stream(void **state) {
   assert_int_equal(pm_ts_collect(&r, 1000000), 0);
   assert_int_equal(r.ncodelets, 3);
   const pm_ts_codelet_result *ws = NULL;
-  for (int i = 0; i < r.ncodelets; i++) if (r.codelet[i].codelet == w) ws = &r.codelet[i];
+  for (int i = 0; i < r.ncodelets; i++)
+    if (r.codelet[i].codelet == w) ws = &r.codelet[i];
   assert_non_null(ws);
   assert_int_equal(ws->count, 3);
   assert_int_equal(ws->with_waits, 2);
@@ -145,7 +153,7 @@ static void test_record_stream(void **state) {
   assert_int_equal(g->top[0].location, 3);
   assert_int_equal(p->outliers_reg, 1);
   assert_int_equal(p->with_flops, 41);
-  assert_int_equal(r.ntags, 2);                 /* tags 7 (20 tasks) and 8 (20 + the outlier) */
+  assert_int_equal(r.ntags, 2); /* tags 7 (20 tasks) and 8 (20 + the outlier) */
   assert_int_equal(r.tag[0].tag, 7);
   assert_int_equal(r.tag[0].count, 20);
   assert_int_equal(r.tag[1].count, 21);
@@ -155,11 +163,11 @@ static void test_record_stream(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_p2_exact_small),
-    cmocka_unit_test(test_p2_large),
-    cmocka_unit_test(test_t975),
-    cmocka_unit_test(test_regression),
-    cmocka_unit_test_setup(test_record_stream, setup),
+      cmocka_unit_test(test_p2_exact_small),
+      cmocka_unit_test(test_p2_large),
+      cmocka_unit_test(test_t975),
+      cmocka_unit_test(test_regression),
+      cmocka_unit_test_setup(test_record_stream, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,11 +31,11 @@
 /* --------------------------------------------------------------------------------- test backend */
 static struct {
   int inits, selects, reads, starts, stops;
-  int init_fails;               /* init returns -1 */
-  const char *reject;           /* select rejects events whose name contains this */
+  int init_fails;     /* init returns -1 */
+  const char *reject; /* select rejects events whose name contains this */
   const char *reject_why;
-  int fp_known;                 /* known() accepts the FP classes */
-  int fail_other_threads;       /* thread_start fails on threads other than the main one */
+  int fp_known;           /* known() accepts the FP classes */
+  int fail_other_threads; /* thread_start fails on threads other than the main one */
   int nacc;
   uint64_t rate[PM_CTR_MAX];
   pthread_t main_thread;
@@ -43,17 +43,20 @@ static struct {
 
 static uint64_t rate_of(const char *event) {
   switch (pm_ctr_kind_of_event(event)) {
-    case PM_CTR_INSTRUCTIONS: return 5;
-    case PM_CTR_CYCLES: return 2;
-    case PM_CTR_FP_DP_SCALAR: return 1;
-    case PM_CTR_FP_DP_256: return 2;
-    case PM_CTR_OTHER: return 7;
-    default: return 0;
+  case PM_CTR_INSTRUCTIONS: return 5;
+  case PM_CTR_CYCLES: return 2;
+  case PM_CTR_FP_DP_SCALAR: return 1;
+  case PM_CTR_FP_DP_256: return 2;
+  case PM_CTR_OTHER: return 7;
+  default: return 0;
   }
 }
 static int t_init(char *why, size_t len) {
   TB.inits++;
-  if (TB.init_fails) { snprintf(why, len, "library not initialised (test)"); return -1; }
+  if (TB.init_fails) {
+    snprintf(why, len, "library not initialised (test)");
+    return -1;
+  }
   return 0;
 }
 static int t_known(const char *event, char *why, size_t len) {
@@ -66,8 +69,10 @@ static int t_select(int n, const char *const *events, int *ok, char (*why)[PM_CT
   TB.nacc = 0;
   for (int i = 0; i < n; i++) {
     ok[i] = !(TB.reject && strstr(events[i], TB.reject));
-    if (!ok[i]) snprintf(why[i], PM_CTR_WHY, "%s", TB.reject_why ? TB.reject_why : "Event does not exist");
-    else TB.rate[TB.nacc++] = rate_of(events[i]);
+    if (!ok[i])
+      snprintf(why[i], PM_CTR_WHY, "%s", TB.reject_why ? TB.reject_why : "Event does not exist");
+    else
+      TB.rate[TB.nacc++] = rate_of(events[i]);
   }
   return TB.nacc;
 }
@@ -86,10 +91,13 @@ static int t_read(void *ctx, uint64_t *v) {
   for (int e = 0; e < TB.nacc; e++) v[e] = TB.rate[e] * now;
   return 0;
 }
-static void t_thread_stop(void *ctx) { (void)ctx; TB.stops++; }
+static void t_thread_stop(void *ctx) {
+  (void)ctx;
+  TB.stops++;
+}
 static int t_width(void) { return 256; }
-static const pm_ctr_backend test_backend = {"test", t_init, t_known, t_select, t_thread_start, t_read, t_thread_stop,
-                                            t_width};
+static const pm_ctr_backend test_backend = {"test",         t_init, t_known,       t_select,
+                                            t_thread_start, t_read, t_thread_stop, t_width};
 
 #define EVENTS4 "PAPI_TOT_INS,PAPI_TOT_CYC,FP_ARITH_INST_RETIRED:SCALAR_DOUBLE,FP_ARITH_INST_RETIRED:256B_PACKED_DOUBLE"
 
@@ -105,7 +113,11 @@ static int setup(void **state) {
   pm_clock_use_virtual(T0);
   return 0;
 }
-static int teardown(void **state) { (void)state; pm_core_reset_for_tests(); return 0; }
+static int teardown(void **state) {
+  (void)state;
+  pm_core_reset_for_tests();
+  return 0;
+}
 
 /* stderr of f() (popmeter's warnings) */
 static char captured[8192];
@@ -152,7 +164,8 @@ static pm_profile *roundtrip(const pm_profile *p) {
 }
 
 static int event_index(const pm_prof_counters *c, const char *name) {
-  for (int e = 0; e < c->nevents; e++) if (!strcmp(c->event[e].name, name)) return e;
+  for (int e = 0; e < c->nevents; e++)
+    if (!strcmp(c->event[e].name, name)) return e;
   fail_msg("event %s not in the profile", name);
   return -1;
 }
@@ -223,14 +236,22 @@ static void test_reads_and_attribution(void **state) {
   assert_int_equal(TB.starts, 1);
   pm_region_id send = pm_region_register("MPI_Send", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
   pm_region_id work = pm_region_register("work", PM_PARADIGM_USER, PM_ROLE_FUNCTION);
-  pm_clock_advance(10 * US); pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
-  pm_clock_advance(5 * US);  pm_call_exit(L, pm_clock_now());
-  pm_clock_advance(7 * US);  pm_region_enter(L, work, pm_clock_now());
-  pm_clock_advance(20 * US); pm_state_set(L, PM_STATE_IDLE, pm_clock_now());
-  pm_clock_advance(4 * US);  pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
-  pm_clock_advance(6 * US);  pm_region_exit(L, pm_clock_now());
-  pm_clock_advance(3 * US);  pm_core_pause();
-  pm_clock_advance(100 * US); pm_core_resume();
+  pm_clock_advance(10 * US);
+  pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
+  pm_clock_advance(5 * US);
+  pm_call_exit(L, pm_clock_now());
+  pm_clock_advance(7 * US);
+  pm_region_enter(L, work, pm_clock_now());
+  pm_clock_advance(20 * US);
+  pm_state_set(L, PM_STATE_IDLE, pm_clock_now());
+  pm_clock_advance(4 * US);
+  pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
+  pm_clock_advance(6 * US);
+  pm_region_exit(L, pm_clock_now());
+  pm_clock_advance(3 * US);
+  pm_core_pause();
+  pm_clock_advance(100 * US);
+  pm_core_resume();
   pm_clock_advance(8 * US);
   pm_profile *p = finish();
   assert_int_equal(TB.reads, 10);
@@ -270,8 +291,10 @@ static void test_models_exact(void **state) {
   assert_int_equal(pm_core_activate(), 1);
   pm_region_id send = pm_region_register("MPI_Send", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
   pm_loc *L = pm_loc_self();
-  pm_clock_advance(30 * US); pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
-  pm_clock_advance(46 * US); pm_call_exit(L, pm_clock_now());
+  pm_clock_advance(30 * US);
+  pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
+  pm_clock_advance(46 * US);
+  pm_call_exit(L, pm_clock_now());
   pm_clock_advance(24 * US);
   pm_profile *live = finish(), *p = roundtrip(live);
   pm_run_input_buf buf;
@@ -315,7 +338,8 @@ static void *second_thread(void *arg) {
   (void)arg;
   pm_loc *L = pm_loc_self();
   assert_non_null(L);
-  pm_clock_advance(30 * US); pm_state_set(L, PM_STATE_IDLE, pm_clock_now());
+  pm_clock_advance(30 * US);
+  pm_state_set(L, PM_STATE_IDLE, pm_clock_now());
   pm_clock_advance(5 * US);
   return NULL;
 }
@@ -336,7 +360,7 @@ static void test_two_threads(void **state) {
   assert_int_equal(loc_useful(p, 1, "PAPI_TOT_INS"), 150000);
   assert_int_equal(loc_useful(p, 1, "PAPI_TOT_CYC"), 60000);
   double ins, cyc;
-  assert_int_equal(pm_prof_counters_sums(p, &ins, &cyc), 1);   /* what reports/ scalability gets */
+  assert_int_equal(pm_prof_counters_sums(p, &ins, &cyc), 1); /* what reports/ scalability gets */
   assert_double_equal(ins, 400000, 0);
   assert_double_equal(cyc, 160000, 0);
   pm_model_set set;
@@ -371,7 +395,7 @@ static void test_thread_cannot_count(void **state) {
   assert_string_equal(model_na(&set, "vectorization/opc/ipc"), why);
   assert_string_equal(model_na(&set, "counters/frequency"), why);
   double pe;
-  assert_true(pm_metric_get_path(set.tree[0], "pe", &pe));   /* basic model still computed */
+  assert_true(pm_metric_get_path(set.tree[0], "pe", &pe)); /* basic model still computed */
   pm_model_set_free(&set);
   pm_profile_free(p);
   pm_profile_free(live);
@@ -425,12 +449,12 @@ static void test_fp_class_missing(void **state) {
   pm_run_input_buf buf;
   assert_int_equal(pm_profile_to_input(p, 0, &buf), 0);
   assert_false(buf.in.loc[0].counters.has_fp);
-  assert_double_equal(buf.in.loc[0].counters.fp_by_width[1], 0, 0);   /* nothing half-measured is kept */
+  assert_double_equal(buf.in.loc[0].counters.fp_by_width[1], 0, 0); /* nothing half-measured is kept */
   pm_run_input_buf_free(&buf);
   pm_model_set set;
   compute(p, &set);
   assert_string_equal(model_na(&set, "vectorization/vec_eff"), why);
-  assert_string_equal(model_na(&set, "vectorization/opc"), why);     /* OPI needs the FP classes */
+  assert_string_equal(model_na(&set, "vectorization/opc"), why); /* OPI needs the FP classes */
   assert_double_equal(model_value(&set, "vectorization/opc/ipc"), 2.5, 1e-12);
   pm_model_set_free(&set);
   pm_profile_free(p);
@@ -441,10 +465,10 @@ static void test_fp_class_missing(void **state) {
  * reason for the event; the table shows it, the time-based metrics are complete. */
 static void test_unavailable(void **state) {
   (void)state;
-  TB.reject = "";                                   /* every name contains "" */
+  TB.reject = ""; /* every name contains "" */
   TB.reject_why = "Component containing event is disabled (test: no PMU)";
   assert_int_equal(pm_core_activate(), 1);
-  assert_int_equal(pm_loc_self()->nobs, 0);         /* nothing counted: no observer, no cost */
+  assert_int_equal(pm_loc_self()->nobs, 0); /* nothing counted: no observer, no cost */
   pm_clock_advance(10 * US);
   pm_profile *live = finish(), *p = roundtrip(live);
   const char *ins = "test: PAPI_TOT_INS not available: Component containing event is disabled (test: no PMU)";
@@ -463,7 +487,7 @@ static void test_unavailable(void **state) {
   assert_int_equal(pm_report_write_table(f, p, &set, 100, NULL, 0), 0);
   fclose(f);
   assert_non_null(strstr(text, "PAPI_TOT_INS not available: Component containing event is disabled (test: no"));
-  assert_null(strstr(text, "no hardware counters"));    /* the generic reason was replaced everywhere */
+  assert_null(strstr(text, "no hardware counters")); /* the generic reason was replaced everywhere */
   free(text);
   pm_model_set_free(&set);
   pm_profile_free(p);
@@ -508,7 +532,7 @@ static void test_modes(void **state) {
                                    "PAPI_TOT_INS not available: Event does not exist"));
   pm_core_reset_for_tests();
   setenv("POPMETER_COUNTERS", "AUTO", 1);
-  unsetenv("POPMETER_PAPI_EVENTS");                 /* default list: nothing to warn about */
+  unsetenv("POPMETER_PAPI_EVENTS"); /* default list: nothing to warn about */
   capture_stderr(do_activate);
   assert_string_equal(captured, "");
   assert_int_equal(pm_ctr_parse_mode("Off"), PM_CTR_MODE_OFF);
@@ -537,11 +561,16 @@ static void test_default_list(void **state) {
   TB.fp_known = 1;
   assert_int_equal(pm_core_activate(), 1);
   pm_profile *p = finish();
-  static const char *const want[10] = {
-    "PAPI_TOT_INS", "PAPI_TOT_CYC", "FP_ARITH_INST_RETIRED:SCALAR_DOUBLE", "FP_ARITH_INST_RETIRED:128B_PACKED_DOUBLE",
-    "FP_ARITH_INST_RETIRED:256B_PACKED_DOUBLE", "FP_ARITH_INST_RETIRED:512B_PACKED_DOUBLE",
-    "FP_ARITH_INST_RETIRED:SCALAR_SINGLE", "FP_ARITH_INST_RETIRED:128B_PACKED_SINGLE",
-    "FP_ARITH_INST_RETIRED:256B_PACKED_SINGLE", "FP_ARITH_INST_RETIRED:512B_PACKED_SINGLE"};
+  static const char *const want[10] = {"PAPI_TOT_INS",
+                                       "PAPI_TOT_CYC",
+                                       "FP_ARITH_INST_RETIRED:SCALAR_DOUBLE",
+                                       "FP_ARITH_INST_RETIRED:128B_PACKED_DOUBLE",
+                                       "FP_ARITH_INST_RETIRED:256B_PACKED_DOUBLE",
+                                       "FP_ARITH_INST_RETIRED:512B_PACKED_DOUBLE",
+                                       "FP_ARITH_INST_RETIRED:SCALAR_SINGLE",
+                                       "FP_ARITH_INST_RETIRED:128B_PACKED_SINGLE",
+                                       "FP_ARITH_INST_RETIRED:256B_PACKED_SINGLE",
+                                       "FP_ARITH_INST_RETIRED:512B_PACKED_SINGLE"};
   assert_int_equal(p->counters->nevents, 10);
   for (int e = 0; e < 10; e++) {
     assert_string_equal(p->counters->event[e].name, want[e]);
@@ -599,19 +628,19 @@ static void test_parse_events(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(test_reads_and_attribution, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_models_exact, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_two_threads, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_thread_cannot_count, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_bad_event, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_fp_class_missing, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_unavailable, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_off, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_modes, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_init_fails, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_default_list, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_restart, setup, teardown),
-    cmocka_unit_test(test_parse_events),
+      cmocka_unit_test_setup_teardown(test_reads_and_attribution, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_models_exact, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_two_threads, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_thread_cannot_count, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bad_event, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fp_class_missing, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unavailable, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_off, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_modes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_init_fails, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_default_list, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_restart, setup, teardown),
+      cmocka_unit_test(test_parse_events),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,16 +19,27 @@
 
 static void test_kinds(void **state) {
   (void)state;
-  static const struct { const char *name; pm_ctr_kind kind; } cases[] = {
-    {"PAPI_TOT_INS", PM_CTR_INSTRUCTIONS}, {"perf::INSTRUCTIONS", PM_CTR_INSTRUCTIONS},
-    {"INST_RETIRED:ANY_P:u=1", PM_CTR_INSTRUCTIONS}, {"skx::inst_retired:any", PM_CTR_INSTRUCTIONS},
-    {"PAPI_TOT_CYC", PM_CTR_CYCLES}, {"perf::CPU-CYCLES", PM_CTR_CYCLES}, {"CPU_CLK_UNHALTED:THREAD_P", PM_CTR_CYCLES},
-    {"FP_ARITH_INST_RETIRED:SCALAR_SINGLE", PM_CTR_FP_SP_SCALAR}, {"FP_ARITH:SCALAR_DOUBLE", PM_CTR_FP_DP_SCALAR},
-    {"FP_ARITH:128B_PACKED_SINGLE:k=0", PM_CTR_FP_SP_128}, {"FP_ARITH_INST_RETIRED:256B_PACKED_DOUBLE", PM_CTR_FP_DP_256},
-    {"FP_ARITH_INST_RETIRED:512B_PACKED_SINGLE", PM_CTR_FP_SP_512},
-    /* two classes in one counter, or an unrelated event: not a class the models can use */
-    {"FP_ARITH:SCALAR_DOUBLE:SCALAR_SINGLE", PM_CTR_OTHER}, {"PAPI_FP_OPS", PM_CTR_OTHER},
-    {"PAPI_L1_DCM", PM_CTR_OTHER}, {"sde:::popmeter::useful_ns", PM_CTR_OTHER}, {"", PM_CTR_OTHER}};
+  static const struct {
+    const char *name;
+    pm_ctr_kind kind;
+  } cases[] = {{"PAPI_TOT_INS", PM_CTR_INSTRUCTIONS},
+               {"perf::INSTRUCTIONS", PM_CTR_INSTRUCTIONS},
+               {"INST_RETIRED:ANY_P:u=1", PM_CTR_INSTRUCTIONS},
+               {"skx::inst_retired:any", PM_CTR_INSTRUCTIONS},
+               {"PAPI_TOT_CYC", PM_CTR_CYCLES},
+               {"perf::CPU-CYCLES", PM_CTR_CYCLES},
+               {"CPU_CLK_UNHALTED:THREAD_P", PM_CTR_CYCLES},
+               {"FP_ARITH_INST_RETIRED:SCALAR_SINGLE", PM_CTR_FP_SP_SCALAR},
+               {"FP_ARITH:SCALAR_DOUBLE", PM_CTR_FP_DP_SCALAR},
+               {"FP_ARITH:128B_PACKED_SINGLE:k=0", PM_CTR_FP_SP_128},
+               {"FP_ARITH_INST_RETIRED:256B_PACKED_DOUBLE", PM_CTR_FP_DP_256},
+               {"FP_ARITH_INST_RETIRED:512B_PACKED_SINGLE", PM_CTR_FP_SP_512},
+               /* two classes in one counter, or an unrelated event: not a class the models can use */
+               {"FP_ARITH:SCALAR_DOUBLE:SCALAR_SINGLE", PM_CTR_OTHER},
+               {"PAPI_FP_OPS", PM_CTR_OTHER},
+               {"PAPI_L1_DCM", PM_CTR_OTHER},
+               {"sde:::popmeter::useful_ns", PM_CTR_OTHER},
+               {"", PM_CTR_OTHER}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     if (pm_ctr_kind_of_event(cases[i].name) != cases[i].kind)
       fail_msg("%s: kind %d, expected %d", cases[i].name, pm_ctr_kind_of_event(cases[i].name), cases[i].kind);
@@ -74,22 +85,22 @@ static void test_model_input(void **state) {
   assert_true(k.has_instructions && k.has_cycles && k.has_fp);
   assert_double_equal(k.instructions, 1000, 0);
   assert_double_equal(k.cycles, 400, 0);
-  assert_double_equal(k.fp_by_width[0], 30, 0);     /* 32-bit scalar */
-  assert_double_equal(k.fp_by_width[3], 20, 0);     /* 256-bit */
+  assert_double_equal(k.fp_by_width[0], 30, 0); /* 32-bit scalar */
+  assert_double_equal(k.fp_by_width[3], 20, 0); /* 256-bit */
   assert_double_equal(k.fp_scalar[0], 30, 0);
   assert_double_equal(k.fp_packed[1], 20, 0);
-  assert_double_equal(k.fp_ops, 30 + 4 * 20, 0);     /* 110 */
-  pm_prof_counters_input(c, 1, &k);                  /* no such row: nothing */
+  assert_double_equal(k.fp_ops, 30 + 4 * 20, 0); /* 110 */
+  pm_prof_counters_input(c, 1, &k);              /* no such row: nothing */
   assert_false(k.has_instructions || k.has_fp);
   pm_prof_counters_free(c);
-  c = five_events(0x17, u);                          /* FP_DP_256 (bit 3) not counted */
+  c = five_events(0x17, u); /* FP_DP_256 (bit 3) not counted */
   pm_prof_counters_input(c, 0, &k);
   assert_true(k.has_instructions && k.has_cycles);
   assert_false(k.has_fp);
   assert_double_equal(k.fp_by_width[0], 0, 0);
   assert_double_equal(k.fp_ops, 0, 0);
   pm_prof_counters_free(c);
-  c = five_events(0x1e, u);                          /* instructions not counted */
+  c = five_events(0x1e, u); /* instructions not counted */
   pm_prof_counters_input(c, 0, &k);
   assert_false(k.has_instructions);
   assert_double_equal(k.instructions, 0, 0);
@@ -115,10 +126,19 @@ static void test_merge(void **state) {
   a->vector_width_max = 256;
   pm_prof_counters_resize(a, 1, 2);
   pm_prof_counters_resize(b, 2, 3);
-  a->loc_mask[0] = 3; a->loc_useful[0] = 100; a->loc_useful[1] = 50; a->loc_outside[1] = 7;
-  a->val[0] = 60; a->val[1] = 30; a->val[2] = 40; a->val[3] = 20;
-  b->loc_mask[0] = 1; b->loc_mask[1] = 3;
-  b->loc_useful[0] = 11; b->loc_useful[2] = 22; b->loc_useful[3] = 33;
+  a->loc_mask[0] = 3;
+  a->loc_useful[0] = 100;
+  a->loc_useful[1] = 50;
+  a->loc_outside[1] = 7;
+  a->val[0] = 60;
+  a->val[1] = 30;
+  a->val[2] = 40;
+  a->val[3] = 20;
+  b->loc_mask[0] = 1;
+  b->loc_mask[1] = 3;
+  b->loc_useful[0] = 11;
+  b->loc_useful[2] = 22;
+  b->loc_useful[3] = 33;
   for (int i = 0; i < 6; i++) b->val[i] = (uint64_t)(i + 1);
   assert_int_equal(pm_prof_counters_merge(&run, a, 0, 0), 0);
   assert_int_equal(pm_prof_counters_merge(&run, b, 1, 2), 0);
@@ -135,14 +155,14 @@ static void test_merge(void **state) {
   assert_int_equal(run->loc_useful[0], 100);
   assert_int_equal(run->loc_useful[1], 50);
   assert_int_equal(run->loc_outside[1], 7);
-  assert_int_equal(run->loc_mask[1], 2);           /* B loc 0: CYC only -> column 1 */
+  assert_int_equal(run->loc_mask[1], 2); /* B loc 0: CYC only -> column 1 */
   assert_int_equal(run->loc_useful[3 + 1], 11);
-  assert_int_equal(run->loc_mask[2], 6);           /* B loc 1: CYC, FP -> columns 1, 2 */
+  assert_int_equal(run->loc_mask[2], 6); /* B loc 1: CYC, FP -> columns 1, 2 */
   assert_int_equal(run->loc_useful[6 + 1], 22);
   assert_int_equal(run->loc_useful[6 + 2], 33);
   assert_int_equal(run->val[0 * 3 + 0], 60);
   assert_int_equal(run->val[1 * 3 + 1], 20);
-  assert_int_equal(run->val[2 * 3 + 1], 1);        /* B value 0 -> row 2 */
+  assert_int_equal(run->val[2 * 3 + 1], 1); /* B value 0 -> row 2 */
   assert_int_equal(run->val[2 * 3 + 2], 2);
   assert_int_equal(run->val[4 * 3 + 1], 5);
   assert_int_equal(run->val[4 * 3 + 2], 6);
@@ -190,7 +210,7 @@ static void test_profile_merge_offsets(void **state) {
   pm_profile_finish(run);
   assert_int_equal(run->counters->nloc, 2);
   assert_int_equal(run->counters->loc_useful[1], 800);
-  assert_int_equal(run->counters->val[2], 200);     /* b's values are rows 2 and 3 */
+  assert_int_equal(run->counters->val[2], 200); /* b's values are rows 2 and 3 */
   assert_int_equal(run->counters->val[3], 600);
   assert_int_equal(run->val[3].location, 1);
   char *s = pm_profile_to_json_string(run), err[256];
@@ -199,7 +219,9 @@ static void test_profile_merge_offsets(void **state) {
   assert_int_equal(q->counters->val[3], 600);
   free(s);
   pm_profile_free(q);
-  pm_profile_free(run); pm_profile_free(a); pm_profile_free(b);
+  pm_profile_free(run);
+  pm_profile_free(a);
+  pm_profile_free(b);
 }
 
 /* The reader names the problem of a broken "counters" part and never crashes. */
@@ -209,19 +231,22 @@ static void test_json_validation(void **state) {
   char *s = pm_profile_to_json_string(p), err[256];
   json_t *good = json_loads(s, 0, NULL);
   assert_non_null(good);
-  static const struct { const char *path, *json, *expect; } bad[] = {
-    {"status", "\"sometimes\"", "unknown status"},
-    {"events", "[{\"name\":\"X\",\"kind\":\"bogus\",\"counted\":true}]", "known kind"},
-    {"events", "[{\"name\":\"X\",\"kind\":\"other\",\"counted\":true},{\"name\":\"X\",\"kind\":\"other\",\"counted\":true}]",
-     "listed twice"},
-    {"locations", "[{\"location\":5,\"useful\":[1],\"outside_useful\":[1]}]", "location index below 1"},
-    {"locations", "[{\"location\":0,\"useful\":[1,2],\"outside_useful\":[1]}]", "two arrays of 1 counts"},
-    {"locations", "[{\"location\":0,\"useful\":[-3],\"outside_useful\":[1]}]", "not a count"},
-    {"values", "[[9,1]]", "value index below 2"},
-    {"values", "[[0,1.5]]", "not a count"},
-    {"vector_width_max", "-1", "width in bits"},
-    {"reasons", "{\"fp\":3}", "reasons.fp is not a string"},
-    {"reasons", "[]", "missing or of the wrong type"},
+  static const struct {
+    const char *path, *json, *expect;
+  } bad[] = {
+      {"status", "\"sometimes\"", "unknown status"},
+      {"events", "[{\"name\":\"X\",\"kind\":\"bogus\",\"counted\":true}]", "known kind"},
+      {"events",
+       "[{\"name\":\"X\",\"kind\":\"other\",\"counted\":true},{\"name\":\"X\",\"kind\":\"other\",\"counted\":true}]",
+       "listed twice"},
+      {"locations", "[{\"location\":5,\"useful\":[1],\"outside_useful\":[1]}]", "location index below 1"},
+      {"locations", "[{\"location\":0,\"useful\":[1,2],\"outside_useful\":[1]}]", "two arrays of 1 counts"},
+      {"locations", "[{\"location\":0,\"useful\":[-3],\"outside_useful\":[1]}]", "not a count"},
+      {"values", "[[9,1]]", "value index below 2"},
+      {"values", "[[0,1.5]]", "not a count"},
+      {"vector_width_max", "-1", "width in bits"},
+      {"reasons", "{\"fp\":3}", "reasons.fp is not a string"},
+      {"reasons", "[]", "missing or of the wrong type"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     json_t *root = json_deep_copy(good), *ctr = json_object_get(root, "counters");
@@ -284,7 +309,9 @@ static void test_cube_metrics(void **state) {
       uint64_t want_i = 0, want_c = 0, want_a = 0;
       for (int i = 0; i < p->nvalues; i++)
         if (p->val[i].cnode == cn && p->val[i].location == l) {
-          want_i += 100u * (uint64_t)(i + 1); want_a += 3u * (uint64_t)(i + 1); want_c += 40u * (uint64_t)(i + 1);
+          want_i += 100u * (uint64_t)(i + 1);
+          want_a += 3u * (uint64_t)(i + 1);
+          want_c += 40u * (uint64_t)(i + 1);
         }
       /* the CUBE location of profile location l: by process, then thread (2 x 2, interleaved) */
       int col = (l % 2) * 2 + l / 2;
@@ -297,7 +324,7 @@ static void test_cube_metrics(void **state) {
       assert_double_equal(v, (double)want_c, 0);
       checked += want_i > 0;
     }
-  assert_int_equal(checked, p->nvalues - 1);     /* every value row seen; one cell has two */
+  assert_int_equal(checked, p->nvalues - 1); /* every value row seen; one cell has two */
   cubex_close(x);
   /* no counters part: the fixed metrics only */
   pm_prof_counters_free(p->counters);
@@ -315,12 +342,9 @@ static void test_cube_metrics(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_kinds),
-    cmocka_unit_test(test_model_input),
-    cmocka_unit_test(test_merge),
-    cmocka_unit_test(test_profile_merge_offsets),
-    cmocka_unit_test(test_json_validation),
-    cmocka_unit_test(test_cube_metrics),
+      cmocka_unit_test(test_kinds),           cmocka_unit_test(test_model_input),
+      cmocka_unit_test(test_merge),           cmocka_unit_test(test_profile_merge_offsets),
+      cmocka_unit_test(test_json_validation), cmocka_unit_test(test_cube_metrics),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,7 +75,7 @@ static void test_scaling_factors(void **state) {
   assert_double_equal(v, 0.8, 1e-12);
   pm_metric_free(t);
   /* a run without counters on a location: no counter factors */
-  s.runs[1].prof->counters->loc_mask[1] = 1;    /* cycles not counted on the second process */
+  s.runs[1].prof->counters->loc_mask[1] = 1; /* cycles not counted on the second process */
   rp_run_free_derived(&s.runs[1], s.nregions);
   assert_int_equal(rp_run_prepare(&s.runs[1]), 0);
   assert_false(s.runs[1].sr.has_counters);

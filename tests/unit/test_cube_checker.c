@@ -13,17 +13,23 @@
 #include "cube_fixture.h"
 #include "cubex_read.h"
 
-#define METRIC0 "<metric id=\"0\"><disp_name>Time</disp_name><uniq_name>time</uniq_name><dtype>DOUBLE</dtype><uom>sec</uom></metric>"
-#define PROGRAM0 "<region id=\"0\" mod=\"\" begin=\"-1\" end=\"-1\"><name>main</name></region><cnode id=\"0\" calleeId=\"0\"></cnode>"
+#define METRIC0 \
+  "<metric "    \
+  "id=\"0\"><disp_name>Time</disp_name><uniq_name>time</uniq_name><dtype>DOUBLE</dtype><uom>sec</uom></metric>"
+#define PROGRAM0                                                                                 \
+  "<region id=\"0\" mod=\"\" begin=\"-1\" end=\"-1\"><name>main</name></region><cnode id=\"0\" " \
+  "calleeId=\"0\"></cnode>"
 #define LOCATION(id) "<location Id=\"" #id "\"><name>t</name><rank>0</rank><type>thread</type></location>"
-#define SYSTEM1 "<systemtreenode Id=\"0\"><name>m</name><class>machine</class><locationgroup Id=\"0\"><name>p</name>" \
-                "<rank>0</rank><type>process</type>" LOCATION(0) "</locationgroup></systemtreenode>"
+#define SYSTEM1                                                                                         \
+  "<systemtreenode Id=\"0\"><name>m</name><class>machine</class><locationgroup Id=\"0\"><name>p</name>" \
+  "<rank>0</rank><type>process</type>" LOCATION(0) "</locationgroup></systemtreenode>"
 
 static char anchor_buf[16384];
 static const char *anchor(const char *version, const char *metrics, const char *program, const char *system) {
   snprintf(anchor_buf, sizeof anchor_buf,
            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<cube version=\"%s\">\n<metrics>%s</metrics>\n"
-           "<program>%s</program>\n<system>%s</system>\n</cube>\n", version, metrics, program, system);
+           "<program>%s</program>\n<system>%s</system>\n</cube>\n",
+           version, metrics, program, system);
   return anchor_buf;
 }
 
@@ -31,7 +37,8 @@ static char err[600];
 
 /* Opens an archive of anchor + the one-value metric 0 files (unless nodata). */
 static cubex *open_anchor(const char *text, int nodata) {
-  cube_member m[] = {{"0.data", cube_fixture_min_data, 18}, {"0.index", cube_fixture_min_index, 18},
+  cube_member m[] = {{"0.data", cube_fixture_min_data, 18},
+                     {"0.index", cube_fixture_min_index, 18},
                      {"anchor.xml", text, strlen(text)}};
   size_t size;
   unsigned char *a = cube_fixture_archive(nodata ? m + 2 : m, nodata ? 1 : 3, 0, &size);
@@ -42,7 +49,10 @@ static cubex *open_anchor(const char *text, int nodata) {
 
 static void rejected(const char *text, int nodata, const char *why) {
   cubex *c = open_anchor(text, nodata);
-  if (c) { cubex_close(c); fail_msg("accepted a file that should fail with \"%s\"", why); }
+  if (c) {
+    cubex_close(c);
+    fail_msg("accepted a file that should fail with \"%s\"", why);
+  }
   if (!strstr(err, why)) fail_msg("message \"%s\" lacks \"%s\"", err, why);
 }
 
@@ -63,24 +73,36 @@ static void test_minimal_valid(void **state) {
 static void test_rejects_ids(void **state) {
   (void)state;
   /* cnode ids {0,1,2,3,5,6}: cube_dump printed garbage and crashed */
-  rejected(anchor("4.4", METRIC0,
-                  "<region id=\"0\"><name>r</name></region><cnode id=\"0\" calleeId=\"0\"><cnode id=\"1\" calleeId=\"0\">"
-                  "</cnode><cnode id=\"2\" calleeId=\"0\"></cnode><cnode id=\"3\" calleeId=\"0\"></cnode><cnode id=\"5\" "
-                  "calleeId=\"0\"></cnode><cnode id=\"6\" calleeId=\"0\"></cnode></cnode>", SYSTEM1), 0, "0..5");
-  rejected(anchor("4.4", METRIC0,
-                  "<region id=\"0\"><name>r</name></region><cnode id=\"0\" calleeId=\"0\"><cnode id=\"0\" calleeId=\"0\">"
-                  "</cnode></cnode>", SYSTEM1), 0, "duplicate cnode id 0");
-  rejected(anchor("4.4", METRIC0, "<region id=\"0\"><name>r</name></region><cnode id=\"0\" calleeId=\"7\"></cnode>", SYSTEM1),
+  rejected(
+      anchor("4.4", METRIC0,
+             "<region id=\"0\"><name>r</name></region><cnode id=\"0\" calleeId=\"0\"><cnode id=\"1\" calleeId=\"0\">"
+             "</cnode><cnode id=\"2\" calleeId=\"0\"></cnode><cnode id=\"3\" calleeId=\"0\"></cnode><cnode id=\"5\" "
+             "calleeId=\"0\"></cnode><cnode id=\"6\" calleeId=\"0\"></cnode></cnode>",
+             SYSTEM1),
+      0, "0..5");
+  rejected(
+      anchor("4.4", METRIC0,
+             "<region id=\"0\"><name>r</name></region><cnode id=\"0\" calleeId=\"0\"><cnode id=\"0\" calleeId=\"0\">"
+             "</cnode></cnode>",
+             SYSTEM1),
+      0, "duplicate cnode id 0");
+  rejected(anchor("4.4", METRIC0, "<region id=\"0\"><name>r</name></region><cnode id=\"0\" calleeId=\"7\"></cnode>",
+                  SYSTEM1),
            0, "Undefined region");
-  rejected(anchor("4.4", METRIC0, "<region id=\"1\"><name>r</name></region><cnode id=\"0\" calleeId=\"0\"></cnode>", SYSTEM1),
+  rejected(anchor("4.4", METRIC0, "<region id=\"1\"><name>r</name></region><cnode id=\"0\" calleeId=\"0\"></cnode>",
+                  SYSTEM1),
            0, "region id 1");
   rejected(anchor("4.4", METRIC0, PROGRAM0,
                   "<systemtreenode Id=\"0\"><name>m</name><class>machine</class><locationgroup Id=\"0\"><name>p</name>"
-                  "<rank>0</rank><type>process</type>" LOCATION(1) "</locationgroup></systemtreenode>"), 0, "location id 1");
-  rejected(anchor("4.4", "<metric id=\"1\"><disp_name>T</disp_name><uniq_name>time</uniq_name><dtype>DOUBLE</dtype>"
-                  "<uom>sec</uom></metric>", PROGRAM0, SYSTEM1), 1, "metric id 1");
-  rejected(anchor("4.4", METRIC0, "<region id=\"0\"><name>r</name></region><cnode calleeId=\"0\"></cnode>", SYSTEM1),
-           0, "lacks the attribute id");
+                  "<rank>0</rank><type>process</type>" LOCATION(1) "</locationgroup></systemtreenode>"),
+           0, "location id 1");
+  rejected(anchor("4.4",
+                  "<metric id=\"1\"><disp_name>T</disp_name><uniq_name>time</uniq_name><dtype>DOUBLE</dtype>"
+                  "<uom>sec</uom></metric>",
+                  PROGRAM0, SYSTEM1),
+           1, "metric id 1");
+  rejected(anchor("4.4", METRIC0, "<region id=\"0\"><name>r</name></region><cnode calleeId=\"0\"></cnode>", SYSTEM1), 0,
+           "lacks the attribute id");
 }
 
 static void test_rejects_xml(void **state) {
@@ -90,63 +112,101 @@ static void test_rejects_xml(void **state) {
   rejected("<cube version=\"4.4\"><metrics>" METRIC0 "</metrics></cube>", 0, "XML declaration");
   rejected("<?xml version=\"1.0\"?><cube  version=\"4.4\"></cube>", 0, "literal");
   rejected(anchor("4.4", "<!-- c -->" METRIC0, PROGRAM0, SYSTEM1), 0, "comment");
-  rejected(anchor("4.4", "<metric id='0'><disp_name>T</disp_name><uniq_name>time</uniq_name><dtype>DOUBLE</dtype>"
-                  "<uom>sec</uom></metric>", PROGRAM0, SYSTEM1), 0, "double quotes only");
+  rejected(anchor("4.4",
+                  "<metric id='0'><disp_name>T</disp_name><uniq_name>time</uniq_name><dtype>DOUBLE</dtype>"
+                  "<uom>sec</uom></metric>",
+                  PROGRAM0, SYSTEM1),
+           0, "double quotes only");
   rejected(anchor("4.4", "", PROGRAM0, SYSTEM1), 1, "lacks a <metric>");
   rejected(anchor("4.4", METRIC0, "<region id=\"0\"><name>a & b</name></region><cnode id=\"0\" calleeId=\"0\"></cnode>",
-                  SYSTEM1), 0, "'&'");
-  rejected(anchor("4.4", METRIC0, "<region id=\"0\"><name>a&nbsp;b</name></region><cnode id=\"0\" calleeId=\"0\"></cnode>",
-                  SYSTEM1), 0, "'&'");
-  rejected(anchor("4.4", "<metric id=\"0\"><disp_name>T</disp_name><uniq_name>time</uniq_name><uom>sec</uom>"
-                  "<dtype>DOUBLE</dtype></metric>", PROGRAM0, SYSTEM1), 0, "out of order");
-  rejected(anchor("4.4", "<metric id=\"0\"><disp_name>T</disp_name><uniq_name>time</uniq_name><dtype>DOUBLE</dtype>"
-                  "</metric>", PROGRAM0, SYSTEM1), 0, "lacks a <uom>");
+                  SYSTEM1),
+           0, "'&'");
+  rejected(anchor("4.4", METRIC0,
+                  "<region id=\"0\"><name>a&nbsp;b</name></region><cnode id=\"0\" calleeId=\"0\"></cnode>", SYSTEM1),
+           0, "'&'");
+  rejected(anchor("4.4",
+                  "<metric id=\"0\"><disp_name>T</disp_name><uniq_name>time</uniq_name><uom>sec</uom>"
+                  "<dtype>DOUBLE</dtype></metric>",
+                  PROGRAM0, SYSTEM1),
+           0, "out of order");
+  rejected(anchor("4.4",
+                  "<metric id=\"0\"><disp_name>T</disp_name><uniq_name>time</uniq_name><dtype>DOUBLE</dtype>"
+                  "</metric>",
+                  PROGRAM0, SYSTEM1),
+           0, "lacks a <uom>");
   rejected(anchor("4.4", METRIC0, PROGRAM0 "<bogus/>", SYSTEM1), 0, "not allowed");
   rejected(anchor("4.4", METRIC0, "stray" PROGRAM0, SYSTEM1), 0, "text inside <program>");
   rejected(anchor("4.4", METRIC0, PROGRAM0, ""), 0, "lacks a <systemtreenode>");
   rejected(anchor("4.4", METRIC0, PROGRAM0,
-                  "<systemtreenode Id=\"0\"><name>m</name><class>machine</class></systemtreenode>"), 0, "no <location>");
+                  "<systemtreenode Id=\"0\"><name>m</name><class>machine</class></systemtreenode>"),
+           0, "no <location>");
   char trunc[4096];
   snprintf(trunc, sizeof trunc, "%s", cube_fixture_min_anchor);
-  strstr(trunc, "</region>")[9] = '\0';   /* the file ends after the region, inside <program> */
+  strstr(trunc, "</region>")[9] = '\0'; /* the file ends after the region, inside <program> */
   rejected(trunc, 0, "truncated");
   snprintf(trunc, sizeof trunc, "%s", cube_fixture_min_anchor);
-  trunc[strlen(trunc) / 2] = '\0';     /* mid-tag: rejected too, whatever the message */
+  trunc[strlen(trunc) / 2] = '\0'; /* mid-tag: rejected too, whatever the message */
   assert_null(open_anchor(trunc, 0));
   rejected(anchor("4.4", METRIC0, PROGRAM0, SYSTEM1 "</system><system>"), 0, "too many <system>");
 }
 
-#define DERIVED(extra) "<metric id=\"1\" type=\"POSTDERIVED\"><disp_name>D</disp_name><uniq_name>d</uniq_name>" \
-                       "<dtype>DOUBLE</dtype><uom></uom>" extra "</metric>"
+#define DERIVED(extra)                                                                     \
+  "<metric id=\"1\" type=\"POSTDERIVED\"><disp_name>D</disp_name><uniq_name>d</uniq_name>" \
+  "<dtype>DOUBLE</dtype><uom></uom>" extra "</metric>"
 
 static void test_rejects_metric_definitions(void **state) {
   (void)state;
-  rejected(anchor("4.4", "<metric id=\"0\"><disp_name>T</disp_name><uniq_name>time</uniq_name><dtype>REAL</dtype>"
-                  "<uom>sec</uom></metric>", PROGRAM0, SYSTEM1), 0, "unknown dtype");
+  rejected(anchor("4.4",
+                  "<metric id=\"0\"><disp_name>T</disp_name><uniq_name>time</uniq_name><dtype>REAL</dtype>"
+                  "<uom>sec</uom></metric>",
+                  PROGRAM0, SYSTEM1),
+           0, "unknown dtype");
   rejected(anchor("4.4", METRIC0 DERIVED(""), PROGRAM0, SYSTEM1), 0, "no <cubepl>");
-  rejected(anchor("4.4", METRIC0 "<metric id=\"1\" type=\"POSTDERIVED\"><disp_name>D</disp_name><uniq_name>d</uniq_name>"
-                  "<dtype>UINT64</dtype><uom></uom><cubepl>1</cubepl></metric>", PROGRAM0, SYSTEM1), 0, "DOUBLE");
+  rejected(anchor("4.4",
+                  METRIC0 "<metric id=\"1\" type=\"POSTDERIVED\"><disp_name>D</disp_name><uniq_name>d</uniq_name>"
+                          "<dtype>UINT64</dtype><uom></uom><cubepl>1</cubepl></metric>",
+                  PROGRAM0, SYSTEM1),
+           0, "DOUBLE");
   rejected(anchor("4.4", METRIC0 DERIVED("<cubepl>metric::time() &lt; 1</cubepl>"), PROGRAM0, SYSTEM1), 0, "undecoded");
   rejected(anchor("4.4", METRIC0 DERIVED("<cubepl>1</cubepl><cubeplaggr cubeplaggrtype=max>1</cubeplaggr>"), PROGRAM0,
-                  SYSTEM1), 0, "not understood");
-  rejected(anchor("4.4", METRIC0 DERIVED("<cubepl>1</cubepl><cubeplaggr cubeplaggrtype=\"aggr\">1</cubeplaggr>"), PROGRAM0,
-                  SYSTEM1), 0, "unquoted");
-  rejected(anchor("4.4", "<metric id=\"0\" type=\"INCLUSIVE\"><disp_name>T</disp_name><uniq_name>time</uniq_name>"
-                  "<dtype>MAXDOUBLE</dtype><uom>sec</uom></metric>", PROGRAM0, SYSTEM1), 0, "INCLUSIVE");
-  rejected(anchor("4.4", "<metric id=\"0\" type=\"HYBRID\"><disp_name>T</disp_name><uniq_name>time</uniq_name>"
-                  "<dtype>DOUBLE</dtype><uom>sec</uom></metric>", PROGRAM0, SYSTEM1), 0, "unknown metric type");
-  rejected(anchor("4.4", "<metric id=\"0\"><disp_name>T</disp_name><uniq_name>my time</uniq_name><dtype>DOUBLE</dtype>"
-                  "<uom>sec</uom></metric>", PROGRAM0, SYSTEM1), 0, "[A-Za-z0-9_:]");
-  rejected(anchor("4.4", METRIC0 "<metric id=\"1\"><disp_name>T</disp_name><uniq_name>time</uniq_name><dtype>DOUBLE</dtype>"
-                  "<uom>sec</uom></metric>", PROGRAM0, SYSTEM1), 0, "used twice");
+                  SYSTEM1),
+           0, "not understood");
+  rejected(anchor("4.4", METRIC0 DERIVED("<cubepl>1</cubepl><cubeplaggr cubeplaggrtype=\"aggr\">1</cubeplaggr>"),
+                  PROGRAM0, SYSTEM1),
+           0, "unquoted");
+  rejected(anchor("4.4",
+                  "<metric id=\"0\" type=\"INCLUSIVE\"><disp_name>T</disp_name><uniq_name>time</uniq_name>"
+                  "<dtype>MAXDOUBLE</dtype><uom>sec</uom></metric>",
+                  PROGRAM0, SYSTEM1),
+           0, "INCLUSIVE");
+  rejected(anchor("4.4",
+                  "<metric id=\"0\" type=\"HYBRID\"><disp_name>T</disp_name><uniq_name>time</uniq_name>"
+                  "<dtype>DOUBLE</dtype><uom>sec</uom></metric>",
+                  PROGRAM0, SYSTEM1),
+           0, "unknown metric type");
+  rejected(anchor("4.4",
+                  "<metric id=\"0\"><disp_name>T</disp_name><uniq_name>my time</uniq_name><dtype>DOUBLE</dtype>"
+                  "<uom>sec</uom></metric>",
+                  PROGRAM0, SYSTEM1),
+           0, "[A-Za-z0-9_:]");
+  rejected(anchor("4.4",
+                  METRIC0 "<metric id=\"1\"><disp_name>T</disp_name><uniq_name>time</uniq_name><dtype>DOUBLE</dtype>"
+                          "<uom>sec</uom></metric>",
+                  PROGRAM0, SYSTEM1),
+           0, "used twice");
   /* a stored metric without files: cube_dump reads all zeros with rc 0 */
   rejected(cube_fixture_min_anchor, 1, "all zeros");
   /* a derived metric with data files */
-  const char *d = anchor("4.4", DERIVED("<cubepl>1</cubepl>")
-                         "<metric id=\"0\"><disp_name>T</disp_name><uniq_name>time</uniq_name><dtype>DOUBLE</dtype>"
-                         "<uom>sec</uom></metric>", PROGRAM0, SYSTEM1);
-  cube_member m[] = {{"0.data", cube_fixture_min_data, 18}, {"0.index", cube_fixture_min_index, 18},
-                     {"1.data", cube_fixture_min_data, 18}, {"anchor.xml", d, strlen(d)}};
+  const char *d = anchor(
+      "4.4",
+      DERIVED("<cubepl>1</cubepl>") "<metric "
+                                    "id=\"0\"><disp_name>T</disp_name><uniq_name>time</uniq_name><dtype>DOUBLE</dtype>"
+                                    "<uom>sec</uom></metric>",
+      PROGRAM0, SYSTEM1);
+  cube_member m[] = {{"0.data", cube_fixture_min_data, 18},
+                     {"0.index", cube_fixture_min_index, 18},
+                     {"1.data", cube_fixture_min_data, 18},
+                     {"anchor.xml", d, strlen(d)}};
   size_t size;
   unsigned char *a = cube_fixture_archive(m, 4, 0, &size);
   assert_null(cubex_open_buffer(a, size, err, sizeof err));
@@ -162,14 +222,19 @@ static void test_rejects_metric_definitions(void **state) {
 }
 
 /* Index and data files of the minimal file, each corrupted in one way. */
-static void data_rejected(const unsigned char *index, size_t ni, const unsigned char *data, size_t nd, const char *why) {
-  cube_member m[] = {{"0.data", data, nd}, {"0.index", index, ni},
+static void data_rejected(const unsigned char *index, size_t ni, const unsigned char *data, size_t nd,
+                          const char *why) {
+  cube_member m[] = {{"0.data", data, nd},
+                     {"0.index", index, ni},
                      {"anchor.xml", cube_fixture_min_anchor, strlen(cube_fixture_min_anchor)}};
   size_t size;
   unsigned char *a = cube_fixture_archive(m, 3, 0, &size);
   cubex *c = cubex_open_buffer(a, size, err, sizeof err);
   free(a);
-  if (c) { cubex_close(c); fail_msg("accepted data that should fail with \"%s\"", why); }
+  if (c) {
+    cubex_close(c);
+    fail_msg("accepted data that should fail with \"%s\"", why);
+  }
   if (!strstr(err, why)) fail_msg("message \"%s\" lacks \"%s\"", err, why);
 }
 
@@ -177,7 +242,8 @@ static void test_rejects_data(void **state) {
   (void)state;
   unsigned char ix[18], d[32];
   memcpy(ix, cube_fixture_min_index, 18);
-  ix[11] = 0; ix[14] = 1;                         /* endianness word 0x01000000 */
+  ix[11] = 0;
+  ix[14] = 1; /* endianness word 0x01000000 */
   data_rejected(ix, 18, cube_fixture_min_data, 18, "byte-swap");
   memcpy(ix, cube_fixture_min_index, 18);
   ix[0] = 'K';
@@ -207,8 +273,8 @@ static void test_rejects_container(void **state) {
   (void)state;
   size_t size;
   const char *an = cube_fixture_min_anchor;
-  cube_member first[] = {{"anchor.xml", an, strlen(an)}, {"0.data", cube_fixture_min_data, 18},
-                         {"0.index", cube_fixture_min_index, 18}};
+  cube_member first[] = {
+      {"anchor.xml", an, strlen(an)}, {"0.data", cube_fixture_min_data, 18}, {"0.index", cube_fixture_min_index, 18}};
   unsigned char *a = cube_fixture_archive(first, 3, 0, &size);
   assert_null(cubex_open_buffer(a, size, err, sizeof err));
   assert_non_null(strstr(err, "not the last"));
@@ -217,20 +283,26 @@ static void test_rejects_container(void **state) {
   assert_null(cubex_open_buffer(a, size, err, sizeof err));
   assert_non_null(strstr(err, "no anchor.xml"));
   free(a);
-  cube_member extra[] = {{"0.data", cube_fixture_min_data, 18}, {"0.index", cube_fixture_min_index, 18},
-                         {"3.data", cube_fixture_min_data, 18}, {"anchor.xml", an, strlen(an)}};
+  cube_member extra[] = {{"0.data", cube_fixture_min_data, 18},
+                         {"0.index", cube_fixture_min_index, 18},
+                         {"3.data", cube_fixture_min_data, 18},
+                         {"anchor.xml", an, strlen(an)}};
   a = cube_fixture_archive(extra, 4, 0, &size);
   assert_null(cubex_open_buffer(a, size, err, sizeof err));
   assert_non_null(strstr(err, "belongs to no metric"));
   free(a);
-  cube_member twice[] = {{"0.data", cube_fixture_min_data, 18}, {"0.data", cube_fixture_min_data, 18},
-                         {"0.index", cube_fixture_min_index, 18}, {"anchor.xml", an, strlen(an)}};
+  cube_member twice[] = {{"0.data", cube_fixture_min_data, 18},
+                         {"0.data", cube_fixture_min_data, 18},
+                         {"0.index", cube_fixture_min_index, 18},
+                         {"anchor.xml", an, strlen(an)}};
   a = cube_fixture_archive(twice, 4, 0, &size);
   assert_null(cubex_open_buffer(a, size, err, sizeof err));
   assert_non_null(strstr(err, "appears twice"));
   free(a);
-  cube_member odd[] = {{"0.data", cube_fixture_min_data, 18}, {"0.index", cube_fixture_min_index, 18},
-                       {"notes.txt", "x", 1}, {"anchor.xml", an, strlen(an)}};
+  cube_member odd[] = {{"0.data", cube_fixture_min_data, 18},
+                       {"0.index", cube_fixture_min_index, 18},
+                       {"notes.txt", "x", 1},
+                       {"anchor.xml", an, strlen(an)}};
   a = cube_fixture_archive(odd, 4, 0, &size);
   assert_null(cubex_open_buffer(a, size, err, sizeof err));
   assert_non_null(strstr(err, "unexpected archive member notes.txt"));
@@ -242,8 +314,8 @@ static void test_rejects_container(void **state) {
   assert_null(cubex_open_buffer(junk, sizeof junk, err, sizeof err));
   assert_non_null(strstr(err, "not a ustar archive"));
   /* garbage in padding, a bad checksum, data after the end */
-  cube_member ok[] = {{"0.data", cube_fixture_min_data, 18}, {"0.index", cube_fixture_min_index, 18},
-                      {"anchor.xml", an, strlen(an)}};
+  cube_member ok[] = {
+      {"0.data", cube_fixture_min_data, 18}, {"0.index", cube_fixture_min_index, 18}, {"anchor.xml", an, strlen(an)}};
   a = cube_fixture_archive(ok, 3, 0, &size);
   a[512 + 100] = 1;
   assert_null(cubex_open_buffer(a, size, err, sizeof err));
@@ -262,7 +334,7 @@ static void test_rejects_container(void **state) {
   longer[size + 10] = 7;
   assert_null(cubex_open_buffer(longer, size + 512, err, sizeof err));
   assert_non_null(strstr(err, "after the end"));
-  longer[size + 10] = 0;   /* zeros after the end (tar records) are fine */
+  longer[size + 10] = 0; /* zeros after the end (tar records) are fine */
   cubex *c = cubex_open_buffer(longer, size + 512, err, sizeof err);
   if (!c) fail_msg("%s", err);
   cubex_close(c);
@@ -285,7 +357,10 @@ static void test_truncations(void **state) {
   int tried = 0;
   for (size_t cut = 0; cut < n; cut += (cut % 512 == 0) ? 1 : (cut % 512 == 1 ? 510 : 1)) {
     c = cubex_open_buffer(b, cut, err, sizeof err);
-    if (c) { cubex_close(c); fail_msg("accepted the file cut at %zu of %zu bytes", cut, n); }
+    if (c) {
+      cubex_close(c);
+      fail_msg("accepted the file cut at %zu of %zu bytes", cut, n);
+    }
     tried++;
   }
   assert_true(tried >= 3 * (int)(n / 512));
@@ -312,12 +387,15 @@ static void test_flips_do_not_crash(void **state) {
       if (flips[k] == keep) continue;
       b[i] = flips[k];
       cubex *c = cubex_open_buffer(b, n, err, sizeof err);
-      if (c) accepted++; else rejected_n++;
+      if (c)
+        accepted++;
+      else
+        rejected_n++;
       cubex_close(c);
     }
     b[i] = keep;
   }
-  assert_true(rejected_n > 0 && accepted > 0);   /* e.g. a changed value is still a valid file */
+  assert_true(rejected_n > 0 && accepted > 0); /* e.g. a changed value is still a valid file */
   free(b);
   pm_profile_free(p);
   cube_fixture_rmdir(dir);
@@ -326,12 +404,14 @@ static void test_flips_do_not_crash(void **state) {
 /* Row orders by metric type, on A{B{D{G}}, C{F}} with ids A0 B1 C2 D3 F4 G5 and one location; the
  * stored value of row k is 100 + k, so value(cnode) reveals its row. */
 #define CN(id, callee) "<cnode id=\"" #id "\" calleeId=\"" #callee "\">"
-#define TREE6 "<region id=\"0\"><name>A</name></region><region id=\"1\"><name>B</name></region>" \
-              "<region id=\"2\"><name>C</name></region><region id=\"3\"><name>D</name></region>" \
-              "<region id=\"4\"><name>F</name></region><region id=\"5\"><name>G</name></region>" \
-              CN(0, 0) CN(1, 1) CN(3, 3) CN(5, 5) "</cnode></cnode></cnode>" CN(2, 2) CN(4, 4) "</cnode></cnode></cnode>"
-#define STORED(id, type, name) "<metric id=\"" #id "\" type=\"" type "\"><disp_name>" name "</disp_name><uniq_name>" \
-                               name "</uniq_name><dtype>DOUBLE</dtype><uom>sec</uom></metric>"
+#define TREE6                                                                                                   \
+  "<region id=\"0\"><name>A</name></region><region id=\"1\"><name>B</name></region>"                            \
+  "<region id=\"2\"><name>C</name></region><region id=\"3\"><name>D</name></region>"                            \
+  "<region id=\"4\"><name>F</name></region><region id=\"5\"><name>G</name></region>" CN(0, 0) CN(1, 1) CN(3, 3) \
+      CN(5, 5) "</cnode></cnode></cnode>" CN(2, 2) CN(4, 4) "</cnode></cnode></cnode>"
+#define STORED(id, type, name)                                                               \
+  "<metric id=\"" #id "\" type=\"" type "\"><disp_name>" name "</disp_name><uniq_name>" name \
+  "</uniq_name><dtype>DOUBLE</dtype><uom>sec</uom></metric>"
 
 static void test_row_orders(void **state) {
   (void)state;
@@ -339,7 +419,10 @@ static void test_row_orders(void **state) {
                           TREE6, SYSTEM1);
   unsigned char data[10 + 6 * 8];
   memcpy(data, "CUBEX.DATA", 10);
-  for (int k = 0; k < 6; k++) { double v = 100 + k; memcpy(data + 10 + 8 * k, &v, 8); }
+  for (int k = 0; k < 6; k++) {
+    double v = 100 + k;
+    memcpy(data + 10 + 8 * k, &v, 8);
+  }
   cube_member m[] = {{"0.data", data, sizeof data}, {"0.index", cube_fixture_min_index, 18},
                      {"1.data", data, sizeof data}, {"1.index", cube_fixture_min_index, 18},
                      {"2.data", data, sizeof data}, {"2.index", cube_fixture_min_index, 18},
@@ -348,8 +431,8 @@ static void test_row_orders(void **state) {
   unsigned char *a = cube_fixture_archive(m, 7, 0, &size);
   cubex *c = cubex_open_buffer(a, size, err, sizeof err);
   if (!c) fail_msg("%s", err);
-  const int ex[] = {0, 1, 3, 5, 2, 4};   /* A B D G C F: depth-first */
-  const int in[] = {0, 1, 2, 3, 5, 4};   /* A B C D G F: wide search (BFS would be A B C D F G) */
+  const int ex[] = {0, 1, 3, 5, 2, 4}; /* A B D G C F: depth-first */
+  const int in[] = {0, 1, 2, 3, 5, 4}; /* A B C D G F: wide search (BFS would be A B C D F G) */
   for (int k = 0; k < 6; k++) {
     assert_int_equal(cubex_row_cnode(c, 0, k), ex[k]);
     assert_int_equal(cubex_row_cnode(c, 1, k), in[k]);
@@ -396,15 +479,20 @@ static void test_row_orders(void **state) {
  * stored EXCLUSIVE in the order 0 1 3 2. */
 static void test_notes_example(void **state) {
   (void)state;
-  const char *an = anchor("4.4", METRIC0,
-                          "<region id=\"0\"><name>main</name></region><region id=\"1\"><name>init</name></region>"
-                          "<region id=\"2\"><name>solve</name></region><region id=\"3\"><name>io</name></region>"
-                          CN(0, 0) CN(1, 1) CN(3, 3) "</cnode></cnode>" CN(2, 2) "</cnode></cnode>", SYSTEM1);
+  const char *an =
+      anchor("4.4", METRIC0,
+             "<region id=\"0\"><name>main</name></region><region id=\"1\"><name>init</name></region>"
+             "<region id=\"2\"><name>solve</name></region><region id=\"3\"><name>io</name></region>" CN(0, 0) CN(1, 1)
+                 CN(3, 3) "</cnode></cnode>" CN(2, 2) "</cnode></cnode>",
+             SYSTEM1);
   unsigned char data[10 + 4 * 8];
   memcpy(data, "CUBEX.DATA", 10);
-  for (int k = 0; k < 4; k++) { double v = k; memcpy(data + 10 + 8 * k, &v, 8); }
-  cube_member m[] = {{"0.data", data, sizeof data}, {"0.index", cube_fixture_min_index, 18},
-                     {"anchor.xml", an, strlen(an)}};
+  for (int k = 0; k < 4; k++) {
+    double v = k;
+    memcpy(data + 10 + 8 * k, &v, 8);
+  }
+  cube_member m[] = {
+      {"0.data", data, sizeof data}, {"0.index", cube_fixture_min_index, 18}, {"anchor.xml", an, strlen(an)}};
   size_t size;
   unsigned char *a = cube_fixture_archive(m, 3, 0, &size);
   cubex *c = cubex_open_buffer(a, size, err, sizeof err);
@@ -413,16 +501,17 @@ static void test_notes_example(void **state) {
   for (int k = 0; k < 4; k++) assert_int_equal(cubex_row_cnode(c, 0, k), rows[k]);
   double v;
   cubex_value(c, 0, cubex_cnode_find(c, "main/solve"), 0, CUBEX_STORED, &v);
-  assert_double_equal(v, 3, 0);   /* solve is the last row */
+  assert_double_equal(v, 3, 0); /* solve is the last row */
   cubex_close(c);
   free(a);
 }
 
 static void test_gpu_needs_47(void **state) {
   (void)state;
-  const char *gpu = "<systemtreenode Id=\"0\"><name>m</name><class>machine</class><locationgroup Id=\"0\"><name>p</name>"
-                    "<rank>0</rank><type>process</type><location Id=\"0\"><name>s</name><rank>0</rank><type>gpu</type>"
-                    "</location></locationgroup></systemtreenode>";
+  const char *gpu =
+      "<systemtreenode Id=\"0\"><name>m</name><class>machine</class><locationgroup Id=\"0\"><name>p</name>"
+      "<rank>0</rank><type>process</type><location Id=\"0\"><name>s</name><rank>0</rank><type>gpu</type>"
+      "</location></locationgroup></systemtreenode>";
   rejected(anchor("4.4", METRIC0, PROGRAM0, gpu), 0, "4.7");
   cubex *c = open_anchor(anchor("4.7", METRIC0, PROGRAM0, gpu), 0);
   if (!c) fail_msg("%s", err);
@@ -457,7 +546,7 @@ static void test_cli(void **state) {
   o = run_cli(4, (char *[]){"cubex_check", "--dump", "time", path, NULL}, &rc);
   assert_int_equal(rc, 0);
   assert_non_null(strstr(o, "MPI_Send(id=4)\t2\t6.25\n"));
-  assert_true(strstr(o, "io(id=3)\t0\t") < strstr(o, "solve(id=2)\t0\t"));   /* pre-order rows */
+  assert_true(strstr(o, "io(id=3)\t0\t") < strstr(o, "solve(id=2)\t0\t")); /* pre-order rows */
   free(o);
   o = run_cli(5, (char *[]){"cubex_check", "--dump", "time", "--inclusive", path, NULL}, &rc);
   assert_int_equal(rc, 0);
@@ -487,11 +576,12 @@ static void test_cli(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_minimal_valid), cmocka_unit_test(test_rejects_ids), cmocka_unit_test(test_rejects_xml),
-    cmocka_unit_test(test_rejects_metric_definitions), cmocka_unit_test(test_rejects_data),
-    cmocka_unit_test(test_rejects_container), cmocka_unit_test(test_truncations),
-    cmocka_unit_test(test_flips_do_not_crash), cmocka_unit_test(test_row_orders), cmocka_unit_test(test_notes_example),
-    cmocka_unit_test(test_gpu_needs_47), cmocka_unit_test(test_cli),
+      cmocka_unit_test(test_minimal_valid), cmocka_unit_test(test_rejects_ids),
+      cmocka_unit_test(test_rejects_xml),   cmocka_unit_test(test_rejects_metric_definitions),
+      cmocka_unit_test(test_rejects_data),  cmocka_unit_test(test_rejects_container),
+      cmocka_unit_test(test_truncations),   cmocka_unit_test(test_flips_do_not_crash),
+      cmocka_unit_test(test_row_orders),    cmocka_unit_test(test_notes_example),
+      cmocka_unit_test(test_gpu_needs_47),  cmocka_unit_test(test_cli),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,7 +31,7 @@ static void test_table_preorder(void **state) {
     if (par >= 0 && i > 0) {
       int a = i - 1;
       while (a >= 0 && a != par) a = pm_cube_metrics[a].parent;
-      assert_int_equal(a, par);   /* the previous metric lies inside par's subtree */
+      assert_int_equal(a, par); /* the previous metric lies inside par's subtree */
       assert_int_equal(pm_cube_metrics[par].src, PM_CUBE_SRC_STATES);
     }
   }
@@ -46,7 +46,7 @@ static void test_table_names_and_types(void **state) {
     assert_true(m->disp[0] && m->descr[0] && m->uom);
     if (m->src == PM_CUBE_SRC_DERIVED) {
       assert_int_equal(m->type, PM_CUBE_POSTDERIVED);
-      assert_int_equal(m->dtype, PM_CUBE_DOUBLE);   /* CubeLib: derived metrics are DOUBLE */
+      assert_int_equal(m->dtype, PM_CUBE_DOUBLE); /* CubeLib: derived metrics are DOUBLE */
     } else {
       assert_int_equal(m->type, PM_CUBE_EXCLUSIVE);
       assert_int_equal(m->dtype, m->src == PM_CUBE_SRC_STATES ? PM_CUBE_DOUBLE : PM_CUBE_UINT64);
@@ -71,7 +71,10 @@ static void test_table_metric_tree_inclusive(void **state) {
     assert_int_equal(m->states & ~pm_cube_metrics[m->parent].states, 0);
     for (int j = 0; j < i; j++)
       if (pm_cube_metrics[j].parent == m->parent) assert_int_equal(m->states & pm_cube_metrics[j].states, 0);
-    if (m->parent == 0) { assert_int_equal(top & m->states, 0); top |= m->states; }
+    if (m->parent == 0) {
+      assert_int_equal(top & m->states, 0);
+      top |= m->states;
+    }
   }
   assert_int_equal(top, all);
   /* the issue's tree: MPI holds its five kinds, idle includes synchronisation waits */
@@ -91,14 +94,17 @@ static void test_table_cubepl(void **state) {
   int nderived = 0;
   for (int i = 0; i < pm_cube_nmetrics; i++) {
     const pm_cube_metric_def *m = &pm_cube_metrics[i];
-    if (m->src != PM_CUBE_SRC_DERIVED) { assert_null(m->cubepl); continue; }
+    if (m->src != PM_CUBE_SRC_DERIVED) {
+      assert_null(m->cubepl);
+      continue;
+    }
     nderived++;
     char *e = pm_cube_expression(m, 12);
     assert_non_null(e);
     assert_null(strchr(e, '<'));
     assert_null(strchr(e, '&'));
     assert_null(strstr(e, "@N@"));
-    for (const char *q = e; (q = strstr(q, "metric::")); ) {
+    for (const char *q = e; (q = strstr(q, "metric::"));) {
       q += 8;
       size_t k = strcspn(q, "(");
       int found = -1;
@@ -110,7 +116,8 @@ static void test_table_cubepl(void **state) {
   }
   assert_int_equal(nderived, 5);
   const pm_cube_metric_def *lb = NULL;
-  for (int i = 0; i < pm_cube_nmetrics; i++) if (!strcmp(pm_cube_metrics[i].uniq, "pop_lb")) lb = &pm_cube_metrics[i];
+  for (int i = 0; i < pm_cube_nmetrics; i++)
+    if (!strcmp(pm_cube_metrics[i].uniq, "pop_lb")) lb = &pm_cube_metrics[i];
   assert_non_null(lb);
   char *e = pm_cube_expression(lb, 12);
   assert_string_equal(e, "metric::useful(i) / (12 * metric::pop_max_useful())");
@@ -168,17 +175,24 @@ static void test_layout(void **state) {
   p->nprocesses = 3;
   p->proc = calloc(3, sizeof *p->proc);
   const char *hosts[] = {"a", "b", "a"};
-  for (int i = 0; i < 3; i++) { p->proc[i].rank = i; snprintf(p->proc[i].host, sizeof p->proc[i].host, "%s", hosts[i]); }
+  for (int i = 0; i < 3; i++) {
+    p->proc[i].rank = i;
+    snprintf(p->proc[i].host, sizeof p->proc[i].host, "%s", hosts[i]);
+  }
   p->nlocations = 5;
   p->loc = calloc(5, sizeof *p->loc);
-  int proc[] = {0, 1, 2, 2, 0}, thread[] = {0, 0, 1, 0, 1}, role[] = {PM_ROLE_MAIN, PM_ROLE_MAIN, PM_ROLE_PROGRESS,
-                                                                       PM_ROLE_MAIN, PM_ROLE_DEVICE};
-  for (int i = 0; i < 5; i++) { p->loc[i].process = proc[i]; p->loc[i].thread = thread[i]; p->loc[i].role = role[i]; }
+  int proc[] = {0, 1, 2, 2, 0}, thread[] = {0, 0, 1, 0, 1},
+      role[] = {PM_ROLE_MAIN, PM_ROLE_MAIN, PM_ROLE_PROGRESS, PM_ROLE_MAIN, PM_ROLE_DEVICE};
+  for (int i = 0; i < 5; i++) {
+    p->loc[i].process = proc[i];
+    p->loc[i].thread = thread[i];
+    p->loc[i].role = role[i];
+  }
   pm_profile_finish(p);
   pm_cube_layout lay;
   assert_int_equal(pm_cube_layout_build(p, &lay), 0);
-  int groups[] = {0, 2, 1};          /* group g holds process groups[g] */
-  int cols[] = {0, 4, 3, 2, 1};      /* column c holds profile location cols[c] */
+  int groups[] = {0, 2, 1};     /* group g holds process groups[g] */
+  int cols[] = {0, 4, 3, 2, 1}; /* column c holds profile location cols[c] */
   assert_memory_equal(lay.proc_of_group, groups, sizeof groups);
   assert_memory_equal(lay.loc_of_col, cols, sizeof cols);
   for (int c = 0; c < 5; c++) assert_int_equal(lay.col[cols[c]], c);
@@ -201,10 +215,15 @@ static void test_xml_escape(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_table_preorder), cmocka_unit_test(test_table_names_and_types),
-    cmocka_unit_test(test_table_metric_tree_inclusive), cmocka_unit_test(test_table_cubepl),
-    cmocka_unit_test(test_value_extraction), cmocka_unit_test(test_preorder), cmocka_unit_test(test_preorder_deep),
-    cmocka_unit_test(test_layout), cmocka_unit_test(test_xml_escape),
+      cmocka_unit_test(test_table_preorder),
+      cmocka_unit_test(test_table_names_and_types),
+      cmocka_unit_test(test_table_metric_tree_inclusive),
+      cmocka_unit_test(test_table_cubepl),
+      cmocka_unit_test(test_value_extraction),
+      cmocka_unit_test(test_preorder),
+      cmocka_unit_test(test_preorder_deep),
+      cmocka_unit_test(test_layout),
+      cmocka_unit_test(test_xml_escape),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,8 +19,8 @@ static void test_span(void **state) {
   assert_int_equal(pm_tar_span(1), 512);
   assert_int_equal(pm_tar_span(18), 512);
   assert_int_equal(pm_tar_span(511), 512);
-  assert_int_equal(pm_tar_span(512), 1024);      /* the trap: not 512 */
-  assert_int_equal(pm_tar_span(3072), 3584);     /* not 3072 */
+  assert_int_equal(pm_tar_span(512), 1024);  /* the trap: not 512 */
+  assert_int_equal(pm_tar_span(3072), 3584); /* not 3072 */
   assert_int_equal(pm_tar_span(3073), 3584);
 }
 
@@ -36,9 +36,12 @@ static void test_header_fields(void **state) {
   assert_int_equal(pm_tar_header(b, "0.data", 106, 1700000000), 0);
   assert_string_equal((char *)b, "0.data");
   assert_memory_equal(b + 100, "0000600", 8);
-  assert_memory_equal(b + 124, "00000000152", 12);          /* 106 in octal */
+  assert_memory_equal(b + 124, "00000000152", 12); /* 106 in octal */
   assert_int_equal(b[156], '0');
-  assert_memory_equal(b + 257, "ustar\0" "00", 8);
+  assert_memory_equal(b + 257,
+                      "ustar\0"
+                      "00",
+                      8);
   assert_string_equal((char *)b + 265, "nouser");
   assert_string_equal((char *)b + 297, "users");
   unsigned sum = 0;
@@ -76,7 +79,7 @@ static void test_writer_extra_block(void **state) {
   fclose(f);
   assert_int_equal(len, 512 + 3584 + 512 + 512 + 512 + 1024);
   for (size_t i = 512 + 3072; i < 4096; i++) assert_int_equal(buf[i], 0);
-  assert_string_equal(buf + 4096, "empty");        /* size 0: next header right after */
+  assert_string_equal(buf + 4096, "empty"); /* size 0: next header right after */
   assert_string_equal(buf + 4608, "small");
   assert_memory_equal(buf + 5120, small, sizeof small);
   cx_member *m;
@@ -124,10 +127,10 @@ static void test_anchor_of_3072_bytes(void **state) {
   size_t base = strlen(cube_fixture_min_anchor);
   assert_true(base < 3072);
   memcpy(anchor, cube_fixture_min_anchor, base);
-  memset(anchor + base, '\n', 3072 - base);   /* whitespace after </cube> is allowed */
+  memset(anchor + base, '\n', 3072 - base); /* whitespace after </cube> is allowed */
   anchor[3072] = '\0';
-  cube_member last[] = {{"0.index", cube_fixture_min_index, 18}, {"0.data", cube_fixture_min_data, 18},
-                        {"anchor.xml", anchor, 3072}};
+  cube_member last[] = {
+      {"0.index", cube_fixture_min_index, 18}, {"0.data", cube_fixture_min_data, 18}, {"anchor.xml", anchor, 3072}};
   size_t size;
   char err[400];
   unsigned char *a = cube_fixture_archive(last, 3, 0, &size);
@@ -138,8 +141,8 @@ static void test_anchor_of_3072_bytes(void **state) {
   assert_double_equal(v, 42.5, 0);
   cubex_close(c);
   free(a);
-  cube_member first[] = {{"anchor.xml", anchor, 3072}, {"0.index", cube_fixture_min_index, 18},
-                         {"0.data", cube_fixture_min_data, 18}};
+  cube_member first[] = {
+      {"anchor.xml", anchor, 3072}, {"0.index", cube_fixture_min_index, 18}, {"0.data", cube_fixture_min_data, 18}};
   a = cube_fixture_archive(first, 3, 1, &size);
   assert_null(cubex_open_buffer(a, size, err, sizeof err));
   assert_non_null(strstr(err, "standard tar padding"));
@@ -148,8 +151,11 @@ static void test_anchor_of_3072_bytes(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_span), cmocka_unit_test(test_header_fields), cmocka_unit_test(test_writer_extra_block),
-    cmocka_unit_test(test_checker_detects_std_padding), cmocka_unit_test(test_anchor_of_3072_bytes),
+      cmocka_unit_test(test_span),
+      cmocka_unit_test(test_header_fields),
+      cmocka_unit_test(test_writer_extra_block),
+      cmocka_unit_test(test_checker_detects_std_padding),
+      cmocka_unit_test(test_anchor_of_3072_bytes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,12 @@
 #include "cube_fixture.h"
 #include "cubex_read.h"
 
-typedef struct { char *dir; char path[512]; pm_profile *p; cubex *c; } fx;
+typedef struct {
+  char *dir;
+  char path[512];
+  pm_profile *p;
+  cubex *c;
+} fx;
 
 static int setup(void **state) {
   fx *f = calloc(1, sizeof *f);
@@ -51,7 +56,7 @@ static double val(const cubex *c, const char *metric, int cnode, int loc, cubex_
 }
 
 /* CUBE location ids (columns) of the profile locations: by process, then thread. */
-enum { L0 = 0, L2 = 1, L1 = 2, L3 = 3 };   /* profile loc 0 -> column 0, loc 2 -> 1, loc 1 -> 2, loc 3 -> 3 */
+enum { L0 = 0, L2 = 1, L1 = 2, L3 = 3 }; /* profile loc 0 -> column 0, loc 2 -> 1, loc 1 -> 2, loc 3 -> 3 */
 
 static void test_golden_structure(void **state) {
   fx *f = *state;
@@ -101,9 +106,11 @@ static void test_golden_exclusive_values(void **state) {
   fx *f = *state;
   cubex *c = f->c = write_and_open(f, NULL, 0);
   const int col[4] = {L0, L1, L2, L3};
-  const double time[5][4] = {
-    [FX_MAIN] = {1.0625, 1.3125, 3.0625, 3.3125}, [FX_INIT] = {2.0, 2.25, 0, 0},
-    [FX_SOLVE] = {3.5, 3.25, 3.875, 4.125}, [FX_IO] = {4.125, 4.5, 0, 0}, [FX_SEND] = {5.5, 6.25, 0, 0}};
+  const double time[5][4] = {[FX_MAIN] = {1.0625, 1.3125, 3.0625, 3.3125},
+                             [FX_INIT] = {2.0, 2.25, 0, 0},
+                             [FX_SOLVE] = {3.5, 3.25, 3.875, 4.125},
+                             [FX_IO] = {4.125, 4.5, 0, 0},
+                             [FX_SEND] = {5.5, 6.25, 0, 0}};
   for (int cn = 0; cn < 5; cn++)
     for (int l = 0; l < 4; l++) assert_double_equal(val(c, "time", cn, col[l], CUBEX_STORED), time[cn][l], 0);
   /* metric-tree inclusive storage: mpi = p2p + mgmt; idle includes sync_wait; file_io alone */
@@ -203,7 +210,7 @@ static void test_escaping(void **state) {
   assert_string_equal(cubex_cnode_name(c, FX_SOLVE), nasty);
   assert_string_equal(cubex_location_name(c, L0), "<t&\"1\">");
   assert_string_equal(cubex_attr(c, "popmeter::app"), "x\"y<z&");
-  assert_string_equal(cubex_attr(c, "popmeter::command"), "run --flag 'q'");   /* control characters -> spaces */
+  assert_string_equal(cubex_attr(c, "popmeter::command"), "run --flag 'q'"); /* control characters -> spaces */
   char path[600];
   snprintf(path, sizeof path, "main/%s/MPI_Send", nasty);
   assert_int_equal(cubex_cnode_find(c, path), FX_SEND);
@@ -228,7 +235,7 @@ static void test_unwritable_path(void **state) {
   err[0] = '\0';
   assert_int_equal(pm_cube_write(f->p, NULL, 0, "profile.json", 0, err, sizeof err), -1);
   assert_non_null(strstr(err, ".cubex"));
-  assert_int_equal(cube_fixture_count_files(f->dir), 1);   /* only "plain": no temporary file left */
+  assert_int_equal(cube_fixture_count_files(f->dir), 1); /* only "plain": no temporary file left */
 }
 
 /* Never overwritten silently; replaced atomically on request. */
@@ -253,14 +260,14 @@ static void test_existing_file(void **state) {
   assert_int_equal(pm_cube_write(f->p, NULL, 0, f->path, 1, err, sizeof err), 0);
   cubex *c = f->c = cubex_open(f->path, err, sizeof err);
   assert_non_null(c);
-  assert_int_equal(cube_fixture_count_files(f->dir), 2);   /* profile.cubex and the link */
+  assert_int_equal(cube_fixture_count_files(f->dir), 2); /* profile.cubex and the link */
 }
 
 /* A profile that breaks the contract (from a hand-edited JSON) is refused with a message. */
 static void test_bad_profile(void **state) {
   fx *f = *state;
   char err[512];
-  f->p->cnode[FX_INIT].parent = FX_SEND;   /* a child before its parent */
+  f->p->cnode[FX_INIT].parent = FX_SEND; /* a child before its parent */
   assert_int_equal(pm_cube_write(f->p, NULL, 0, f->path, 0, err, sizeof err), -1);
   assert_non_null(strstr(err, "parents-first"));
   f->p->cnode[FX_INIT].parent = FX_MAIN;
@@ -288,7 +295,7 @@ static void test_anchor_multiple_of_512(void **state) {
   size_t len = strlen(f->p->command), add = (512 - s % 512) % 512;
   if (add == 0) add = 512;
   assert_true(len + add < sizeof f->p->command);
-  memset(f->p->command + len, 'x', add);   /* plain characters: one byte each in the anchor */
+  memset(f->p->command + len, 'x', add); /* plain characters: one byte each in the anchor */
   f->p->command[len + add] = '\0';
   char err[512];
   assert_int_equal(pm_cube_write(f->p, NULL, 0, f->path, 1, err, sizeof err), 0);
@@ -299,7 +306,7 @@ static void test_anchor_multiple_of_512(void **state) {
   assert_int_equal(size % 512, 0);
   assert_int_equal(size, s + add);
   unsigned char *b = cube_fixture_read(f->path, &n);
-  assert_int_equal(n, off + size + 512 + 1024);   /* data, the extra block, the two end blocks */
+  assert_int_equal(n, off + size + 512 + 1024); /* data, the extra block, the two end blocks */
   for (size_t i = off + size; i < n; i++) assert_int_equal(b[i], 0);
   free(b);
 }
@@ -319,9 +326,16 @@ static void test_device_location(void **state) {
 int main(void) {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
   const struct CMUnitTest tests[] = {
-    T(test_golden_structure), T(test_golden_exclusive_values), T(test_golden_inclusive_values),
-    T(test_golden_derived), T(test_escaping), T(test_unwritable_path), T(test_existing_file),
-    T(test_bad_profile), T(test_anchor_multiple_of_512), T(test_device_location),
+      T(test_golden_structure),
+      T(test_golden_exclusive_values),
+      T(test_golden_inclusive_values),
+      T(test_golden_derived),
+      T(test_escaping),
+      T(test_unwritable_path),
+      T(test_existing_file),
+      T(test_bad_profile),
+      T(test_anchor_multiple_of_512),
+      T(test_device_location),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

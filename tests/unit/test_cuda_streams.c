@@ -24,8 +24,8 @@
 #include "pm_cube.h"
 #include "cubex_read.h"
 
-#define T0 1000000000ull   /* the virtual clock starts at 1 s */
-#define MS 1000000ull      /* the scenarios are written in milliseconds after T0 */
+#define T0 1000000000ull /* the virtual clock starts at 1 s */
+#define MS 1000000ull    /* the scenarios are written in milliseconds after T0 */
 
 static int setup(void **state) {
   (void)state;
@@ -34,8 +34,8 @@ static int setup(void **state) {
   setenv("POPMETER_REPORT", "0", 1);
   unsetenv("POPMETER_CUDA");
   pm_clock_use_virtual(T0);
-  assert_int_equal(pm_core_activate(), 1);   /* the loader runs here: no plugin is found */
-  pm_cuda_module_open();                     /* ... so the test plays the plugin */
+  assert_int_equal(pm_core_activate(), 1); /* the loader runs here: no plugin is found */
+  pm_cuda_module_open();                   /* ... so the test plays the plugin */
   return 0;
 }
 static int teardown(void **state) {
@@ -52,7 +52,8 @@ static void feed(int kind, int copy, uint32_t dev, uint32_t stream, uint64_t s_m
 }
 
 static const pm_prof_location *loc_named(const pm_profile *p, const char *name) {
-  for (int i = 0; i < p->nlocations; i++) if (!strcmp(p->loc[i].name, name)) return &p->loc[i];
+  for (int i = 0; i < p->nlocations; i++)
+    if (!strcmp(p->loc[i].name, name)) return &p->loc[i];
   fail_msg("no location named %s", name);
   return NULL;
 }
@@ -70,8 +71,14 @@ static pm_profile *build(uint64_t end_ms) {
   pm_profile_finish(p);
   return p;
 }
-static pm_profile *finish(uint64_t end_ms) { end_window(end_ms); return build(end_ms); }
-static void no_warn(const char *fmt, ...) { (void)fmt; fail_msg("unexpected configuration warning"); }
+static pm_profile *finish(uint64_t end_ms) {
+  end_window(end_ms);
+  return build(end_ms);
+}
+static void no_warn(const char *fmt, ...) {
+  (void)fmt;
+  fail_msg("unexpected configuration warning");
+}
 
 /* The scenario (ms after T0; CUPTI uses the host clock):
  *   device 0 stream 7 : kernel kA [100,400], memcpy HtoD 1000 B [400,500], kernel kA [450,700]
@@ -108,7 +115,7 @@ static pm_profile *scenario(void) {
 static void test_stream_times(void **state) {
   (void)state;
   pm_profile *p = scenario();
-  assert_int_equal(p->nlocations, 4);                  /* main + 3 streams */
+  assert_int_equal(p->nlocations, 4); /* main + 3 streams */
   assert_int_equal(p->loc[0].role, PM_ROLE_MAIN);
   assert_int_equal(pm_cuda_streams_count(), 3);
   const double e = 1e-12;
@@ -128,10 +135,17 @@ static void test_stream_times(void **state) {
   /* the streams existed, idle, since the window opened */
   assert_double_equal(a->registered, 0.0, e);
   /* device fields */
-  assert_int_equal(a->dev.device, 0); assert_int_equal(a->dev.stream, 7);
-  assert_int_equal(a->dev.kernels, 2); assert_int_equal(a->dev.copies, 1); assert_int_equal(a->dev.bytes, 1000);
-  assert_int_equal(b->dev.stream, 13); assert_int_equal(b->dev.kernels, 1); assert_int_equal(b->dev.bytes, 2000);
-  assert_int_equal(c->dev.device, 1); assert_int_equal(c->dev.copies, 1); assert_int_equal(c->dev.bytes, 64);
+  assert_int_equal(a->dev.device, 0);
+  assert_int_equal(a->dev.stream, 7);
+  assert_int_equal(a->dev.kernels, 2);
+  assert_int_equal(a->dev.copies, 1);
+  assert_int_equal(a->dev.bytes, 1000);
+  assert_int_equal(b->dev.stream, 13);
+  assert_int_equal(b->dev.kernels, 1);
+  assert_int_equal(b->dev.bytes, 2000);
+  assert_int_equal(c->dev.device, 1);
+  assert_int_equal(c->dev.copies, 1);
+  assert_int_equal(c->dev.bytes, 64);
   assert_double_equal(a->dev.memcpy_overlapped, 0.0, e);
   assert_double_equal(b->dev.memcpy_overlapped, 0.1, e);
   assert_double_equal(c->dev.memcpy_overlapped, 0.0, e);
@@ -197,11 +211,16 @@ static void test_models(void **state) {
   pm_metric *t = pm_model_talp(&buf.in);
   assert_non_null(t);
   double v;
-  assert_true(pm_metric_get_path(t, "device_pe", &v)); assert_double_equal(v, 0.4, 1e-9);
-  assert_true(pm_metric_get_path(t, "device_pe/dev_lb", &v)); assert_double_equal(v, 2.0 / 3.0, 1e-9);
-  assert_true(pm_metric_get_path(t, "device_pe/dev_comme", &v)); assert_double_equal(v, 12.0 / 13.0, 1e-9);
-  assert_true(pm_metric_get_path(t, "device_pe/dev_orch", &v)); assert_double_equal(v, 0.65, 1e-9);
-  assert_true(pm_metric_get_path(t, "offload", &v)); assert_double_equal(v, 0.6, 1e-9);
+  assert_true(pm_metric_get_path(t, "device_pe", &v));
+  assert_double_equal(v, 0.4, 1e-9);
+  assert_true(pm_metric_get_path(t, "device_pe/dev_lb", &v));
+  assert_double_equal(v, 2.0 / 3.0, 1e-9);
+  assert_true(pm_metric_get_path(t, "device_pe/dev_comme", &v));
+  assert_double_equal(v, 12.0 / 13.0, 1e-9);
+  assert_true(pm_metric_get_path(t, "device_pe/dev_orch", &v));
+  assert_double_equal(v, 0.65, 1e-9);
+  assert_true(pm_metric_get_path(t, "offload", &v));
+  assert_double_equal(v, 0.6, 1e-9);
   pm_metric_free(t);
   pm_run_input_buf_free(&buf);
   pm_profile_free(p);
@@ -243,7 +262,7 @@ static void test_report_section(void **state) {
   assert_non_null(strstr(out, "450.00 ms"));
   assert_non_null(strstr(out, "3.06 kB"));
   assert_non_null(strstr(out, "100.00 ms of it overlapped by kernels"));
-  assert_int_equal(pm_report_cuda_notes(NULL, p), 0);   /* "measured": nothing to note */
+  assert_int_equal(pm_report_cuda_notes(NULL, p), 0); /* "measured": nothing to note */
   free(out);
   pm_profile_free(p);
 }
@@ -280,7 +299,7 @@ static void test_end_clamp(void **state) {
   feed(PM_CUDA_ACT_KERNEL, 0, 0, 3, 960, 990, 0, "after");
   feed(PM_CUDA_ACT_KERNEL, 0, 0, 4, 960, 990, 0, "after");
   pm_profile *p = build(1000);
-  assert_int_equal(pm_cuda_streams_count(), 1);          /* no stream 4 */
+  assert_int_equal(pm_cuda_streams_count(), 1); /* no stream 4 */
   const pm_prof_location *a = loc_named(p, "CUDA device 0 stream 3");
   assert_double_equal(a->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 0.05, 1e-12);
   assert_double_equal(a->time[PM_CTX_SERIAL][PM_STATE_IDLE], 0.95, 1e-12);
@@ -316,7 +335,7 @@ static void test_clock_map(void **state) {
   (void)state;
   pm_cuda_clock c;
   pm_cuda_clock_init(&c);
-  assert_int_equal(pm_cuda_clock_to_host(&c, 77), 77);       /* no pair yet: unchanged */
+  assert_int_equal(pm_cuda_clock_to_host(&c, 77), 77); /* no pair yet: unchanged */
   pm_cuda_clock_add(&c, 1000, 5000);
   pm_cuda_clock_add(&c, 2000, 6010);
   pm_cuda_clock_add(&c, 3000, 7010);
@@ -325,7 +344,7 @@ static void test_clock_map(void **state) {
   assert_int_equal(pm_cuda_clock_to_host(&c, 2000), 6010);
   assert_int_equal(pm_cuda_clock_to_host(&c, 500), 4500);
   assert_int_equal(pm_cuda_clock_to_host(&c, 3500), 7510);
-  pm_cuda_clock_add(&c, 2900, 6900);                /* older on both clocks: a late pair, ignored */
+  pm_cuda_clock_add(&c, 2900, 6900); /* older on both clocks: a late pair, ignored */
   assert_int_equal(c.n, 3);
   assert_int_equal(pm_cuda_clock_to_host(&c, 2500), 6510);
   pm_cuda_clock_add(&c, 2500, 8000);
@@ -396,7 +415,9 @@ static void test_loader_and_notes(void **state) {
   pm_profile *p = pm_profile_new();
   p->proc = calloc(3, sizeof *p->proc);
   p->nprocesses = 3;
-  p->proc[0].rank = 0; p->proc[1].rank = 1; p->proc[2].rank = 2;
+  p->proc[0].rank = 0;
+  p->proc[1].rank = 1;
+  p->proc[2].rank = 2;
   snprintf(p->proc[0].cuda, sizeof p->proc[0].cuda, "measured");
   snprintf(p->proc[1].cuda, sizeof p->proc[1].cuda, "no CUDA device (x)");
   snprintf(p->proc[2].cuda, sizeof p->proc[2].cuda, "no CUDA device (x)");
@@ -419,18 +440,18 @@ static void test_loader_and_notes(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(test_stream_times, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_regions, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_models, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_json_round_trip, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_report_section, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_cube, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_end_clamp, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_before_window, setup, teardown),
-    cmocka_unit_test(test_clock_map),
-    cmocka_unit_test_setup_teardown(test_drift_feed, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_host_paused, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_loader_and_notes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_stream_times, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_regions, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_models, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_json_round_trip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_report_section, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cube, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_end_clamp, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_before_window, setup, teardown),
+      cmocka_unit_test(test_clock_map),
+      cmocka_unit_test_setup_teardown(test_drift_feed, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_host_paused, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_loader_and_notes, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

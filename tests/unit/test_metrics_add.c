@@ -5,8 +5,7 @@
 
 /* Thread of process p: serial useful su, parallel-region time inpar, useful inside regions ou.
  * useful = su + ou (the convention the model's Thread split relies on). */
-static pm_location_input thr(int p, double su, double inpar, double ou)
-{
+static pm_location_input thr(int p, double su, double inpar, double ou) {
   pm_location_input l = tm_loc(p, PM_LOC_THREAD, su + ou);
   l.serial_useful = su;
   l.in_parallel = inpar;
@@ -22,8 +21,7 @@ static pm_location_input thr(int p, double su, double inpar, double ou)
  *   Thread eff = 1 - (8+2-9)/10 = 0.9
  *   Amdahl = 1 - ((2*1 + 2*1)/4)/10 = 0.9; OpenMP = 1 - (8 - 32/4)/10 = 1
  *   check: 1 + 0.9 - 1 = 0.9 = PE; 0.9 + 1 - 1 = 0.9 = Thread */
-static void test_balanced(void **state)
-{
+static void test_balanced(void **state) {
   pm_location_input l[4];
   pm_run_input in;
   pm_metric *t;
@@ -44,7 +42,7 @@ static void test_balanced(void **state)
   ASSERT_VAL(t, "pe/thread/amdahl", 0.9);
   ASSERT_VAL(t, "pe/thread/omp", 1.0);
   c = tm_check_tree(t, 1);
-  assert_int_equal(c.additives, 3);   /* pe, process, thread (omp has no region children) */
+  assert_int_equal(c.additives, 3); /* pe, process, thread (omp has no region children) */
   tm_check_render(t);
   pm_metric_free(t);
 }
@@ -62,8 +60,7 @@ static void test_balanced(void **state)
  *   Region a (p0, span 6, useful 5 and 3): lost 1+3 = 4 -> 1 - 4/(4*10) = 0.9
  *   Region b (p1, span 4, useful 4 and 2): lost 0+2 = 2 -> 1 - 2/40 = 0.95 (0.1+0.05 = 0.15 = 1-0.85)
  */
-static void test_imbalanced(void **state)
-{
+static void test_imbalanced(void **state) {
   pm_location_input l[4];
   pm_omp_region_input r[2];
   static const double ua[2] = {5, 3}, ub[2] = {4, 2}, idle[2] = {0, 0};
@@ -105,16 +102,14 @@ static void test_imbalanced(void **state)
  *   avg(useful) = 10/4 = 2.5: PE = 0.25; avg(su) = 4*10/4 = 10, avg(omp) = 0
  *   Process eff = 10/10 = 1, MPI CommE = 1, Process LB = 1 - (10-0-10)/10 = 1
  *   Thread eff = 1 - (0+10-2.5)/10 = 0.25; Amdahl = 1 - (10*3/4)/10 = 0.25; OpenMP = 1 - 0 = 1 */
-static void test_serialized(void **state)
-{
+static void test_serialized(void **state) {
   pm_location_input l[4];
   pm_run_input in;
   pm_metric *t;
   int i;
   (void)state;
   l[0] = thr(0, 10, 0, 0);
-  for (i = 1; i < 4; i++)
-    l[i] = thr(0, 0, 0, 0);
+  for (i = 1; i < 4; i++) l[i] = thr(0, 0, 0, 0);
   in = tm_run(l, 4, 1, 10.0);
   t = pm_model_additive(&in);
   ASSERT_VAL(t, "pe", 0.25);
@@ -133,8 +128,7 @@ static void test_serialized(void **state)
  * 1 process x 4 threads, R = 10; master su 0, regions span 5, all threads omp useful per below.
  *   region 0 ("half", n = 2, useful 5, 5): lost 0 + 0 + (4-2)*5 = 10 -> 1 - 10/(4*10) = 0.75
  *   region 2 (no useful array): n/a;  region 3 (unnamed, n = 0): lost 4*1 = 4 -> 0.9 */
-static void test_regions(void **state)
-{
+static void test_regions(void **state) {
   pm_location_input l[4];
   pm_omp_region_input r[4];
   static const double u[2] = {5, 5};
@@ -142,8 +136,7 @@ static void test_regions(void **state)
   pm_metric *t;
   int i;
   (void)state;
-  for (i = 0; i < 4; i++)
-    l[i] = thr(0, 0, 5, i < 2 ? 5 : 0);
+  for (i = 0; i < 4; i++) l[i] = thr(0, 0, 5, i < 2 ? 5 : 0);
   r[0] = (pm_omp_region_input){"half", 0, 2, 5.0, NULL, u};
   r[1] = (pm_omp_region_input){"elsewhere", 3, 2, 5.0, NULL, u};
   r[2] = (pm_omp_region_input){"nouseful", 0, 2, 5.0, NULL, NULL};
@@ -156,16 +149,14 @@ static void test_regions(void **state)
   assert_null(pm_metric_find(t, "pe/thread/omp/region_1"));
   ASSERT_NA(t, "pe/thread/omp/region_2", "no per-thread useful time for this region");
   ASSERT_VAL(t, "pe/thread/omp/region_3", 0.9);
-  assert_string_equal(pm_metric_find(t, "pe/thread/omp/region_3")->name,
-                      "Region region_3 (process 0)");
+  assert_string_equal(pm_metric_find(t, "pe/thread/omp/region_3")->name, "Region region_3 (process 0)");
   tm_check_tree(t, 1);
   pm_metric_free(t);
 }
 
 /* Task workers beside the threads are left out (no serial / region structure): the balanced case
  * above plus a worker with useful 3 per process (listed first) gives the same figures. */
-static void test_workers_ignored(void **state)
-{
+static void test_workers_ignored(void **state) {
   pm_location_input l[6];
   pm_run_input in;
   pm_metric *t;
@@ -185,8 +176,7 @@ static void test_workers_ignored(void **state)
   pm_metric_free(t);
 }
 
-static void test_edges(void **state)
-{
+static void test_edges(void **state) {
   pm_location_input l[2];
   pm_run_input in;
   pm_metric *t;
@@ -201,10 +191,8 @@ static void test_edges(void **state)
   in = tm_run(l, 2, 1, 10.0);
   t = pm_model_additive(&in);
   ASSERT_VAL(t, "pe", 0.5);
-  ASSERT_NA(t, "pe/process",
-            "no serial / parallel-region split measured (serial_useful, in_parallel)");
-  ASSERT_NA(t, "pe/thread/amdahl",
-            "no serial / parallel-region split measured (serial_useful, in_parallel)");
+  ASSERT_NA(t, "pe/process", "no serial / parallel-region split measured (serial_useful, in_parallel)");
+  ASSERT_NA(t, "pe/thread/amdahl", "no serial / parallel-region split measured (serial_useful, in_parallel)");
   tm_check_render(t);
   pm_metric_free(t);
   /* task workers and a progress thread only: no application thread */
@@ -216,15 +204,10 @@ static void test_edges(void **state)
   pm_metric_free(t);
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_balanced),
-    cmocka_unit_test(test_imbalanced),
-    cmocka_unit_test(test_serialized),
-    cmocka_unit_test(test_regions),
-    cmocka_unit_test(test_workers_ignored),
-    cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_balanced), cmocka_unit_test(test_imbalanced),      cmocka_unit_test(test_serialized),
+      cmocka_unit_test(test_regions),  cmocka_unit_test(test_workers_ignored), cmocka_unit_test(test_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,15 +9,13 @@
  *   CommE = 8 / 10 = 0.8
  *   SerE  = max 8 / G-CUE 8 = 1
  *   TE    = 8 / 10 = 0.8          (SerE * TE = 0.8 = CommE) */
-static void test_balanced(void **state)
-{
+static void test_balanced(void **state) {
   pm_location_input l[4];
   pm_run_input in;
   pm_metric *t;
   int i;
   (void)state;
-  for (i = 0; i < 4; i++)
-    l[i] = tm_loc(i, PM_LOC_THREAD, 8.0);
+  for (i = 0; i < 4; i++) l[i] = tm_loc(i, PM_LOC_THREAD, 8.0);
   in = tm_run(l, 4, 4, 10.0);
   in.has_critical_path = 1;
   in.g_cue = 8.0;
@@ -42,8 +40,7 @@ static void test_balanced(void **state)
  *   CommE = 10 / 12 = 5/6         (LB * CommE = 0.7 * 5/6 = 7/12)
  *   SerE  = 10 / 11
  *   TE    = 11 / 12               (SerE * TE = 10/12 = CommE) */
-static void test_imbalanced(void **state)
-{
+static void test_imbalanced(void **state) {
   pm_location_input l[4];
   pm_run_input in;
   pm_metric *t;
@@ -69,8 +66,7 @@ static void test_imbalanced(void **state)
  * path chains the four: G-CUE = 8.
  *   PE = 8 / 32 = 0.25, LB = 2/2 = 1, CommE = 2/8 = 0.25
  *   SerE = 2 / 8 = 0.25 (all the loss is serialization), TE = 8/8 = 1 */
-static void test_serialized(void **state)
-{
+static void test_serialized(void **state) {
   pm_location_input l[4];
   pm_run_input in;
   pm_metric *t;
@@ -100,8 +96,7 @@ static void test_serialized(void **state)
  *   PE = 20 / 32 = 0.625, LB = 5 / 8 = 0.625, CommE = 8/8 = 1
  *   progress thread: 100 * 6 / (1 * 8) = 75 %
  * No critical path: SerE and TE are n/a, CommE is still defined. */
-static void test_selection_and_progress(void **state)
-{
+static void test_selection_and_progress(void **state) {
   pm_location_input l[6];
   pm_run_input in;
   pm_metric *t;
@@ -114,7 +109,7 @@ static void test_selection_and_progress(void **state)
   l[4].mpi = 6.0;
   l[5] = tm_loc(0, PM_LOC_DEVICE, 0.0);
   l[5].kernel = 9.0;
-  l[5].useful = 100.0;   /* would break every ratio if counted */
+  l[5].useful = 100.0; /* would break every ratio if counted */
   in = tm_run(l, 6, 1, 8.0);
   t = pm_model_basic(&in);
   ASSERT_VAL(t, "pe", 0.625);
@@ -130,8 +125,7 @@ static void test_selection_and_progress(void **state)
 }
 
 /* io_as_useful: useful 6 + io 2 = 8 on both of 2 ranks, R = 10 -> PE 16/20 = 0.8 (0.6 without). */
-static void test_io_as_useful(void **state)
-{
+static void test_io_as_useful(void **state) {
   pm_location_input l[2];
   pm_run_input in;
   pm_metric *t;
@@ -151,8 +145,7 @@ static void test_io_as_useful(void **state)
 }
 
 /* One location: useful 4 of R = 5 -> PE = CommE = 0.8, LB = 1 (balanced by definition). */
-static void test_one_location(void **state)
-{
+static void test_one_location(void **state) {
   pm_location_input l = tm_loc(0, PM_LOC_THREAD, 4.0);
   pm_run_input in = tm_run(&l, 1, 1, 5.0);
   pm_metric *t;
@@ -169,16 +162,13 @@ static void test_one_location(void **state)
 }
 
 /* Every metric of the tree is n/a with the given reason. */
-static void assert_all_na(const pm_metric *t, const char *reason)
-{
+static void assert_all_na(const pm_metric *t, const char *reason) {
   static const char *paths[] = {"pe", "pe/lb", "pe/comme", "pe/comme/sere", "pe/comme/te"};
   size_t i;
-  for (i = 0; i < 5; i++)
-    ASSERT_NA(t, paths[i], reason);
+  for (i = 0; i < 5; i++) ASSERT_NA(t, paths[i], reason);
 }
 
-static void test_edges(void **state)
-{
+static void test_edges(void **state) {
   pm_location_input l[2];
   pm_run_input in;
   pm_metric *t;
@@ -245,16 +235,12 @@ static void test_edges(void **state)
   pm_metric_free(t);
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_balanced),
-    cmocka_unit_test(test_imbalanced),
-    cmocka_unit_test(test_serialized),
-    cmocka_unit_test(test_selection_and_progress),
-    cmocka_unit_test(test_io_as_useful),
-    cmocka_unit_test(test_one_location),
-    cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_balanced),     cmocka_unit_test(test_imbalanced),
+      cmocka_unit_test(test_serialized),   cmocka_unit_test(test_selection_and_progress),
+      cmocka_unit_test(test_io_as_useful), cmocka_unit_test(test_one_location),
+      cmocka_unit_test(test_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

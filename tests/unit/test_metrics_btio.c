@@ -12,13 +12,9 @@
 #include "test_metrics_common.h"
 #include <math.h>
 
-static double round4(double x)
-{
-  return floor(x * 10000.0 + 0.5) / 10000.0;
-}
+static double round4(double x) { return floor(x * 10000.0 + 0.5) / 10000.0; }
 
-static void fill(pm_location_input *l, pm_run_input *in)
-{
+static void fill(pm_location_input *l, pm_run_input *in) {
   static const double u[4] = {94.47, 93.80, 93.70, 93.52};
   static const double pl[4] = {94.47, 93.80, 93.70, 93.52};
   int i;
@@ -36,8 +32,7 @@ static void fill(pm_location_input *l, pm_run_input *in)
   in->pl_cue = pl;
 }
 
-static void test_btio_basic(void **state)
-{
+static void test_btio_basic(void **state) {
   pm_location_input l[4];
   pm_run_input in;
   pm_metric *t;
@@ -64,8 +59,7 @@ static void test_btio_basic(void **state)
   pm_metric_free(t);
 }
 
-static void test_btio_critical_path(void **state)
-{
+static void test_btio_critical_path(void **state) {
   pm_location_input l[4];
   pm_run_input in;
   pm_metric *t;
@@ -86,8 +80,7 @@ static void test_btio_critical_path(void **state)
 }
 
 /* Pure MPI: the multiplicative model's MPI level equals the basic model and X is 1. */
-static void test_btio_multiplicative(void **state)
-{
+static void test_btio_multiplicative(void **state) {
   pm_location_input l[4];
   pm_run_input in;
   pm_metric *t;
@@ -104,12 +97,11 @@ static void test_btio_multiplicative(void **state)
   pm_metric_free(t);
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_btio_basic),
-    cmocka_unit_test(test_btio_critical_path),
-    cmocka_unit_test(test_btio_multiplicative),
+      cmocka_unit_test(test_btio_basic),
+      cmocka_unit_test(test_btio_critical_path),
+      cmocka_unit_test(test_btio_multiplicative),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

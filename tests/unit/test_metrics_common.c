@@ -7,31 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tm_assert_double(double a, double b, double eps, const char *expr, const char *file, int line)
-{
+void tm_assert_double(double a, double b, double eps, const char *expr, const char *file, int line) {
   if (!(fabs(a - b) <= eps)) {
     print_error("%s = %.17g, expected %.17g (tolerance %g)\n", expr, a, b, eps);
     _fail(file, line);
   }
 }
 
-double tm_get(const pm_metric *root, const char *path, const char *file, int line)
-{
+double tm_get(const pm_metric *root, const char *path, const char *file, int line) {
   const pm_metric *m = pm_metric_find(root, path);
   if (!m) {
     print_error("no node at path \"%s\"\n", path);
     _fail(file, line);
   }
   if (m->state != PM_METRIC_VALUE) {
-    print_error("node \"%s\" has no value (%s)\n", path,
-                m->state == PM_METRIC_NA ? m->na_reason : "heading");
+    print_error("node \"%s\" has no value (%s)\n", path, m->state == PM_METRIC_NA ? m->na_reason : "heading");
     _fail(file, line);
   }
   return m->value;
 }
 
-const char *tm_na(const pm_metric *root, const char *path, const char *file, int line)
-{
+const char *tm_na(const pm_metric *root, const char *path, const char *file, int line) {
   const pm_metric *m = pm_metric_find(root, path);
   if (!m) {
     print_error("no node at path \"%s\"\n", path);
@@ -44,16 +40,13 @@ const char *tm_na(const pm_metric *root, const char *path, const char *file, int
   return m->na_reason;
 }
 
-static void collect_ids(const pm_metric *m, const char **ids, int *n)
-{
+static void collect_ids(const pm_metric *m, const char **ids, int *n) {
   size_t i;
   ids[(*n)++] = m->id;
-  for (i = 0; i < m->nchildren; i++)
-    collect_ids(m->children[i], ids, n);
+  for (i = 0; i < m->nchildren; i++) collect_ids(m->children[i], ids, n);
 }
 
-static void check_node(const pm_metric *m, int bounded01, tm_counts *c)
-{
+static void check_node(const pm_metric *m, int bounded01, tm_counts *c) {
   size_t i;
   c->nodes++;
   assert_true(pm_metric_id_valid(m->id));
@@ -91,16 +84,14 @@ static void check_node(const pm_metric *m, int bounded01, tm_counts *c)
     }
     if (all && m->combine == PM_COMBINE_PRODUCT) {
       if (!(fabs(prod - m->value) <= tol)) {
-        print_error("%s = %.17g but the product of its children is %.17g\n", m->id, m->value,
-                    prod);
+        print_error("%s = %.17g but the product of its children is %.17g\n", m->id, m->value, prod);
         fail();
       }
       c->products++;
     }
     if (all && m->combine == PM_COMBINE_ADDITIVE) {
       if (!(fabs(ineff - (1.0 - m->value)) <= 1e-12)) {
-        print_error("1 - %s = %.17g but the children's inefficiencies sum to %.17g\n", m->id,
-                    1.0 - m->value, ineff);
+        print_error("1 - %s = %.17g but the children's inefficiencies sum to %.17g\n", m->id, 1.0 - m->value, ineff);
         fail();
       }
       c->additives++;
@@ -112,8 +103,7 @@ static void check_node(const pm_metric *m, int bounded01, tm_counts *c)
   }
 }
 
-tm_counts tm_check_tree(const pm_metric *root, int bounded01)
-{
+tm_counts tm_check_tree(const pm_metric *root, int bounded01) {
   tm_counts c = {0, 0, 0, 0, 0};
   const char *ids[4096];
   int n = 0, i, j;
@@ -130,28 +120,23 @@ tm_counts tm_check_tree(const pm_metric *root, int bounded01)
   return c;
 }
 
-int tm_has_nonfinite_token(const char *s)
-{
+int tm_has_nonfinite_token(const char *s) {
   while (*s) {
     char tok[16];
     size_t n = 0;
-    while (*s && !isalnum((unsigned char)*s))
-      s++;
+    while (*s && !isalnum((unsigned char)*s)) s++;
     while (*s && isalnum((unsigned char)*s)) {
-      if (n < sizeof tok - 1)
-        tok[n++] = (char)tolower((unsigned char)*s);
+      if (n < sizeof tok - 1) tok[n++] = (char)tolower((unsigned char)*s);
       s++;
     }
     tok[n] = '\0';
-    if (!strcmp(tok, "nan") || !strcmp(tok, "inf") || !strcmp(tok, "infinity"))
-      return 1;
+    if (!strcmp(tok, "nan") || !strcmp(tok, "inf") || !strcmp(tok, "infinity")) return 1;
   }
   return 0;
 }
 
 /* The JSON object j describes exactly the node m. */
-static void check_json_node(const json_t *j, const pm_metric *m)
-{
+static void check_json_node(const json_t *j, const pm_metric *m) {
   const json_t *v = json_object_get(j, "value"), *ch = json_object_get(j, "children");
   size_t i;
   assert_true(json_is_object(j));
@@ -162,7 +147,7 @@ static void check_json_node(const json_t *j, const pm_metric *m)
   assert_int_equal(json_is_true(json_object_get(j, "may_exceed_one")), m->may_exceed_one);
   if (m->state == PM_METRIC_VALUE) {
     assert_true(json_is_number(v));
-    if (json_number_value(v) != m->value) {   /* %.17g must round-trip exactly */
+    if (json_number_value(v) != m->value) { /* %.17g must round-trip exactly */
       print_error("%s: JSON %.17g vs tree %.17g\n", m->id, json_number_value(v), m->value);
       fail();
     }
@@ -175,12 +160,10 @@ static void check_json_node(const json_t *j, const pm_metric *m)
     assert_null(json_object_get(j, "na_reason"));
   assert_true(json_is_array(ch));
   assert_int_equal(json_array_size(ch), m->nchildren);
-  for (i = 0; i < m->nchildren; i++)
-    check_json_node(json_array_get(ch, i), m->children[i]);
+  for (i = 0; i < m->nchildren; i++) check_json_node(json_array_get(ch, i), m->children[i]);
 }
 
-void tm_check_render(const pm_metric *root)
-{
+void tm_check_render(const pm_metric *root) {
   char *text, *js;
   json_t *j;
   json_error_t err;
@@ -201,13 +184,9 @@ void tm_check_render(const pm_metric *root)
   free(js);
 }
 
-void tm_seed(tm_rng *r, uint64_t seed)
-{
-  r->s = seed ? seed : 0x9E3779B97F4A7C15ull;
-}
+void tm_seed(tm_rng *r, uint64_t seed) { r->s = seed ? seed : 0x9E3779B97F4A7C15ull; }
 
-uint64_t tm_next(tm_rng *r)
-{
+uint64_t tm_next(tm_rng *r) {
   uint64_t x = r->s;
   x ^= x >> 12;
   x ^= x << 25;
@@ -216,18 +195,13 @@ uint64_t tm_next(tm_rng *r)
   return x * 0x2545F4914F6CDD1Dull;
 }
 
-double tm_unif(tm_rng *r, double a, double b)
-{
+double tm_unif(tm_rng *r, double a, double b) {
   return a + (b - a) * ((double)(tm_next(r) >> 11) * (1.0 / 9007199254740992.0));
 }
 
-int tm_int(tm_rng *r, int lo, int hi)
-{
-  return lo + (int)(tm_next(r) % (uint64_t)(hi - lo + 1));
-}
+int tm_int(tm_rng *r, int lo, int hi) { return lo + (int)(tm_next(r) % (uint64_t)(hi - lo + 1)); }
 
-pm_location_input tm_loc(int process, pm_loc_kind kind, double useful)
-{
+pm_location_input tm_loc(int process, pm_loc_kind kind, double useful) {
   pm_location_input l;
   memset(&l, 0, sizeof l);
   l.process = process;
@@ -236,8 +210,7 @@ pm_location_input tm_loc(int process, pm_loc_kind kind, double useful)
   return l;
 }
 
-pm_run_input tm_run(const pm_location_input *locs, int n, int nprocesses, double runtime)
-{
+pm_run_input tm_run(const pm_location_input *locs, int n, int nprocesses, double runtime) {
   pm_run_input in;
   memset(&in, 0, sizeof in);
   in.loc = locs;

@@ -44,8 +44,8 @@ typedef struct {
 } tm_rng;
 void tm_seed(tm_rng *r, uint64_t seed);
 uint64_t tm_next(tm_rng *r);
-double tm_unif(tm_rng *r, double a, double b);   /* [a, b) */
-int tm_int(tm_rng *r, int lo, int hi);          /* [lo, hi] */
+double tm_unif(tm_rng *r, double a, double b); /* [a, b) */
+int tm_int(tm_rng *r, int lo, int hi);         /* [lo, hi] */
 
 /* A location with the given process, kind and useful time (everything else 0, node 0). */
 pm_location_input tm_loc(int process, pm_loc_kind kind, double useful);

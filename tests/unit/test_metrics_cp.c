@@ -2,16 +2,14 @@
 #include "test_metrics_common.h"
 #include <stdlib.h>
 
-static pm_location_input cue(int p, double t)
-{
+static pm_location_input cue(int p, double t) {
   pm_location_input l = tm_loc(p, PM_LOC_THREAD, t);
   l.tl_cue = t;
   return l;
 }
 
-static pm_run_input cp_run(const pm_location_input *l, int n, int P, double R, const double *pl,
-                           double gcue, double gcoo)
-{
+static pm_run_input cp_run(const pm_location_input *l, int n, int P, double R, const double *pl, double gcue,
+                           double gcoo) {
   pm_run_input in = tm_run(l, n, P, R);
   in.has_critical_path = 1;
   in.pl_cue = pl;
@@ -25,8 +23,7 @@ static pm_run_input cp_run(const pm_location_input *l, int n, int P, double R, c
  *   SerE_X = 8/8 = 1, SerE_mpi = 8/8 = 1, SerE = 1
  *   TE_X = 9/10 = 0.9, TE_mpi = 8/9, TE = 8/10 = 0.8
  *   CommE = 8/10 = 0.8, PE = 0.8 */
-static void test_balanced(void **state)
-{
+static void test_balanced(void **state) {
   pm_location_input l[4];
   static const double pl[2] = {8, 8};
   pm_run_input in;
@@ -34,8 +31,7 @@ static void test_balanced(void **state)
   tm_counts c;
   int i;
   (void)state;
-  for (i = 0; i < 4; i++)
-    l[i] = cue(i / 2, 8);
+  for (i = 0; i < 4; i++) l[i] = cue(i / 2, 8);
   in = cp_run(l, 4, 2, 10.0, pl, 8.0, 9.0);
   t = pm_model_critical_path(&in);
   assert_string_equal(t->id, "critical_path");
@@ -63,8 +59,7 @@ static void test_balanced(void **state)
  *   SerE_X = 8/8 = 1, SerE_mpi = 8/9, SerE = 8/9
  *   TE_X = 9.5/10 = 0.95, TE_mpi = 9/9.5 = 18/19, TE = 0.9
  *   CommE = 8/10 = 0.8 (= 8/9 * 0.9), PE = 6/10 = 0.6 (= 0.75 * 0.8) */
-static void test_imbalanced(void **state)
-{
+static void test_imbalanced(void **state) {
   pm_location_input l[4];
   static const double pl[2] = {8, 6};
   pm_run_input in;
@@ -95,8 +90,7 @@ static void test_imbalanced(void **state)
  * path chains them: G-CUE = G-COO = R = 10.
  *   LB_X = 10/(5+5) = 1, LB_mpi = 10/(2*5) = 1; SerE_X = 5/5 = 1, SerE_mpi = 5/10 = 0.5;
  *   TE_X = 10/10 = 1, TE_mpi = 10/10 = 1; PE = 5/10 = 0.5 */
-static void test_serialized(void **state)
-{
+static void test_serialized(void **state) {
   pm_location_input l[2];
   static const double pl[2] = {5, 5};
   pm_run_input in;
@@ -121,8 +115,7 @@ static void test_serialized(void **state)
 /* Thread-level serialization inside one process: 1 process x 2 threads, t = 3 and 3, but the two
  * run one after the other: PL-CUE = 6 = G-CUE, G-COO = 8, R = 10.
  *   SerE_X = 3/6 = 0.5, SerE_mpi = 6/6 = 1; TE_X = 0.8, TE_mpi = 6/8 = 0.75; PE = 3/10 = 0.3 */
-static void test_serialized_threads(void **state)
-{
+static void test_serialized_threads(void **state) {
   pm_location_input l[2];
   static const double pl[1] = {6};
   pm_run_input in;
@@ -141,8 +134,7 @@ static void test_serialized_threads(void **state)
   pm_metric_free(t);
 }
 
-static void test_edges(void **state)
-{
+static void test_edges(void **state) {
   pm_location_input l[3];
   static const double pl[3] = {0, 4, 0};
   pm_run_input in;
@@ -174,10 +166,9 @@ static void test_edges(void **state)
   ASSERT_NA(t, "pe/lb", "no useful time measured");
   ASSERT_NA(t, "pe/lb/lb_x", "no useful time measured");
   ASSERT_NA(t, "pe/comme/sere", "critical path (G-CUE) is zero");
-  ASSERT_VAL(t, "pe/comme/sere/sere_x", 0.0);   /* max t 0 / max PL-CUE 4 */
+  ASSERT_VAL(t, "pe/comme/sere/sere_x", 0.0); /* max t 0 / max PL-CUE 4 */
   ASSERT_NA(t, "pe/comme/sere/sere_mpi", "critical path (G-CUE) is zero");
-  ASSERT_NA(t, "pe/comme/te/te_mpi",
-            "critical path without OpenMP/runtime time (G-COO) is zero");
+  ASSERT_NA(t, "pe/comme/te/te_mpi", "critical path without OpenMP/runtime time (G-COO) is zero");
   tm_check_tree(t, 1);
   pm_metric_free(t);
   /* PL-CUE all zero */
@@ -194,14 +185,10 @@ static void test_edges(void **state)
   pm_metric_free(t);
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_balanced),
-    cmocka_unit_test(test_imbalanced),
-    cmocka_unit_test(test_serialized),
-    cmocka_unit_test(test_serialized_threads),
-    cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_balanced),           cmocka_unit_test(test_imbalanced), cmocka_unit_test(test_serialized),
+      cmocka_unit_test(test_serialized_threads), cmocka_unit_test(test_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

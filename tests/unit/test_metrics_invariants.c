@@ -33,8 +33,7 @@ typedef struct {
 static const char *const cnames[3] = {"a", "b", "c"};
 
 /* A consistent random run. */
-static void generate(tm_rng *g, gen_run *r)
-{
+static void generate(tm_rng *g, gen_run *r) {
   int P = tm_int(g, 1, MAXP), nodes = tm_int(g, 1, P < 3 ? P : 3);
   double R = tm_unif(g, 1.0, 100.0);
   int n = 0, nreg = 0, p, j, k, want_workers = tm_int(g, 0, 1), want_dev = tm_int(g, 0, 1);
@@ -48,7 +47,7 @@ static void generate(tm_rng *g, gen_run *r)
     double o = nr ? tm_unif(g, 0, R - mpi - io - su) : 0.0, left = o;
     double ou[MAXT] = {0};
     pmax[p] = 0.0;
-    for (k = 0; k < nr; k++) {   /* regions of p: spans add up to o, team = all threads */
+    for (k = 0; k < nr; k++) { /* regions of p: spans add up to o, team = all threads */
       double span = k == nr - 1 ? left : tm_unif(g, 0, left);
       pm_omp_region_input *rg = &r->reg[nreg];
       left -= span;
@@ -84,15 +83,13 @@ static void generate(tm_rng *g, gen_run *r)
       l->gpu_runtime = want_dev ? tm_unif(g, 0, R - o - mpi - io - su) * 0.5 : 0.0;
       l->tl_cue = l->useful;
       l->idle = R - l->useful - l->mpi - l->io - l->gpu_runtime;
-      if (l->tl_cue > pmax[p])
-        pmax[p] = l->tl_cue;
+      if (l->tl_cue > pmax[p]) pmax[p] = l->tl_cue;
       if (counters) {
         pm_counters *c = &l->counters;
         c->has_instructions = c->has_cycles = c->has_fp = 1;
         c->cycles = tm_unif(g, 1e6, 1e9);
         c->instructions = tm_unif(g, 1e6, 2e9);
-        for (k = 0; k < 5; k++)
-          c->fp_by_width[k] = tm_unif(g, 0, 1e7);
+        for (k = 0; k < 5; k++) c->fp_by_width[k] = tm_unif(g, 0, 1e7);
         for (k = 0; k < 2; k++) {
           c->fp_scalar[k] = tm_unif(g, 0, 1e7);
           c->fp_packed[k] = tm_unif(g, 0, 1e7);
@@ -111,8 +108,7 @@ static void generate(tm_rng *g, gen_run *r)
         l->runtime = tm_unif(g, 0, R - l->exec);
         l->idle = R - l->exec - l->runtime;
         l->tl_cue = l->exec;
-        if (l->tl_cue > pmax[p])
-          pmax[p] = l->tl_cue;
+        if (l->tl_cue > pmax[p]) pmax[p] = l->tl_cue;
         exec_by_type[l->kind == PM_LOC_ACCEL] += l->exec;
         sumexec += l->exec;
         if (l->kind == PM_LOC_ACCEL)
@@ -121,15 +117,14 @@ static void generate(tm_rng *g, gen_run *r)
           w0++;
       }
     }
-    if (tm_int(g, 0, 3) == 0) {   /* a progress thread */
+    if (tm_int(g, 0, 3) == 0) { /* a progress thread */
       pm_location_input *l = &r->loc[n++];
       l->process = p;
       l->kind = PM_LOC_PROGRESS;
       l->mpi = tm_unif(g, 0, R);
-      l->useful = tm_unif(g, 0, R);   /* must never be counted */
+      l->useful = tm_unif(g, 0, R); /* must never be counted */
     }
-    if (pmax[p] > maxt)
-      maxt = pmax[p];
+    if (pmax[p] > maxt) maxt = pmax[p];
   }
   if (want_dev) {
     int G = tm_int(g, 1, MAXG);
@@ -140,7 +135,7 @@ static void generate(tm_rng *g, gen_run *r)
       l->kernel = tm_unif(g, 0, R);
       l->memcpy = tm_unif(g, 0, R - l->kernel);
       l->memcpy_overlapped = tm_unif(g, 0, l->memcpy);
-      l->useful = 1e9;   /* must never be counted */
+      l->useful = 1e9; /* must never be counted */
     }
   }
   /* codelets: each worker type's execution split over names a, b, c */
@@ -164,12 +159,10 @@ static void generate(tm_rng *g, gen_run *r)
     r->in.task_ref_exec_1worker = tm_unif(g, 0, sumexec);
     r->in.task_ref_exec_seq = tm_unif(g, 0, r->in.task_ref_exec_1worker);
   }
-  for (p = 0; p < P; p++)
-    r->pl[p] = pmax[p];
+  for (p = 0; p < P; p++) r->pl[p] = pmax[p];
   r->in.has_critical_path = tm_int(g, 0, 4) != 0;
   r->in.g_cue = tm_unif(g, maxt, R);
-  for (p = 0; p < P; p++)
-    r->pl[p] = tm_unif(g, pmax[p], r->in.g_cue);
+  for (p = 0; p < P; p++) r->pl[p] = tm_unif(g, pmax[p], r->in.g_cue);
   r->in.g_coo = tm_unif(g, r->in.g_cue, R);
   r->in.g_com = tm_unif(g, 0.5 * R, R);
   r->in.pl_cue = tm_int(g, 0, 5) ? r->pl : NULL;
@@ -184,14 +177,13 @@ static void generate(tm_rng *g, gen_run *r)
 }
 
 static pm_metric *(*const models[8])(const pm_run_input *) = {
-  pm_model_basic, pm_model_multiplicative, pm_model_additive, pm_model_critical_path,
-  pm_model_talp, pm_model_task, pm_model_io, pm_model_vectorization};
+    pm_model_basic, pm_model_multiplicative, pm_model_additive, pm_model_critical_path,
+    pm_model_talp,  pm_model_task,           pm_model_io,       pm_model_vectorization};
 /* Models whose efficiencies must lie in [0, 1] (§1, §3 additive, §4, §6). TALP's efficiencies are
  * ratios of nested sums as well and are checked too. */
 static const int bounded[8] = {1, 0, 1, 1, 1, 1, 0, 0};
 
-static void test_consistent_runs(void **state)
-{
+static void test_consistent_runs(void **state) {
   static gen_run r;
   tm_rng g;
   tm_counts total = {0, 0, 0, 0, 0};
@@ -210,8 +202,7 @@ static void test_consistent_runs(void **state)
       total.products += c.products;
       total.additives += c.additives;
       total.bounded += c.bounded;
-      if (it % 10 == 0)
-        tm_check_render(t);
+      if (it % 10 == 0) tm_check_render(t);
       pm_metric_free(t);
     }
   }
@@ -219,14 +210,13 @@ static void test_consistent_runs(void **state)
   assert_true(total.products > 10000);
   assert_true(total.additives > 5000);
   assert_true(total.bounded > 50000);
-  print_message("# %d nodes, %d values, %d product checks, %d additive checks, %d bound checks\n",
-                total.nodes, total.values, total.products, total.additives, total.bounded);
+  print_message("# %d nodes, %d values, %d product checks, %d additive checks, %d bound checks\n", total.nodes,
+                total.values, total.products, total.additives, total.bounded);
 }
 
 /* Multi-run scalability: random pairs; the product of the counter factors equals CompScal and
  * GE = PE x CompScal, strong or weak. */
-static void test_scaling_runs(void **state)
-{
+static void test_scaling_runs(void **state) {
   tm_rng g;
   int it, products = 0;
   (void)state;
@@ -247,46 +237,33 @@ static void test_scaling_runs(void **state)
     }
     t = pm_model_scaling(r, 3, tm_int(&g, 0, 2), tm_int(&g, 0, 2), (pm_scaling_mode)tm_int(&g, 0, 2));
     products += tm_check_tree(t, 0).products;
-    if (it % 50 == 0)
-      tm_check_render(t);
+    if (it % 50 == 0) tm_check_render(t);
     pm_metric_free(t);
   }
   assert_true(products > 4000);
 }
 
 /* A value that is sometimes absurd. */
-static double garbage(tm_rng *g)
-{
+static double garbage(tm_rng *g) {
   switch (tm_int(g, 0, 9)) {
-  case 0:
-    return NAN;
-  case 1:
-    return tm_int(g, 0, 1) ? INFINITY : -INFINITY;
-  case 2:
-    return -tm_unif(g, 0, 100);
-  case 3:
-    return 0.0;
-  case 4:
-    return tm_unif(g, 0, 1e300);
-  case 5:
-    return tm_unif(g, 0, 1e-300);
-  default:
-    return tm_unif(g, 0, 100);
+  case 0: return NAN;
+  case 1: return tm_int(g, 0, 1) ? INFINITY : -INFINITY;
+  case 2: return -tm_unif(g, 0, 100);
+  case 3: return 0.0;
+  case 4: return tm_unif(g, 0, 1e300);
+  case 5: return tm_unif(g, 0, 1e-300);
+  default: return tm_unif(g, 0, 100);
   }
 }
 
 /* Walks a tree: every value finite. */
-static void assert_finite(const pm_metric *m)
-{
+static void assert_finite(const pm_metric *m) {
   size_t i;
-  if (m->state == PM_METRIC_VALUE)
-    assert_true(isfinite(m->value));
-  for (i = 0; i < m->nchildren; i++)
-    assert_finite(m->children[i]);
+  if (m->state == PM_METRIC_VALUE) assert_true(isfinite(m->value));
+  for (i = 0; i < m->nchildren; i++) assert_finite(m->children[i]);
 }
 
-static void test_garbage_runs(void **state)
-{
+static void test_garbage_runs(void **state) {
   static gen_run r;
   tm_rng g;
   int it, m, i;
@@ -297,38 +274,44 @@ static void test_garbage_runs(void **state)
     /* scramble: every numeric field of a few locations, some indices, the run's scalars */
     for (i = 0; i < r.in.nlocations; i++) {
       pm_location_input *l = &r.loc[i];
-      double *f[] = {&l->useful, &l->mpi, &l->io, &l->runtime, &l->idle, &l->gpu_runtime,
-                     &l->mpi_worker_idle, &l->in_parallel, &l->serial_useful, &l->omp_useful,
-                     &l->tl_cue, &l->exec, &l->kernel, &l->memcpy, &l->memcpy_overlapped,
-                     &l->counters.instructions, &l->counters.cycles, &l->counters.fp_ops,
+      double *f[] = {&l->useful,
+                     &l->mpi,
+                     &l->io,
+                     &l->runtime,
+                     &l->idle,
+                     &l->gpu_runtime,
+                     &l->mpi_worker_idle,
+                     &l->in_parallel,
+                     &l->serial_useful,
+                     &l->omp_useful,
+                     &l->tl_cue,
+                     &l->exec,
+                     &l->kernel,
+                     &l->memcpy,
+                     &l->memcpy_overlapped,
+                     &l->counters.instructions,
+                     &l->counters.cycles,
+                     &l->counters.fp_ops,
                      &l->counters.fp_by_width[4]};
       size_t k;
-      if (tm_int(&g, 0, 2))
-        continue;
+      if (tm_int(&g, 0, 2)) continue;
       for (k = 0; k < sizeof f / sizeof f[0]; k++)
-        if (tm_int(&g, 0, 1))
-          *f[k] = garbage(&g);
-      if (tm_int(&g, 0, 9) == 0)
-        l->node = tm_int(&g, -1, 5);
-      if (tm_int(&g, 0, 19) == 0)
-        l->process = tm_int(&g, -1, 8);
+        if (tm_int(&g, 0, 1)) *f[k] = garbage(&g);
+      if (tm_int(&g, 0, 9) == 0) l->node = tm_int(&g, -1, 5);
+      if (tm_int(&g, 0, 19) == 0) l->process = tm_int(&g, -1, 8);
       l->kind = (pm_loc_kind)tm_int(&g, 0, 4);
     }
-    if (tm_int(&g, 0, 3) == 0)
-      r.in.runtime = garbage(&g);
+    if (tm_int(&g, 0, 3) == 0) r.in.runtime = garbage(&g);
     r.in.g_cue = garbage(&g);
     r.in.g_coo = garbage(&g);
     r.in.g_com = garbage(&g);
     r.in.cp_bound = garbage(&g);
     r.in.task_ref_exec_1worker = garbage(&g);
     r.in.task_ref_exec_seq = garbage(&g);
-    if (tm_int(&g, 0, 4) == 0)
-      r.in.nnodes = tm_int(&g, -1, 2);
-    if (tm_int(&g, 0, 4) == 0)
-      r.in.vector_width_max = tm_int(&g, -1, 1024);
+    if (tm_int(&g, 0, 4) == 0) r.in.nnodes = tm_int(&g, -1, 2);
+    if (tm_int(&g, 0, 4) == 0) r.in.vector_width_max = tm_int(&g, -1, 1024);
     for (i = 0; i < r.in.nomp_regions; i++)
-      if (tm_int(&g, 0, 3) == 0)
-        r.reg[i].span = garbage(&g);
+      if (tm_int(&g, 0, 3) == 0) r.reg[i].span = garbage(&g);
     for (i = 0; i < r.in.ncodelets; i++)
       if (tm_int(&g, 0, 3) == 0) {
         r.cod[i].exec = garbage(&g);
@@ -340,19 +323,17 @@ static void test_garbage_runs(void **state)
       pm_metric *t = models[m](&r.in);
       assert_non_null(t);
       assert_finite(t);
-      if (it % 5 == 0)
-        tm_check_render(t);
+      if (it % 5 == 0) tm_check_render(t);
       pm_metric_free(t);
     }
   }
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_consistent_runs),
-    cmocka_unit_test(test_scaling_runs),
-    cmocka_unit_test(test_garbage_runs),
+      cmocka_unit_test(test_consistent_runs),
+      cmocka_unit_test(test_scaling_runs),
+      cmocka_unit_test(test_garbage_runs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

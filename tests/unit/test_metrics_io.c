@@ -7,8 +7,7 @@
 
 /* Balanced: 4 ranks, R = 10, useful 8 and I/O 1 each.
  *   I/O eff = 32/(32+4) = 8/9;  I/O share = 100 * 4/(4*10) = 10 % > 5 %: warning */
-static void test_balanced(void **state)
-{
+static void test_balanced(void **state) {
   pm_location_input l[4];
   pm_run_input in;
   pm_metric *t;
@@ -38,8 +37,7 @@ static void test_balanced(void **state)
 
 /* Imbalanced: 2 ranks, R = 10, useful 9 and 7, I/O 0 and 1.
  *   I/O eff = 16/17;  share = 100 * 1/20 = 5 % exactly: not above 5 %, no warning. */
-static void test_imbalanced_boundary(void **state)
-{
+static void test_imbalanced_boundary(void **state) {
   pm_location_input l[2];
   pm_run_input in;
   pm_metric *t;
@@ -58,8 +56,7 @@ static void test_imbalanced_boundary(void **state)
 /* Serialized I/O: rank 0 writes for 6 while the 2 others wait in MPI; R = 10, useful 4 each.
  *   I/O eff = 12/(12+6) = 2/3; share = 100 * 6/30 = 20 %: warning.
  * io_as_useful does not change the I/O model (it measures I/O itself). */
-static void test_serialized(void **state)
-{
+static void test_serialized(void **state) {
   pm_location_input l[3];
   pm_run_input in;
   pm_metric *t;
@@ -79,8 +76,7 @@ static void test_serialized(void **state)
   pm_metric_free(t);
 }
 
-static void test_edges(void **state)
-{
+static void test_edges(void **state) {
   pm_location_input l[1];
   pm_run_input in;
   pm_metric *t;
@@ -102,13 +98,12 @@ static void test_edges(void **state)
   pm_metric_free(t);
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_balanced),
-    cmocka_unit_test(test_imbalanced_boundary),
-    cmocka_unit_test(test_serialized),
-    cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_balanced),
+      cmocka_unit_test(test_imbalanced_boundary),
+      cmocka_unit_test(test_serialized),
+      cmocka_unit_test(test_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,8 +4,7 @@
 #include <string.h>
 
 /* A master thread of process p that calls MPI, with useful u and MPI time m. */
-static pm_location_input master(int p, double u, double m)
-{
+static pm_location_input master(int p, double u, double m) {
   pm_location_input l = tm_loc(p, PM_LOC_THREAD, u);
   l.calls_mpi = 1;
   l.mpi = m;
@@ -17,8 +16,7 @@ static pm_location_input master(int p, double u, double m)
  *   outsideMPI = 10 - 2 = 8 for both: MPI PE = (8*2 + 8*2) / (10*4) = 0.8, MPI CommE = 0.8,
  *   MPI LB = 1; G-COM = 8: MPI SerE = 8/8 = 1, MPI TE = 0.8 / 1 = 0.8
  *   X PE = 0.8/0.8 = 1, X CommE = 1, X LB = 1 */
-static void test_balanced(void **state)
-{
+static void test_balanced(void **state) {
   pm_location_input l[4];
   pm_run_input in;
   pm_metric *t;
@@ -58,8 +56,7 @@ static void test_balanced(void **state)
  *   outsideMPI: p0 = 8, p1 = 6: MPI PE = (8*2 + 6*2)/(10*4) = 0.7, MPI CommE = 8/10 = 0.8,
  *   MPI LB = 0.7/0.8 = 0.875; G-COM = 9: MPI SerE = 8/9, MPI TE = 0.8 / (8/9) = 0.9
  *   X PE = 0.6/0.7 = 6/7, X CommE = 0.8/0.8 = 1, X LB = 0.75/0.875 = 6/7 */
-static void test_imbalanced(void **state)
-{
+static void test_imbalanced(void **state) {
   pm_location_input l[4];
   pm_run_input in;
   pm_metric *t;
@@ -91,8 +88,7 @@ static void test_imbalanced(void **state)
  * MPI; R = 10 and the critical path without MPI chains both: G-COM = 10.
  *   outsideMPI = 5 each: MPI PE = (5+5)/(10*2) = 0.5, MPI CommE = 0.5, MPI LB = 1,
  *   MPI SerE = 5/10 = 0.5, MPI TE = 0.5/0.5 = 1; Hybrid PE = 0.5, so X = 1 everywhere. */
-static void test_serialized_mpi(void **state)
-{
+static void test_serialized_mpi(void **state) {
   pm_location_input l[2];
   pm_run_input in;
   pm_metric *t;
@@ -120,16 +116,14 @@ static void test_serialized_mpi(void **state)
  *   MPI PE = 10*4/(10*4) = 1, MPI CommE = 1, MPI LB = 1; G-COM = 10: SerE = 1, TE = 1
  *   Hybrid PE = 2.5/10 = 0.25, Hybrid CommE = 1, Hybrid LB = 0.25
  *   X PE = 0.25, X CommE = 1, X LB = 0.25 */
-static void test_serialized_threads(void **state)
-{
+static void test_serialized_threads(void **state) {
   pm_location_input l[4];
   pm_run_input in;
   pm_metric *t;
   int i;
   (void)state;
   l[0] = tm_loc(0, PM_LOC_THREAD, 10);
-  for (i = 1; i < 4; i++)
-    l[i] = tm_loc(0, PM_LOC_THREAD, 0);
+  for (i = 1; i < 4; i++) l[i] = tm_loc(0, PM_LOC_THREAD, 0);
   in = tm_run(l, 4, 1, 10.0);
   in.has_critical_path = 1;
   in.g_com = 10.0;
@@ -151,8 +145,7 @@ static void test_serialized_threads(void **state)
  *   Hybrid PE = 7.5/10 = 0.75, Hybrid CommE = 10/10 = 1, Hybrid LB = 7.5/10 = 0.75
  *   outsideMPI = 5: MPI PE = 5*2/(10*2) = 0.5, MPI CommE = 0.5, MPI LB = 1
  *   X PE = 0.75/0.5 = 1.5, X CommE = 1/0.5 = 2, X LB = 0.75 -- shown as they are, not clamped. */
-static void test_x_exceeds_one(void **state)
-{
+static void test_x_exceeds_one(void **state) {
   pm_location_input l[2];
   pm_run_input in;
   pm_metric *t;
@@ -181,8 +174,7 @@ static void test_x_exceeds_one(void **state)
  * A progress thread (excluded, MPI 8 of R = 10 -> 80 %), a device stream and a process made only
  * of a device (no say in the MPI level). Useful 6 and 6: Hybrid PE = 0.6.
  *   MPI PE = 7*2/(10*2) = 0.7, MPI CommE = 0.7, MPI LB = 1, X PE = 0.6/0.7 = 6/7 */
-static void test_multiple_and_excluded(void **state)
-{
+static void test_multiple_and_excluded(void **state) {
   pm_location_input l[5];
   pm_run_input in;
   pm_metric *t;
@@ -204,8 +196,7 @@ static void test_multiple_and_excluded(void **state)
   pm_metric_free(t);
 }
 
-static void test_edges(void **state)
-{
+static void test_edges(void **state) {
   pm_location_input l[2];
   pm_run_input in;
   pm_metric *t;
@@ -238,16 +229,12 @@ static void test_edges(void **state)
   pm_metric_free(t);
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_balanced),
-    cmocka_unit_test(test_imbalanced),
-    cmocka_unit_test(test_serialized_mpi),
-    cmocka_unit_test(test_serialized_threads),
-    cmocka_unit_test(test_x_exceeds_one),
-    cmocka_unit_test(test_multiple_and_excluded),
-    cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_balanced),       cmocka_unit_test(test_imbalanced),
+      cmocka_unit_test(test_serialized_mpi), cmocka_unit_test(test_serialized_threads),
+      cmocka_unit_test(test_x_exceeds_one),  cmocka_unit_test(test_multiple_and_excluded),
+      cmocka_unit_test(test_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

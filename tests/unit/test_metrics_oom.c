@@ -12,67 +12,52 @@ void *__real_calloc(size_t n, size_t s);
 void *__real_realloc(void *p, size_t n);
 void __real_free(void *p);
 
-static long countdown = -1;   /* fail when it reaches 0; -1: never */
+static long countdown = -1; /* fail when it reaches 0; -1: never */
 static long nallocs, live;
 
-static int should_fail(void)
-{
+static int should_fail(void) {
   nallocs++;
-  if (countdown > 0 && --countdown == 0)
-    return 1;
+  if (countdown > 0 && --countdown == 0) return 1;
   return 0;
 }
 
-void *__wrap_malloc(size_t n)
-{
+void *__wrap_malloc(size_t n) {
   void *p;
-  if (should_fail())
-    return NULL;
+  if (should_fail()) return NULL;
   p = __real_malloc(n);
-  if (p)
-    live++;
+  if (p) live++;
   return p;
 }
 
-void *__wrap_calloc(size_t n, size_t s)
-{
+void *__wrap_calloc(size_t n, size_t s) {
   void *p;
-  if (should_fail())
-    return NULL;
+  if (should_fail()) return NULL;
   p = __real_calloc(n, s);
-  if (p)
-    live++;
+  if (p) live++;
   return p;
 }
 
-void *__wrap_realloc(void *q, size_t n)
-{
+void *__wrap_realloc(void *q, size_t n) {
   void *p;
-  if (should_fail())
-    return NULL;
+  if (should_fail()) return NULL;
   p = __real_realloc(q, n);
-  if (p && !q)
-    live++;
+  if (p && !q) live++;
   return p;
 }
 
-void __wrap_free(void *p)
-{
-  if (p)
-    live--;
+void __wrap_free(void *p) {
+  if (p) live--;
   __real_free(p);
 }
 
 /* A run with a bit of everything (values do not matter here). */
 static pm_location_input L[9];
 static pm_omp_region_input REG[2];
-static pm_codelet_input COD[3] = {
-  {"gemm", 0, 40, 30, 4}, {"gemm", 1, 6, 5, 6}, {"potrf", 0, 4, 0, 2}};
+static pm_codelet_input COD[3] = {{"gemm", 0, 40, 30, 4}, {"gemm", 1, 6, 5, 6}, {"potrf", 0, 4, 0, 2}};
 static const double IDLE[2] = {0.5, 1}, USEFUL[2] = {4, 3}, PL[2] = {8, 7};
 static pm_run_input IN;
 
-static void setup_run(void)
-{
+static void setup_run(void) {
   int i;
   for (i = 0; i < 4; i++) {
     L[i] = tm_loc(i / 2, PM_LOC_THREAD, 5 + i);
@@ -115,65 +100,50 @@ static void setup_run(void)
 typedef void *(*producer)(void);
 
 static pm_metric *(*current_model)(const pm_run_input *);
-static void *run_model(void)
-{
-  return current_model(&IN);
-}
+static void *run_model(void) { return current_model(&IN); }
 
-static void *run_scaling(void)
-{
-  static const pm_scaling_run r[2] = {{4, 1, 100, 360, 0.9, 1, 4e11, 2e11},
-                                      {8, 1, 50, 400, 0.9, 1, 4.4e11, 2.5e11}};
+static void *run_scaling(void) {
+  static const pm_scaling_run r[2] = {{4, 1, 100, 360, 0.9, 1, 4e11, 2e11}, {8, 1, 50, 400, 0.9, 1, 4.4e11, 2.5e11}};
   return pm_model_scaling(r, 2, 1, 0, PM_SCALING_AUTO);
 }
 
 static pm_metric *TREES[2];
-static void *run_text(void)
-{
+static void *run_text(void) {
   static const char *hdr[2] = {"a", "b"};
   return pm_render_text_string((const pm_metric *const *)TREES, 2, hdr, 100);
 }
 
-static void *run_json(void)
-{
-  return pm_render_json_string(TREES[0], PM_JSON_PRETTY);
-}
+static void *run_json(void) { return pm_render_json_string(TREES[0], PM_JSON_PRETTY); }
 
 static int WIDTH_RESULT;
-static void *run_fit(void)
-{
+static void *run_fit(void) {
   WIDTH_RESULT = (int)pm_render_text_columns_fit((const pm_metric *const *)TREES, 2, NULL, 100);
   return NULL;
 }
 
-static void *run_defaults(void)
-{
+static void *run_defaults(void) {
   (void)pm_models_default(&IN);
   return NULL;
 }
 
-static void *run_area_bound(void)
-{
+static void *run_area_bound(void) {
   double T;
   const char *why;
   (void)pm_task_area_bound(COD, 3, 2, 1, &T, &why);
   return NULL;
 }
 
-static int count_nodes(const pm_metric *m)
-{
+static int count_nodes(const pm_metric *m) {
   size_t i;
   int n = 1;
-  for (i = 0; i < m->nchildren; i++)
-    n += count_nodes(m->children[i]);
+  for (i = 0; i < m->nchildren; i++) n += count_nodes(m->children[i]);
   return n;
 }
 
 /* Fails allocation k = 1, 2, ... until the producer runs without reaching k; returns the number of
  * allocations a successful run makes. is_tree: the result is a pm_metric (else a malloc'd string
  * or nothing). */
-static long exhaust(producer f, int is_tree, int must_succeed)
-{
+static long exhaust(producer f, int is_tree, int must_succeed) {
   long k, base, n;
   int nodes = 0;
   void *r;
@@ -181,13 +151,11 @@ static long exhaust(producer f, int is_tree, int must_succeed)
   nallocs = 0;
   base = live;
   r = f();
-  if (must_succeed)
-    assert_non_null(r);
+  if (must_succeed) assert_non_null(r);
   if (is_tree) {
     nodes = count_nodes(r);
     pm_metric_free(r);
-  }
-  else
+  } else
     free(r);
   assert_int_equal(live, base);
   n = nallocs;
@@ -197,7 +165,7 @@ static long exhaust(producer f, int is_tree, int must_succeed)
     r = f();
     countdown = -1;
     if (is_tree) {
-      if (r) {   /* a result, when there is one, is complete */
+      if (r) { /* a result, when there is one, is complete */
         assert_true(pm_metric_ok(r));
         assert_int_equal(count_nodes(r), nodes);
       }
@@ -210,11 +178,10 @@ static long exhaust(producer f, int is_tree, int must_succeed)
   return n;
 }
 
-static void test_models(void **state)
-{
+static void test_models(void **state) {
   static pm_metric *(*const models[8])(const pm_run_input *) = {
-    pm_model_basic, pm_model_multiplicative, pm_model_additive, pm_model_critical_path,
-    pm_model_talp, pm_model_task, pm_model_io, pm_model_vectorization};
+      pm_model_basic, pm_model_multiplicative, pm_model_additive, pm_model_critical_path,
+      pm_model_talp,  pm_model_task,           pm_model_io,       pm_model_vectorization};
   int m;
   (void)state;
   setup_run();
@@ -230,8 +197,7 @@ static void test_models(void **state)
 }
 
 /* A failed allocation inside a model returns NULL (not a partial tree). */
-static void test_null_on_failure(void **state)
-{
+static void test_null_on_failure(void **state) {
   pm_metric *t;
   (void)state;
   setup_run();
@@ -239,18 +205,17 @@ static void test_null_on_failure(void **state)
   t = pm_model_basic(&IN);
   countdown = -1;
   assert_null(t);
-  countdown = 3;   /* a string of the root */
+  countdown = 3; /* a string of the root */
   t = pm_model_task(&IN);
   countdown = -1;
   assert_null(t);
 }
 
-static void test_renderers(void **state)
-{
+static void test_renderers(void **state) {
   (void)state;
   setup_run();
   TREES[0] = pm_model_talp(&IN);
-  TREES[1] = pm_model_basic(NULL);   /* other rows (row insertion) and n/a footnotes */
+  TREES[1] = pm_model_basic(NULL); /* other rows (row insertion) and n/a footnotes */
   assert_true(exhaust(run_text, 0, 1) > 10);
   assert_true(exhaust(run_json, 0, 1) > 0);
   exhaust(run_fit, 0, 0);
@@ -259,12 +224,11 @@ static void test_renderers(void **state)
 }
 
 /* Direct tree API under failure. */
-static void test_tree_api(void **state)
-{
+static void test_tree_api(void **state) {
   pm_metric *m, *c;
   long k, base = live;
   (void)state;
-  for (k = 1; k <= 5; k++) {   /* pm_metric_new makes 5 allocations */
+  for (k = 1; k <= 5; k++) { /* pm_metric_new makes 5 allocations */
     countdown = k;
     m = pm_metric_new("x", "X", "u", "d");
     countdown = -1;
@@ -272,7 +236,7 @@ static void test_tree_api(void **state)
   }
   m = pm_metric_new("x", "X", "u", "d");
   countdown = 1;
-  pm_metric_set_na(m, "reason");     /* the copy fails: no n/a without a reason */
+  pm_metric_set_na(m, "reason"); /* the copy fails: no n/a without a reason */
   countdown = -1;
   assert_int_equal(m->state, PM_METRIC_HEADING);
   assert_false(pm_metric_ok(m));
@@ -286,7 +250,7 @@ static void test_tree_api(void **state)
   pm_metric_free(m);
   m = pm_metric_new("x", "X", "u", "d");
   c = pm_metric_new("y", "Y", "", "");
-  countdown = 1;                     /* growing the children array fails: the child is freed */
+  countdown = 1; /* growing the children array fails: the child is freed */
   assert_null(pm_metric_add(m, c));
   countdown = -1;
   assert_false(pm_metric_ok(m));
@@ -294,13 +258,12 @@ static void test_tree_api(void **state)
   assert_int_equal(live, base);
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_models),
-    cmocka_unit_test(test_null_on_failure),
-    cmocka_unit_test(test_renderers),
-    cmocka_unit_test(test_tree_api),
+      cmocka_unit_test(test_models),
+      cmocka_unit_test(test_null_on_failure),
+      cmocka_unit_test(test_renderers),
+      cmocka_unit_test(test_tree_api),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,9 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-static pm_scaling_run srun(int P, int t, double R, double useful, double pe, int counters,
-                           double ins, double cyc)
-{
+static pm_scaling_run srun(int P, int t, double R, double useful, double pe, int counters, double ins, double cyc) {
   pm_scaling_run r = {P, t, R, useful, pe, counters, ins, cyc};
   return r;
 }
@@ -17,8 +15,7 @@ static pm_scaling_run srun(int P, int t, double R, double useful, double pe, int
  *   IPC scal = (4.4/2.5)/(4/2) = 1.76/2 = 0.88; Instr scal = 4/4.4 = 10/11
  *   Freq scal = (2.5e11/400)/(2e11/360) = 900/800 = 1.125   (0.88 * 10/11 * 1.125 = 0.9)
  *   GE = 0.9 * 0.9 = 0.81; Speedup = 100/50 = 2 */
-static void test_strong(void **state)
-{
+static void test_strong(void **state) {
   pm_scaling_run r[2];
   pm_metric *t;
   tm_counts c;
@@ -56,8 +53,7 @@ static void test_strong(void **state)
  *   IPC scal = (16.8/17)/(4/4) = 16.8/17; Instr scal = 4/16.8 * 4 = 16/16.8;
  *   Freq scal = (17e11/1700)/(4e11/400) = 1           (16.8/17 * 16/16.8 * 1 = 16/17)
  *   GE = 0.8 * 16/17 = 12.8/17; Speedup = 110/125 = 0.88 */
-static void test_weak(void **state)
-{
+static void test_weak(void **state) {
   pm_scaling_run r[2];
   pm_metric *t;
   (void)state;
@@ -86,8 +82,7 @@ static void test_weak(void **state)
  * useful 220, PE 0.5, no counters; declared strong.
  *   CompScal = 200/220 = 10/11; GE = 0.5 * 10/11 = 5/11; Speedup = 1; counter factors n/a.
  * Detection without counters uses useful per location: (220/4)/(200/2) = 0.55 -> strong. */
-static void test_serialized(void **state)
-{
+static void test_serialized(void **state) {
   pm_scaling_run r[2];
   pm_metric *t;
   (void)state;
@@ -107,23 +102,22 @@ static void test_serialized(void **state)
  * ref 4 locations (1e10 instr -> 2.5e9 each); run A 5 locations with 1e10 (2e9 each: 0.8 -> alone
  * it would say weak); run B 16 locations with 1e10 (6.25e8 each: 0.25). B is farther
  * (|log 4| > |log 1.25|): strong. Same-size runs and invalid runs are ignored. */
-static void test_detection(void **state)
-{
+static void test_detection(void **state) {
   pm_scaling_run r[5];
   (void)state;
   r[0] = srun(4, 1, 10, 40, 0.9, 1, 1e10, 1e10);
   r[1] = srun(5, 1, 9, 40, 0.9, 1, 1e10, 1e10);
   r[2] = srun(16, 1, 4, 40, 0.9, 1, 1e10, 1e10);
-  r[3] = srun(2, 2, 10, 40, 0.9, 1, 1e12, 1e10);   /* same N as the reference */
-  r[4] = srun(0, 1, 10, 40, 0.9, 1, 1e12, 1e10);   /* invalid */
+  r[3] = srun(2, 2, 10, 40, 0.9, 1, 1e12, 1e10); /* same N as the reference */
+  r[4] = srun(0, 1, 10, 40, 0.9, 1, 1e12, 1e10); /* invalid */
   assert_int_equal(pm_scaling_detect(r, 2, 0), PM_SCALING_WEAK);
   assert_int_equal(pm_scaling_detect(r, 3, 0), PM_SCALING_STRONG);
   assert_int_equal(pm_scaling_detect(r, 5, 0), PM_SCALING_STRONG);
-  assert_int_equal(pm_scaling_detect(r + 3, 1, 0), PM_SCALING_STRONG);   /* nothing to compare */
+  assert_int_equal(pm_scaling_detect(r + 3, 1, 0), PM_SCALING_STRONG); /* nothing to compare */
   assert_int_equal(pm_scaling_detect(r, 1, 0), PM_SCALING_STRONG);
   assert_int_equal(pm_scaling_detect(NULL, 0, 0), PM_SCALING_STRONG);
-  assert_int_equal(pm_scaling_detect(r, 2, 4), PM_SCALING_STRONG);       /* ref out of range */
-  assert_int_equal(pm_scaling_detect(r + 4, 1, -1), PM_SCALING_STRONG);  /* invalid ref */
+  assert_int_equal(pm_scaling_detect(r, 2, 4), PM_SCALING_STRONG);      /* ref out of range */
+  assert_int_equal(pm_scaling_detect(r + 4, 1, -1), PM_SCALING_STRONG); /* invalid ref */
   /* reference run 1 given explicitly (ref 5 locations; run 0 has 4: 2.5e9 / 2e9 = 1.25 -> weak) */
   assert_int_equal(pm_scaling_detect(r, 2, 1), PM_SCALING_WEAK);
   /* zero work in the reference: cannot tell, strong */
@@ -134,8 +128,7 @@ static void test_detection(void **state)
 /* Published check (pop-metrics.md): NAS BT-IO at 9 ranks against 4,
  * PE 86.21 % x CompScal 108.93 % = GE 93.91 %. Inputs: useful 108.93 (ref) vs 100, PE 0.8621:
  *   CompScal = 108.93/100 = 1.0893, GE = 0.8621 * 1.0893 = 0.93908553 -> 93.91 % */
-static void test_btio_scaling(void **state)
-{
+static void test_btio_scaling(void **state) {
   pm_scaling_run r[2];
   pm_metric *t;
   (void)state;
@@ -144,14 +137,13 @@ static void test_btio_scaling(void **state)
   t = pm_model_scaling(r, 2, 1, 0, PM_SCALING_STRONG);
   ASSERT_VAL(t, "ge/compscal", 1.0893);
   ASSERT_VAL(t, "ge", 0.8621 * 1.0893);
-  assert_true(fabs(VAL(t, "ge") - 0.9391) < 5e-5);      /* the published, rounded GE */
-  assert_true(VAL(t, "ge/compscal") > 1.0);              /* super-linear: shown, not clamped */
+  assert_true(fabs(VAL(t, "ge") - 0.9391) < 5e-5); /* the published, rounded GE */
+  assert_true(VAL(t, "ge/compscal") > 1.0);        /* super-linear: shown, not clamped */
   tm_check_tree(t, 0);
   pm_metric_free(t);
 }
 
-static void test_edges(void **state)
-{
+static void test_edges(void **state) {
   pm_scaling_run r[2];
   pm_metric *t;
   (void)state;
@@ -185,15 +177,10 @@ static void test_edges(void **state)
   pm_metric_free(t);
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_strong),
-    cmocka_unit_test(test_weak),
-    cmocka_unit_test(test_serialized),
-    cmocka_unit_test(test_detection),
-    cmocka_unit_test(test_btio_scaling),
-    cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_strong),    cmocka_unit_test(test_weak),         cmocka_unit_test(test_serialized),
+      cmocka_unit_test(test_detection), cmocka_unit_test(test_btio_scaling), cmocka_unit_test(test_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

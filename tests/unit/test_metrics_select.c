@@ -3,8 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void test_names(void **state)
-{
+static void test_names(void **state) {
   (void)state;
   assert_string_equal(pm_model_name(PM_MODEL_BASIC), "basic");
   assert_string_equal(pm_model_name(PM_MODEL_MULTIPLICATIVE), "multiplicative");
@@ -19,8 +18,7 @@ static void test_names(void **state)
   assert_null(pm_model_name(1u << 8));
 }
 
-static void test_parse(void **state)
-{
+static void test_parse(void **state) {
   unsigned mask = 12345;
   char bad[16];
   (void)state;
@@ -33,8 +31,7 @@ static void test_parse(void **state)
   assert_int_equal(pm_models_parse("task,ALL", &mask, NULL, 0), 0);
   assert_int_equal(mask, 0xffu);
   assert_int_equal(pm_models_parse("multiplicative,additive,task,vectorization", &mask, NULL, 0), 0);
-  assert_int_equal(mask, PM_MODEL_MULTIPLICATIVE | PM_MODEL_ADDITIVE | PM_MODEL_TASK |
-                           PM_MODEL_VECTORIZATION);
+  assert_int_equal(mask, PM_MODEL_MULTIPLICATIVE | PM_MODEL_ADDITIVE | PM_MODEL_TASK | PM_MODEL_VECTORIZATION);
   /* errors name the bad token and leave the mask alone */
   mask = 7;
   assert_int_equal(pm_models_parse("basic, foo ,io", &mask, bad, sizeof bad), -1);
@@ -49,15 +46,14 @@ static void test_parse(void **state)
   assert_string_equal(bad, "critical_path");
   assert_int_equal(pm_models_parse("basics", &mask, bad, sizeof bad), -1);
   assert_int_equal(pm_models_parse("a-very-long-unknown-model-name", &mask, bad, 8), -1);
-  assert_string_equal(bad, "a-very-");   /* truncated to the buffer */
+  assert_string_equal(bad, "a-very-"); /* truncated to the buffer */
   assert_int_equal(pm_models_parse("nope", &mask, NULL, 0), -1);
   assert_int_equal(pm_models_parse(NULL, &mask, bad, sizeof bad), -1);
   assert_int_equal(pm_models_parse("basic", NULL, bad, sizeof bad), -1);
   assert_int_equal(mask, 7);
 }
 
-static void test_defaults(void **state)
-{
+static void test_defaults(void **state) {
   const unsigned base = PM_MODEL_BASIC | PM_MODEL_CRITICAL_PATH | PM_MODEL_IO;
   pm_location_input l[6];
   pm_run_input in;
@@ -77,8 +73,7 @@ static void test_defaults(void **state)
   l[1].process = 0;
   assert_int_equal(pm_models_default(&in), base | PM_MODEL_MULTIPLICATIVE | PM_MODEL_ADDITIVE);
   /* workers: 1 per process -> task only; a process with a thread and a worker -> + multiplicative */
-  for (i = 0; i < 4; i++)
-    l[i] = tm_loc(i, PM_LOC_WORKER, 1);
+  for (i = 0; i < 4; i++) l[i] = tm_loc(i, PM_LOC_WORKER, 1);
   assert_int_equal(pm_models_default(&in), base | PM_MODEL_TASK);
   l[4] = tm_loc(0, PM_LOC_THREAD, 1);
   in.nlocations = 5;
@@ -88,11 +83,9 @@ static void test_defaults(void **state)
   l[5] = tm_loc(3, PM_LOC_DEVICE, 0);
   l[0].counters.has_instructions = 1;
   in.nlocations = 6;
-  assert_int_equal(pm_models_default(&in),
-                   base | PM_MODEL_TASK | PM_MODEL_TALP | PM_MODEL_VECTORIZATION);
+  assert_int_equal(pm_models_default(&in), base | PM_MODEL_TASK | PM_MODEL_TALP | PM_MODEL_VECTORIZATION);
   /* device runtime time alone also selects TALP; FP counters alone select vectorization */
-  for (i = 0; i < 4; i++)
-    l[i] = tm_loc(i, PM_LOC_THREAD, 1);
+  for (i = 0; i < 4; i++) l[i] = tm_loc(i, PM_LOC_THREAD, 1);
   l[2].gpu_runtime = 0.5;
   l[3].counters.has_fp = 1;
   in.nlocations = 4;
@@ -104,10 +97,9 @@ static void test_defaults(void **state)
 }
 
 /* pm_model_compute dispatches to the model of each bit (root ids), NULL otherwise. */
-static void test_compute(void **state)
-{
+static void test_compute(void **state) {
   static const char *ids[8] = {"basic", "multiplicative", "additive", "critical_path",
-                               "talp", "task", "io", "vectorization"};
+                               "talp",  "task",           "io",       "vectorization"};
   pm_location_input l = tm_loc(0, PM_LOC_THREAD, 1);
   pm_run_input in = tm_run(&l, 1, 1, 2.0);
   int i;
@@ -123,13 +115,12 @@ static void test_compute(void **state)
   assert_null(pm_model_compute(3, &in));
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_names),
-    cmocka_unit_test(test_parse),
-    cmocka_unit_test(test_defaults),
-    cmocka_unit_test(test_compute),
+      cmocka_unit_test(test_names),
+      cmocka_unit_test(test_parse),
+      cmocka_unit_test(test_defaults),
+      cmocka_unit_test(test_compute),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

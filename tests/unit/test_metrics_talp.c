@@ -16,8 +16,7 @@
  *   A' = sum (useful + mpi + mpi_worker_idle) = sum_p (9.5 - m + m + 4.5 + m) = 56 + 10 = 66
  *   OMP PE = 66/(66+6+4+4) = 0.825; Ser = 66/72 = 11/12; LB = 72/76 = 18/19; Sched = 76/80 = 0.95
  *   (11/12 * 18/19 * 19/20 = 198/240 = 0.825) */
-static void test_imbalanced(void **state)
-{
+static void test_imbalanced(void **state) {
   pm_location_input l[8];
   pm_omp_region_input r[4];
   static const double idle[2] = {0.5, 1.5}, useful[2] = {5.5, 4.5};
@@ -65,8 +64,7 @@ static void test_imbalanced(void **state)
 /* Balanced: 2 processes x 1 thread on one node, MPI 2 each, R = 10.
  *   M_p = 2, M = 2, min_p = min_n = 2: MPI PE = CommE = 8/10 = 0.8, LB = LB in = LB out = 1.
  * No OpenMP region: the OpenMP part is n/a. */
-static void test_balanced(void **state)
-{
+static void test_balanced(void **state) {
   pm_location_input l[2];
   pm_run_input in;
   pm_metric *t;
@@ -97,8 +95,7 @@ static void test_balanced(void **state)
  * runs 8 serially, the 3 other threads idle outside the region: ser = 3 * (10 - 2) = 24.
  *   useful: master 10, others 2 each: A' = 16; OMP PE = 16/40 = 0.4 = Ser; LB = Sched = 1.
  *   MPI: none, M = 0: MPI PE = CommE = LB = 1. */
-static void test_serialized(void **state)
-{
+static void test_serialized(void **state) {
   pm_location_input l[4];
   pm_omp_region_input r;
   static const double idle[4] = {0, 0, 0, 0}, useful[4] = {2, 2, 2, 2};
@@ -134,8 +131,7 @@ static void test_serialized(void **state)
  *   Orchestration = 8/10 = 0.8          (5/6 * 3/4 * 4/5 = 1/2)
  * Host: 1 thread, useful 6, blocked in device runtime 2, no OpenMP:
  *   Device offload = 6/(6+2) = 0.75 */
-static void test_devices(void **state)
-{
+static void test_devices(void **state) {
   pm_location_input l[3];
   pm_run_input in;
   pm_metric *t;
@@ -164,8 +160,7 @@ static void test_devices(void **state)
 /* Offload with OpenMP losses: the serialized case above plus 4 s of device runtime on the master.
  *   ser+lb+sched = 24; useful = 10 + 2*3 = 16: offload = (16+24)/(16+24+4) = 40/44 = 10/11.
  *   A' becomes 20: OMP PE = 20/44 = 5/11. */
-static void test_offload_with_omp(void **state)
-{
+static void test_offload_with_omp(void **state) {
   pm_location_input l[4];
   pm_omp_region_input r;
   static const double idle[4] = {0, 0, 0, 0}, useful[4] = {2, 2, 2, 2};
@@ -191,8 +186,7 @@ static void test_offload_with_omp(void **state)
   pm_metric_free(t);
 }
 
-static void test_edges(void **state)
-{
+static void test_edges(void **state) {
   pm_location_input l[2];
   pm_omp_region_input r[2];
   static const double idle[2] = {1, 1};
@@ -230,7 +224,7 @@ static void test_edges(void **state)
   r[1] = (pm_omp_region_input){"r", 0, 2, 0.0, idle, NULL};
   in.nomp_regions = 2;
   t = pm_model_talp(&in);
-  ASSERT_VAL(t, "omp_pe", 0.0);   /* A' = 0, idle 2: 0/2 */
+  ASSERT_VAL(t, "omp_pe", 0.0); /* A' = 0, idle 2: 0/2 */
   pm_metric_free(t);
   r[1] = (pm_omp_region_input){"r", 0, 2, 0.0, (const double[]){0, 0}, NULL};
   t = pm_model_talp(&in);
@@ -255,15 +249,10 @@ static void test_edges(void **state)
   pm_metric_free(t);
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_imbalanced),
-    cmocka_unit_test(test_balanced),
-    cmocka_unit_test(test_serialized),
-    cmocka_unit_test(test_devices),
-    cmocka_unit_test(test_offload_with_omp),
-    cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_imbalanced), cmocka_unit_test(test_balanced),         cmocka_unit_test(test_serialized),
+      cmocka_unit_test(test_devices),    cmocka_unit_test(test_offload_with_omp), cmocka_unit_test(test_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,8 +2,7 @@
 #include "test_metrics_common.h"
 #include <stdlib.h>
 
-static pm_location_input worker(int p, pm_loc_kind kind, double exec, double runtime)
-{
+static pm_location_input worker(int p, pm_loc_kind kind, double exec, double runtime) {
   pm_location_input l = tm_loc(p, kind, exec);
   l.exec = exec;
   l.runtime = runtime;
@@ -12,8 +11,7 @@ static pm_location_input worker(int p, pm_loc_kind kind, double exec, double run
 
 /* 2 processes x 2 CPU workers, R = 10: exec 8, 4 on process 0 and 6, 2 on process 1; each worker of
  * process p has runtime rt[p]. */
-static pm_run_input two_by_two(pm_location_input l[4], double rt0, double rt1)
-{
+static pm_run_input two_by_two(pm_location_input l[4], double rt0, double rt1) {
   l[0] = worker(0, PM_LOC_WORKER, 8, rt0);
   l[1] = worker(0, PM_LOC_WORKER, 4, rt0);
   l[2] = worker(1, PM_LOC_WORKER, 6, rt1);
@@ -29,16 +27,14 @@ static pm_run_input two_by_two(pm_location_input l[4], double rt0, double rt1)
  * With reference runs: one worker took 28.8 in total, the sequential kernels 24:
  *   e_locality = 28.8/32 = 0.9, e_granularity = 24/28.8 = 5/6,
  *   e = 5/6 * 0.9 * 8/9 * 0.9 = 0.75 * 0.8 = 0.6 */
-static void test_balanced(void **state)
-{
+static void test_balanced(void **state) {
   pm_location_input l[4];
   pm_codelet_input c = {"gemm", 0, 32.0, 32.0, 64};
   pm_run_input in;
   pm_metric *t;
   int i;
   (void)state;
-  for (i = 0; i < 4; i++)
-    l[i] = worker(0, PM_LOC_WORKER, 8, 1);
+  for (i = 0; i < 4; i++) l[i] = worker(0, PM_LOC_WORKER, 8, 1);
   in = tm_run(l, 4, 1, 10.0);
   in.codelets = &c;
   in.ncodelets = 1;
@@ -54,7 +50,7 @@ static void test_balanced(void **state)
   ASSERT_VAL(t, "bound", 0.8);
   ASSERT_VAL(t, "bound/cpb", 5.0);
   ASSERT_VAL(t, "bound/abe", 8.0);
-  assert_null(pm_metric_find(t, "per_process"));   /* one process: no per-process split */
+  assert_null(pm_metric_find(t, "per_process")); /* one process: no per-process split */
   tm_check_tree(t, 1);
   tm_check_render(t);
   pm_metric_free(t);
@@ -75,8 +71,7 @@ static void test_balanced(void **state)
  * exec 8, 4 | 6, 2 and runtime 0 (the non-body time was counted idle).
  *   e_runtime n/a (also per process); e_pipeline = 20/40 = 0.5, with a warning that it includes the
  *   runtime overhead; per process: p0 pipeline 12/20 = 0.6, p1 8/20 = 0.4; product n/a */
-static void test_runtime_unobserved(void **state)
-{
+static void test_runtime_unobserved(void **state) {
   pm_location_input l[4];
   pm_run_input in;
   pm_metric *t;
@@ -87,7 +82,8 @@ static void test_runtime_unobserved(void **state)
   ASSERT_NA(t, "e/e_runtime", "runtime overhead not observable through StarPU's tool interface (task bodies only)");
   ASSERT_VAL(t, "e/e_pipeline", 0.5);
   assert_non_null(pm_metric_find(t, "e/e_pipeline")->warning);
-  ASSERT_NA(t, "per_process/p0/p0_runtime", "runtime overhead not observable through StarPU's tool interface (task bodies only)");
+  ASSERT_NA(t, "per_process/p0/p0_runtime",
+            "runtime overhead not observable through StarPU's tool interface (task bodies only)");
   ASSERT_VAL(t, "per_process/p0/p0_pipeline", 0.6);
   ASSERT_VAL(t, "per_process/p1/p1_pipeline", 0.4);
   ASSERT_NA(t, "per_process/p1", "runtime overhead not observable through StarPU's tool interface (task bodies only)");
@@ -109,8 +105,7 @@ static void test_runtime_unobserved(void **state)
  *                p1 runtime 8/12 = 2/3, pipeline 12/20 = 0.6, product 0.4
  *   codelets: a (exec 12, predicted 9), b (exec 8, no prediction): e_locality = 9/12 = 0.75
  *   ABE = 20/4 = 5; no cp_bound but G-CUE = 7 measured: CPB = 7; bound = 7/10 = 0.7 */
-static void test_imbalanced(void **state)
-{
+static void test_imbalanced(void **state) {
   pm_location_input l[4];
   pm_codelet_input c[2] = {{"a", 0, 12.0, 9.0, 10}, {"b", 0, 8.0, 0.0, 10}};
   pm_run_input in;
@@ -141,16 +136,14 @@ static void test_imbalanced(void **state)
 /* Serialized: a chain of tasks on 1 process with 4 workers, R = 10: one worker executes 10, the
  * others idle. e_runtime = 10/10 = 1, e_pipeline = 10/40 = 0.25. The task graph is a chain,
  * CPB = 10: bound = max(10, ABE 10/4)/10 = 1 -- the schedule is optimal, the graph is the limit. */
-static void test_serialized(void **state)
-{
+static void test_serialized(void **state) {
   pm_location_input l[4];
   pm_run_input in;
   pm_metric *t;
   int i;
   (void)state;
   l[0] = worker(0, PM_LOC_WORKER, 10, 0);
-  for (i = 1; i < 4; i++)
-    l[i] = worker(0, PM_LOC_WORKER, 0, 0);
+  for (i = 1; i < 4; i++) l[i] = worker(0, PM_LOC_WORKER, 0, 0);
   in = tm_run(l, 4, 1, 10.0);
   in.cp_bound = 10.0;
   t = pm_model_task(&in);
@@ -168,8 +161,7 @@ static void test_serialized(void **state)
  * (2.5 + 3 + 0.5 = 6); per rank: rank 0 2.5, rank 1 3; with transfers (COO) the path is 7.5, of
  * which MPI 1.5. The children of bound/cpb carry exactly those seconds; ABE = 32/4 = 8, so
  * bound = max(6, 8)/10 = 0.8 is unchanged by them. With one rank only, no per-rank children. */
-static void test_cp_composition(void **state)
-{
+static void test_cp_composition(void **state) {
   pm_location_input l[4];
   pm_cp_part_input parts[3] = {{"potrf", 0, 2.5}, {"gemm", 1, 3.0}, {"(other codelets)", -1, 0.5}};
   pm_cp_part_input ranks[2] = {{NULL, 0, 2.5}, {NULL, 1, 3.0}};
@@ -177,8 +169,7 @@ static void test_cp_composition(void **state)
   pm_metric *t;
   int i;
   (void)state;
-  for (i = 0; i < 4; i++)
-    l[i] = worker(i / 2, PM_LOC_WORKER, 8, 1);
+  for (i = 0; i < 4; i++) l[i] = worker(i / 2, PM_LOC_WORKER, 8, 1);
   in = tm_run(l, 4, 2, 10.0);
   in.cp_bound = 6.0;
   in.cp_parts = parts;
@@ -206,8 +197,7 @@ static void test_cp_composition(void **state)
   /* one rank: parts without the rank, no per-rank split; no COO path: no MPI child */
   in.ncp_ranks = 1;
   in.nprocesses = 1;
-  for (i = 0; i < 4; i++)
-    l[i].process = 0;
+  for (i = 0; i < 4; i++) l[i].process = 0;
   in.cp_coo = 0;
   t = pm_model_task(&in);
   assert_string_equal(pm_metric_find(t, "bound/cpb/cp_part0")->name, "on the path: potrf");
@@ -231,10 +221,8 @@ static void test_cp_composition(void **state)
  *   potrf: 2 tasks on CPUs only (exec 4): forced on the CPUs
  * By hand: x gemm tasks on the GPU: GPU load x <= T, CPU load 4 + 10*(10-x) <= 2T;
  * equal loads: x = T and 104 - 10T = 2T -> T = 104/12 = 26/3 (x = 26/3 <= 10, feasible). */
-static void test_area_bound_two_types(void **state)
-{
-  pm_codelet_input c[3] = {
-    {"gemm", 0, 40.0, 0.0, 4}, {"gemm", 1, 6.0, 0.0, 6}, {"potrf", 0, 4.0, 0.0, 2}};
+static void test_area_bound_two_types(void **state) {
+  pm_codelet_input c[3] = {{"gemm", 0, 40.0, 0.0, 4}, {"gemm", 1, 6.0, 0.0, 6}, {"potrf", 0, 4.0, 0.0, 2}};
   pm_location_input l[3];
   pm_run_input in;
   pm_metric *t;
@@ -260,8 +248,7 @@ static void test_area_bound_two_types(void **state)
 }
 
 /* LP cases: (1) forced accelerator work dominates; (2) one codelet moved whole, the next split. */
-static void test_area_bound_cases(void **state)
-{
+static void test_area_bound_cases(void **state) {
   double T = 0.0;
   const char *why = NULL;
   (void)state;
@@ -277,8 +264,7 @@ static void test_area_bound_cases(void **state)
    *     Start CPU = 8 + 4 = 12, GPU 0. Move x whole: CPU 4, GPU 2. Move z tasks of y:
    *     CPU 4 - 2z = GPU 2 + 2z -> z = 0.5, T = 3. */
   {
-    pm_codelet_input c[4] = {
-      {"x", 0, 4, 0, 1}, {"x", 1, 1, 0, 1}, {"y", 0, 2, 0, 1}, {"y", 1, 2, 0, 1}};
+    pm_codelet_input c[4] = {{"x", 0, 4, 0, 1}, {"x", 1, 1, 0, 1}, {"y", 0, 2, 0, 1}, {"y", 1, 2, 0, 1}};
     assert_int_equal(pm_task_area_bound(c, 4, 1, 1, &T, &why), 1);
     assert_double_equal(T, 3.0, TOL);
   }
@@ -310,8 +296,7 @@ static void test_area_bound_cases(void **state)
   }
 }
 
-static void test_edges(void **state)
-{
+static void test_edges(void **state) {
   pm_location_input l[2];
   pm_codelet_input c[1] = {{"a", 0, 5, 6, 1}};
   pm_run_input in;
@@ -337,7 +322,7 @@ static void test_edges(void **state)
   t = pm_model_task(&in);
   ASSERT_NA(t, "e/e_runtime", "no task execution or runtime time");
   ASSERT_VAL(t, "e/e_pipeline", 0.0);
-  ASSERT_VAL(t, "e/e_locality", 1.2);   /* 6 / 5 */
+  ASSERT_VAL(t, "e/e_locality", 1.2); /* 6 / 5 */
   ASSERT_VAL(t, "bound/abe", 0.0);
   ASSERT_VAL(t, "bound", 0.0);
   pm_metric_free(t);
@@ -352,7 +337,7 @@ static void test_edges(void **state)
   in.cp_bound = 4.0;
   t = pm_model_task(&in);
   ASSERT_NA(t, "bound/abe", "no per-codelet execution totals");
-  ASSERT_VAL(t, "bound", 0.4);   /* CPB alone: 4/10 */
+  ASSERT_VAL(t, "bound", 0.4); /* CPB alone: 4/10 */
   pm_metric_free(t);
   /* reference run with no execution in this run */
   l[0] = worker(0, PM_LOC_WORKER, 0, 1);
@@ -364,17 +349,12 @@ static void test_edges(void **state)
   pm_metric_free(t);
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_balanced),
-    cmocka_unit_test(test_imbalanced),
-    cmocka_unit_test(test_runtime_unobserved),
-    cmocka_unit_test(test_serialized),
-    cmocka_unit_test(test_cp_composition),
-    cmocka_unit_test(test_area_bound_two_types),
-    cmocka_unit_test(test_area_bound_cases),
-    cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_balanced),           cmocka_unit_test(test_imbalanced),
+      cmocka_unit_test(test_runtime_unobserved), cmocka_unit_test(test_serialized),
+      cmocka_unit_test(test_cp_composition),     cmocka_unit_test(test_area_bound_two_types),
+      cmocka_unit_test(test_area_bound_cases),   cmocka_unit_test(test_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,13 +1,12 @@
 /* Metric tree API (metrics/pm_metric.h): construction, n/a, finiteness, lookup, safe division. */
 #include "test_metrics_common.h"
-#include "pm_model_util.h"   /* internal helpers, tested directly (the library links statically) */
+#include "pm_model_util.h" /* internal helpers, tested directly (the library links statically) */
 #include "pm_util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void test_safe_div(void **state)
-{
+static void test_safe_div(void **state) {
   double q = -1.0;
   (void)state;
   assert_int_equal(pm_safe_div(1.0, 4.0, &q), 1);
@@ -17,14 +16,13 @@ static void test_safe_div(void **state)
   assert_int_equal(pm_safe_div(0.0, 0.0, &q), 0);
   assert_int_equal(pm_safe_div(NAN, 1.0, &q), 0);
   assert_int_equal(pm_safe_div(1.0, INFINITY, &q), 0);
-  assert_int_equal(pm_safe_div(1e308, 1e-308, &q), 0);   /* overflows to inf */
+  assert_int_equal(pm_safe_div(1e308, 1e-308, &q), 0); /* overflows to inf */
   assert_double_equal(q, 0.0, 0.0);
   assert_int_equal(pm_safe_div(-3.0, 2.0, &q), 1);
   assert_double_equal(q, -1.5, 0.0);
 }
 
-static void test_new_and_ids(void **state)
-{
+static void test_new_and_ids(void **state) {
   pm_metric *m;
   (void)state;
   assert_true(pm_metric_id_valid("pe"));
@@ -49,8 +47,7 @@ static void test_new_and_ids(void **state)
   pm_metric_free(NULL);
 }
 
-static void test_values_and_na(void **state)
-{
+static void test_values_and_na(void **state) {
   pm_metric *m = pm_metric_new("v", "Value", "s", "A value.");
   double v = 0.0;
   (void)state;
@@ -75,7 +72,7 @@ static void test_values_and_na(void **state)
   pm_metric_set_na_fmt(m, "missing on %d of %d locations", 3, 4);
   assert_string_equal(m->na_reason, "missing on 3 of 4 locations");
   {
-    const char *nofmt = NULL;   /* through a variable: a literal NULL draws a format warning */
+    const char *nofmt = NULL; /* through a variable: a literal NULL draws a format warning */
     pm_metric_set_na_fmt(m, nofmt);
     assert_string_equal(m->na_reason, "not available");
   }
@@ -100,8 +97,7 @@ static void test_values_and_na(void **state)
   assert_string_equal(pm_combine_name(PM_COMBINE_ADDITIVE), "additive");
 }
 
-static void test_children_and_find(void **state)
-{
+static void test_children_and_find(void **state) {
   pm_metric *root = pm_metric_new("basic", "Basic", "", "");
   pm_metric *pe, *lb, *found;
   double v = 0.0;
@@ -110,7 +106,7 @@ static void test_children_and_find(void **state)
   pe = pm_metric_add_new(root, "pe", "Parallel efficiency", "", "");
   lb = pm_metric_add_new(pe, "lb", "Load balance", "", "");
   pm_metric_set_value(lb, 0.75);
-  for (i = 0; i < 9; i++) {   /* grows the children array past its first capacity */
+  for (i = 0; i < 9; i++) { /* grows the children array past its first capacity */
     char id[8];
     snprintf(id, sizeof id, "c%d", i);
     assert_non_null(pm_metric_add_new(pe, id, "child", "", ""));
@@ -148,8 +144,7 @@ static void test_children_and_find(void **state)
 
 /* Internal helpers: n/a propagation of pm_val arithmetic, the string buffer, UTF-8 widths and
  * the two-decimal format. */
-static void test_internal_helpers(void **state)
-{
+static void test_internal_helpers(void **state) {
   pm_val a = pm_v(6.0), b = pm_v(3.0), na1 = pm_v_na("first"), na2 = pm_v_na("second");
   pm_sb sb;
   char buf[64], *s;
@@ -159,8 +154,7 @@ static void test_internal_helpers(void **state)
   assert_string_equal(pm_v_div(a, pm_v(0.0), "z").na, "z");
   assert_string_equal(pm_v_div(na1, na2, "z").na, "first");
   assert_string_equal(pm_v_div(a, na2, "z").na, "second");
-  assert_string_equal(pm_v_div(pm_v(NAN), b, "z").na,
-                      "invalid input: a time or count is not a finite number");
+  assert_string_equal(pm_v_div(pm_v(NAN), b, "z").na, "invalid input: a time or count is not a finite number");
   assert_double_equal(pm_v_mul(a, b).v, 18.0, 0.0);
   assert_string_equal(pm_v_mul(na1, b).na, "first");
   assert_string_equal(pm_v_mul(a, na2).na, "second");
@@ -174,8 +168,7 @@ static void test_internal_helpers(void **state)
   assert_string_equal(s, "");
   free(s);
   pm_sb_init(&sb);
-  for (i = 0; i < 3; i++)
-    pm_sb_printf(&sb, "%0300d|", i);   /* longer than the 256-byte fast path */
+  for (i = 0; i < 3; i++) pm_sb_printf(&sb, "%0300d|", i); /* longer than the 256-byte fast path */
   pm_sb_pad(&sb, '-', 3);
   pm_sb_putc(&sb, '!');
   assert_int_equal(sb.len, 3 * 301 + 4);
@@ -201,14 +194,11 @@ static void test_internal_helpers(void **state)
   assert_string_equal(buf, "-3.00e+16");
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_safe_div),
-    cmocka_unit_test(test_new_and_ids),
-    cmocka_unit_test(test_values_and_na),
-    cmocka_unit_test(test_children_and_find),
-    cmocka_unit_test(test_internal_helpers),
+      cmocka_unit_test(test_safe_div),         cmocka_unit_test(test_new_and_ids),
+      cmocka_unit_test(test_values_and_na),    cmocka_unit_test(test_children_and_find),
+      cmocka_unit_test(test_internal_helpers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

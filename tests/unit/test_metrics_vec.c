@@ -2,9 +2,8 @@
 #include "test_metrics_common.h"
 #include <stdlib.h>
 
-static pm_location_input counted(double ins, double cyc, double s32, double s64, double v128,
-                                 double v256, double v512, double fpops)
-{
+static pm_location_input counted(double ins, double cyc, double s32, double s64, double v128, double v256, double v512,
+                                 double fpops) {
   pm_location_input l = tm_loc(0, PM_LOC_THREAD, 1.0);
   pm_counters *c = &l.counters;
   c->has_instructions = c->has_cycles = c->has_fp = 1;
@@ -27,8 +26,7 @@ static pm_location_input counted(double ins, double cyc, double s32, double s64,
  *   double ratio = 300/(100+300) = 0.75; single: no SP instructions -> n/a
  *   intensity = (100+200)/2000 = 0.15
  *   IPC = 2000/2000 = 1, OPI = 2100/2000 = 1.05, OPC = 1.05 */
-static void test_mixed(void **state)
-{
+static void test_mixed(void **state) {
   pm_location_input l[2];
   pm_run_input in;
   pm_metric *t;
@@ -57,8 +55,7 @@ static void test_mixed(void **state)
 
 /* Scalar only: 1000 scalar single (32-bit), W_max = 256: V = 32/256 = 0.125; single ratio
  * 0/(1000+0) = 0; intensity 0/4000 = 0; IPC = 4000/2000 = 2, OPI = 1000/4000 = 0.25, OPC = 0.5. */
-static void test_scalar(void **state)
-{
+static void test_scalar(void **state) {
   pm_location_input l = counted(4000, 2000, 1000, 0, 0, 0, 0, 1000);
   pm_run_input in = tm_run(&l, 1, 1, 1.0);
   pm_metric *t;
@@ -77,8 +74,7 @@ static void test_scalar(void **state)
 
 /* Fully vectorized: 500 x 256-bit single on a 256-bit machine: V = 256*500/(256*500) = 1;
  * single ratio 500/500 = 1; intensity 500/1000 = 0.5. */
-static void test_vector(void **state)
-{
+static void test_vector(void **state) {
   pm_location_input l = counted(1000, 1000, 0, 0, 0, 500, 0, 4000);
   pm_run_input in = tm_run(&l, 1, 1, 1.0);
   pm_metric *t;
@@ -93,8 +89,7 @@ static void test_vector(void **state)
   pm_metric_free(t);
 }
 
-static void test_missing_counters(void **state)
-{
+static void test_missing_counters(void **state) {
   pm_location_input l[2];
   pm_run_input in;
   pm_metric *t;
@@ -142,8 +137,7 @@ static void test_missing_counters(void **state)
   pm_metric_free(t);
 }
 
-static void test_edges(void **state)
-{
+static void test_edges(void **state) {
   pm_location_input l = counted(0, 0, 0, 0, 0, 0, 1, 0);
   pm_run_input in = tm_run(&l, 1, 1, 1.0);
   pm_metric *t;
@@ -175,14 +169,11 @@ static void test_edges(void **state)
   pm_metric_free(t);
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_mixed),
-    cmocka_unit_test(test_scalar),
-    cmocka_unit_test(test_vector),
-    cmocka_unit_test(test_missing_counters),
-    cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_mixed),  cmocka_unit_test(test_scalar),
+      cmocka_unit_test(test_vector), cmocka_unit_test(test_missing_counters),
+      cmocka_unit_test(test_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

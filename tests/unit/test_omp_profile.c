@@ -34,7 +34,11 @@ static int setup(void **state) {
   assert_int_equal(pm_core_activate(), 1);
   return 0;
 }
-static int teardown(void **state) { (void)state; pm_core_reset_for_tests(); return 0; }
+static int teardown(void **state) {
+  (void)state;
+  pm_core_reset_for_tests();
+  return 0;
+}
 
 /* One instance of a 2-thread region: fork 200, begin 210, master ends 310, worker 410, join 415:
  * span 215 ns, useful [100, 200], idle [115, 5] (as in test_omp_team.c). */
@@ -46,9 +50,12 @@ static pm_profile *live_profile(void) {
   at(210);
   pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, pm_clock_now());
   pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, pm_clock_now());
-  at(310); pm_omp_implicit_end(L0, f0, 1, pm_clock_now());
-  at(410); pm_omp_implicit_end(L1, f1, 1, pm_clock_now());
-  at(415); pm_omp_join(L0, t, pm_clock_now());
+  at(310);
+  pm_omp_implicit_end(L0, f0, 1, pm_clock_now());
+  at(410);
+  pm_omp_implicit_end(L1, f1, 1, pm_clock_now());
+  at(415);
+  pm_omp_join(L0, t, pm_clock_now());
   at(500);
   return pm_profile_build_process(T0, pm_clock_now());
 }
@@ -86,23 +93,44 @@ static void test_build_and_roundtrip(void **state) {
 /* Applies one corruption to omp_regions[0] of a valid file; the reader must refuse it naming the
  * region, never crash. */
 typedef void (*corrupt_fn)(json_t *region, json_t *root);
-static void c_short_array(json_t *g, json_t *root) { (void)root; json_array_remove(json_object_get(g, "thread_idle"), 1); }
-static void c_process(json_t *g, json_t *root) { (void)root; json_object_set_new(g, "process", json_integer(3)); }
-static void c_negative(json_t *g, json_t *root) { (void)root; json_array_set_new(json_object_get(g, "thread_useful"), 0, json_real(-1)); }
-static void c_no_span(json_t *g, json_t *root) { (void)root; json_object_del(g, "span"); }
-static void c_string_time(json_t *g, json_t *root) { (void)root; json_array_set_new(json_object_get(g, "thread_idle"), 0, json_string("x")); }
-static void c_not_array(json_t *g, json_t *root) { (void)g; json_object_set_new(root, "omp_regions", json_string("none")); }
+static void c_short_array(json_t *g, json_t *root) {
+  (void)root;
+  json_array_remove(json_object_get(g, "thread_idle"), 1);
+}
+static void c_process(json_t *g, json_t *root) {
+  (void)root;
+  json_object_set_new(g, "process", json_integer(3));
+}
+static void c_negative(json_t *g, json_t *root) {
+  (void)root;
+  json_array_set_new(json_object_get(g, "thread_useful"), 0, json_real(-1));
+}
+static void c_no_span(json_t *g, json_t *root) {
+  (void)root;
+  json_object_del(g, "span");
+}
+static void c_string_time(json_t *g, json_t *root) {
+  (void)root;
+  json_array_set_new(json_object_get(g, "thread_idle"), 0, json_string("x"));
+}
+static void c_not_array(json_t *g, json_t *root) {
+  (void)g;
+  json_object_set_new(root, "omp_regions", json_string("none"));
+}
 
 static void test_reader_validates(void **state) {
   (void)state;
   pm_profile *p = live_profile();
-  static const struct { corrupt_fn fn; const char *expect; } cases[] = {
-    {c_short_array, "omp_regions[0]: thread_useful / thread_idle do not have nthreads (2) entries"},
-    {c_process, "omp_regions[0]: \"process\" 3 out of range"},
-    {c_negative, "omp_regions[0]: bad time for thread 0"},
-    {c_no_span, "omp_regions[0]: missing or wrong type for \"span\""},
-    {c_string_time, "omp_regions[0]: bad time for thread 0"},
-    {c_not_array, "\"omp_regions\" is not an array"},
+  static const struct {
+    corrupt_fn fn;
+    const char *expect;
+  } cases[] = {
+      {c_short_array, "omp_regions[0]: thread_useful / thread_idle do not have nthreads (2) entries"},
+      {c_process, "omp_regions[0]: \"process\" 3 out of range"},
+      {c_negative, "omp_regions[0]: bad time for thread 0"},
+      {c_no_span, "omp_regions[0]: missing or wrong type for \"span\""},
+      {c_string_time, "omp_regions[0]: bad time for thread 0"},
+      {c_not_array, "\"omp_regions\" is not an array"},
   };
   for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
     json_t *root = pm_profile_to_json(p);
@@ -204,10 +232,10 @@ static void test_input_models(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(test_build_and_roundtrip, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_reader_validates, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
-    cmocka_unit_test(test_input_models),
+      cmocka_unit_test_setup_teardown(test_build_and_roundtrip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reader_validates, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
+      cmocka_unit_test(test_input_models),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,7 +24,7 @@ void omp_test_region_b(void) { omp_test_sink = 2; }
 
 static pm_loc *L0, *L1;
 
-static void at(uint64_t t) {      /* sets the virtual clock to T0 + t */
+static void at(uint64_t t) { /* sets the virtual clock to T0 + t */
   pm_clock_advance(T0 + t - pm_clock_now());
 }
 static uint64_t now(void) { return pm_clock_now(); }
@@ -39,10 +39,14 @@ static int setup(void **state) {
   L1 = pm_loc_create_virtual(PM_ROLE_THREAD, NULL);
   assert_non_null(L0);
   assert_non_null(L1);
-  pm_state_set(L1, PM_STATE_IDLE, now());     /* a pooled worker: idle until its first region */
+  pm_state_set(L1, PM_STATE_IDLE, now()); /* a pooled worker: idle until its first region */
   return 0;
 }
-static int teardown(void **state) { (void)state; pm_core_reset_for_tests(); return 0; }
+static int teardown(void **state) {
+  (void)state;
+  pm_core_reset_for_tests();
+  return 0;
+}
 
 static pm_omp_rstat *region_of(const void *code) { return pm_omp_region_get(code); }
 
@@ -64,10 +68,13 @@ static void test_fork_join_lazy_close(void **state) {
   assert_non_null(f0);
   assert_non_null(f1);
   assert_string_equal(L1->name, "OpenMP thread 1");
-  at(310); pm_omp_implicit_end(L0, f0, 1, now());
-  at(410); pm_omp_implicit_end(L1, f1, 1, now());
+  at(310);
+  pm_omp_implicit_end(L0, f0, 1, now());
+  at(410);
+  pm_omp_implicit_end(L1, f1, 1, now());
   assert_int_equal(pm_state_get(L1), PM_STATE_SYNC_WAIT);
-  at(415); pm_omp_join(L0, t, now());
+  at(415);
+  pm_omp_join(L0, t, now());
   assert_int_equal(pm_state_get(L0), PM_STATE_USEFUL);
   assert_int_equal(L0->ctx, PM_CTX_SERIAL);
   at(500);
@@ -119,15 +126,20 @@ static void test_barrier_parity(void **state) {
   pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
   pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, now());
   pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
-  at(150); pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
-  at(200); pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
+  at(150);
+  pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
+  at(200);
+  pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
   pm_omp_barrier_exit(L0, now());
   assert_int_equal(pm_cp_process(L0).cue, 200);
-  at(230); pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
-  at(240); pm_omp_barrier_exit(L1, now());
+  at(230);
+  pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
+  at(240);
+  pm_omp_barrier_exit(L1, now());
   assert_int_equal(pm_cp_process(L1).cue, 200);
   assert_int_equal(f1->epoch, 1);
-  at(260); pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
+  at(260);
+  pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
   pm_omp_barrier_exit(L0, now());
   pm_omp_barrier_exit(L1, now());
   assert_int_equal(pm_cp_process(L0).cue, 230);
@@ -139,8 +151,8 @@ static void test_barrier_parity(void **state) {
   pm_omp_join(L0, t, now());
   assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 90);
   assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 30);
-  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 140);   /* 100->200, 200->230, 260->270 */
-  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 80);    /* 100->150, 240->260, 260->270 */
+  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 140); /* 100->200, 200->230, 260->270 */
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 80);  /* 100->150, 240->260, 260->270 */
   pm_omp_rstat *r = region_of((const void *)omp_test_region_a);
   assert_int_equal(r->idle[0], 30);
   assert_int_equal(r->idle[1], 90);
@@ -159,19 +171,26 @@ static void test_ompt_late_join(void **state) {
   pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
   pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, now());
   pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
-  at(100); pm_omp_barrier_enter(L1, ib, PM_STATE_RUNTIME, now());
-  at(101); pm_omp_wait(L1, 1, now());
-  at(300); pm_omp_barrier_enter(L0, ib, PM_STATE_RUNTIME, now());
-  at(301); pm_omp_wait(L0, 1, now());
-  at(302); pm_omp_wait(L0, 0, now());
-  at(303); pm_omp_barrier_exit(L0, now());
+  at(100);
+  pm_omp_barrier_enter(L1, ib, PM_STATE_RUNTIME, now());
+  at(101);
+  pm_omp_wait(L1, 1, now());
+  at(300);
+  pm_omp_barrier_enter(L0, ib, PM_STATE_RUNTIME, now());
+  at(301);
+  pm_omp_wait(L0, 1, now());
+  at(302);
+  pm_omp_wait(L0, 0, now());
+  at(303);
+  pm_omp_barrier_exit(L0, now());
   pm_omp_implicit_end(L0, f0, 0, now());
-  at(305); pm_omp_join(L0, t, now());
+  at(305);
+  pm_omp_join(L0, t, now());
   assert_int_equal(f1->t_join, T0 + 305);
   at(700);
   pm_omp_team *t2 = pm_omp_fork(L0, (const void *)omp_test_region_b, 2, now());
   pm_omp_wait(L1, 0, now());
-  assert_int_equal(pm_state_get(L1), PM_STATE_SYNC_WAIT);   /* ignored: the exit closes */
+  assert_int_equal(pm_state_get(L1), PM_STATE_SYNC_WAIT); /* ignored: the exit closes */
   pm_omp_barrier_exit(L1, now());
   assert_int_equal(f1->status, PM_OMP_CLOSED);
   pm_omp_implicit_end(L1, f1, 0, now());
@@ -185,7 +204,7 @@ static void test_ompt_late_join(void **state) {
   assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_RUNTIME], 4);
   assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 1);
   pm_omp_rstat *r = region_of((const void *)omp_test_region_a);
-  assert_int_equal(r->idle[1], 1 + 204);      /* worker: runtime + wait from its arrival to the join */
+  assert_int_equal(r->idle[1], 1 + 204); /* worker: runtime + wait from its arrival to the join */
   assert_int_equal(r->idle[0], 5);
   assert_int_equal(r->span, 305);
   /* second region: both end, join */
@@ -212,19 +231,26 @@ static void test_task_dependence(void **state) {
   pm_omp_implicit_begin(L0, t, 0, 2, now());
   pm_omp_implicit_begin(L1, t, 1, 2, now());
   pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
-  at(110); pm_omp_task *a = pm_omp_task_new(L0, 1, now());
-  at(120); pm_omp_task *b = pm_omp_task_new(L0, 1, now());
+  at(110);
+  pm_omp_task *a = pm_omp_task_new(L0, 1, now());
+  at(120);
+  pm_omp_task *b = pm_omp_task_new(L0, 1, now());
   pm_omp_task_depend(a, b);
-  at(125); pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
-  at(130); pm_omp_task_switch(L1, NULL, 0, a, now());
+  at(125);
+  pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
+  at(130);
+  pm_omp_task_switch(L1, NULL, 0, a, now());
   assert_int_equal(pm_state_get(L1), PM_STATE_USEFUL);
   assert_int_equal(pm_cp_process(L1).cue, 110);
-  at(180); pm_omp_task_switch(L1, a, 1, NULL, now());
+  at(180);
+  pm_omp_task_switch(L1, a, 1, NULL, now());
   assert_int_equal(pm_state_get(L1), PM_STATE_SYNC_WAIT);
   assert_int_equal(a->end.p.cue, 160);
-  at(190); pm_omp_task_switch(L0, NULL, 0, b, now());
+  at(190);
+  pm_omp_task_switch(L0, NULL, 0, b, now());
   assert_int_equal(pm_cp_process(L0).cue, 160);
-  at(200); pm_omp_task_switch(L0, b, 1, NULL, now());
+  at(200);
+  pm_omp_task_switch(L0, b, 1, NULL, now());
   assert_int_equal(pm_cp_process(L0).cue, 170);
   at(210);
   pm_omp_barrier_exit(L0, now());
@@ -245,13 +271,18 @@ static void test_task_body_taskwait(void **state) {
   pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
   pm_omp_implicit_begin(L0, t, 0, 2, now());
   pm_omp_implicit_begin(L1, t, 1, 2, now());
-  at(110); pm_omp_cp2 c = pm_omp_task_context(L0, now());
+  at(110);
+  pm_omp_cp2 c = pm_omp_task_context(L0, now());
   assert_int_equal(c.p.cue, 110);
-  at(115); pm_omp_taskwait_enter(L0, pm_omp_region(PM_OMP_R_TASKWAIT), now());
-  at(150); pm_state prev = pm_omp_task_body_begin(L1, &c, now());
+  at(115);
+  pm_omp_taskwait_enter(L0, pm_omp_region(PM_OMP_R_TASKWAIT), now());
+  at(150);
+  pm_state prev = pm_omp_task_body_begin(L1, &c, now());
   assert_int_equal(prev, PM_STATE_USEFUL);
-  at(190); pm_omp_task_body_end(L1, prev, now());
-  at(200); pm_omp_taskwait_exit(L0, now());
+  at(190);
+  pm_omp_task_body_end(L1, prev, now());
+  at(200);
+  pm_omp_taskwait_exit(L0, now());
   assert_int_equal(pm_cp_process(L0).cue, 190);
   assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 85);
   assert_int_equal(pm_state_get(L0), PM_STATE_USEFUL);
@@ -268,12 +299,17 @@ static void test_task_in_join_wait(void **state) {
   pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, now());
   pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
   pm_omp_cp2 c = pm_omp_task_context(L0, now());
-  at(150); pm_omp_implicit_end(L1, f1, 1, now());
-  at(160); pm_state prev = pm_omp_task_body_begin(L1, &c, now());
+  at(150);
+  pm_omp_implicit_end(L1, f1, 1, now());
+  at(160);
+  pm_state prev = pm_omp_task_body_begin(L1, &c, now());
   assert_int_equal(prev, PM_STATE_SYNC_WAIT);
-  at(190); pm_omp_task_body_end(L1, prev, now());
-  at(200); pm_omp_implicit_end(L0, f0, 1, now());
-  at(210); pm_omp_join(L0, t, now());
+  at(190);
+  pm_omp_task_body_end(L1, prev, now());
+  at(200);
+  pm_omp_implicit_end(L0, f0, 1, now());
+  at(210);
+  pm_omp_join(L0, t, now());
   pm_omp_rstat *r = region_of((const void *)omp_test_region_a);
   assert_int_equal(r->useful[1], 80);
   assert_int_equal(r->idle[1], 30);
@@ -312,13 +348,13 @@ static void test_nesting_overflow(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(test_fork_join_lazy_close, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_barrier_parity, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_ompt_late_join, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_task_dependence, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_task_body_taskwait, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_task_in_join_wait, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_nesting_overflow, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fork_join_lazy_close, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_barrier_parity, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ompt_late_join, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_task_dependence, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_task_body_taskwait, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_task_in_join_wait, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_nesting_overflow, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,33 +13,47 @@
 
 static const char *const strong[] = {"strong/4x1", "strong/1x1", "strong/2x1", NULL};
 
-typedef struct { const char *config, *metric, *value; } expect;
+typedef struct {
+  const char *config, *metric, *value;
+} expect;
 
-static void check_all(const char *csv, const char *section, const char *region, const expect *e)
-{
-  for (; e->config; e++)
-    assert_csv(csv, section, region, e->config, e->metric, CSV_VALUE, e->value);
+static void check_all(const char *csv, const char *section, const char *region, const expect *e) {
+  for (; e->config; e++) assert_csv(csv, section, region, e->config, e->metric, CSV_VALUE, e->value);
 }
 
 /* R = 10, 6, 4 s; useful 8 | 4.5+3.5 | 4 x 2.5 s; G-CUE 8, 5, 3 s.
  * 2x1: PE = 8/(2*6), LB = 4/4.5, CommE = 4.5/6, SerE = 4.5/5, TE = 5/6, CompScal = 8/8.
  * 4x1: PE = 10/16, LB = 1, CommE = 2.5/4, SerE = 2.5/3, TE = 3/4, CompScal = 8/10, GE = 0.5,
  * speedup = 10/4. Detection: 4x1 has 10/4 = 2.5 s per location, 1x1 8: 0.3125 < 0.75 -> strong. */
-static void test_strong(void **state)
-{
-  static const expect e[] = {
-    {"1x1", "ge", "0.800000"}, {"1x1", "ge/pe", "0.800000"}, {"1x1", "ge/pe/lb", "1.000000"},
-    {"1x1", "ge/pe/comme", "0.800000"}, {"1x1", "ge/pe/comme/sere", "1.000000"},
-    {"1x1", "ge/pe/comme/te", "0.800000"}, {"1x1", "ge/compscal", "1.000000"},
-    {"1x1", "speedup", "1.000000"}, {"1x1", "runtime", "10.000000"},
-    {"2x1", "ge", "0.666667"}, {"2x1", "ge/pe", "0.666667"}, {"2x1", "ge/pe/lb", "0.888889"},
-    {"2x1", "ge/pe/comme", "0.750000"}, {"2x1", "ge/pe/comme/sere", "0.900000"},
-    {"2x1", "ge/pe/comme/te", "0.833333"}, {"2x1", "ge/compscal", "1.000000"},
-    {"2x1", "speedup", "1.666667"}, {"2x1", "runtime", "6.000000"},
-    {"4x1", "ge", "0.500000"}, {"4x1", "ge/pe", "0.625000"}, {"4x1", "ge/pe/lb", "1.000000"},
-    {"4x1", "ge/pe/comme", "0.625000"}, {"4x1", "ge/pe/comme/sere", "0.833333"},
-    {"4x1", "ge/pe/comme/te", "0.750000"}, {"4x1", "ge/compscal", "0.800000"},
-    {"4x1", "speedup", "2.500000"}, {"4x1", "runtime", "4.000000"}, {NULL, NULL, NULL}};
+static void test_strong(void **state) {
+  static const expect e[] = {{"1x1", "ge", "0.800000"},
+                             {"1x1", "ge/pe", "0.800000"},
+                             {"1x1", "ge/pe/lb", "1.000000"},
+                             {"1x1", "ge/pe/comme", "0.800000"},
+                             {"1x1", "ge/pe/comme/sere", "1.000000"},
+                             {"1x1", "ge/pe/comme/te", "0.800000"},
+                             {"1x1", "ge/compscal", "1.000000"},
+                             {"1x1", "speedup", "1.000000"},
+                             {"1x1", "runtime", "10.000000"},
+                             {"2x1", "ge", "0.666667"},
+                             {"2x1", "ge/pe", "0.666667"},
+                             {"2x1", "ge/pe/lb", "0.888889"},
+                             {"2x1", "ge/pe/comme", "0.750000"},
+                             {"2x1", "ge/pe/comme/sere", "0.900000"},
+                             {"2x1", "ge/pe/comme/te", "0.833333"},
+                             {"2x1", "ge/compscal", "1.000000"},
+                             {"2x1", "speedup", "1.666667"},
+                             {"2x1", "runtime", "6.000000"},
+                             {"4x1", "ge", "0.500000"},
+                             {"4x1", "ge/pe", "0.625000"},
+                             {"4x1", "ge/pe/lb", "1.000000"},
+                             {"4x1", "ge/pe/comme", "0.625000"},
+                             {"4x1", "ge/pe/comme/sere", "0.833333"},
+                             {"4x1", "ge/pe/comme/te", "0.750000"},
+                             {"4x1", "ge/compscal", "0.800000"},
+                             {"4x1", "speedup", "2.500000"},
+                             {"4x1", "runtime", "4.000000"},
+                             {NULL, NULL, NULL}};
   rp_study s;
   char *csv;
   (void)state;
@@ -72,20 +86,17 @@ static void test_strong(void **state)
  *   PE 6/10, LB 3/3.5, CommE 3.5/5, CompScal 6/6, speedup 8/5.
  *   4x1: 4 x (2 + 1.5): R 3.5, useful 8: PE 8/14, CommE 2/3.5, CompScal 6/8, GE 0.6*... = 3/7,
  *   speedup 8/3.5.  MPI_Allreduce: no useful time; its time 2, 2.5, 1.5 -> speedup 2/2.5, 2/1.5. */
-static void test_strong_regions(void **state)
-{
+static void test_strong_regions(void **state) {
   static const expect compute[] = {
-    {"1x1", "ge", "0.750000"}, {"1x1", "ge/pe", "0.750000"}, {"1x1", "time", "8.000000"},
-    {"2x1", "ge", "0.600000"}, {"2x1", "ge/pe", "0.600000"}, {"2x1", "ge/pe/lb", "0.857143"},
-    {"2x1", "ge/pe/comme", "0.700000"}, {"2x1", "ge/compscal", "1.000000"},
-    {"2x1", "speedup", "1.600000"}, {"2x1", "time", "5.000000"},
-    {"4x1", "ge", "0.428571"}, {"4x1", "ge/pe", "0.571429"}, {"4x1", "ge/pe/lb", "1.000000"},
-    {"4x1", "ge/pe/comme", "0.571429"}, {"4x1", "ge/compscal", "0.750000"},
-    {"4x1", "speedup", "2.285714"}, {"4x1", "time", "3.500000"}, {NULL, NULL, NULL}};
-  static const expect allreduce[] = {
-    {"1x1", "speedup", "1.000000"}, {"2x1", "speedup", "0.800000"},
-    {"4x1", "speedup", "1.333333"}, {"2x1", "ge/pe", "0.000000"}, {"4x1", "time", "1.500000"},
-    {NULL, NULL, NULL}};
+      {"1x1", "ge", "0.750000"},          {"1x1", "ge/pe", "0.750000"},       {"1x1", "time", "8.000000"},
+      {"2x1", "ge", "0.600000"},          {"2x1", "ge/pe", "0.600000"},       {"2x1", "ge/pe/lb", "0.857143"},
+      {"2x1", "ge/pe/comme", "0.700000"}, {"2x1", "ge/compscal", "1.000000"}, {"2x1", "speedup", "1.600000"},
+      {"2x1", "time", "5.000000"},        {"4x1", "ge", "0.428571"},          {"4x1", "ge/pe", "0.571429"},
+      {"4x1", "ge/pe/lb", "1.000000"},    {"4x1", "ge/pe/comme", "0.571429"}, {"4x1", "ge/compscal", "0.750000"},
+      {"4x1", "speedup", "2.285714"},     {"4x1", "time", "3.500000"},        {NULL, NULL, NULL}};
+  static const expect allreduce[] = {{"1x1", "speedup", "1.000000"}, {"2x1", "speedup", "0.800000"},
+                                     {"4x1", "speedup", "1.333333"}, {"2x1", "ge/pe", "0.000000"},
+                                     {"4x1", "time", "1.500000"},    {NULL, NULL, NULL}};
   rp_study s;
   char *csv;
   int order[8], n, g_compute, g_main, g_allreduce;
@@ -94,10 +105,8 @@ static void test_strong_regions(void **state)
   csv = csv_of(&s);
   check_all(csv, "region", "compute", compute);
   check_all(csv, "region", "MPI_Allreduce", allreduce);
-  assert_csv(csv, "region", "MPI_Allreduce", "2x1", "ge", CSV_NOTE,
-             "parallel efficiency of the run not known");
-  assert_csv(csv, "region", "MPI_Allreduce", "2x1", "ge/compscal", CSV_NOTE,
-             "no useful time measured");
+  assert_csv(csv, "region", "MPI_Allreduce", "2x1", "ge", CSV_NOTE, "parallel efficiency of the run not known");
+  assert_csv(csv, "region", "MPI_Allreduce", "2x1", "ge/compscal", CSV_NOTE, "no useful time measured");
   /* main holds everything: the whole run's values */
   assert_csv(csv, "region", "main", "4x1", "ge", CSV_VALUE, "0.500000");
   assert_int_equal(s.nregions, 3);
@@ -126,15 +135,19 @@ static void test_strong_regions(void **state)
 /* Weak fixtures: R 5, 5.5, 6; useful 4 | 4.4+4.0 | 4 x 5. Per location 4 -> 5 at 4x1: 1.25 >= 0.75
  * -> weak.  2x1: PE 8.4/11, LB 4.2/4.4, CommE 4.4/5.5, CompScal 4/8.4*2, GE 8/11, speedup 5/5.5.
  * 4x1: PE 20/24, CompScal 4/20*4, GE 2/3, speedup 5/6. No critical path: SerE, TE n/a. */
-static void test_weak_detected(void **state)
-{
+static void test_weak_detected(void **state) {
   static const char *const weak[] = {"weak/1x1", "weak/2x1", "weak/4x1", NULL};
-  static const expect e[] = {
-    {"2x1", "ge/pe", "0.763636"}, {"2x1", "ge/pe/lb", "0.954545"},
-    {"2x1", "ge/pe/comme", "0.800000"}, {"2x1", "ge/compscal", "0.952381"},
-    {"2x1", "ge", "0.727273"}, {"2x1", "speedup", "0.909091"},
-    {"4x1", "ge/pe", "0.833333"}, {"4x1", "ge/compscal", "0.800000"}, {"4x1", "ge", "0.666667"},
-    {"4x1", "speedup", "0.833333"}, {NULL, NULL, NULL}};
+  static const expect e[] = {{"2x1", "ge/pe", "0.763636"},
+                             {"2x1", "ge/pe/lb", "0.954545"},
+                             {"2x1", "ge/pe/comme", "0.800000"},
+                             {"2x1", "ge/compscal", "0.952381"},
+                             {"2x1", "ge", "0.727273"},
+                             {"2x1", "speedup", "0.909091"},
+                             {"4x1", "ge/pe", "0.833333"},
+                             {"4x1", "ge/compscal", "0.800000"},
+                             {"4x1", "ge", "0.666667"},
+                             {"4x1", "speedup", "0.833333"},
+                             {NULL, NULL, NULL}};
   rp_study s;
   char *csv;
   (void)state;
@@ -150,8 +163,7 @@ static void test_weak_detected(void **state)
 
 /* Declared modes override detection: weak runs read as strong (4x1 CompScal 4/20, GE 5/6*0.2)
  * and strong runs read as weak (4x1 CompScal 8/10*4 = 3.2: exceeds 1, shown unclamped). */
-static void test_declared_mode(void **state)
-{
+static void test_declared_mode(void **state) {
   static const char *const weak[] = {"weak/1x1", "weak/4x1", NULL};
   rp_study s;
   char *csv;
@@ -175,17 +187,13 @@ static void test_declared_mode(void **state)
  *   R 1.25, 1.0, 1.6 with 1.0, 0.9, 1.2 s useful per location (balanced):
  *   PE = u/R = 0.8, 0.9, 0.75; CompScal = 4/(4u) = 1, 1.111111, 0.833333;
  *   GE = 0.8, 1.0, 0.625; speedup = 4/R = 3.2, 4, 2.5.  Median and min-max of each. */
-static void test_repeats(void **state)
-{
-  static const char *const runs[] = {"repeat/2x2-2", "repeat/1x1", "repeat/2x2-3", "repeat/2x2-1",
-                                     NULL};
-  static const struct { const char *metric, *med, *min, *max; } e[] = {
-    {"ge/pe", "0.800000", "0.750000", "0.900000"},
-    {"ge/compscal", "1.000000", "0.833333", "1.111111"},
-    {"ge", "0.800000", "0.625000", "1.000000"},
-    {"speedup", "3.200000", "2.500000", "4.000000"},
-    {"runtime", "1.250000", "1.000000", "1.600000"},
-    {"ge/pe/lb", "1.000000", "1.000000", "1.000000"}};
+static void test_repeats(void **state) {
+  static const char *const runs[] = {"repeat/2x2-2", "repeat/1x1", "repeat/2x2-3", "repeat/2x2-1", NULL};
+  static const struct {
+    const char *metric, *med, *min, *max;
+  } e[] = {{"ge/pe", "0.800000", "0.750000", "0.900000"},   {"ge/compscal", "1.000000", "0.833333", "1.111111"},
+           {"ge", "0.800000", "0.625000", "1.000000"},      {"speedup", "3.200000", "2.500000", "4.000000"},
+           {"runtime", "1.250000", "1.000000", "1.600000"}, {"ge/pe/lb", "1.000000", "1.000000", "1.000000"}};
   rp_study s;
   char *csv;
   unsigned i;
@@ -193,15 +201,15 @@ static void test_repeats(void **state)
   study_of(&s, PM_SCALING_AUTO, NULL, runs);
   csv = csv_of(&s);
   assert_int_equal(s.ncfg, 2);
-  assert_string_equal(s.cfg[1].label, "2x2");   /* 2 processes of 2 compute locations */
+  assert_string_equal(s.cfg[1].label, "2x2"); /* 2 processes of 2 compute locations */
   assert_int_equal(s.cfg[1].nruns, 3);
-  assert_int_equal(s.mode, PM_SCALING_STRONG);  /* 1 s of work per location against 4 */
+  assert_int_equal(s.mode, PM_SCALING_STRONG); /* 1 s of work per location against 4 */
   for (i = 0; i < sizeof e / sizeof *e; i++) {
     assert_csv(csv, "scaling", "", "2x2", e[i].metric, CSV_VALUE, e[i].med);
     assert_csv(csv, "scaling", "", "2x2", e[i].metric, CSV_MIN, e[i].min);
     assert_csv(csv, "scaling", "", "2x2", e[i].metric, CSV_MAX, e[i].max);
   }
-  assert_csv(csv, "scaling", "", "2x2", "ge", 5, "3");   /* repeats column */
+  assert_csv(csv, "scaling", "", "2x2", "ge", 5, "3"); /* repeats column */
   assert_csv(csv, "load", "", "2x2", "rank_1", CSV_VALUE, "0.800000");
   assert_csv(csv, "load", "", "2x2", "rank_1", CSV_MIN, "0.750000");
   assert_csv(csv, "load", "", "2x2", "rank_1", CSV_MAX, "0.900000");
@@ -214,8 +222,7 @@ static void test_repeats(void **state)
  * 1x1 1000/500, 2x1 1000/600, 4x1 1250/800; useful 8, 8, 10 s.
  *   4x1: IPC 1.5625/2 = 0.78125, instructions 1000/1250 = 0.8, frequency (800/10)/(500/8) = 1.28;
  *        product 0.8 = CompScal.   2x1: IPC (1000/600)/2, instr 1, frequency 75/62.5 = 1.2. */
-static void test_counters(void **state)
-{
+static void test_counters(void **state) {
   static const double instr[] = {1000, 1000, 1250}, cycles[] = {500, 600, 800};
   static const char *const order[] = {"strong/1x1", "strong/2x1", "strong/4x1", NULL};
   rp_options o = {.mode = PM_SCALING_AUTO};
@@ -224,8 +231,7 @@ static void test_counters(void **state)
   int i;
   (void)state;
   rp_study_init(&s);
-  for (i = 0; order[i]; i++)
-    assert_int_equal(rp_study_load(&s, fixture(order[i])), 0);
+  for (i = 0; order[i]; i++) assert_int_equal(rp_study_load(&s, fixture(order[i])), 0);
   assert_int_equal(rp_study_prepare(&s, err, sizeof err), 0);
   for (i = 0; i < 3; i++) {
     s.runs[i].sr.has_counters = 1;
@@ -249,8 +255,7 @@ static void test_counters(void **state)
 /* --reference 2x1 (by label, or by the run's directory): 4x1 against R 6, useful 8:
  * speedup 6/4, CompScal 8/10; 1x1: speedup 6/10, CompScal 8/8. Strong stays detected from the
  * smallest configuration. */
-static void test_reference(void **state)
-{
+static void test_reference(void **state) {
   rp_study s;
   char *csv;
   rp_options o = {.mode = PM_SCALING_AUTO, .reference = "7x3"};
@@ -273,23 +278,21 @@ static void test_reference(void **state)
   rp_study_free(&s);
   /* a reference that is not in the study is an error naming it */
   rp_study_init(&s);
-  for (i = 0; strong[i]; i++)
-    assert_int_equal(rp_study_load(&s, fixture(strong[i])), 0);
+  for (i = 0; strong[i]; i++) assert_int_equal(rp_study_load(&s, fixture(strong[i])), 0);
   assert_int_equal(rp_study_compute(&s, &o, err, sizeof err), -1);
   assert_non_null(strstr(err, "7x3"));
   rp_study_free(&s);
 }
 
 /* A run of another application is left out with a message naming its file; the rest reports. */
-static void test_mismatched_application(void **state)
-{
+static void test_mismatched_application(void **state) {
   static const char *const runs[] = {"strong/1x1", "bad/foreign", "strong/2x1", NULL};
   rp_study s;
   (void)state;
   study_of(&s, PM_SCALING_AUTO, NULL, runs);
   assert_string_equal(s.app, "strongapp");
   assert_int_equal(s.ncfg, 2);
-  assert_int_equal(s.cfg[1].nruns, 1);   /* foreign 2x1 not counted as a repeat */
+  assert_int_equal(s.cfg[1].nruns, 1); /* foreign 2x1 not counted as a repeat */
   assert_int_equal(s.nproblems, 1);
   assert_non_null(strstr(s.problems[0], "bad/foreign/popmeter.json"));
   assert_non_null(strstr(s.problems[0], "otherapp"));
@@ -297,12 +300,9 @@ static void test_mismatched_application(void **state)
 }
 
 /* Unreadable inputs are recorded with the file's name, and the study goes on with the rest. */
-static void test_partial(void **state)
-{
-  static const char *const bad[] = {"bad/version2", "bad/schema", "bad/notjson", "bad/badref",
-                                    "no-such-run"};
-  static const char *const why[] = {"version", "not a popmeter profile", "line 1", "out of range",
-                                    "No such file"};
+static void test_partial(void **state) {
+  static const char *const bad[] = {"bad/version2", "bad/schema", "bad/notjson", "bad/badref", "no-such-run"};
+  static const char *const why[] = {"version", "not a popmeter profile", "line 1", "out of range", "No such file"};
   rp_options o = {.mode = PM_SCALING_AUTO};
   rp_study s;
   char err[256];
@@ -331,8 +331,7 @@ static void test_partial(void **state)
 /* diff A B (2 processes each, per location): main 1 s + solve 5 -> 3, assemble 2 -> 3.5,
  * old_phase 2 (A only), new_phase 1.5 (B only); R 10 -> 9.
  * speedups: assemble 2/3.5 = 0.571429 (slowed), solve 5/3 (sped up), main 10/9 (sped up). */
-static void test_diff(void **state)
-{
+static void test_diff(void **state) {
   static const char *const runs[] = {"diff/A", "diff/B", NULL};
   rp_options o = {.mode = PM_SCALING_AUTO, .diff = 1};
   rp_diff_entry *d;
@@ -341,10 +340,9 @@ static void test_diff(void **state)
   int n, i;
   (void)state;
   rp_study_init(&s);
-  for (i = 0; runs[i]; i++)
-    assert_int_equal(rp_study_load(&s, fixture(runs[i])), 0);
+  for (i = 0; runs[i]; i++) assert_int_equal(rp_study_load(&s, fixture(runs[i])), 0);
   assert_int_equal(rp_study_compute(&s, &o, err, sizeof err), 0);
-  assert_int_equal(s.ncfg, 2);   /* same shape, yet two configurations: not repeats */
+  assert_int_equal(s.ncfg, 2); /* same shape, yet two configurations: not repeats */
   assert_string_equal(s.cfg[0].label, "A 2x1");
   assert_string_equal(s.cfg[1].label, "B 2x1");
   n = rp_diff_regions(&s, 0.05, &d);
@@ -355,7 +353,7 @@ static void test_diff(void **state)
   assert_double_equal(d[0].time_b, 3.5, 1e-12);
   assert_double_equal(d[0].speedup, 2.0 / 3.5, 1e-12);
   assert_int_equal(d[1].kind, RP_DIFF_FASTER);
-  assert_string_equal(s.regions[d[1].region].name, "solve");   /* 2 s change before main's 1 s */
+  assert_string_equal(s.regions[d[1].region].name, "solve"); /* 2 s change before main's 1 s */
   assert_double_equal(d[1].speedup, 5.0 / 3.0, 1e-12);
   assert_string_equal(s.regions[d[2].region].name, "main");
   assert_int_equal(d[3].kind, RP_DIFF_NEW);
@@ -369,21 +367,19 @@ static void test_diff(void **state)
   free(d);
   csv = csv_of(&s);
   assert_csv(csv, "region", "solve", "B 2x1", "speedup", CSV_VALUE, "1.666667");
-  assert_csv(csv, "region", "new_phase", "B 2x1", "speedup", CSV_NOTE,
-             "region not entered in the reference run");
+  assert_csv(csv, "region", "new_phase", "B 2x1", "speedup", CSV_NOTE, "region not entered in the reference run");
   assert_csv(csv, "scaling", "", "B 2x1", "speedup", CSV_VALUE, "1.111111");
   free(csv);
   rp_study_free(&s);
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_strong), cmocka_unit_test(test_strong_regions),
-    cmocka_unit_test(test_weak_detected), cmocka_unit_test(test_declared_mode),
-    cmocka_unit_test(test_repeats), cmocka_unit_test(test_counters),
-    cmocka_unit_test(test_reference), cmocka_unit_test(test_mismatched_application),
-    cmocka_unit_test(test_partial), cmocka_unit_test(test_diff),
+      cmocka_unit_test(test_strong),        cmocka_unit_test(test_strong_regions),
+      cmocka_unit_test(test_weak_detected), cmocka_unit_test(test_declared_mode),
+      cmocka_unit_test(test_repeats),       cmocka_unit_test(test_counters),
+      cmocka_unit_test(test_reference),     cmocka_unit_test(test_mismatched_application),
+      cmocka_unit_test(test_partial),       cmocka_unit_test(test_diff),
   };
   return cmocka_run_group_tests_name("reports scaling", tests, NULL, NULL);
 }

@@ -12,8 +12,7 @@
 #include <string.h>
 #include "test_reports_common.h"
 
-static void test_stats(void **state)
-{
+static void test_stats(void **state) {
   double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, one[] = {7};
   (void)state;
   assert_double_equal(rp_stat(odd, 3, RP_MEDIAN), 2, 0);
@@ -23,8 +22,7 @@ static void test_stats(void **state)
   assert_double_equal(rp_stat(one, 1, RP_MEDIAN), 7, 0);
 }
 
-static pm_metric *tree(double pe, double lb, int lb_na)
-{
+static pm_metric *tree(double pe, double lb, int lb_na) {
   pm_metric *r = pm_metric_new("scaling", "Scalability", "", "");
   pm_metric *p = pm_metric_add_new(r, "pe", "Parallel efficiency", "", "");
   pm_metric *l = pm_metric_add_new(p, "lb", "Load balance", "", "");
@@ -38,8 +36,7 @@ static pm_metric *tree(double pe, double lb, int lb_na)
 
 /* Node by node; a value n/a in one repeat is summarised over the others; n/a everywhere stays
  * n/a with its reason. */
-static void test_tree_summary(void **state)
-{
+static void test_tree_summary(void **state) {
   pm_metric *t[3] = {tree(0.5, 1, 0), tree(0.9, 0, 1), tree(0.7, 0.6, 0)};
   pm_metric *med = rp_tree_summary(t, 3, RP_MEDIAN), *mx = rp_tree_summary(t, 3, RP_MAX);
   pm_metric *allna[2] = {tree(0.1, 0, 1), tree(0.2, 0, 1)};
@@ -49,15 +46,14 @@ static void test_tree_summary(void **state)
   assert_true(pm_metric_get_path(med, "pe", &v));
   assert_double_equal(v, 0.7, 0);
   assert_true(pm_metric_get_path(med, "pe/lb", &v));
-  assert_double_equal(v, 0.8, 1e-15);   /* median of 1 and 0.6 */
+  assert_double_equal(v, 0.8, 1e-15); /* median of 1 and 0.6 */
   assert_true(pm_metric_get_path(mx, "pe", &v));
   assert_double_equal(v, 0.9, 0);
   assert_true(pm_metric_get_path(na, "pe", &v));
   assert_double_equal(v, 0.15, 1e-15);
   assert_int_equal(pm_metric_find(na, "pe/lb")->state, PM_METRIC_NA);
   assert_string_equal(pm_metric_find(na, "pe/lb")->na_reason, "why");
-  for (int i = 0; i < 3; i++)
-    pm_metric_free(t[i]);
+  for (int i = 0; i < 3; i++) pm_metric_free(t[i]);
   pm_metric_free(allna[0]);
   pm_metric_free(allna[1]);
   pm_metric_free(med);
@@ -68,8 +64,7 @@ static void test_tree_summary(void **state)
 /* One location, R 10: main (useful 1) > A (useful 2) > B (mpi 3) > A (useful 4, recursion);
  * popmeter's own region (useful... tool 0.5) at the root. Inclusive: main 10 (useful 7),
  * A 9 (useful 6: the recursive A counted once), B 7 (useful 4). */
-static pm_profile *recursive_profile(void)
-{
+static pm_profile *recursive_profile(void) {
   pm_profile *p = pm_profile_new();
   int main_r, a, b, tool, c0, c1, c2, c3, c4;
   snprintf(p->app, sizeof p->app, "rec");
@@ -106,8 +101,7 @@ static pm_profile *recursive_profile(void)
   return p;
 }
 
-static void test_inclusive_regions(void **state)
-{
+static void test_inclusive_regions(void **state) {
   rp_options o = {.mode = PM_SCALING_AUTO};
   rp_study s;
   char err[256], *csv;
@@ -127,8 +121,7 @@ static void test_inclusive_regions(void **state)
   rp_study_free(&s);
 }
 
-static char *put(void (*fn)(FILE *, const char *), const char *s)
-{
+static char *put(void (*fn)(FILE *, const char *), const char *s) {
   char *buf = NULL;
   size_t n = 0;
   FILE *f = open_memstream(&buf, &n);
@@ -137,8 +130,7 @@ static char *put(void (*fn)(FILE *, const char *), const char *s)
   return buf;
 }
 
-static void test_escaping(void **state)
-{
+static void test_escaping(void **state) {
   char *s;
   (void)state;
   s = put(rp_put_html, "<a href=\"x\">&'\xff\n");
@@ -153,17 +145,15 @@ static void test_escaping(void **state)
   s = put(rp_put_md, "a|b_c*<d>");
   assert_string_equal(s, "a\\|b\\_c\\*\\<d\\>");
   free(s);
-  s = put(rp_put_html, "caf\xC3\xA9");   /* valid UTF-8 passes through */
+  s = put(rp_put_html, "caf\xC3\xA9"); /* valid UTF-8 passes through */
   assert_string_equal(s, "caf\xC3\xA9");
   free(s);
 }
 
 /* RFC 4648 test vectors */
-static void test_base64(void **state)
-{
+static void test_base64(void **state) {
   static const char *const in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
-  static const char *const out[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=",
-                                    "Zm9vYmFy"};
+  static const char *const out[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
   (void)state;
   for (unsigned i = 0; i < sizeof in / sizeof *in; i++) {
     char *buf = NULL;
@@ -176,12 +166,10 @@ static void test_base64(void **state)
   }
 }
 
-static const char *const repeat[] = {"repeat/1x1", "repeat/2x2-1", "repeat/2x2-2", "repeat/2x2-3",
-                                     NULL};
+static const char *const repeat[] = {"repeat/1x1", "repeat/2x2-1", "repeat/2x2-2", "repeat/2x2-3", NULL};
 static const char *const strong[] = {"strong/1x1", "strong/2x1", "strong/4x1", NULL};
 
-static void test_markdown(void **state)
-{
+static void test_markdown(void **state) {
   rp_study s;
   char *md;
   (void)state;
@@ -189,15 +177,15 @@ static void test_markdown(void **state)
   md = capture(rp_write_markdown, &s);
   assert_non_null(strstr(md, "| Metric | 1x1 | 2x2 |\n|:---|---:|---:|\n"));
   /* median with the min-max range of the repeats */
-  assert_non_null(strstr(md, "| &nbsp;&nbsp;Parallel efficiency | 1.00 | 0.80 (0.75\xE2\x80\x93" "0.90) |"));
+  assert_non_null(strstr(md, "| &nbsp;&nbsp;Parallel efficiency | 1.00 | 0.80 (0.75\xE2\x80\x93"
+                             "0.90) |"));
   assert_non_null(strstr(md, "- Serialization efficiency: no critical path measured\n"));
   free(md);
   rp_study_free(&s);
 }
 
 /* Traffic lights: red < 0.5 <= amber < 0.8 <= green, on efficiencies only. */
-static void test_html(void **state)
-{
+static void test_html(void **state) {
   rp_study s;
   char *h;
   (void)state;
@@ -205,9 +193,9 @@ static void test_html(void **state)
   h = capture(rp_write_html, &s);
   assert_memory_equal(h, "<!DOCTYPE html>\n<html lang=\"en\">", 31);
   assert_non_null(strstr(h, "<td class=\"v g\">0.80</td><td class=\"v a\">0.67</td>"
-                            "<td class=\"v a\">0.50</td>"));                      /* GE */
-  assert_non_null(strstr(h, "<td class=\"v\">1.00</td><td class=\"v\">1.67</td>"));   /* speedup */
-  assert_non_null(strstr(h, "<td class=\"v r\">0.43</td>"));                    /* compute GE */
+                            "<td class=\"v a\">0.50</td>"));                        /* GE */
+  assert_non_null(strstr(h, "<td class=\"v\">1.00</td><td class=\"v\">1.67</td>")); /* speedup */
+  assert_non_null(strstr(h, "<td class=\"v r\">0.43</td>"));                        /* compute GE */
   assert_non_null(strstr(h, "title=\"no hardware counters in this run or the reference\""));
   assert_null(strstr(h, "http"));
   assert_null(strstr(h, "<script"));
@@ -216,8 +204,7 @@ static void test_html(void **state)
   rp_study_free(&s);
 }
 
-static void test_json(void **state)
-{
+static void test_json(void **state) {
   rp_study s;
   char *text;
   json_t *j;
@@ -232,8 +219,7 @@ static void test_json(void **state)
   json_t *c = json_array_get(json_object_get(j, "configurations"), 1);
   assert_int_equal(json_integer_value(json_object_get(c, "repeats")), 3);
   assert_int_equal(json_array_size(json_object_get(c, "runs")), 3);
-  json_t *ge = json_array_get(json_object_get(json_object_get(json_object_get(c, "scaling"), "min"),
-                                              "children"), 0);
+  json_t *ge = json_array_get(json_object_get(json_object_get(json_object_get(c, "scaling"), "min"), "children"), 0);
   assert_string_equal(json_string_value(json_object_get(ge, "id")), "ge");
   assert_double_equal(json_number_value(json_object_get(ge, "value")), 0.625, 1e-12);
   json_decref(j);
@@ -242,8 +228,7 @@ static void test_json(void **state)
 }
 
 /* The text report renders with pm_render_text: one column per configuration, headed by label. */
-static void test_text(void **state)
-{
+static void test_text(void **state) {
   rp_study s;
   char *t;
   (void)state;
@@ -253,7 +238,7 @@ static void test_text(void **state)
   assert_non_null(strstr(t, "1x1      2x1      4x1\n"));
   assert_non_null(strstr(t, "Global efficiency                0.80*    0.67*    0.50*\n"));
   assert_non_null(strstr(t, "   compute                                  from 1x1\n"));
-  for (char *line = t; line && *line;) {   /* every line fits the width */
+  for (char *line = t; line && *line;) { /* every line fits the width */
     char *end = strchr(line, '\n');
     assert_true((end ? end - line : (long)strlen(line)) <= 100);
     line = end ? end + 1 : NULL;
@@ -262,13 +247,11 @@ static void test_text(void **state)
   rp_study_free(&s);
 }
 
-int main(void)
-{
+int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_stats), cmocka_unit_test(test_tree_summary),
-    cmocka_unit_test(test_inclusive_regions), cmocka_unit_test(test_escaping),
-    cmocka_unit_test(test_base64), cmocka_unit_test(test_markdown), cmocka_unit_test(test_html),
-    cmocka_unit_test(test_json), cmocka_unit_test(test_text),
+      cmocka_unit_test(test_stats),    cmocka_unit_test(test_tree_summary), cmocka_unit_test(test_inclusive_regions),
+      cmocka_unit_test(test_escaping), cmocka_unit_test(test_base64),       cmocka_unit_test(test_markdown),
+      cmocka_unit_test(test_html),     cmocka_unit_test(test_json),         cmocka_unit_test(test_text),
   };
   return cmocka_run_group_tests_name("reports writers", tests, NULL, NULL);
 }

@@ -19,257 +19,251 @@
 #include "mfs_dist.h"
 #include "test_solver_common.h"
 
-static void test_owner_rule(void **state)
-{
-    (void)state;
-    /* three fronts: one held by process 2 alone, one shared by processes [1, 4), one by [0, 2) */
-    int32_t lo[3] = {2, 1, 0}, hi[3] = {3, 4, 2}, row_ptr[3] = {0, 0, 7};
-    int32_t rows[14] = {1, 1, 1, 2, 2, 3, 3, 0, 0, 0, 0, 1, 1, 1};
-    mfs_dist D;
-    memset(&D, 0, sizeof D);
-    D.lo = lo;
-    D.hi = hi;
-    D.row_ptr = row_ptr;
-    D.row_owner = rows;
-    for (int32_t i = 0; i < 7; i++) assert_int_equal(dist__tile_owner(&D, 0, i), 2);
-    for (int32_t i = 0; i < 7; i++) assert_int_equal(dist__tile_owner(&D, 1, i), rows[i]);
-    for (int32_t i = 0; i < 7; i++) assert_int_equal(dist__tile_owner(&D, 2, i), i < 4 ? 0 : 1);
-    assert_false(dist__shared(&D, 0));
-    assert_true(dist__shared(&D, 1));
-    assert_true(dist__in_group(&D, 1, 3));
-    assert_false(dist__in_group(&D, 1, 0));
+static void test_owner_rule(void **state) {
+  (void)state;
+  /* three fronts: one held by process 2 alone, one shared by processes [1, 4), one by [0, 2) */
+  int32_t lo[3] = {2, 1, 0}, hi[3] = {3, 4, 2}, row_ptr[3] = {0, 0, 7};
+  int32_t rows[14] = {1, 1, 1, 2, 2, 3, 3, 0, 0, 0, 0, 1, 1, 1};
+  mfs_dist D;
+  memset(&D, 0, sizeof D);
+  D.lo = lo;
+  D.hi = hi;
+  D.row_ptr = row_ptr;
+  D.row_owner = rows;
+  for (int32_t i = 0; i < 7; i++) assert_int_equal(dist__tile_owner(&D, 0, i), 2);
+  for (int32_t i = 0; i < 7; i++) assert_int_equal(dist__tile_owner(&D, 1, i), rows[i]);
+  for (int32_t i = 0; i < 7; i++) assert_int_equal(dist__tile_owner(&D, 2, i), i < 4 ? 0 : 1);
+  assert_false(dist__shared(&D, 0));
+  assert_true(dist__shared(&D, 1));
+  assert_true(dist__in_group(&D, 1, 3));
+  assert_false(dist__in_group(&D, 1, 0));
 }
 
 /* One process, no subtrees: the executor's allocation order is the sequential one, so its CB
  * footprint is the sequential prediction exactly; with subtrees the factor total is unchanged. */
-static void test_single_process(void **state)
-{
-    (void)state;
-    static const char *specs[] = {"lap2d:60", "lap3d:14", "lap3d27:9"};
-    for (size_t t = 0; t < sizeof specs / sizeof *specs; t++) {
-        mfs_matrix A;
-        mfs_symbolic *S = analyze_spec(specs[t], MFS_ORDER_METIS, 32, &A);
-        mfs_error err;
-        mfs_dist *D;
-        assert_int_equal(dist__create(S, 0, 1, 1, 0, &D, &err), MFS_OK);
-        assert_int_equal(D->cb_min, S->mem_cb_region);
-        assert_int_equal(D->factor_local, S->mem_factor);
-        assert_int_equal(D->ntiled, S->nfronts);
-        assert_int_equal(D->nsubtrees, 0);
-        assert_int_equal(D->nshared, 0);
-        assert_int_equal(D->norder, S->nfronts);
-        for (int32_t f = 0; f < S->nfronts; f++) {
-            assert_int_equal(D->order[f], f); /* postorder */
-            assert_int_equal(D->l_local[f], S->fronts[f].l_bytes);
-            assert_int_equal(D->cb_local[f], S->fronts[f].cb_bytes);
-            assert_int_equal(D->recv_l[f] + D->recv_cb[f], 0);
-        }
-        dist__free(D);
-        /* with subtrees for 3 workers: the pruning's subtrees, and the factor bytes still all here */
-        mfs_pruning P;
-        assert_int_equal(mfs_prune(S, 3, &P, &err), MFS_OK);
-        assert_int_equal(dist__create(S, 0, 1, 3, 1, &D, &err), MFS_OK);
-        assert_int_equal(D->nsubtrees, P.nsubtrees);
-        assert_int_equal(D->factor_local, S->mem_factor);
-        int64_t sub_l = 0;
-        for (int32_t f = 0; f < S->nfronts; f++) {
-            assert_int_equal(D->subtree_root[f], P.subtree_root[f]);
-            if (D->subtree_root[f] == f) sub_l += D->sub_l[f];
-        }
-        int64_t tiled_l = 0;
-        for (int32_t f = 0; f < S->nfronts; f++)
-            if (D->subtree_root[f] < 0) tiled_l += S->fronts[f].l_bytes;
-        assert_int_equal(sub_l + tiled_l, S->mem_factor);
-        mfs_pruning_free(&P);
-        dist__free(D);
-        /* a subtree task holding the whole tree needs the sequential CB footprint as scratch (the
-         * tree root has no CB) */
-        int32_t roots = 0, root = -1;
-        for (int32_t f = 0; f < S->nfronts; f++)
-            if (S->fronts[f].parent < 0) roots++, root = f;
-        if (roots == 1) assert_int_equal(dist__subtree_scratch(S, 0, root, NULL), S->mem_cb_region);
-        mfs_symbolic_free(S);
-        mfs_matrix_free(&A);
+static void test_single_process(void **state) {
+  (void)state;
+  static const char *specs[] = {"lap2d:60", "lap3d:14", "lap3d27:9"};
+  for (size_t t = 0; t < sizeof specs / sizeof *specs; t++) {
+    mfs_matrix A;
+    mfs_symbolic *S = analyze_spec(specs[t], MFS_ORDER_METIS, 32, &A);
+    mfs_error err;
+    mfs_dist *D;
+    assert_int_equal(dist__create(S, 0, 1, 1, 0, &D, &err), MFS_OK);
+    assert_int_equal(D->cb_min, S->mem_cb_region);
+    assert_int_equal(D->factor_local, S->mem_factor);
+    assert_int_equal(D->ntiled, S->nfronts);
+    assert_int_equal(D->nsubtrees, 0);
+    assert_int_equal(D->nshared, 0);
+    assert_int_equal(D->norder, S->nfronts);
+    for (int32_t f = 0; f < S->nfronts; f++) {
+      assert_int_equal(D->order[f], f); /* postorder */
+      assert_int_equal(D->l_local[f], S->fronts[f].l_bytes);
+      assert_int_equal(D->cb_local[f], S->fronts[f].cb_bytes);
+      assert_int_equal(D->recv_l[f] + D->recv_cb[f], 0);
     }
+    dist__free(D);
+    /* with subtrees for 3 workers: the pruning's subtrees, and the factor bytes still all here */
+    mfs_pruning P;
+    assert_int_equal(mfs_prune(S, 3, &P, &err), MFS_OK);
+    assert_int_equal(dist__create(S, 0, 1, 3, 1, &D, &err), MFS_OK);
+    assert_int_equal(D->nsubtrees, P.nsubtrees);
+    assert_int_equal(D->factor_local, S->mem_factor);
+    int64_t sub_l = 0;
+    for (int32_t f = 0; f < S->nfronts; f++) {
+      assert_int_equal(D->subtree_root[f], P.subtree_root[f]);
+      if (D->subtree_root[f] == f) sub_l += D->sub_l[f];
+    }
+    int64_t tiled_l = 0;
+    for (int32_t f = 0; f < S->nfronts; f++)
+      if (D->subtree_root[f] < 0) tiled_l += S->fronts[f].l_bytes;
+    assert_int_equal(sub_l + tiled_l, S->mem_factor);
+    mfs_pruning_free(&P);
+    dist__free(D);
+    /* a subtree task holding the whole tree needs the sequential CB footprint as scratch (the
+         * tree root has no CB) */
+    int32_t roots = 0, root = -1;
+    for (int32_t f = 0; f < S->nfronts; f++)
+      if (S->fronts[f].parent < 0) roots++, root = f;
+    if (roots == 1) assert_int_equal(dist__subtree_scratch(S, 0, root, NULL), S->mem_cb_region);
+    mfs_symbolic_free(S);
+    mfs_matrix_free(&A);
+  }
 }
 
 /* Several processes: tiles partition exactly, groups nest, received tiles are exactly the remote
  * tiles read by the tasks a process runs, and the submission order puts children first. */
-static void test_processes(void **state)
-{
-    (void)state;
-    static const char *specs[] = {"lap3d:16", "lap2d:80"};
-    static const int nbs[] = {24, 40};
-    for (size_t t = 0; t < 2; t++) {
-        mfs_matrix A;
-        mfs_symbolic *S = analyze_spec(specs[t], MFS_ORDER_METIS, nbs[t], &A);
-        for (int R = 2; R <= 4; R++) {
-            mfs_dist *D[4];
-            mfs_error err;
-            for (int r = 0; r < R; r++) assert_int_equal(dist__create(S, r, R, 2 * R, 1, &D[r], &err), MFS_OK);
-            int shared = 0;
-            for (int32_t f = 0; f < S->nfronts; f++) {
-                const mfs_front *F = &S->fronts[f];
-                /* every process computes the same groups and subtrees */
-                for (int r = 1; r < R; r++) {
-                    assert_int_equal(D[r]->lo[f], D[0]->lo[f]);
-                    assert_int_equal(D[r]->hi[f], D[0]->hi[f]);
-                    assert_int_equal(D[r]->subtree_root[f], D[0]->subtree_root[f]);
-                }
-                int64_t l = 0, cb = 0;
-                for (int r = 0; r < R; r++) {
-                    l += D[r]->l_local[f];
-                    cb += D[r]->cb_local[f];
-                }
-                assert_int_equal(l, F->l_bytes);
-                assert_int_equal(cb, F->cb_bytes);
-                if (dist__shared(D[0], f)) {
-                    shared++;
-                    assert_int_equal(D[0]->subtree_root[f], -1); /* shared fronts are tile tasks */
-                    /* contiguous row ranges in process order, each with about 1/n of the flops: off by
-                     * at most the heaviest row (rows are charged the ops writing them) */
-                    int32_t n = D[0]->hi[f] - D[0]->lo[f];
-                    double w[64] = {0}, share[4] = {0}, tot = 0, wmax = 0;
-                    assert_true(F->nbt <= 64);
-                    for (int64_t o = F->op_begin; o < F->op_end; o++)
-                        if (S->ops[o].front == f && S->ops[o].i >= 0) w[S->ops[o].i] += S->ops[o].flops;
-                    for (int32_t i = 0; i < F->nbt; i++) {
-                        int own = dist__tile_owner(D[0], f, i);
-                        assert_true(own >= D[0]->lo[f] && own < D[0]->hi[f]);
-                        if (i > 0) assert_true(own >= dist__tile_owner(D[0], f, i - 1));
-                        share[own - D[0]->lo[f]] += w[i];
-                        tot += w[i];
-                        if (w[i] > wmax) wmax = w[i];
-                    }
-                    for (int32_t q = 0; q < n; q++) assert_true(share[q] <= tot / n + wmax + 1e-6 * tot);
-                }
-                if (D[0]->subtree_root[f] >= 0) assert_false(dist__shared(D[0], f));
-                if (F->parent >= 0) { /* a child's processes are among its parent's */
-                    assert_true(D[0]->lo[f] >= D[0]->lo[F->parent]);
-                    assert_true(D[0]->hi[f] <= D[0]->hi[F->parent]);
-                }
-            }
-            assert_int_equal(shared, D[0]->nshared);
-            if (R == 2) assert_true(shared >= 1); /* the root at least */
-            /* received tiles, recomputed from the operations: a remote tile read by a task that runs
-             * on r (owner of the tile it writes) */
-            for (int r = 0; r < R; r++) {
-                uint8_t *want = calloc((size_t)S->ntiles, 1);
-                for (int64_t o = 0; o < S->nops; o++) {
-                    const mfs_op *op = &S->ops[o];
-                    if (op->type == MFS_OP_INIT || op->type == MFS_OP_CLEANUP) continue;
-                    if (D[r]->subtree_root[op->front] >= 0) continue;
-                    mfs_tile_access acc[3];
-                    int n = mfs_op_access(op, acc);
-                    if (dist__tile_owner(D[r], acc[n - 1].front, acc[n - 1].i) != r) continue;
-                    for (int q = 0; q < n - 1; q++)
-                        if (dist__tile_owner(D[r], acc[q].front, acc[q].i) != r)
-                            want[S->fronts[acc[q].front].tile0 +
-                                 mfs_tile_index(S->fronts[acc[q].front].nbt, acc[q].i, acc[q].j)] = 1;
-                }
-                assert_memory_equal(want, D[r]->recv, (size_t)S->ntiles);
-                free(want);
-                /* order: each front once, children before parents, own fronts before shared ones */
-                int32_t *pos = malloc((size_t)S->nfronts * sizeof *pos);
-                for (int32_t f = 0; f < S->nfronts; f++) pos[f] = -1;
-                int seen_shared = 0;
-                for (int32_t k = 0; k < D[r]->norder; k++) {
-                    int32_t f = D[r]->order[k];
-                    assert_int_equal(pos[f], -1);
-                    pos[f] = k;
-                    if (dist__shared(D[r], f)) seen_shared = 1;
-                    else if (D[r]->lo[f] == r) assert_false(seen_shared);
-                }
-                for (int32_t f = 0; f < S->nfronts; f++) {
-                    int32_t p = S->fronts[f].parent;
-                    if (pos[f] >= 0 && p >= 0 && pos[p] >= 0) assert_true(pos[f] < pos[p]);
-                    /* every front with a tile here, or whose CB this process assembles, is in the order */
-                    int sr = D[r]->subtree_root[f];
-                    if ((sr < 0 || sr == f) && (D[r]->l_local[f] + D[r]->cb_local[f] > 0 || D[r]->recv_cb[f] > 0))
-                        assert_true(pos[f] >= 0);
-                }
-                free(pos);
-            }
-            for (int r = 0; r < R; r++) dist__free(D[r]);
+static void test_processes(void **state) {
+  (void)state;
+  static const char *specs[] = {"lap3d:16", "lap2d:80"};
+  static const int nbs[] = {24, 40};
+  for (size_t t = 0; t < 2; t++) {
+    mfs_matrix A;
+    mfs_symbolic *S = analyze_spec(specs[t], MFS_ORDER_METIS, nbs[t], &A);
+    for (int R = 2; R <= 4; R++) {
+      mfs_dist *D[4];
+      mfs_error err;
+      for (int r = 0; r < R; r++) assert_int_equal(dist__create(S, r, R, 2 * R, 1, &D[r], &err), MFS_OK);
+      int shared = 0;
+      for (int32_t f = 0; f < S->nfronts; f++) {
+        const mfs_front *F = &S->fronts[f];
+        /* every process computes the same groups and subtrees */
+        for (int r = 1; r < R; r++) {
+          assert_int_equal(D[r]->lo[f], D[0]->lo[f]);
+          assert_int_equal(D[r]->hi[f], D[0]->hi[f]);
+          assert_int_equal(D[r]->subtree_root[f], D[0]->subtree_root[f]);
         }
-        mfs_symbolic_free(S);
-        mfs_matrix_free(&A);
+        int64_t l = 0, cb = 0;
+        for (int r = 0; r < R; r++) {
+          l += D[r]->l_local[f];
+          cb += D[r]->cb_local[f];
+        }
+        assert_int_equal(l, F->l_bytes);
+        assert_int_equal(cb, F->cb_bytes);
+        if (dist__shared(D[0], f)) {
+          shared++;
+          assert_int_equal(D[0]->subtree_root[f], -1); /* shared fronts are tile tasks */
+          /* contiguous row ranges in process order, each with about 1/n of the flops: off by
+                     * at most the heaviest row (rows are charged the ops writing them) */
+          int32_t n = D[0]->hi[f] - D[0]->lo[f];
+          double w[64] = {0}, share[4] = {0}, tot = 0, wmax = 0;
+          assert_true(F->nbt <= 64);
+          for (int64_t o = F->op_begin; o < F->op_end; o++)
+            if (S->ops[o].front == f && S->ops[o].i >= 0) w[S->ops[o].i] += S->ops[o].flops;
+          for (int32_t i = 0; i < F->nbt; i++) {
+            int own = dist__tile_owner(D[0], f, i);
+            assert_true(own >= D[0]->lo[f] && own < D[0]->hi[f]);
+            if (i > 0) assert_true(own >= dist__tile_owner(D[0], f, i - 1));
+            share[own - D[0]->lo[f]] += w[i];
+            tot += w[i];
+            if (w[i] > wmax) wmax = w[i];
+          }
+          for (int32_t q = 0; q < n; q++) assert_true(share[q] <= tot / n + wmax + 1e-6 * tot);
+        }
+        if (D[0]->subtree_root[f] >= 0) assert_false(dist__shared(D[0], f));
+        if (F->parent >= 0) { /* a child's processes are among its parent's */
+          assert_true(D[0]->lo[f] >= D[0]->lo[F->parent]);
+          assert_true(D[0]->hi[f] <= D[0]->hi[F->parent]);
+        }
+      }
+      assert_int_equal(shared, D[0]->nshared);
+      if (R == 2) assert_true(shared >= 1); /* the root at least */
+      /* received tiles, recomputed from the operations: a remote tile read by a task that runs
+             * on r (owner of the tile it writes) */
+      for (int r = 0; r < R; r++) {
+        uint8_t *want = calloc((size_t)S->ntiles, 1);
+        for (int64_t o = 0; o < S->nops; o++) {
+          const mfs_op *op = &S->ops[o];
+          if (op->type == MFS_OP_INIT || op->type == MFS_OP_CLEANUP) continue;
+          if (D[r]->subtree_root[op->front] >= 0) continue;
+          mfs_tile_access acc[3];
+          int n = mfs_op_access(op, acc);
+          if (dist__tile_owner(D[r], acc[n - 1].front, acc[n - 1].i) != r) continue;
+          for (int q = 0; q < n - 1; q++)
+            if (dist__tile_owner(D[r], acc[q].front, acc[q].i) != r)
+              want[S->fronts[acc[q].front].tile0 + mfs_tile_index(S->fronts[acc[q].front].nbt, acc[q].i, acc[q].j)] = 1;
+        }
+        assert_memory_equal(want, D[r]->recv, (size_t)S->ntiles);
+        free(want);
+        /* order: each front once, children before parents, own fronts before shared ones */
+        int32_t *pos = malloc((size_t)S->nfronts * sizeof *pos);
+        for (int32_t f = 0; f < S->nfronts; f++) pos[f] = -1;
+        int seen_shared = 0;
+        for (int32_t k = 0; k < D[r]->norder; k++) {
+          int32_t f = D[r]->order[k];
+          assert_int_equal(pos[f], -1);
+          pos[f] = k;
+          if (dist__shared(D[r], f))
+            seen_shared = 1;
+          else if (D[r]->lo[f] == r)
+            assert_false(seen_shared);
+        }
+        for (int32_t f = 0; f < S->nfronts; f++) {
+          int32_t p = S->fronts[f].parent;
+          if (pos[f] >= 0 && p >= 0 && pos[p] >= 0) assert_true(pos[f] < pos[p]);
+          /* every front with a tile here, or whose CB this process assembles, is in the order */
+          int sr = D[r]->subtree_root[f];
+          if ((sr < 0 || sr == f) && (D[r]->l_local[f] + D[r]->cb_local[f] > 0 || D[r]->recv_cb[f] > 0))
+            assert_true(pos[f] >= 0);
+        }
+        free(pos);
+      }
+      for (int r = 0; r < R; r++) dist__free(D[r]);
     }
+    mfs_symbolic_free(S);
+    mfs_matrix_free(&A);
+  }
 }
 
 /* Carving places this process's tiles back to back, padded to 8 doubles, as mfs_front_bytes counts. */
-static void test_carve(void **state)
-{
-    (void)state;
-    mfs_matrix A;
-    mfs_symbolic *S = analyze_spec("lap3d:12", MFS_ORDER_METIS, 20, &A);
-    mfs_error err;
-    mfs_dist *D;
-    assert_int_equal(dist__create(S, 1, 2, 2, 0, &D, &err), MFS_OK);
-    for (int32_t f = 0; f < S->nfronts; f++) {
-        const mfs_front *F = &S->fronts[f];
-        double **tiles = calloc((size_t)F->nbt * (F->nbt + 1) / 2, sizeof *tiles);
-        int64_t lb, cb;
-        dist__carve(S, D, f, NULL, NULL, NULL, &lb, &cb);
-        double *L = malloc((size_t)lb + 8), *C = malloc((size_t)cb + 8);
-        dist__carve(S, D, f, L, C, tiles, &lb, &cb);
-        assert_int_equal(lb, D->l_local[f]);
-        assert_int_equal(cb, D->cb_local[f]);
-        const int32_t *b = S->blkptr + F->blk;
-        int64_t lo = 0, co = 0;
-        for (int32_t j = 0; j < F->nbt; j++)
-            for (int32_t i = j; i < F->nbt; i++) {
-                double *p = tiles[mfs_tile_index(F->nbt, i, j)];
-                if (dist__tile_owner(D, f, i) != 1) {
-                    assert_null(p);
-                    continue;
-                }
-                int64_t d = ((int64_t)(b[i + 1] - b[i]) * (b[j + 1] - b[j]) + 7) / 8 * 8;
-                if (j < F->nbp) {
-                    assert_ptr_equal(p, L + lo);
-                    lo += d;
-                } else {
-                    assert_ptr_equal(p, C + co);
-                    co += d;
-                }
-            }
-        if (!dist__shared(D, f) && D->lo[f] == 1) {
-            int64_t l2, c2;
-            mfs_front_bytes(F->ncol, F->nrow, S->opts.nb, &l2, &c2);
-            assert_int_equal(lb, l2);
-            assert_int_equal(cb, c2);
+static void test_carve(void **state) {
+  (void)state;
+  mfs_matrix A;
+  mfs_symbolic *S = analyze_spec("lap3d:12", MFS_ORDER_METIS, 20, &A);
+  mfs_error err;
+  mfs_dist *D;
+  assert_int_equal(dist__create(S, 1, 2, 2, 0, &D, &err), MFS_OK);
+  for (int32_t f = 0; f < S->nfronts; f++) {
+    const mfs_front *F = &S->fronts[f];
+    double **tiles = calloc((size_t)F->nbt * (F->nbt + 1) / 2, sizeof *tiles);
+    int64_t lb, cb;
+    dist__carve(S, D, f, NULL, NULL, NULL, &lb, &cb);
+    double *L = malloc((size_t)lb + 8), *C = malloc((size_t)cb + 8);
+    dist__carve(S, D, f, L, C, tiles, &lb, &cb);
+    assert_int_equal(lb, D->l_local[f]);
+    assert_int_equal(cb, D->cb_local[f]);
+    const int32_t *b = S->blkptr + F->blk;
+    int64_t lo = 0, co = 0;
+    for (int32_t j = 0; j < F->nbt; j++)
+      for (int32_t i = j; i < F->nbt; i++) {
+        double *p = tiles[mfs_tile_index(F->nbt, i, j)];
+        if (dist__tile_owner(D, f, i) != 1) {
+          assert_null(p);
+          continue;
         }
-        free(tiles);
-        free(L);
-        free(C);
+        int64_t d = ((int64_t)(b[i + 1] - b[i]) * (b[j + 1] - b[j]) + 7) / 8 * 8;
+        if (j < F->nbp) {
+          assert_ptr_equal(p, L + lo);
+          lo += d;
+        } else {
+          assert_ptr_equal(p, C + co);
+          co += d;
+        }
+      }
+    if (!dist__shared(D, f) && D->lo[f] == 1) {
+      int64_t l2, c2;
+      mfs_front_bytes(F->ncol, F->nrow, S->opts.nb, &l2, &c2);
+      assert_int_equal(lb, l2);
+      assert_int_equal(cb, c2);
     }
-    dist__free(D);
-    mfs_symbolic_free(S);
-    mfs_matrix_free(&A);
+    free(tiles);
+    free(L);
+    free(C);
+  }
+  dist__free(D);
+  mfs_symbolic_free(S);
+  mfs_matrix_free(&A);
 }
 
-static void test_bad_arguments(void **state)
-{
-    (void)state;
-    mfs_matrix A;
-    mfs_symbolic *S = analyze_spec("lap2d:10", MFS_ORDER_METIS, 8, &A);
-    mfs_error err;
-    mfs_dist *D = (mfs_dist *)1;
-    assert_int_equal(dist__create(S, 2, 2, 1, 1, &D, &err), MFS_ERR_ARG);
-    assert_null(D);
-    assert_int_equal(dist__create(S, 0, 0, 1, 1, &D, &err), MFS_ERR_ARG);
-    assert_int_equal(dist__create(S, 0, 1, 0, 1, &D, &err), MFS_ERR_ARG);
-    dist__free(NULL);
-    mfs_symbolic_free(S);
-    mfs_matrix_free(&A);
+static void test_bad_arguments(void **state) {
+  (void)state;
+  mfs_matrix A;
+  mfs_symbolic *S = analyze_spec("lap2d:10", MFS_ORDER_METIS, 8, &A);
+  mfs_error err;
+  mfs_dist *D = (mfs_dist *)1;
+  assert_int_equal(dist__create(S, 2, 2, 1, 1, &D, &err), MFS_ERR_ARG);
+  assert_null(D);
+  assert_int_equal(dist__create(S, 0, 0, 1, 1, &D, &err), MFS_ERR_ARG);
+  assert_int_equal(dist__create(S, 0, 1, 0, 1, &D, &err), MFS_ERR_ARG);
+  dist__free(NULL);
+  mfs_symbolic_free(S);
+  mfs_matrix_free(&A);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_owner_rule),     cmocka_unit_test(test_single_process),
-        cmocka_unit_test(test_processes),      cmocka_unit_test(test_carve),
-        cmocka_unit_test(test_bad_arguments),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_owner_rule), cmocka_unit_test(test_single_process), cmocka_unit_test(test_processes),
+      cmocka_unit_test(test_carve),      cmocka_unit_test(test_bad_arguments),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
 }

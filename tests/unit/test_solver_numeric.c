@@ -25,530 +25,515 @@
 #define MFS_GOLDEN_DIR "tests/golden"
 #endif
 
-static void fill_x(double *x, int32_t n, uint64_t seed)
-{
-    for (int32_t i = 0; i < n; i++) {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        x[i] = (double)(seed >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-    }
+static void fill_x(double *x, int32_t n, uint64_t seed) {
+  for (int32_t i = 0; i < n; i++) {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    x[i] = (double)(seed >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+  }
 }
 
 /* Factor A with options o, solve A x = A x*, return the scaled residual (and check x ~ x*). */
-static double factor_solve(const mfs_matrix *A, const mfs_options *o, const char *what)
-{
-    mfs_symbolic *S;
-    mfs_factor *F;
-    mfs_error err;
-    if (mfs_analyze(A, o, &S, &err) != MFS_OK) fail_msg("%s: analysis: %s", what, err.msg);
-    if (mfs_factorize_seq(S, A, &F, NULL, NULL, &err) != MFS_OK) fail_msg("%s: factorization: %s", what, err.msg);
-    int32_t n = A->n;
-    double *xs = malloc(n * sizeof *xs), *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
-    fill_x(xs, n, 42 + n);
-    mfs_matrix_symv(A, xs, b);
-    memcpy(x, b, n * sizeof *x);
-    assert_int_equal(mfs_solve(F, 1, x, n, &err), MFS_OK);
-    double res = mfs_residual(A, x, b);
-    double ferr = 0;
-    for (int32_t i = 0; i < n; i++) ferr = fmax(ferr, fabs(x[i] - xs[i]));
-    if (!(res <= 1e-12)) fail_msg("%s: scaled residual %.3e", what, res);
-    if (!(ferr <= 1e-8)) fail_msg("%s: forward error %.3e", what, ferr);
-    /* the whole factor is kept, the CB arena is gone */
-    for (int32_t f = 0; f < S->nfronts; f++) assert_non_null(F->lblock[f]);
-    free(xs);
-    free(b);
-    free(x);
-    mfs_factor_free(F);
-    mfs_symbolic_free(S);
-    return res;
+static double factor_solve(const mfs_matrix *A, const mfs_options *o, const char *what) {
+  mfs_symbolic *S;
+  mfs_factor *F;
+  mfs_error err;
+  if (mfs_analyze(A, o, &S, &err) != MFS_OK) fail_msg("%s: analysis: %s", what, err.msg);
+  if (mfs_factorize_seq(S, A, &F, NULL, NULL, &err) != MFS_OK) fail_msg("%s: factorization: %s", what, err.msg);
+  int32_t n = A->n;
+  double *xs = malloc(n * sizeof *xs), *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
+  fill_x(xs, n, 42 + n);
+  mfs_matrix_symv(A, xs, b);
+  memcpy(x, b, n * sizeof *x);
+  assert_int_equal(mfs_solve(F, 1, x, n, &err), MFS_OK);
+  double res = mfs_residual(A, x, b);
+  double ferr = 0;
+  for (int32_t i = 0; i < n; i++) ferr = fmax(ferr, fabs(x[i] - xs[i]));
+  if (!(res <= 1e-12)) fail_msg("%s: scaled residual %.3e", what, res);
+  if (!(ferr <= 1e-8)) fail_msg("%s: forward error %.3e", what, ferr);
+  /* the whole factor is kept, the CB arena is gone */
+  for (int32_t f = 0; f < S->nfronts; f++) assert_non_null(F->lblock[f]);
+  free(xs);
+  free(b);
+  free(x);
+  mfs_factor_free(F);
+  mfs_symbolic_free(S);
+  return res;
 }
 
-static void test_residual_stencils(void **state)
-{
-    (void)state;
-    static const char *specs[] = {"lap2d:40", "lap2d:23x9", "lap3d:12", "lap3d:9x7x5", "lap3d27:9", "lap3d27:7x4x6"};
-    static const int nbs[] = {1, 7, 32, 64, 256};
-    mfs_ordering ords[] = {MFS_ORDER_METIS, MFS_ORDER_AMD};
-    for (size_t t = 0; t < sizeof specs / sizeof *specs; t++) {
-        mfs_matrix A;
-        mfs_error err;
-        assert_int_equal(mfs_matrix_generate(specs[t], &A, &err), MFS_OK);
-        for (size_t c = 0; c < 2; c++) {
-            if (!mfs_ordering_available(ords[c])) {
-                print_message("# ordering %s not built in: skipped\n", mfs_ordering_name(ords[c]));
-                continue;
-            }
-            for (size_t b = 0; b < sizeof nbs / sizeof *nbs; b++)
-                for (int am = 0; am < 2; am++) {
-                    mfs_options o;
-                    mfs_options_default(&o);
-                    o.ordering = ords[c];
-                    o.nb = nbs[b];
-                    o.amalg = am ? 0.05 : 0.0;
-                    if (o.nb == 1 && A.n > 350) continue; /* 1x1 tiles: correct but slow */
-                    char what[96];
-                    snprintf(what, sizeof what, "%s %s nb=%d amalg=%.2f", specs[t], mfs_ordering_name(o.ordering), o.nb,
-                             o.amalg);
-                    factor_solve(&A, &o, what);
-                }
-        }
-        mfs_options o;
-        mfs_options_default(&o);
-        o.ordering = MFS_ORDER_NATURAL;
-        o.nb = 16;
-        factor_solve(&A, &o, "natural");
-        mfs_matrix_free(&A);
-    }
-}
-
-static void test_residual_golden_and_random(void **state)
-{
-    (void)state;
-    static const char *files[] = {MFS_GOLDEN_DIR "/solver_spd5_sym.mtx", MFS_GOLDEN_DIR "/solver_lap2d_10_gen.mtx"};
-    for (size_t t = 0; t < 2; t++) {
-        mfs_matrix A;
-        mfs_error err;
-        assert_int_equal(mfs_matrix_read_mm(files[t], &A, &err), MFS_OK);
-        mfs_options o;
-        mfs_options_default(&o);
-        o.nb = 2;
-        factor_solve(&A, &o, files[t]);
-        o.ordering = MFS_ORDER_NATURAL;
-        factor_solve(&A, &o, files[t]);
-        if (mfs_ordering_available(MFS_ORDER_AMD)) {
-            o.ordering = MFS_ORDER_AMD;
-            factor_solve(&A, &o, files[t]);
-        }
-        mfs_matrix_free(&A);
-    }
-    /* random sparse SPD (diagonally dominant) matrices with irregular structure */
-    uint64_t seed = 77;
-    for (int rep = 0; rep < 6; rep++) {
-        int32_t n = 50 + 150 * rep, m = 4 * n;
-        int32_t *ri = malloc((n + m) * sizeof *ri), *ci = malloc((n + m) * sizeof *ci);
-        double *v = malloc((n + m) * sizeof *v);
-        int64_t nz = 0;
-        for (int32_t i = 0; i < n; i++) {
-            ri[nz] = ci[nz] = i;
-            v[nz++] = 10.0 + 8.0;
-        }
-        for (int32_t t = 0; t < m; t++) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            int32_t i = (int32_t)((seed >> 33) % n), j = (int32_t)((seed >> 13) % n);
-            if (i == j) continue;
-            ri[nz] = i;
-            ci[nz] = j;
-            v[nz++] = -1.0; /* at most ~8 per row on average: still dominant enough in practice */
-        }
-        mfs_matrix A;
-        mfs_error err;
-        assert_int_equal(mfs_matrix_from_triplets(n, nz, ri, ci, v, &A, &err), MFS_OK);
-        /* make it strictly diagonally dominant whatever the draw */
-        for (int32_t j = 0; j < n; j++) A.val[A.colptr[j]] = 1.0;
-        for (int32_t j = 0; j < n; j++)
-            for (int64_t p = A.colptr[j] + 1; p < A.colptr[j + 1]; p++) {
-                A.val[A.colptr[j]] += fabs(A.val[p]);
-                A.val[A.colptr[A.rowind[p]]] += fabs(A.val[p]);
-            }
-        mfs_options o;
-        mfs_options_default(&o);
-        o.nb = 8 + rep * 10;
-        factor_solve(&A, &o, "random, default ordering");
-        if (mfs_ordering_available(MFS_ORDER_AMD)) {
-            o.ordering = MFS_ORDER_AMD;
-            factor_solve(&A, &o, "random amd");
-        }
-        free(ri);
-        free(ci);
-        free(v);
-        mfs_matrix_free(&A);
-    }
-}
-
-static void test_multiple_rhs_and_refine(void **state)
-{
-    (void)state;
+static void test_residual_stencils(void **state) {
+  (void)state;
+  static const char *specs[] = {"lap2d:40", "lap2d:23x9", "lap3d:12", "lap3d:9x7x5", "lap3d27:9", "lap3d27:7x4x6"};
+  static const int nbs[] = {1, 7, 32, 64, 256};
+  mfs_ordering ords[] = {MFS_ORDER_METIS, MFS_ORDER_AMD};
+  for (size_t t = 0; t < sizeof specs / sizeof *specs; t++) {
     mfs_matrix A;
     mfs_error err;
-    mfs_symbolic *S = analyze_spec("lap3d27:8", -1, 24, &A);
-    mfs_factor *F;
-    assert_int_equal(mfs_factorize_seq(S, &A, &F, NULL, NULL, &err), MFS_OK);
-    int32_t n = A.n, ld = n + 3, nrhs = 3;
-    double *xs = malloc(n * sizeof *xs), *B = calloc((size_t)ld * nrhs, sizeof *B), *X = malloc((size_t)ld * nrhs * sizeof *X);
-    for (int c = 0; c < nrhs; c++) {
-        fill_x(xs, n, 1000 + c);
-        mfs_matrix_symv(&A, xs, B + (size_t)c * ld);
+    assert_int_equal(mfs_matrix_generate(specs[t], &A, &err), MFS_OK);
+    for (size_t c = 0; c < 2; c++) {
+      if (!mfs_ordering_available(ords[c])) {
+        print_message("# ordering %s not built in: skipped\n", mfs_ordering_name(ords[c]));
+        continue;
+      }
+      for (size_t b = 0; b < sizeof nbs / sizeof *nbs; b++)
+        for (int am = 0; am < 2; am++) {
+          mfs_options o;
+          mfs_options_default(&o);
+          o.ordering = ords[c];
+          o.nb = nbs[b];
+          o.amalg = am ? 0.05 : 0.0;
+          if (o.nb == 1 && A.n > 350) continue; /* 1x1 tiles: correct but slow */
+          char what[96];
+          snprintf(what, sizeof what, "%s %s nb=%d amalg=%.2f", specs[t], mfs_ordering_name(o.ordering), o.nb, o.amalg);
+          factor_solve(&A, &o, what);
+        }
     }
-    memcpy(X, B, (size_t)ld * nrhs * sizeof *X);
-    assert_int_equal(mfs_solve(F, nrhs, X, ld, &err), MFS_OK);
-    for (int c = 0; c < nrhs; c++) {
-        assert_true(mfs_residual(&A, X + (size_t)c * ld, B + (size_t)c * ld) <= 1e-12);
-        for (int32_t i = n; i < ld; i++) assert_true(X[(size_t)c * ld + i] == 0.0); /* padding untouched */
-    }
-    assert_int_equal(mfs_solve(F, 1, X, n - 1, &err), MFS_ERR_ARG);
-    assert_int_equal(mfs_solve(F, 0, NULL, n, &err), MFS_OK);
-
-    double res[4];
-    int iters = -1;
-    double *x = malloc(n * sizeof *x);
-    assert_int_equal(mfs_solve_refine(F, &A, B, x, 3, res, &iters, &err), MFS_OK);
-    assert_true(iters >= 0 && iters <= 3);
-    assert_true(res[iters] <= res[0]);
-    assert_true(res[iters] <= 1e-14);
-    assert_true(mfs_residual(&A, x, B) == res[iters]);
-    free(x);
-    free(xs);
-    free(B);
-    free(X);
-    mfs_factor_free(F);
-    mfs_symbolic_free(S);
+    mfs_options o;
+    mfs_options_default(&o);
+    o.ordering = MFS_ORDER_NATURAL;
+    o.nb = 16;
+    factor_solve(&A, &o, "natural");
     mfs_matrix_free(&A);
+  }
+}
+
+static void test_residual_golden_and_random(void **state) {
+  (void)state;
+  static const char *files[] = {MFS_GOLDEN_DIR "/solver_spd5_sym.mtx", MFS_GOLDEN_DIR "/solver_lap2d_10_gen.mtx"};
+  for (size_t t = 0; t < 2; t++) {
+    mfs_matrix A;
+    mfs_error err;
+    assert_int_equal(mfs_matrix_read_mm(files[t], &A, &err), MFS_OK);
+    mfs_options o;
+    mfs_options_default(&o);
+    o.nb = 2;
+    factor_solve(&A, &o, files[t]);
+    o.ordering = MFS_ORDER_NATURAL;
+    factor_solve(&A, &o, files[t]);
+    if (mfs_ordering_available(MFS_ORDER_AMD)) {
+      o.ordering = MFS_ORDER_AMD;
+      factor_solve(&A, &o, files[t]);
+    }
+    mfs_matrix_free(&A);
+  }
+  /* random sparse SPD (diagonally dominant) matrices with irregular structure */
+  uint64_t seed = 77;
+  for (int rep = 0; rep < 6; rep++) {
+    int32_t n = 50 + 150 * rep, m = 4 * n;
+    int32_t *ri = malloc((n + m) * sizeof *ri), *ci = malloc((n + m) * sizeof *ci);
+    double *v = malloc((n + m) * sizeof *v);
+    int64_t nz = 0;
+    for (int32_t i = 0; i < n; i++) {
+      ri[nz] = ci[nz] = i;
+      v[nz++] = 10.0 + 8.0;
+    }
+    for (int32_t t = 0; t < m; t++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      int32_t i = (int32_t)((seed >> 33) % n), j = (int32_t)((seed >> 13) % n);
+      if (i == j) continue;
+      ri[nz] = i;
+      ci[nz] = j;
+      v[nz++] = -1.0; /* at most ~8 per row on average: still dominant enough in practice */
+    }
+    mfs_matrix A;
+    mfs_error err;
+    assert_int_equal(mfs_matrix_from_triplets(n, nz, ri, ci, v, &A, &err), MFS_OK);
+    /* make it strictly diagonally dominant whatever the draw */
+    for (int32_t j = 0; j < n; j++) A.val[A.colptr[j]] = 1.0;
+    for (int32_t j = 0; j < n; j++)
+      for (int64_t p = A.colptr[j] + 1; p < A.colptr[j + 1]; p++) {
+        A.val[A.colptr[j]] += fabs(A.val[p]);
+        A.val[A.colptr[A.rowind[p]]] += fabs(A.val[p]);
+      }
+    mfs_options o;
+    mfs_options_default(&o);
+    o.nb = 8 + rep * 10;
+    factor_solve(&A, &o, "random, default ordering");
+    if (mfs_ordering_available(MFS_ORDER_AMD)) {
+      o.ordering = MFS_ORDER_AMD;
+      factor_solve(&A, &o, "random amd");
+    }
+    free(ri);
+    free(ci);
+    free(v);
+    mfs_matrix_free(&A);
+  }
+}
+
+static void test_multiple_rhs_and_refine(void **state) {
+  (void)state;
+  mfs_matrix A;
+  mfs_error err;
+  mfs_symbolic *S = analyze_spec("lap3d27:8", -1, 24, &A);
+  mfs_factor *F;
+  assert_int_equal(mfs_factorize_seq(S, &A, &F, NULL, NULL, &err), MFS_OK);
+  int32_t n = A.n, ld = n + 3, nrhs = 3;
+  double *xs = malloc(n * sizeof *xs), *B = calloc((size_t)ld * nrhs, sizeof *B),
+         *X = malloc((size_t)ld * nrhs * sizeof *X);
+  for (int c = 0; c < nrhs; c++) {
+    fill_x(xs, n, 1000 + c);
+    mfs_matrix_symv(&A, xs, B + (size_t)c * ld);
+  }
+  memcpy(X, B, (size_t)ld * nrhs * sizeof *X);
+  assert_int_equal(mfs_solve(F, nrhs, X, ld, &err), MFS_OK);
+  for (int c = 0; c < nrhs; c++) {
+    assert_true(mfs_residual(&A, X + (size_t)c * ld, B + (size_t)c * ld) <= 1e-12);
+    for (int32_t i = n; i < ld; i++) assert_true(X[(size_t)c * ld + i] == 0.0); /* padding untouched */
+  }
+  assert_int_equal(mfs_solve(F, 1, X, n - 1, &err), MFS_ERR_ARG);
+  assert_int_equal(mfs_solve(F, 0, NULL, n, &err), MFS_OK);
+
+  double res[4];
+  int iters = -1;
+  double *x = malloc(n * sizeof *x);
+  assert_int_equal(mfs_solve_refine(F, &A, B, x, 3, res, &iters, &err), MFS_OK);
+  assert_true(iters >= 0 && iters <= 3);
+  assert_true(res[iters] <= res[0]);
+  assert_true(res[iters] <= 1e-14);
+  assert_true(mfs_residual(&A, x, B) == res[iters]);
+  free(x);
+  free(xs);
+  free(B);
+  free(X);
+  mfs_factor_free(F);
+  mfs_symbolic_free(S);
+  mfs_matrix_free(&A);
 }
 
 /* The operation list run in another valid order, as a task runtime may: fronts are activated in a
  * different topological order (the ready front with the largest index first, which interleaves
  * sibling subtrees), and inside a front the ASSEMBLE operations (commutative, STARPU_COMMUTE) run
  * in reverse order before the CLEANUPs. */
-static void test_ops_out_of_order(void **state)
-{
-    (void)state;
-    mfs_matrix A;
-    mfs_error err;
-    mfs_symbolic *S = analyze_spec("lap3d:11", -1, 16, &A);
-    mfs_factor *F;
-    assert_int_equal(mfs_factor_create(S, &F, &err), MFS_OK);
-    mfs_kernels_init();
-    int32_t nf = S->nfronts;
-    int32_t *pending = malloc(nf * sizeof *pending);
-    uint8_t *done = calloc(nf, 1);
-    for (int32_t f = 0; f < nf; f++) pending[f] = S->fronts[f].nchild;
-    for (int32_t step = 0; step < nf; step++) {
-        int32_t f = -1;
-        for (int32_t g = nf - 1; g >= 0; g--)
-            if (!done[g] && pending[g] == 0) {
-                f = g;
-                break;
-            }
-        assert_true(f >= 0);
-        const mfs_front *Fr = &S->fronts[f];
-        /* INIT first, then ASSEMBLE/CLEANUP groups reversed, then the factorization in order */
-        int64_t o0 = Fr->op_begin, o1 = Fr->op_end, ofac = o1;
-        for (int64_t q = o0 + 1; q < o1; q++)
-            if (S->ops[q].type != MFS_OP_ASSEMBLE && S->ops[q].type != MFS_OP_CLEANUP) {
-                ofac = q;
-                break;
-            }
-        assert_int_equal(mfs_op_execute(F, &A, &S->ops[o0], &err), MFS_OK);
-        for (int64_t q = ofac - 1; q > o0; q--)
-            if (S->ops[q].type == MFS_OP_ASSEMBLE) assert_int_equal(mfs_op_execute(F, &A, &S->ops[q], &err), MFS_OK);
-        for (int64_t q = o0 + 1; q < ofac; q++)
-            if (S->ops[q].type == MFS_OP_CLEANUP) assert_int_equal(mfs_op_execute(F, &A, &S->ops[q], &err), MFS_OK);
-        for (int64_t q = ofac; q < o1; q++) assert_int_equal(mfs_op_execute(F, &A, &S->ops[q], &err), MFS_OK);
-        done[f] = 1;
-        if (Fr->parent >= 0) pending[Fr->parent]--;
-    }
-    int32_t n = A.n;
-    double *xs = malloc(n * sizeof *xs), *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
-    fill_x(xs, n, 3);
-    mfs_matrix_symv(&A, xs, b);
-    memcpy(x, b, n * sizeof *x);
-    assert_int_equal(mfs_solve(F, 1, x, n, &err), MFS_OK);
-    assert_true(mfs_residual(&A, x, b) <= 1e-12);
-    free(pending);
-    free(done);
-    free(xs);
-    free(b);
-    free(x);
-    mfs_factor_free(F);
-    mfs_symbolic_free(S);
-    mfs_matrix_free(&A);
+static void test_ops_out_of_order(void **state) {
+  (void)state;
+  mfs_matrix A;
+  mfs_error err;
+  mfs_symbolic *S = analyze_spec("lap3d:11", -1, 16, &A);
+  mfs_factor *F;
+  assert_int_equal(mfs_factor_create(S, &F, &err), MFS_OK);
+  mfs_kernels_init();
+  int32_t nf = S->nfronts;
+  int32_t *pending = malloc(nf * sizeof *pending);
+  uint8_t *done = calloc(nf, 1);
+  for (int32_t f = 0; f < nf; f++) pending[f] = S->fronts[f].nchild;
+  for (int32_t step = 0; step < nf; step++) {
+    int32_t f = -1;
+    for (int32_t g = nf - 1; g >= 0; g--)
+      if (!done[g] && pending[g] == 0) {
+        f = g;
+        break;
+      }
+    assert_true(f >= 0);
+    const mfs_front *Fr = &S->fronts[f];
+    /* INIT first, then ASSEMBLE/CLEANUP groups reversed, then the factorization in order */
+    int64_t o0 = Fr->op_begin, o1 = Fr->op_end, ofac = o1;
+    for (int64_t q = o0 + 1; q < o1; q++)
+      if (S->ops[q].type != MFS_OP_ASSEMBLE && S->ops[q].type != MFS_OP_CLEANUP) {
+        ofac = q;
+        break;
+      }
+    assert_int_equal(mfs_op_execute(F, &A, &S->ops[o0], &err), MFS_OK);
+    for (int64_t q = ofac - 1; q > o0; q--)
+      if (S->ops[q].type == MFS_OP_ASSEMBLE) assert_int_equal(mfs_op_execute(F, &A, &S->ops[q], &err), MFS_OK);
+    for (int64_t q = o0 + 1; q < ofac; q++)
+      if (S->ops[q].type == MFS_OP_CLEANUP) assert_int_equal(mfs_op_execute(F, &A, &S->ops[q], &err), MFS_OK);
+    for (int64_t q = ofac; q < o1; q++) assert_int_equal(mfs_op_execute(F, &A, &S->ops[q], &err), MFS_OK);
+    done[f] = 1;
+    if (Fr->parent >= 0) pending[Fr->parent]--;
+  }
+  int32_t n = A.n;
+  double *xs = malloc(n * sizeof *xs), *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
+  fill_x(xs, n, 3);
+  mfs_matrix_symv(&A, xs, b);
+  memcpy(x, b, n * sizeof *x);
+  assert_int_equal(mfs_solve(F, 1, x, n, &err), MFS_OK);
+  assert_true(mfs_residual(&A, x, b) <= 1e-12);
+  free(pending);
+  free(done);
+  free(xs);
+  free(b);
+  free(x);
+  mfs_factor_free(F);
+  mfs_symbolic_free(S);
+  mfs_matrix_free(&A);
 }
 
 static void expect_not_spd(const mfs_matrix *A, mfs_ordering ord, int nb, const int32_t *allowed, int nallowed,
-                           const char *what)
-{
-    mfs_options o;
-    mfs_options_default(&o);
-    o.ordering = ord;
-    o.nb = nb;
-    mfs_symbolic *S;
-    static mfs_factor dummy;
-    mfs_factor *F = &dummy; /* must be reset to NULL on failure */
-    mfs_error err;
-    assert_int_equal(mfs_analyze(A, &o, &S, &err), MFS_OK);
-    int64_t before = mfs_mem_current();
-    mfs_status st = mfs_factorize_seq(S, A, &F, NULL, NULL, &err);
-    if (st != MFS_ERR_NOT_SPD) fail_msg("%s: status %d (%s)", what, st, err.msg);
-    assert_null(F);
-    assert_int_equal(mfs_mem_current(), before); /* nothing leaked on the error path */
-    int ok = 0;
-    for (int t = 0; t < nallowed; t++) ok |= (err.column == allowed[t]);
-    if (!ok) fail_msg("%s: reported column %lld", what, (long long)err.column);
-    char needle[48];
-    snprintf(needle, sizeof needle, "column %lld ", (long long)err.column + 1);
-    if (!strstr(err.msg, needle)) fail_msg("%s: message '%s' does not name %s", what, err.msg, needle);
-    assert_non_null(strstr(err.msg, "not positive definite"));
-    mfs_symbolic_free(S);
+                           const char *what) {
+  mfs_options o;
+  mfs_options_default(&o);
+  o.ordering = ord;
+  o.nb = nb;
+  mfs_symbolic *S;
+  static mfs_factor dummy;
+  mfs_factor *F = &dummy; /* must be reset to NULL on failure */
+  mfs_error err;
+  assert_int_equal(mfs_analyze(A, &o, &S, &err), MFS_OK);
+  int64_t before = mfs_mem_current();
+  mfs_status st = mfs_factorize_seq(S, A, &F, NULL, NULL, &err);
+  if (st != MFS_ERR_NOT_SPD) fail_msg("%s: status %d (%s)", what, st, err.msg);
+  assert_null(F);
+  assert_int_equal(mfs_mem_current(), before); /* nothing leaked on the error path */
+  int ok = 0;
+  for (int t = 0; t < nallowed; t++) ok |= (err.column == allowed[t]);
+  if (!ok) fail_msg("%s: reported column %lld", what, (long long)err.column);
+  char needle[48];
+  snprintf(needle, sizeof needle, "column %lld ", (long long)err.column + 1);
+  if (!strstr(err.msg, needle)) fail_msg("%s: message '%s' does not name %s", what, err.msg, needle);
+  assert_non_null(strstr(err.msg, "not positive definite"));
+  mfs_symbolic_free(S);
 }
 
-static void test_not_spd(void **state)
-{
-    (void)state;
-    mfs_error err;
-    mfs_ordering ords[] = {MFS_ORDER_NATURAL, MFS_ORDER_METIS, MFS_ORDER_AMD};
-    /* 1. 2D Laplacian plus a decoupled negative diagonal entry at column 7 (1-based): whatever the
+static void test_not_spd(void **state) {
+  (void)state;
+  mfs_error err;
+  mfs_ordering ords[] = {MFS_ORDER_NATURAL, MFS_ORDER_METIS, MFS_ORDER_AMD};
+  /* 1. 2D Laplacian plus a decoupled negative diagonal entry at column 7 (1-based): whatever the
      *    ordering, that pivot is the one that fails */
-    {
-        mfs_matrix L;
-        assert_int_equal(mfs_matrix_generate("lap2d:12", &L, &err), MFS_OK);
-        int32_t n = L.n;
-        int64_t nz = 0;
-        int32_t *ri = malloc(L.nnz * sizeof *ri), *ci = malloc(L.nnz * sizeof *ci);
-        double *v = malloc(L.nnz * sizeof *v);
-        for (int32_t j = 0; j < n; j++)
-            for (int64_t p = L.colptr[j]; p < L.colptr[j + 1]; p++) {
-                if ((L.rowind[p] == 6) != (j == 6)) continue; /* cut column 7 loose */
-                ri[nz] = L.rowind[p];
-                ci[nz] = j;
-                v[nz++] = (j == 6 && L.rowind[p] == 6) ? -2.0 : L.val[p];
-            }
-        mfs_matrix A;
-        assert_int_equal(mfs_matrix_from_triplets(n, nz, ri, ci, v, &A, &err), MFS_OK);
-        int32_t col[] = {6};
-        for (int t = 0; t < 3; t++)
-            if (mfs_ordering_available(ords[t])) expect_not_spd(&A, ords[t], 16, col, 1, "decoupled negative pivot");
-        free(ri);
-        free(ci);
-        free(v);
-        mfs_matrix_free(&A);
-        mfs_matrix_free(&L);
-    }
-    /* 2. [[1 2][2 1]] (indefinite): natural order fails at column 2; any order at column 1 or 2 */
-    {
-        int32_t ri[] = {0, 1, 1}, ci[] = {0, 0, 1};
-        double v[] = {1, 2, 1};
-        mfs_matrix A;
-        assert_int_equal(mfs_matrix_from_triplets(2, 3, ri, ci, v, &A, &err), MFS_OK);
-        int32_t second[] = {1}, both[] = {0, 1};
-        expect_not_spd(&A, MFS_ORDER_NATURAL, 1, second, 1, "2x2 natural nb=1");
-        expect_not_spd(&A, MFS_ORDER_NATURAL, 64, second, 1, "2x2 natural nb=64");
-        if (mfs_ordering_available(MFS_ORDER_AMD)) expect_not_spd(&A, MFS_ORDER_AMD, 4, both, 2, "2x2 amd");
-        mfs_matrix_free(&A);
-    }
-    /* 3. a 3D Laplacian with the sign of its diagonal flipped in one place deep in the matrix: the
-     *    failing pivot is reported as some valid column, and named */
-    {
-        mfs_matrix A;
-        assert_int_equal(mfs_matrix_generate("lap3d:8", &A, &err), MFS_OK);
-        A.val[A.colptr[300]] = -6.0;
-        int32_t *all = malloc(A.n * sizeof *all);
-        for (int32_t k = 0; k < A.n; k++) all[k] = k;
-        for (int t = 0; t < 3; t++)
-            if (mfs_ordering_available(ords[t])) expect_not_spd(&A, ords[t], 32, all, A.n, "lap3d flipped");
-        free(all);
-        mfs_matrix_free(&A);
-    }
-    /* 4. a zero matrix of order 1 and a singular Laplacian (Neumann: zero row sums) */
-    {
-        int32_t ri[] = {0}, ci[] = {0};
-        double v[] = {0.0};
-        mfs_matrix A;
-        assert_int_equal(mfs_matrix_from_triplets(1, 1, ri, ci, v, &A, &err), MFS_OK);
-        int32_t first[] = {0};
-        expect_not_spd(&A, MFS_ORDER_NATURAL, 8, first, 1, "zero 1x1");
-        mfs_matrix_free(&A);
-        /* 1D Neumann Laplacian: [1 -1; -1 2 -1; ...; -1 1] is singular; in natural order the last
-         * pivot is exactly 0 */
-        int32_t n = 20;
-        int32_t r2[40], c2[40];
-        double v2[40];
-        int nz = 0;
-        for (int32_t i = 0; i < n; i++) {
-            r2[nz] = c2[nz] = i;
-            v2[nz++] = (i == 0 || i == n - 1) ? 1.0 : 2.0;
-            if (i + 1 < n) {
-                r2[nz] = i + 1;
-                c2[nz] = i;
-                v2[nz++] = -1.0;
-            }
-        }
-        assert_int_equal(mfs_matrix_from_triplets(n, nz, r2, c2, v2, &A, &err), MFS_OK);
-        int32_t last[] = {n - 1};
-        expect_not_spd(&A, MFS_ORDER_NATURAL, 4, last, 1, "singular 1D Neumann");
-        mfs_matrix_free(&A);
-    }
-}
-
-static void test_memory_prediction(void **state)
-{
-    (void)state;
-    static const char *specs[] = {"lap2d:120", "lap3d:18", "lap3d27:12", "lap3d:9x30x4"};
-    mfs_ordering ords[] = {MFS_ORDER_METIS, MFS_ORDER_AMD};
-    for (size_t t = 0; t < sizeof specs / sizeof *specs; t++) {
-        mfs_matrix A;
-        mfs_error err;
-        assert_int_equal(mfs_matrix_generate(specs[t], &A, &err), MFS_OK);
-        for (size_t c = 0; c < 2; c++) {
-            if (!mfs_ordering_available(ords[c])) continue;
-            for (int nb = 32; nb <= 256; nb *= 8) {
-                mfs_options o;
-                mfs_options_default(&o);
-                o.ordering = ords[c];
-                o.nb = nb;
-                mfs_symbolic *S;
-                mfs_factor *F;
-                assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_OK);
-                int64_t before = mfs_mem_current();
-                assert_int_equal(mfs_factorize_seq(S, &A, &F, NULL, NULL, &err), MFS_OK);
-                double ratio = (double)F->mem_peak / (double)S->mem_peak;
-                if (fabs(ratio - 1.0) > 0.10)
-                    fail_msg("%s %s nb=%d: measured peak %lld, predicted %lld", specs[t], mfs_ordering_name(ords[c]),
-                             nb, (long long)F->mem_peak, (long long)S->mem_peak);
-                /* the live-data peak never exceeds the footprint; the factor is all that stays */
-                assert_true(S->mem_peak_live <= S->mem_peak);
-                /* after the factorization only the factor and its tables remain (the CB arena's
-                 * small bookkeeping struct is gone too) */
-                int64_t kept = mfs_mem_current() - before;
-                assert_true(kept <= S->mem_fixed + S->mem_factor && kept >= S->mem_fixed + S->mem_factor - 512);
-                mfs_factor_free(F);
-                assert_int_equal(mfs_mem_current(), before);
-                mfs_symbolic_free(S);
-            }
-        }
-        mfs_matrix_free(&A);
-    }
-}
-
-static void test_progress_and_args(void **state)
-{
-    (void)state;
-    mfs_matrix A, B;
-    mfs_error err;
-    assert_int_equal(mfs_matrix_generate("lap2d:30", &A, &err), MFS_OK);
-    assert_int_equal(mfs_matrix_generate("lap2d:31", &B, &err), MFS_OK);
-    mfs_symbolic *S;
-    mfs_factor *F;
-    assert_int_equal(mfs_analyze(&A, NULL, &S, &err), MFS_OK);
-    assert_int_equal(mfs_factorize_seq(S, &B, &F, NULL, NULL, &err), MFS_ERR_ARG);
-    assert_null(F);
-    assert_int_equal(mfs_factorize_seq(S, &A, &F, NULL, NULL, &err), MFS_OK);
-    assert_true(fabs(F->flops_done - (S->flops + S->flops_type[MFS_OP_ASSEMBLE])) <= 1e-6 * F->flops_done);
-    assert_true(F->time >= 0);
-    mfs_factor_free(F);
-    mfs_symbolic_free(S);
+  {
+    mfs_matrix L;
+    assert_int_equal(mfs_matrix_generate("lap2d:12", &L, &err), MFS_OK);
+    int32_t n = L.n;
+    int64_t nz = 0;
+    int32_t *ri = malloc(L.nnz * sizeof *ri), *ci = malloc(L.nnz * sizeof *ci);
+    double *v = malloc(L.nnz * sizeof *v);
+    for (int32_t j = 0; j < n; j++)
+      for (int64_t p = L.colptr[j]; p < L.colptr[j + 1]; p++) {
+        if ((L.rowind[p] == 6) != (j == 6)) continue; /* cut column 7 loose */
+        ri[nz] = L.rowind[p];
+        ci[nz] = j;
+        v[nz++] = (j == 6 && L.rowind[p] == 6) ? -2.0 : L.val[p];
+      }
+    mfs_matrix A;
+    assert_int_equal(mfs_matrix_from_triplets(n, nz, ri, ci, v, &A, &err), MFS_OK);
+    int32_t col[] = {6};
+    for (int t = 0; t < 3; t++)
+      if (mfs_ordering_available(ords[t])) expect_not_spd(&A, ords[t], 16, col, 1, "decoupled negative pivot");
+    free(ri);
+    free(ci);
+    free(v);
     mfs_matrix_free(&A);
-    mfs_matrix_free(&B);
-    /* denormal control round-trips */
-    unsigned csr = mfs_fpu_flush_denormals();
-    volatile double tiny = 1e-310, r = tiny * 0.5;
-    mfs_fpu_restore(csr);
+    mfs_matrix_free(&L);
+  }
+  /* 2. [[1 2][2 1]] (indefinite): natural order fails at column 2; any order at column 1 or 2 */
+  {
+    int32_t ri[] = {0, 1, 1}, ci[] = {0, 0, 1};
+    double v[] = {1, 2, 1};
+    mfs_matrix A;
+    assert_int_equal(mfs_matrix_from_triplets(2, 3, ri, ci, v, &A, &err), MFS_OK);
+    int32_t second[] = {1}, both[] = {0, 1};
+    expect_not_spd(&A, MFS_ORDER_NATURAL, 1, second, 1, "2x2 natural nb=1");
+    expect_not_spd(&A, MFS_ORDER_NATURAL, 64, second, 1, "2x2 natural nb=64");
+    if (mfs_ordering_available(MFS_ORDER_AMD)) expect_not_spd(&A, MFS_ORDER_AMD, 4, both, 2, "2x2 amd");
+    mfs_matrix_free(&A);
+  }
+  /* 3. a 3D Laplacian with the sign of its diagonal flipped in one place deep in the matrix: the
+     *    failing pivot is reported as some valid column, and named */
+  {
+    mfs_matrix A;
+    assert_int_equal(mfs_matrix_generate("lap3d:8", &A, &err), MFS_OK);
+    A.val[A.colptr[300]] = -6.0;
+    int32_t *all = malloc(A.n * sizeof *all);
+    for (int32_t k = 0; k < A.n; k++) all[k] = k;
+    for (int t = 0; t < 3; t++)
+      if (mfs_ordering_available(ords[t])) expect_not_spd(&A, ords[t], 32, all, A.n, "lap3d flipped");
+    free(all);
+    mfs_matrix_free(&A);
+  }
+  /* 4. a zero matrix of order 1 and a singular Laplacian (Neumann: zero row sums) */
+  {
+    int32_t ri[] = {0}, ci[] = {0};
+    double v[] = {0.0};
+    mfs_matrix A;
+    assert_int_equal(mfs_matrix_from_triplets(1, 1, ri, ci, v, &A, &err), MFS_OK);
+    int32_t first[] = {0};
+    expect_not_spd(&A, MFS_ORDER_NATURAL, 8, first, 1, "zero 1x1");
+    mfs_matrix_free(&A);
+    /* 1D Neumann Laplacian: [1 -1; -1 2 -1; ...; -1 1] is singular; in natural order the last
+         * pivot is exactly 0 */
+    int32_t n = 20;
+    int32_t r2[40], c2[40];
+    double v2[40];
+    int nz = 0;
+    for (int32_t i = 0; i < n; i++) {
+      r2[nz] = c2[nz] = i;
+      v2[nz++] = (i == 0 || i == n - 1) ? 1.0 : 2.0;
+      if (i + 1 < n) {
+        r2[nz] = i + 1;
+        c2[nz] = i;
+        v2[nz++] = -1.0;
+      }
+    }
+    assert_int_equal(mfs_matrix_from_triplets(n, nz, r2, c2, v2, &A, &err), MFS_OK);
+    int32_t last[] = {n - 1};
+    expect_not_spd(&A, MFS_ORDER_NATURAL, 4, last, 1, "singular 1D Neumann");
+    mfs_matrix_free(&A);
+  }
+}
+
+static void test_memory_prediction(void **state) {
+  (void)state;
+  static const char *specs[] = {"lap2d:120", "lap3d:18", "lap3d27:12", "lap3d:9x30x4"};
+  mfs_ordering ords[] = {MFS_ORDER_METIS, MFS_ORDER_AMD};
+  for (size_t t = 0; t < sizeof specs / sizeof *specs; t++) {
+    mfs_matrix A;
+    mfs_error err;
+    assert_int_equal(mfs_matrix_generate(specs[t], &A, &err), MFS_OK);
+    for (size_t c = 0; c < 2; c++) {
+      if (!mfs_ordering_available(ords[c])) continue;
+      for (int nb = 32; nb <= 256; nb *= 8) {
+        mfs_options o;
+        mfs_options_default(&o);
+        o.ordering = ords[c];
+        o.nb = nb;
+        mfs_symbolic *S;
+        mfs_factor *F;
+        assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_OK);
+        int64_t before = mfs_mem_current();
+        assert_int_equal(mfs_factorize_seq(S, &A, &F, NULL, NULL, &err), MFS_OK);
+        double ratio = (double)F->mem_peak / (double)S->mem_peak;
+        if (fabs(ratio - 1.0) > 0.10)
+          fail_msg("%s %s nb=%d: measured peak %lld, predicted %lld", specs[t], mfs_ordering_name(ords[c]), nb,
+                   (long long)F->mem_peak, (long long)S->mem_peak);
+        /* the live-data peak never exceeds the footprint; the factor is all that stays */
+        assert_true(S->mem_peak_live <= S->mem_peak);
+        /* after the factorization only the factor and its tables remain (the CB arena's
+                 * small bookkeeping struct is gone too) */
+        int64_t kept = mfs_mem_current() - before;
+        assert_true(kept <= S->mem_fixed + S->mem_factor && kept >= S->mem_fixed + S->mem_factor - 512);
+        mfs_factor_free(F);
+        assert_int_equal(mfs_mem_current(), before);
+        mfs_symbolic_free(S);
+      }
+    }
+    mfs_matrix_free(&A);
+  }
+}
+
+static void test_progress_and_args(void **state) {
+  (void)state;
+  mfs_matrix A, B;
+  mfs_error err;
+  assert_int_equal(mfs_matrix_generate("lap2d:30", &A, &err), MFS_OK);
+  assert_int_equal(mfs_matrix_generate("lap2d:31", &B, &err), MFS_OK);
+  mfs_symbolic *S;
+  mfs_factor *F;
+  assert_int_equal(mfs_analyze(&A, NULL, &S, &err), MFS_OK);
+  assert_int_equal(mfs_factorize_seq(S, &B, &F, NULL, NULL, &err), MFS_ERR_ARG);
+  assert_null(F);
+  assert_int_equal(mfs_factorize_seq(S, &A, &F, NULL, NULL, &err), MFS_OK);
+  assert_true(fabs(F->flops_done - (S->flops + S->flops_type[MFS_OP_ASSEMBLE])) <= 1e-6 * F->flops_done);
+  assert_true(F->time >= 0);
+  mfs_factor_free(F);
+  mfs_symbolic_free(S);
+  mfs_matrix_free(&A);
+  mfs_matrix_free(&B);
+  /* denormal control round-trips */
+  unsigned csr = mfs_fpu_flush_denormals();
+  volatile double tiny = 1e-310, r = tiny * 0.5;
+  mfs_fpu_restore(csr);
 #if defined(__x86_64__)
-    assert_true(r == 0.0); /* flushed while FTZ/DAZ were on */
-    volatile double r2 = tiny * 0.5;
-    assert_true(r2 != 0.0);
+  assert_true(r == 0.0); /* flushed while FTZ/DAZ were on */
+  volatile double r2 = tiny * 0.5;
+  assert_true(r2 != 0.0);
 #else
-    (void)r;
+  (void)r;
 #endif
 }
 
 /* Pages of [p, p + len) resident in memory. */
-static size_t resident_pages(const char *p, size_t len)
-{
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (len + pg - 1) / pg, r = 0;
-    unsigned char *v = malloc(n);
-    assert_non_null(v);
-    assert_int_equal(mincore((void *)p, len, v), 0);
-    for (size_t i = 0; i < n; i++) r += v[i] & 1;
-    free(v);
-    return r;
+static size_t resident_pages(const char *p, size_t len) {
+  size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (len + pg - 1) / pg, r = 0;
+  unsigned char *v = malloc(n);
+  assert_non_null(v);
+  assert_int_equal(mincore((void *)p, len, v), 0);
+  for (size_t i = 0; i < n; i++) r += v[i] & 1;
+  free(v);
+  return r;
 }
 
 /* The populated part is faulted in whole, by one thread or split among several (slices of whole
  * huge pages, the last one shorter), and nothing beyond it: 7 huge pages over 3 threads is 3 + 3 + 1,
  * over 9 threads one each. */
-static void test_arena_populate_threads(void **state)
-{
-    (void)state;
+static void test_arena_populate_threads(void **state) {
+  (void)state;
 #ifdef MADV_POPULATE_WRITE
-    const size_t huge = (size_t)2 << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
-    const int threads[] = {1, 3, 9};
-    for (int k = 0; k < 3; k++) {
-        mfs_arena a;
-        arena__set_populate_threads(threads[k]);
-        assert_int_equal(arena__create(&a, 16 * huge, 7 * huge - 12345), MFS_OK);
-        arena__set_populate_threads(1);
-        if (resident_pages(a.base, huge) == 0) { /* a kernel without MADV_POPULATE_WRITE: EINVAL */
-            arena__destroy(&a);
-            skip();
-        }
-        assert_int_equal(resident_pages(a.base, 7 * huge), 7 * huge / pg);
-        assert_int_equal(resident_pages(a.base + 7 * huge, 9 * huge), 0);
-        arena__destroy(&a);
+  const size_t huge = (size_t)2 << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
+  const int threads[] = {1, 3, 9};
+  for (int k = 0; k < 3; k++) {
+    mfs_arena a;
+    arena__set_populate_threads(threads[k]);
+    assert_int_equal(arena__create(&a, 16 * huge, 7 * huge - 12345), MFS_OK);
+    arena__set_populate_threads(1);
+    if (resident_pages(a.base, huge) == 0) { /* a kernel without MADV_POPULATE_WRITE: EINVAL */
+      arena__destroy(&a);
+      skip();
     }
+    assert_int_equal(resident_pages(a.base, 7 * huge), 7 * huge / pg);
+    assert_int_equal(resident_pages(a.base + 7 * huge, 9 * huge), 0);
+    arena__destroy(&a);
+  }
 #else
-    skip();
+  skip();
 #endif
 }
 
 /* The page-size rule, on values derived by hand: huge pages at 2 ms/MB against 4 KiB pages at
  * 0.15 ms/MB for 200 MB cost (2e-9 - 1.5e-10) x 2e8 = 0.37 s more set-up; 4 KiB pages cost the
  * operations 0.8 x ops: 0.264 s for 0.33 s of operations (4 KiB pages), 0.4 s for 0.5 s (huge). */
-static void test_arena_page_size_rule(void **state)
-{
-    (void)state;
-    assert_int_equal(arena__huge_pages_too_slow(2e-9, 1.5e-10, 2e8, 0.33), 1);
-    assert_int_equal(arena__huge_pages_too_slow(2e-9, 1.5e-10, 2e8, 0.5), 0);
-    assert_int_equal(arena__huge_pages_too_slow(1e-10, 1.5e-10, 2e8, 0.0), 0);   /* huge pages were the faster */
+static void test_arena_page_size_rule(void **state) {
+  (void)state;
+  assert_int_equal(arena__huge_pages_too_slow(2e-9, 1.5e-10, 2e8, 0.33), 1);
+  assert_int_equal(arena__huge_pages_too_slow(2e-9, 1.5e-10, 2e8, 0.5), 0);
+  assert_int_equal(arena__huge_pages_too_slow(1e-10, 1.5e-10, 2e8, 0.0), 0); /* huge pages were the faster */
 }
 
 /* With a budget, population goes in timed steps and may change page size midway: whatever it
  * decides, exactly the populated range is resident. A budget no set-up can exceed keeps huge
  * pages (no switch), and clearing the budget clears the decision. */
-static void test_arena_budget_populates_all(void **state)
-{
-    (void)state;
+static void test_arena_budget_populates_all(void **state) {
+  (void)state;
 #ifdef MADV_POPULATE_WRITE
-    const size_t huge = (size_t)2 << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
-    const double ops_s[] = {1e-30, 1e9};
-    for (int k = 0; k < 2; k++) {
-        mfs_arena a, b;
-        arena__set_huge_page_budget(ops_s[k], 60.0 * (double)huge);
-        assert_int_equal(arena__create(&a, 48 * huge, 37 * huge - 999), MFS_OK);
-        assert_int_equal(arena__create(&b, 24 * huge, 20 * huge), MFS_OK);
-        if (k == 1) assert_int_equal(arena__small_pages(), 0);
-        arena__set_huge_page_budget(0, 0);
-        assert_int_equal(arena__small_pages(), 0);
-        if (resident_pages(a.base, huge) == 0) { /* a kernel without MADV_POPULATE_WRITE: EINVAL */
-            arena__destroy(&a);
-            arena__destroy(&b);
-            skip();
-        }
-        assert_int_equal(resident_pages(a.base, 37 * huge), 37 * huge / pg);
-        assert_int_equal(resident_pages(a.base + 37 * huge, 11 * huge), 0);
-        assert_int_equal(resident_pages(b.base, 20 * huge), 20 * huge / pg);
-        assert_int_equal(resident_pages(b.base + 20 * huge, 4 * huge), 0);
-        arena__destroy(&a);
-        arena__destroy(&b);
+  const size_t huge = (size_t)2 << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
+  const double ops_s[] = {1e-30, 1e9};
+  for (int k = 0; k < 2; k++) {
+    mfs_arena a, b;
+    arena__set_huge_page_budget(ops_s[k], 60.0 * (double)huge);
+    assert_int_equal(arena__create(&a, 48 * huge, 37 * huge - 999), MFS_OK);
+    assert_int_equal(arena__create(&b, 24 * huge, 20 * huge), MFS_OK);
+    if (k == 1) assert_int_equal(arena__small_pages(), 0);
+    arena__set_huge_page_budget(0, 0);
+    assert_int_equal(arena__small_pages(), 0);
+    if (resident_pages(a.base, huge) == 0) { /* a kernel without MADV_POPULATE_WRITE: EINVAL */
+      arena__destroy(&a);
+      arena__destroy(&b);
+      skip();
     }
+    assert_int_equal(resident_pages(a.base, 37 * huge), 37 * huge / pg);
+    assert_int_equal(resident_pages(a.base + 37 * huge, 11 * huge), 0);
+    assert_int_equal(resident_pages(b.base, 20 * huge), 20 * huge / pg);
+    assert_int_equal(resident_pages(b.base + 20 * huge, 4 * huge), 0);
+    arena__destroy(&a);
+    arena__destroy(&b);
+  }
 #else
-    skip();
+  skip();
 #endif
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_residual_stencils),
-        cmocka_unit_test(test_residual_golden_and_random),
-        cmocka_unit_test(test_multiple_rhs_and_refine),
-        cmocka_unit_test(test_ops_out_of_order),
-        cmocka_unit_test(test_not_spd),
-        cmocka_unit_test(test_memory_prediction),
-        cmocka_unit_test(test_progress_and_args),
-        cmocka_unit_test(test_arena_populate_threads),
-        cmocka_unit_test(test_arena_page_size_rule),
-        cmocka_unit_test(test_arena_budget_populates_all),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_residual_stencils),
+      cmocka_unit_test(test_residual_golden_and_random),
+      cmocka_unit_test(test_multiple_rhs_and_refine),
+      cmocka_unit_test(test_ops_out_of_order),
+      cmocka_unit_test(test_not_spd),
+      cmocka_unit_test(test_memory_prediction),
+      cmocka_unit_test(test_progress_and_args),
+      cmocka_unit_test(test_arena_populate_threads),
+      cmocka_unit_test(test_arena_page_size_rule),
+      cmocka_unit_test(test_arena_budget_populates_all),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
 }

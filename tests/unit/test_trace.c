@@ -22,11 +22,11 @@ static char dir[512];
 
 /* ------------------------------------------------------------------------------ reading back */
 typedef struct {
-  char names[256][64];        /* string id -> text */
-  uint32_t region_name[256];  /* region id -> string id */
+  char names[256][64];       /* string id -> text */
+  uint32_t region_name[256]; /* region id -> string id */
   uint64_t loc[16];
   int nloc;
-  char log[1 << 16];           /* the events as text (the first 64 KiB) */
+  char log[1 << 16]; /* the events as text (the first 64 KiB) */
   uint64_t events, flush_regions, buffer_flushes;
 } rd;
 
@@ -47,21 +47,32 @@ static OTF2_CallbackCode g_string(void *u, OTF2_StringRef self, const char *s) {
 static OTF2_CallbackCode g_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef cn,
                                   OTF2_StringRef d, OTF2_RegionRole role, OTF2_Paradigm p, OTF2_RegionFlag f,
                                   OTF2_StringRef file, uint32_t b, uint32_t e) {
-  (void)cn; (void)d; (void)role; (void)p; (void)f; (void)file; (void)b; (void)e;
+  (void)cn;
+  (void)d;
+  (void)role;
+  (void)p;
+  (void)f;
+  (void)file;
+  (void)b;
+  (void)e;
   rd *r = u;
   if (self < 256) r->region_name[self] = name;
   return OTF2_CALLBACK_SUCCESS;
 }
 static OTF2_CallbackCode g_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType t,
                                     uint64_t n, OTF2_LocationGroupRef g) {
-  (void)name; (void)t; (void)n; (void)g;
+  (void)name;
+  (void)t;
+  (void)n;
+  (void)g;
   rd *r = u;
   if (r->nloc < 16) r->loc[r->nloc++] = self;
   return OTF2_CALLBACK_SUCCESS;
 }
 static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                  OTF2_RegionRef reg) {
-  (void)l; (void)a;
+  (void)l;
+  (void)a;
   rd *r = u;
   r->events++;
   r->flush_regions += !strcmp(rname(r, reg), "popmeter:flush");
@@ -70,7 +81,8 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
 }
 static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                  OTF2_RegionRef reg) {
-  (void)l; (void)a;
+  (void)l;
+  (void)a;
   rd *r = u;
   r->events++;
   logf_(r, "L %s %llu\n", rname(r, reg), (unsigned long long)(t - T0));
@@ -78,7 +90,11 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, 
 }
 static OTF2_CallbackCode e_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                   OTF2_MetricRef m, uint8_t n, const OTF2_Type *ty, const OTF2_MetricValue *v) {
-  (void)l; (void)a; (void)m; (void)n; (void)ty;
+  (void)l;
+  (void)a;
+  (void)m;
+  (void)n;
+  (void)ty;
   rd *r = u;
   r->events++;
   logf_(r, "M %llu %llu\n", (unsigned long long)(t - T0), (unsigned long long)v[0].unsigned_int);
@@ -86,7 +102,10 @@ static OTF2_CallbackCode e_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void *u,
 }
 static OTF2_CallbackCode e_flush(OTF2_LocationRef l, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a,
                                  OTF2_TimeStamp stop) {
-  (void)l; (void)t; (void)a; (void)stop;
+  (void)l;
+  (void)t;
+  (void)a;
+  (void)stop;
   rd *r = u;
   r->events++;
   r->buffer_flushes++;
@@ -117,7 +136,10 @@ static int read_archive(rd *r) {
   OTF2_Reader_OpenEvtFiles(rdr);
   for (int i = 0; i < r->nloc; i++) {
     OTF2_DefReader *d = OTF2_Reader_GetDefReader(rdr, r->loc[i]);
-    if (d) { OTF2_Reader_ReadAllLocalDefinitions(rdr, d, &n); OTF2_Reader_CloseDefReader(rdr, d); }
+    if (d) {
+      OTF2_Reader_ReadAllLocalDefinitions(rdr, d, &n);
+      OTF2_Reader_CloseDefReader(rdr, d);
+    }
     OTF2_Reader_GetEvtReader(rdr, r->loc[i]);
   }
   OTF2_Reader_CloseDefFiles(rdr);
@@ -164,10 +186,22 @@ static int teardown(void **state) {
 }
 
 static pm_region_id R(const char *name) { return pm_region_register(name, PM_PARADIGM_USER, PM_ROLE_FUNCTION); }
-static void at(uint64_t t) { uint64_t now = pm_clock_now(); if (T0 + t > now) pm_clock_advance(T0 + t - now); }
-static void enter(pm_loc *L, const char *name, uint64_t t) { at(t); pm_region_enter(L, R(name), pm_clock_now()); }
-static void leave(pm_loc *L, uint64_t t) { at(t); pm_region_exit(L, pm_clock_now()); }
-static void finish(uint64_t t) { at(t); pm_core_finalize(&pm_ipc_serial, NULL); }
+static void at(uint64_t t) {
+  uint64_t now = pm_clock_now();
+  if (T0 + t > now) pm_clock_advance(T0 + t - now);
+}
+static void enter(pm_loc *L, const char *name, uint64_t t) {
+  at(t);
+  pm_region_enter(L, R(name), pm_clock_now());
+}
+static void leave(pm_loc *L, uint64_t t) {
+  at(t);
+  pm_region_exit(L, pm_clock_now());
+}
+static void finish(uint64_t t) {
+  at(t);
+  pm_core_finalize(&pm_ipc_serial, NULL);
+}
 
 /* ------------------------------------------------------------------------------------- tests */
 /* Nesting and an exclusion pattern: "skip*" is neither entered nor left, its child B appears
@@ -178,7 +212,12 @@ static void test_exclusion_keeps_nesting(void **state) {
   setenv("POPMETER_TRACE_FILTER", "skip*", 1);
   assert_int_equal(pm_core_activate(), 1);
   pm_loc *L = pm_loc_self();
-  enter(L, "A", 10); enter(L, "skip_x", 12); enter(L, "B", 13); leave(L, 15); leave(L, 16); leave(L, 20);
+  enter(L, "A", 10);
+  enter(L, "skip_x", 12);
+  enter(L, "B", 13);
+  leave(L, 15);
+  leave(L, 16);
+  leave(L, 20);
   finish(30);
   rd r;
   assert_int_equal(read_archive(&r), 0);
@@ -193,14 +232,25 @@ static void test_minimum_duration(void **state) {
   setenv("POPMETER_TRACE_FILTER", " min=5 ", 1);
   assert_int_equal(pm_core_activate(), 1);
   pm_loc *L = pm_loc_self();
-  enter(L, "A", 0); enter(L, "tiny", 100); leave(L, 200); enter(L, "long", 1000); leave(L, 8000); leave(L, 10000);
-  enter(L, "S", 20000); enter(L, "tiny", 20100); leave(L, 20200); leave(L, 21000);
-  enter(L, "X", 22000); enter(L, "tiny", 23000); leave(L, 23500); leave(L, 40000);
+  enter(L, "A", 0);
+  enter(L, "tiny", 100);
+  leave(L, 200);
+  enter(L, "long", 1000);
+  leave(L, 8000);
+  leave(L, 10000);
+  enter(L, "S", 20000);
+  enter(L, "tiny", 20100);
+  leave(L, 20200);
+  leave(L, 21000);
+  enter(L, "X", 22000);
+  enter(L, "tiny", 23000);
+  leave(L, 23500);
+  leave(L, 40000);
   finish(50000);
   rd r;
   assert_int_equal(read_archive(&r), 0);
   assert_string_equal(r.log, "E A 0\nE long 1000\nL long 8000\nL A 10000\nE X 22000\nL X 40000\nM 50000 50000\n");
-  assert_int_equal(pm_tr.stats.dropped_short, 4);   /* tiny x3 and S */
+  assert_int_equal(pm_tr.stats.dropped_short, 4); /* tiny x3 and S */
 }
 
 /* Regions still open at the end are left at the end time, innermost first. */
@@ -208,7 +258,8 @@ static void test_open_regions_closed_at_end(void **state) {
   (void)state;
   assert_int_equal(pm_core_activate(), 1);
   pm_loc *L = pm_loc_self();
-  enter(L, "outer", 5); enter(L, "inner", 7);
+  enter(L, "outer", 5);
+  enter(L, "inner", 7);
   finish(11);
   rd r;
   assert_int_equal(read_archive(&r), 0);
@@ -223,7 +274,10 @@ static void test_bad_filter_item(void **state) {
   assert_int_equal(pm_tr.filter.min_ns, 0);
   assert_int_equal(pm_tr.filter.npat, 1);
   pm_loc *L = pm_loc_self();
-  enter(L, "A", 1); enter(L, "B", 2); leave(L, 3); leave(L, 4);
+  enter(L, "A", 1);
+  enter(L, "B", 2);
+  leave(L, 3);
+  leave(L, 4);
   finish(5);
   rd r;
   assert_int_equal(read_archive(&r), 0);
@@ -258,7 +312,7 @@ static void test_flush_when_buffer_full(void **state) {
   rd r;
   assert_int_equal(read_archive(&r), 0);
   assert_int_equal(r.flush_regions, flushes);
-  assert_int_equal(r.buffer_flushes, flushes);        /* OTF2's BufferFlush record, one per flush */
+  assert_int_equal(r.buffer_flushes, flushes); /* OTF2's BufferFlush record, one per flush */
   /* 600000 region events + 2 per flush region + 1 BufferFlush each + metric samples (every 10 ms of
    * virtual time: at t = 10000000? never here, the run is 0.7 ms) + the final sample */
   assert_int_equal(r.events, 600000 + 3 * flushes + 1);
@@ -280,12 +334,12 @@ static void test_off_costs_nothing(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test_setup_teardown(test_exclusion_keeps_nesting, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_minimum_duration, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_open_regions_closed_at_end, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_bad_filter_item, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_flush_when_buffer_full, setup, teardown),
-    cmocka_unit_test_setup_teardown(test_off_costs_nothing, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exclusion_keeps_nesting, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_minimum_duration, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_open_regions_closed_at_end, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bad_filter_item, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_flush_when_buffer_full, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_off_costs_nothing, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

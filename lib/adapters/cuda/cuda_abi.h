@@ -18,18 +18,23 @@
 
 typedef enum { PM_CUDA_ACT_KERNEL = 0, PM_CUDA_ACT_MEMCPY, PM_CUDA_ACT_MEMSET, PM_CUDA_ACT_COUNT } pm_cuda_act_kind;
 typedef enum {
-  PM_CUDA_COPY_HTOD = 0, PM_CUDA_COPY_DTOH, PM_CUDA_COPY_DTOD, PM_CUDA_COPY_HTOH, PM_CUDA_COPY_PTOP,
-  PM_CUDA_COPY_OTHER, PM_CUDA_COPY_COUNT
+  PM_CUDA_COPY_HTOD = 0,
+  PM_CUDA_COPY_DTOH,
+  PM_CUDA_COPY_DTOD,
+  PM_CUDA_COPY_HTOH,
+  PM_CUDA_COPY_PTOP,
+  PM_CUDA_COPY_OTHER,
+  PM_CUDA_COPY_COUNT
 } pm_cuda_copy_kind;
 
 /* One operation that ran on a device stream, as CUPTI reported it. */
 typedef struct {
-  int kind;                 /* pm_cuda_act_kind */
-  int copy_kind;            /* pm_cuda_copy_kind (memcpy only) */
+  int kind;      /* pm_cuda_act_kind */
+  int copy_kind; /* pm_cuda_copy_kind (memcpy only) */
   uint32_t device, context, stream;
-  uint64_t start, end;      /* CUPTI timestamps, ns (converted to the host clock by libpopmeter) */
-  uint64_t bytes;           /* memcpy / memset */
-  const char *name;         /* kernel name (CUPTI keeps it alive while the process runs), or NULL */
+  uint64_t start, end; /* CUPTI timestamps, ns (converted to the host clock by libpopmeter) */
+  uint64_t bytes;      /* memcpy / memset */
+  const char *name;    /* kernel name (CUPTI keeps it alive while the process runs), or NULL */
 } pm_cuda_activity;
 
 /* The largest call index the plugin may pass to host_enter (its table of synchronising calls). */

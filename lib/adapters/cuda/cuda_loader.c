@@ -25,21 +25,21 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static char status[160];                 /* see pm_cuda_status */
+static char status[160]; /* see pm_cuda_status */
 static const pm_cuda_plugin *plugin;
 static int module_open;
 
 /* ------------------------------------------------------------------------- table for the plugin */
 static uint64_t host_now(void) { return pm_clock_now(); }
 static const pm_cuda_host host_api = {
-  .abi = PM_CUDA_ABI,
-  .now = host_now,
-  .clock_sync = pm_cuda_streams_clock_sync,
-  .clock_is_host = pm_cuda_streams_clock_is_host,
-  .activity = pm_cuda_streams_feed,
-  .dropped = pm_cuda_streams_dropped,
-  .host_enter = pm_cuda_host_enter,
-  .host_exit = pm_cuda_host_exit,
+    .abi = PM_CUDA_ABI,
+    .now = host_now,
+    .clock_sync = pm_cuda_streams_clock_sync,
+    .clock_is_host = pm_cuda_streams_clock_is_host,
+    .activity = pm_cuda_streams_feed,
+    .dropped = pm_cuda_streams_dropped,
+    .host_enter = pm_cuda_host_enter,
+    .host_exit = pm_cuda_host_exit,
 };
 const pm_cuda_host *pm_cuda_host_api(void) { return &host_api; }
 
@@ -55,23 +55,37 @@ void pm_cuda_module_open(void) {
 /* 0 when the driver reports at least one device; otherwise the reason in 'why'. The driver stays
  * loaded (the application will use it; unloading a driver is never safe). */
 static int probe_driver(char *why, size_t n) {
-  void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);       /* the program loaded it already */
+  void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD); /* the program loaded it already */
   if (!h) h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-  if (!h) { snprintf(why, n, "no CUDA device (libcuda.so.1 not found)"); return -1; }
+  if (!h) {
+    snprintf(why, n, "no CUDA device (libcuda.so.1 not found)");
+    return -1;
+  }
   int (*init)(unsigned) = NULL, (*count)(int *) = NULL, (*err_name)(int, const char **) = NULL;
   *(void **)&init = dlsym(h, "cuInit");
   *(void **)&count = dlsym(h, "cuDeviceGetCount");
   *(void **)&err_name = dlsym(h, "cuGetErrorName");
-  if (!init || !count) { snprintf(why, n, "no CUDA device (libcuda.so.1 has no cuInit / cuDeviceGetCount)"); return -1; }
-  int nd = 0, rc = init(0);
-  const char *call = "cuInit", *name = NULL;
-  if (rc == 0) { rc = count(&nd); call = "cuDeviceGetCount"; }
-  if (rc != 0) {
-    if (err_name && err_name(rc, &name) == 0 && name) snprintf(why, n, "no CUDA device (%s failed: %s)", call, name);
-    else snprintf(why, n, "no CUDA device (%s failed: CUDA error %d)", call, rc);   /* a stub driver names none */
+  if (!init || !count) {
+    snprintf(why, n, "no CUDA device (libcuda.so.1 has no cuInit / cuDeviceGetCount)");
     return -1;
   }
-  if (nd <= 0) { snprintf(why, n, "no CUDA device (the driver reports 0 devices)"); return -1; }
+  int nd = 0, rc = init(0);
+  const char *call = "cuInit", *name = NULL;
+  if (rc == 0) {
+    rc = count(&nd);
+    call = "cuDeviceGetCount";
+  }
+  if (rc != 0) {
+    if (err_name && err_name(rc, &name) == 0 && name)
+      snprintf(why, n, "no CUDA device (%s failed: %s)", call, name);
+    else
+      snprintf(why, n, "no CUDA device (%s failed: CUDA error %d)", call, rc); /* a stub driver names none */
+    return -1;
+  }
+  if (nd <= 0) {
+    snprintf(why, n, "no CUDA device (the driver reports 0 devices)");
+    return -1;
+  }
   return 0;
 }
 
@@ -84,7 +98,10 @@ static void *open_plugin(char *why, size_t n) {
   if (dladdr((void *)&pm_cuda_host_api, &info) && info.dli_fname) {
     snprintf(dir, sizeof dir, "%s", info.dli_fname);
     char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0'; else snprintf(dir, sizeof dir, ".");
+    if (slash)
+      *slash = '\0';
+    else
+      snprintf(dir, sizeof dir, ".");
   }
   const char *fmt[] = {"%s/popmeter/" PM_CUDA_PLUGIN_NAME, "%s/" PM_CUDA_PLUGIN_NAME};
   for (unsigned i = 0; dir[0] && i < 2; i++) {
@@ -117,10 +134,11 @@ static void *open_plugin(char *why, size_t n) {
  * (libcudart, libcuda, the CUDA math libraries...) or when its executable carries device code (a
  * .nv_fatbin section: nvcc links the CUDA runtime statically by default). */
 static int maps_cuda_library(struct dl_phdr_info *info, size_t size, void *data) {
-  (void)size; (void)data;
+  (void)size;
+  (void)data;
   const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
   base = base ? base + 1 : info->dlpi_name;
-  return base && !strncmp(base, "libcu", 5) && strncmp(base, "libcurl", 7) != 0;   /* libcuda, libcudart, libcublas... */
+  return base && !strncmp(base, "libcu", 5) && strncmp(base, "libcurl", 7) != 0; /* libcuda, libcudart, libcublas... */
 }
 
 /* 1 when the ELF file at path has a section named 'name'. Raw syscalls: popmeter's own I/O
@@ -158,7 +176,7 @@ int pm_cuda_program_uses_cuda(void) {
 static void load(void);
 void pm_cuda_activate(const pm_config *cfg) {
   status[0] = '\0';
-  if (!cfg->i[PM_CFG_CUDA]) return;                  /* POPMETER_CUDA=0: CUDA is not looked for */
+  if (!cfg->i[PM_CFG_CUDA]) return; /* POPMETER_CUDA=0: CUDA is not looked for */
   /* POPMETER_CUDA=1 set explicitly looks for CUDA in any program (a program that dlopens CUDA late) */
   if (!cfg->is_set[PM_CFG_CUDA] && !pm_cuda_program_uses_cuda()) return;
   load();
@@ -167,15 +185,22 @@ void pm_cuda_activate(const pm_config *cfg) {
 
 static void load(void) {
   char why[sizeof status];
-  if (probe_driver(why, sizeof why) != 0) { snprintf(status, sizeof status, "%s", why); return; }
+  if (probe_driver(why, sizeof why) != 0) {
+    snprintf(status, sizeof status, "%s", why);
+    return;
+  }
   void *h = open_plugin(why, sizeof why);
-  if (!h) { snprintf(status, sizeof status, "%s", why); return; }
+  if (!h) {
+    snprintf(status, sizeof status, "%s", why);
+    return;
+  }
   pm_cuda_plugin_entry_fn entry;
   *(void **)&entry = dlsym(h, PM_CUDA_PLUGIN_ENTRY);
   const pm_cuda_plugin *p = entry ? entry() : NULL;
   if (!p || p->abi != PM_CUDA_ABI) {
-    snprintf(status, sizeof status, "CUDA activity not measured: %s is from another popmeter version", PM_CUDA_PLUGIN_NAME);
-    return;                                          /* left loaded: it may have started threads */
+    snprintf(status, sizeof status, "CUDA activity not measured: %s is from another popmeter version",
+             PM_CUDA_PLUGIN_NAME);
+    return; /* left loaded: it may have started threads */
   }
   pm_cuda_module_open();
   if (p->start(&host_api, why, sizeof why) != 0) {
@@ -190,8 +215,11 @@ static void load(void) {
 
 void pm_cuda_finalize(uint64_t t_end) {
   if (!module_open) return;
-  pm_cuda_streams_end_window(t_end);                 /* the last buffers: nothing beyond t_end */
-  if (plugin) { plugin->flush(); plugin->stop(); }
+  pm_cuda_streams_end_window(t_end); /* the last buffers: nothing beyond t_end */
+  if (plugin) {
+    plugin->flush();
+    plugin->stop();
+  }
   pm_cuda_streams_close(t_end);
 }
 
@@ -208,7 +236,8 @@ int pm_cuda_to_profile(pm_profile *p) {
     len += (size_t)snprintf(note + len, n - len, "; %llu activity records lost (CUPTI buffers full or over %d streams)",
                             (unsigned long long)lost, PM_CUDA_MAX_STREAMS);
   if (partial && len < n)
-    snprintf(note + len, n - len, "; copy/kernel overlap counted in part on %llu device(s)", (unsigned long long)partial);
+    snprintf(note + len, n - len, "; copy/kernel overlap counted in part on %llu device(s)",
+             (unsigned long long)partial);
   return 0;
 }
 

@@ -18,11 +18,13 @@ struct pm_profile;
  * (the real-time clock was stepped back), unless its host reading is not after it either (a pair
  * read earlier on another thread, arriving late: ignored). */
 #define PM_CUDA_SYNC_MAX 64
-typedef struct { uint64_t cupti, host; } pm_cuda_sync_pt;
 typedef struct {
-  pm_cuda_sync_pt pt[PM_CUDA_SYNC_MAX];   /* increasing cupti times; the oldest is dropped when full */
+  uint64_t cupti, host;
+} pm_cuda_sync_pt;
+typedef struct {
+  pm_cuda_sync_pt pt[PM_CUDA_SYNC_MAX]; /* increasing cupti times; the oldest is dropped when full */
   unsigned n;
-  int identity;                           /* CUPTI uses the host clock: no mapping */
+  int identity; /* CUPTI uses the host clock: no mapping */
 } pm_cuda_clock;
 PM_HIDDEN void pm_cuda_clock_init(pm_cuda_clock *c);
 PM_HIDDEN void pm_cuda_clock_add(pm_cuda_clock *c, uint64_t cupti, uint64_t host);

@@ -25,20 +25,25 @@ typedef struct {
   uint32_t device, context, stream;
   pm_loc *L;
   pthread_mutex_t lock;
-  uint64_t last_end;                 /* end of the stream's last record (host ns) */
+  uint64_t last_end; /* end of the stream's last record (host ns) */
   uint64_t kernels, copies, bytes;
-  uint64_t overlapped;               /* copy time during which another stream's kernel ran (ns) */
+  uint64_t overlapped; /* copy time during which another stream's kernel ran (ns) */
 } cuda_stream;
 
-typedef struct { uint64_t s, e; } ival;
-typedef struct { uint64_t s, e; uint32_t stream; } copy_ival;
+typedef struct {
+  uint64_t s, e;
+} ival;
+typedef struct {
+  uint64_t s, e;
+  uint32_t stream;
+} copy_ival;
 typedef struct {
   pthread_mutex_t lock;
   ival *k;
   size_t nk, capk;
   copy_ival *c;
   size_t nc, capc;
-  int partial;                       /* some intervals were not kept: overlap is a lower bound */
+  int partial; /* some intervals were not kept: overlap is a lower bound */
 } device_ivals;
 
 #define STREAM_SLOTS (2 * PM_CUDA_MAX_STREAMS)
@@ -53,19 +58,22 @@ static struct {
   pm_cuda_clock clock;
   cuda_stream streams[PM_CUDA_MAX_STREAMS];
   uint32_t nstreams;
-  uint16_t slot[STREAM_SLOTS];       /* stream index + 1; 0 = empty */
-  struct { const char *name; pm_region_id id; } names[NAME_SLOTS];   /* kernel name -> region */
+  uint16_t slot[STREAM_SLOTS]; /* stream index + 1; 0 = empty */
+  struct {
+    const char *name;
+    pm_region_id id;
+  } names[NAME_SLOTS]; /* kernel name -> region */
   pm_region_id copy_region[PM_CUDA_COPY_COUNT], memset_region, kernel_fallback;
   uint64_t dropped;
   device_ivals dev[PM_CUDA_MAX_DEVICES];
-  uint64_t partial_devices;          /* devices whose overlap is a lower bound */
+  uint64_t partial_devices; /* devices whose overlap is a lower bound */
   int big_device_seen;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ------------------------------------------------------------------------------------- regions */
 static const char *const copy_names[PM_CUDA_COPY_COUNT] = {
-  [PM_CUDA_COPY_HTOD] = "memcpy HtoD", [PM_CUDA_COPY_DTOH] = "memcpy DtoH", [PM_CUDA_COPY_DTOD] = "memcpy DtoD",
-  [PM_CUDA_COPY_HTOH] = "memcpy HtoH", [PM_CUDA_COPY_PTOP] = "memcpy PtoP", [PM_CUDA_COPY_OTHER] = "memcpy"};
+    [PM_CUDA_COPY_HTOD] = "memcpy HtoD", [PM_CUDA_COPY_DTOH] = "memcpy DtoH", [PM_CUDA_COPY_DTOD] = "memcpy DtoD",
+    [PM_CUDA_COPY_HTOH] = "memcpy HtoH", [PM_CUDA_COPY_PTOP] = "memcpy PtoP", [PM_CUDA_COPY_OTHER] = "memcpy"};
 
 static pm_region_id region_or(pm_region_id r, pm_region_id fallback) { return r == PM_REGION_NONE ? fallback : r; }
 
@@ -73,7 +81,10 @@ static pm_region_id region_or(pm_region_id r, pm_region_id fallback) { return r 
 static pm_region_id kernel_region_register(const char *name) {
   static char *(*demangle)(const char *, char *, size_t *, int *);
   static int looked;
-  if (!looked) { looked = 1; *(void **)&demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle"); }
+  if (!looked) {
+    looked = 1;
+    *(void **)&demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+  }
   pm_region_id r = PM_REGION_NONE;
   if (demangle && name[0] == '_' && name[1] == 'Z') {
     int status = -1;
@@ -98,7 +109,7 @@ static pm_region_id kernel_region(const char *name) {
       return S.names[j].id = kernel_region_register(name);
     }
   }
-  return kernel_region_register(name);              /* cache full */
+  return kernel_region_register(name); /* cache full */
 }
 
 /* ------------------------------------------------------------------------------------- streams */
@@ -115,20 +126,23 @@ static cuda_stream *stream_of(uint32_t device, uint32_t context, uint32_t stream
     }
     if (S.nstreams >= PM_CUDA_MAX_STREAMS) return NULL;
     char name[48];
-    int clash = 0;                                   /* same stream id in another context */
-    for (uint32_t k = 0; k < S.nstreams; k++)
-      clash |= S.streams[k].device == device && S.streams[k].stream == stream;
-    if (clash) snprintf(name, sizeof name, "CUDA device %u stream %u ctx %u", device, stream, context);
-    else snprintf(name, sizeof name, "CUDA device %u stream %u", device, stream);
+    int clash = 0; /* same stream id in another context */
+    for (uint32_t k = 0; k < S.nstreams; k++) clash |= S.streams[k].device == device && S.streams[k].stream == stream;
+    if (clash)
+      snprintf(name, sizeof name, "CUDA device %u stream %u ctx %u", device, stream, context);
+    else
+      snprintf(name, sizeof name, "CUDA device %u stream %u", device, stream);
     pm_loc *L = pm_loc_create_virtual(PM_ROLE_DEVICE, name);
     if (!L) return NULL;
-    L->closed = 1;                                   /* charged by this module only (see top) */
+    L->closed = 1; /* charged by this module only (see top) */
     uint64_t now = pm_clock_now(), t0 = pm_core_window_start();
-    if (t0 == 0 || t0 > now) t0 = now;               /* no window yet (still activating) */
-    pm_loc_backdate(L, t0, PM_STATE_IDLE, now);      /* the stream existed, idle, since the window opened */
+    if (t0 == 0 || t0 > now) t0 = now;          /* no window yet (still activating) */
+    pm_loc_backdate(L, t0, PM_STATE_IDLE, now); /* the stream existed, idle, since the window opened */
     cuda_stream *st = &S.streams[S.nstreams];
     memset(st, 0, sizeof *st);
-    st->device = device; st->context = context; st->stream = stream;
+    st->device = device;
+    st->context = context;
+    st->stream = stream;
     st->L = L;
     pthread_mutex_init(&st->lock, NULL);
     S.slot[j] = (uint16_t)(++S.nstreams);
@@ -153,8 +167,10 @@ static void kernels_union(device_ivals *d) {
   qsort(d->k, d->nk, sizeof *d->k, cmp_ival);
   size_t n = 0;
   for (size_t i = 1; i < d->nk; i++) {
-    if (d->k[i].s <= d->k[n].e) { if (d->k[i].e > d->k[n].e) d->k[n].e = d->k[i].e; }
-    else d->k[++n] = d->k[i];
+    if (d->k[i].s <= d->k[n].e) {
+      if (d->k[i].e > d->k[n].e) d->k[n].e = d->k[i].e;
+    } else
+      d->k[++n] = d->k[i];
   }
   d->nk = n + 1;
 }
@@ -172,8 +188,9 @@ static int grow(void **arr, size_t *cap, size_t elem) {
 
 static void device_keep(uint32_t device, int kernel, uint64_t s, uint64_t e, uint32_t stream) {
   if (e <= s) return;
-  if (device >= PM_CUDA_MAX_DEVICES) {               /* no overlap kept for it: counted once */
-    if (!__atomic_exchange_n(&S.big_device_seen, 1, __ATOMIC_RELAXED)) __atomic_add_fetch(&S.partial_devices, 1, __ATOMIC_RELAXED);
+  if (device >= PM_CUDA_MAX_DEVICES) { /* no overlap kept for it: counted once */
+    if (!__atomic_exchange_n(&S.big_device_seen, 1, __ATOMIC_RELAXED))
+      __atomic_add_fetch(&S.partial_devices, 1, __ATOMIC_RELAXED);
     return;
   }
   device_ivals *d = &S.dev[device];
@@ -181,13 +198,15 @@ static void device_keep(uint32_t device, int kernel, uint64_t s, uint64_t e, uin
   if (!d->partial) {
     if (kernel) {
       if (d->nk == d->capk && grow((void **)&d->k, &d->capk, sizeof *d->k) != 0) {
-        kernels_union(d);                            /* back-to-back kernels merge */
+        kernels_union(d); /* back-to-back kernels merge */
         if (d->nk > d->capk / 2) d->partial = 1;
       }
       if (!d->partial) d->k[d->nk++] = (ival){s, e};
     } else {
-      if (d->nc == d->capc && grow((void **)&d->c, &d->capc, sizeof *d->c) != 0) d->partial = 1;
-      else d->c[d->nc++] = (copy_ival){s, e, stream};
+      if (d->nc == d->capc && grow((void **)&d->c, &d->capc, sizeof *d->c) != 0)
+        d->partial = 1;
+      else
+        d->c[d->nc++] = (copy_ival){s, e, stream};
     }
     if (d->partial) __atomic_add_fetch(&S.partial_devices, 1, __ATOMIC_RELAXED);
   }
@@ -202,7 +221,7 @@ static void device_overlap(device_ivals *d) {
   size_t j = 0;
   for (size_t i = 0; i < d->nc; i++) {
     const copy_ival *c = &d->c[i];
-    while (j < d->nk && d->k[j].e <= c->s) j++;     /* later copies start later: skip for good */
+    while (j < d->nk && d->k[j].e <= c->s) j++; /* later copies start later: skip for good */
     uint64_t ov = 0;
     for (size_t m = j; m < d->nk && d->k[m].s < c->e; m++) {
       uint64_t s = c->s > d->k[m].s ? c->s : d->k[m].s, e = c->e < d->k[m].e ? c->e : d->k[m].e;
@@ -216,7 +235,8 @@ static void device_overlap(device_ivals *d) {
 void pm_cuda_streams_open(void) {
   pthread_mutex_lock(&S.lock);
   pm_cuda_clock_init(&S.clock);
-  for (int k = 0; k < PM_CUDA_COPY_COUNT; k++) S.copy_region[k] = pm_region_register(copy_names[k], PM_PARADIGM_CUDA, PM_ROLE_FUNCTION);
+  for (int k = 0; k < PM_CUDA_COPY_COUNT; k++)
+    S.copy_region[k] = pm_region_register(copy_names[k], PM_PARADIGM_CUDA, PM_ROLE_FUNCTION);
   S.memset_region = pm_region_register("memset", PM_PARADIGM_CUDA, PM_ROLE_FUNCTION);
   S.kernel_fallback = pm_region_register("CUDA kernel", PM_PARADIGM_CUDA, PM_ROLE_FUNCTION);
   for (int d = 0; d < PM_CUDA_MAX_DEVICES; d++) pthread_mutex_init(&S.dev[d].lock, NULL);
@@ -239,9 +259,12 @@ void pm_cuda_streams_dropped(uint64_t n) { __atomic_add_fetch(&S.dropped, n, __A
 void pm_cuda_streams_feed(const pm_cuda_activity *a) {
   if (__atomic_load_n(&S.state, __ATOMIC_ACQUIRE) != OPEN || a->kind < 0 || a->kind >= PM_CUDA_ACT_COUNT) return;
   pthread_mutex_lock(&S.lock);
-  if (S.state != OPEN) { pthread_mutex_unlock(&S.lock); return; }
+  if (S.state != OPEN) {
+    pthread_mutex_unlock(&S.lock);
+    return;
+  }
   uint64_t s = pm_cuda_clock_to_host(&S.clock, a->start), e = pm_cuda_clock_to_host(&S.clock, a->end);
-  if (S.end_set) {                                   /* finalizing: nothing beyond the window */
+  if (S.end_set) { /* finalizing: nothing beyond the window */
     if (s > S.t_end) s = S.t_end;
     if (e > S.t_end) e = S.t_end;
   }
@@ -249,23 +272,35 @@ void pm_cuda_streams_feed(const pm_cuda_activity *a) {
    * of the run. A record fed while the core restarts the window (pm_loc_restart, once, when MPI_Init
    * returns) may still leave a few nanoseconds of it on its stream: that restart takes no lock. */
   uint64_t w0 = pm_core_window_start();
-  if (e <= w0) { pthread_mutex_unlock(&S.lock); return; }
+  if (e <= w0) {
+    pthread_mutex_unlock(&S.lock);
+    return;
+  }
   if (s < w0) s = w0;
   cuda_stream *st = stream_of(a->device, a->context, a->stream);
-  pm_region_id r = a->kind == PM_CUDA_ACT_KERNEL ? kernel_region(a->name)
-                 : a->kind == PM_CUDA_ACT_MEMSET ? region_or(S.memset_region, S.kernel_fallback)
-                 : region_or(S.copy_region[(unsigned)a->copy_kind < PM_CUDA_COPY_COUNT ? a->copy_kind : PM_CUDA_COPY_OTHER],
-                             S.kernel_fallback);
+  pm_region_id r =
+      a->kind == PM_CUDA_ACT_KERNEL ? kernel_region(a->name)
+      : a->kind == PM_CUDA_ACT_MEMSET
+          ? region_or(S.memset_region, S.kernel_fallback)
+          : region_or(S.copy_region[(unsigned)a->copy_kind < PM_CUDA_COPY_COUNT ? a->copy_kind : PM_CUDA_COPY_OTHER],
+                      S.kernel_fallback);
   pthread_mutex_unlock(&S.lock);
-  if (!st) { pm_cuda_streams_dropped(1); return; }
+  if (!st) {
+    pm_cuda_streams_dropped(1);
+    return;
+  }
   pthread_mutex_lock(&st->lock);
-  if (s < st->last_end) s = st->last_end;            /* one stream runs one thing at a time */
+  if (s < st->last_end) s = st->last_end; /* one stream runs one thing at a time */
   if (e < s) e = s;
   pm_call_enter(st->L, r, a->kind == PM_CUDA_ACT_KERNEL ? PM_STATE_USEFUL : PM_STATE_DEVICE, s);
   pm_call_exit(st->L, e);
   st->last_end = e;
-  if (a->kind == PM_CUDA_ACT_KERNEL) st->kernels++;
-  else { st->copies++; st->bytes += a->bytes; }
+  if (a->kind == PM_CUDA_ACT_KERNEL)
+    st->kernels++;
+  else {
+    st->copies++;
+    st->bytes += a->bytes;
+  }
   uint32_t index = (uint32_t)(st - S.streams);
   pthread_mutex_unlock(&st->lock);
   device_keep(a->device, a->kind == PM_CUDA_ACT_KERNEL, s, e, index);
@@ -287,7 +322,7 @@ void pm_cuda_streams_close(uint64_t t_end) {
   for (uint32_t i = 0; i < S.nstreams; i++) {
     cuda_stream *st = &S.streams[i];
     pthread_mutex_lock(&st->lock);
-    pm_state_set(st->L, PM_STATE_IDLE, t_end);       /* idle since its last record */
+    pm_state_set(st->L, PM_STATE_IDLE, t_end); /* idle since its last record */
     pthread_mutex_unlock(&st->lock);
   }
   for (int d = 0; d < PM_CUDA_MAX_DEVICES; d++) {
@@ -304,8 +339,8 @@ void pm_cuda_streams_to_profile(pm_profile *p) {
     for (int j = 0; j < p->nlocations; j++) {
       pm_prof_location *l = &p->loc[j];
       if (l->role != PM_ROLE_DEVICE || strcmp(l->name, st->L->name) != 0) continue;
-      l->dev = (pm_prof_device){(int)st->device, (int)st->stream, st->kernels, st->copies, st->bytes,
-                                (double)st->overlapped * 1e-9};
+      l->dev = (pm_prof_device){(int)st->device, (int)st->stream, st->kernels,
+                                st->copies,      st->bytes,       (double)st->overlapped * 1e-9};
       break;
     }
   }

@@ -18,10 +18,13 @@
 static const pm_cuda_host *host;
 static CUpti_SubscriberHandle subscriber;
 static int subscribed;
-static const struct { CUpti_ActivityKind kind; const char *name; } kinds[] = {
-  {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"},
-  {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
-  {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
+static const struct {
+  CUpti_ActivityKind kind;
+  const char *name;
+} kinds[] = {
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
 };
 #define NKINDS (sizeof kinds / sizeof *kinds)
 static int enabled[NKINDS];
@@ -46,14 +49,14 @@ static uint64_t CUPTIAPI host_clock(void) { return host->now(); }
 
 /* ------------------------------------------------------------------------------- activity buffers */
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
-  *buffer = aligned_alloc(8, BUFFER_BYTES);          /* CUPTI needs 8-byte alignment */
+  *buffer = aligned_alloc(8, BUFFER_BYTES); /* CUPTI needs 8-byte alignment */
   *size = *buffer ? BUFFER_BYTES : 0;
-  *max_records = 0;                                  /* as many as fit */
+  *max_records = 0; /* as many as fit */
 }
 
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid) {
   (void)size;
-  clock_pair();                                      /* every record here is older than this pair */
+  clock_pair(); /* every record here is older than this pair */
   if (buffer && valid > 0) pm_cupti_process_buffer(host, buffer, valid, cuptiActivityGetNextRecord);
   size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped) host->dropped(dropped);
@@ -64,7 +67,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 /* Only the outermost call counts: a runtime call runs driver calls that are in the table too. */
 static __thread int api_depth, api_recorded;
 
-static void CUPTIAPI api_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
+static void CUPTIAPI api_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                  const void *data) {
   (void)userdata;
   const CUpti_CallbackData *cb = data;
   if (cb->callbackSite == CUPTI_API_ENTER) {
@@ -81,8 +85,14 @@ static void CUPTIAPI api_callback(void *userdata, CUpti_CallbackDomain domain, C
 /* --------------------------------------------------------------------------------------- control */
 static void undo(void) {
   for (unsigned i = 0; i < NKINDS; i++)
-    if (enabled[i]) { cuptiActivityDisable(kinds[i].kind); enabled[i] = 0; }
-  if (subscribed) { cuptiUnsubscribe(subscriber); subscribed = 0; }
+    if (enabled[i]) {
+      cuptiActivityDisable(kinds[i].kind);
+      enabled[i] = 0;
+    }
+  if (subscribed) {
+    cuptiUnsubscribe(subscriber);
+    subscribed = 0;
+  }
 }
 
 static int start(const pm_cuda_host *h, char *why, size_t n) {

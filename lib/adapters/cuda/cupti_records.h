@@ -11,15 +11,15 @@
 #include <cupti.h>
 #include "cuda_abi.h"
 
-#if CUPTI_API_VERSION >= 130000          /* CUDA 13.x (the 13.0 structs stay in later headers) */
+#if CUPTI_API_VERSION >= 130000 /* CUDA 13.x (the 13.0 structs stay in later headers) */
 typedef CUpti_ActivityKernel10 pm_cupti_kernel;
 typedef CUpti_ActivityMemcpy6 pm_cupti_memcpy;
 typedef CUpti_ActivityMemset4 pm_cupti_memset;
-#elif CUPTI_API_VERSION >= 26            /* CUDA 12.8, 12.9 */
+#elif CUPTI_API_VERSION >= 26 /* CUDA 12.8, 12.9 */
 typedef CUpti_ActivityKernel9 pm_cupti_kernel;
 typedef CUpti_ActivityMemcpy6 pm_cupti_memcpy;
 typedef CUpti_ActivityMemset4 pm_cupti_memset;
-#elif CUPTI_API_VERSION >= 17            /* CUDA 11.6 .. 12.6 */
+#elif CUPTI_API_VERSION >= 17 /* CUDA 11.6 .. 12.6 */
 typedef CUpti_ActivityKernel5 pm_cupti_kernel;
 typedef CUpti_ActivityMemcpy5 pm_cupti_memcpy;
 typedef CUpti_ActivityMemset4 pm_cupti_memset;
@@ -40,8 +40,8 @@ size_t pm_cupti_process_buffer(const pm_cuda_host *host, uint8_t *buffer, size_t
 typedef struct {
   CUpti_CallbackDomain domain;
   CUpti_CallbackId cbid;
-  unsigned call;           /* index passed to host_enter (variants of one call share it) */
-  const char *name;        /* region name */
+  unsigned call;    /* index passed to host_enter (variants of one call share it) */
+  const char *name; /* region name */
 } pm_cupti_sync_call;
 extern const pm_cupti_sync_call pm_cupti_sync_calls[];
 extern const unsigned pm_cupti_nsync_calls;

@@ -18,11 +18,11 @@ typedef void (*pm_gomp_fn)(void *);
  * an OpenMP runtime in the process nobody could have called GOMP_*, so that is reported and the
  * process stopped instead of jumping to address 0. */
 PM_HIDDEN void *pm_gomp_sym(const char *name);
-#define PM_GOMP_REAL(ret, name, params)                                          \
-  static ret(*real_##name) params;                                               \
-  static inline ret(*get_##name(void)) params {                                  \
-    if (PM_UNLIKELY(!real_##name)) *(void **)&real_##name = pm_gomp_sym(#name);  \
-    return real_##name;                                                          \
+#define PM_GOMP_REAL(ret, name, params)                                         \
+  static ret(*real_##name) params;                                              \
+  static inline ret(*get_##name(void)) params {                                 \
+    if (PM_UNLIKELY(!real_##name)) *(void **)&real_##name = pm_gomp_sym(#name); \
+    return real_##name;                                                         \
   }
 
 /* omp_get_thread_num / omp_get_num_threads / omp_get_max_threads of the runtime. */

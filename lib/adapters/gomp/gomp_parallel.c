@@ -26,7 +26,7 @@ static pm_omp_team *region_fork(pm_gomp_fn fn, void *data, unsigned nthreads) {
 
 static void region_join(pm_omp_team *t) {
   pm_loc *L = pm_enter_tool();
-  if (!L) return;                      /* measurement ended meanwhile (finalize) */
+  if (!L) return; /* measurement ended meanwhile (finalize) */
   pm_omp_join(L, t, pm_clock_now());
   pm_leave_tool(L);
 }
@@ -34,8 +34,8 @@ static void region_join(pm_omp_team *t) {
 static pm_omp_frame *member_begin(pm_omp_team *t) {
   pm_loc *L = pm_enter_tool();
   if (!L) return NULL;
-  pm_omp_frame *f = pm_omp_implicit_begin(L, t, (uint32_t)pm_gomp_thread_num(), (uint32_t)pm_gomp_num_threads(),
-                                          pm_clock_now());
+  pm_omp_frame *f =
+      pm_omp_implicit_begin(L, t, (uint32_t)pm_gomp_thread_num(), (uint32_t)pm_gomp_num_threads(), pm_clock_now());
   pm_leave_tool(L);
   return f;
 }
@@ -52,7 +52,7 @@ static void trampoline(void *arg) {
   pm_omp_team *t = arg;
   void **u = pm_omp_team_user(t);
   pm_gomp_fn fn = (pm_gomp_fn)u[0];
-  void *data = u[1];                   /* read before the body: the master reuses the team later */
+  void *data = u[1]; /* read before the body: the master reuses the team later */
   pm_omp_frame *f = member_begin(t);
   fn(data);
   member_end(f);
@@ -81,20 +81,20 @@ PM_EXPORT void GOMP_parallel_sections(pm_gomp_fn fn, void *data, unsigned num_th
 }
 
 /* Combined parallel loops: libgomp sets the loop up for the team, the body fetches chunks. */
-#define PARALLEL_LOOP_CHUNK(name)                                                                   \
-  PM_GOMP_REAL(void, name, (pm_gomp_fn, void *, unsigned, long, long, long, long, unsigned))        \
+#define PARALLEL_LOOP_CHUNK(name)                                                                         \
+  PM_GOMP_REAL(void, name, (pm_gomp_fn, void *, unsigned, long, long, long, long, unsigned))              \
   PM_EXPORT void name(pm_gomp_fn fn, void *data, unsigned n, long start, long end, long incr, long chunk, \
-                      unsigned flags) {                                                             \
-    pm_omp_team *t = region_fork(fn, data, n);                                                      \
-    get_##name()(t ? trampoline : fn, t ? (void *)t : data, n, start, end, incr, chunk, flags);     \
-    if (t) region_join(t);                                                                          \
+                      unsigned flags) {                                                                   \
+    pm_omp_team *t = region_fork(fn, data, n);                                                            \
+    get_##name()(t ? trampoline : fn, t ? (void *)t : data, n, start, end, incr, chunk, flags);           \
+    if (t) region_join(t);                                                                                \
   }
-#define PARALLEL_LOOP_RUNTIME(name)                                                                 \
-  PM_GOMP_REAL(void, name, (pm_gomp_fn, void *, unsigned, long, long, long, unsigned))              \
+#define PARALLEL_LOOP_RUNTIME(name)                                                                             \
+  PM_GOMP_REAL(void, name, (pm_gomp_fn, void *, unsigned, long, long, long, unsigned))                          \
   PM_EXPORT void name(pm_gomp_fn fn, void *data, unsigned n, long start, long end, long incr, unsigned flags) { \
-    pm_omp_team *t = region_fork(fn, data, n);                                                      \
-    get_##name()(t ? trampoline : fn, t ? (void *)t : data, n, start, end, incr, flags);            \
-    if (t) region_join(t);                                                                          \
+    pm_omp_team *t = region_fork(fn, data, n);                                                                  \
+    get_##name()(t ? trampoline : fn, t ? (void *)t : data, n, start, end, incr, flags);                        \
+    if (t) region_join(t);                                                                                      \
   }
 PARALLEL_LOOP_CHUNK(GOMP_parallel_loop_static)
 PARALLEL_LOOP_CHUNK(GOMP_parallel_loop_dynamic)
@@ -108,7 +108,10 @@ PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
 /* ------------------------------------------------------------------------------------- old ABI */
 /* The teams this thread opened with *_start and not yet closed with GOMP_parallel_end. */
 #define OLD_NEST 8
-static __thread struct { pm_omp_team *team; pm_omp_frame *frame; } old_stack[OLD_NEST];
+static __thread struct {
+  pm_omp_team *team;
+  pm_omp_frame *frame;
+} old_stack[OLD_NEST];
 static __thread int old_depth;
 
 /* Before the real *_start: the team (NULL: not measured); the slot is taken even then, so that
@@ -138,12 +141,12 @@ PM_EXPORT void GOMP_parallel_sections_start(pm_gomp_fn fn, void *data, unsigned 
   old_master_begin(t);
 }
 
-#define OLD_LOOP_CHUNK(name)                                                                        \
-  PM_GOMP_REAL(void, name, (pm_gomp_fn, void *, unsigned, long, long, long, long))                  \
+#define OLD_LOOP_CHUNK(name)                                                                                \
+  PM_GOMP_REAL(void, name, (pm_gomp_fn, void *, unsigned, long, long, long, long))                          \
   PM_EXPORT void name(pm_gomp_fn fn, void *data, unsigned n, long start, long end, long incr, long chunk) { \
-    pm_omp_team *t = old_fork(fn, data, n);                                                         \
-    get_##name()(t ? trampoline : fn, t ? (void *)t : data, n, start, end, incr, chunk);            \
-    old_master_begin(t);                                                                            \
+    pm_omp_team *t = old_fork(fn, data, n);                                                                 \
+    get_##name()(t ? trampoline : fn, t ? (void *)t : data, n, start, end, incr, chunk);                    \
+    old_master_begin(t);                                                                                    \
   }
 OLD_LOOP_CHUNK(GOMP_parallel_loop_static_start)
 OLD_LOOP_CHUNK(GOMP_parallel_loop_dynamic_start)

@@ -17,7 +17,10 @@ static void *find(const char *name) {
   static const char *const sonames[] = {"libgomp.so.1", "libomp.so.5", "libomp.so", "libiomp5.so", NULL};
   for (int i = 0; !f && sonames[i]; i++) {
     void *h = dlopen(sonames[i], RTLD_LAZY | RTLD_NOLOAD);
-    if (h) { f = dlsym(h, name); dlclose(h); }
+    if (h) {
+      f = dlsym(h, name);
+      dlclose(h);
+    }
   }
   return f;
 }
@@ -60,11 +63,11 @@ pm_loc *pm_gomp_enter(void) {
 pm_loc *pm_gomp_enter_fork(void) {
   static int provider_checked;
   if (PM_UNLIKELY(!__atomic_load_n(&provider_checked, __ATOMIC_ACQUIRE))) {
-    if (provider_is_libomp()) pm_gomp_max_threads();    /* starts libomp and its OMPT tool */
+    if (provider_is_libomp()) pm_gomp_max_threads(); /* starts libomp and its OMPT tool */
     __atomic_store_n(&provider_checked, 1, __ATOMIC_RELEASE);
   }
   if (__atomic_load_n(&pm_omp_ompt_active, __ATOMIC_ACQUIRE)) return NULL;
   pm_loc *L = pm_enter_tool();
-  if (!L && !pm_core_is_active() && pm_core_activate()) L = pm_enter_tool();   /* first region */
+  if (!L && !pm_core_is_active() && pm_core_activate()) L = pm_enter_tool(); /* first region */
   return L;
 }

@@ -83,26 +83,27 @@ static void runtime_exit(pm_loc *L) {
 }
 
 /* Wraps a runtime call returning type ret with parameters params, called with args. */
-#define RUNTIME_CALL(kind, ret, name, params, args)                             \
-  PM_GOMP_REAL(ret, name, params)                                               \
-  PM_EXPORT ret name params {                                                   \
-    pm_loc *L = runtime_enter(kind);                                            \
-    ret r = get_##name() args;                                                  \
-    runtime_exit(L);                                                            \
-    return r;                                                                   \
+#define RUNTIME_CALL(kind, ret, name, params, args) \
+  PM_GOMP_REAL(ret, name, params)                   \
+  PM_EXPORT ret name params {                       \
+    pm_loc *L = runtime_enter(kind);                \
+    ret r = get_##name() args;                      \
+    runtime_exit(L);                                \
+    return r;                                       \
   }
-#define RUNTIME_CALL_VOID(kind, name)                                           \
-  PM_GOMP_REAL(void, name, (void))                                              \
-  PM_EXPORT void name(void) {                                                   \
-    pm_loc *L = runtime_enter(kind);                                            \
-    get_##name()();                                                             \
-    runtime_exit(L);                                                            \
+#define RUNTIME_CALL_VOID(kind, name) \
+  PM_GOMP_REAL(void, name, (void))    \
+  PM_EXPORT void name(void) {         \
+    pm_loc *L = runtime_enter(kind);  \
+    get_##name()();                   \
+    runtime_exit(L);                  \
   }
 
 typedef unsigned long long ull;
 #define S PM_OMP_R_SCHEDULE
 /* long loops: static/dynamic/guided (+nonmonotonic) take a chunk size, runtime ones do not */
-#define LOOP_START_CHUNK(name) RUNTIME_CALL(S, bool, name, (long s, long e, long i, long c, long *is, long *ie), (s, e, i, c, is, ie))
+#define LOOP_START_CHUNK(name) \
+  RUNTIME_CALL(S, bool, name, (long s, long e, long i, long c, long *is, long *ie), (s, e, i, c, is, ie))
 #define LOOP_START_RT(name) RUNTIME_CALL(S, bool, name, (long s, long e, long i, long *is, long *ie), (s, e, i, is, ie))
 #define LOOP_NEXT(name) RUNTIME_CALL(S, bool, name, (long *is, long *ie), (is, ie))
 LOOP_START_CHUNK(GOMP_loop_static_start)
@@ -113,8 +114,9 @@ LOOP_START_CHUNK(GOMP_loop_nonmonotonic_guided_start)
 LOOP_START_RT(GOMP_loop_runtime_start)
 LOOP_START_RT(GOMP_loop_nonmonotonic_runtime_start)
 LOOP_START_RT(GOMP_loop_maybe_nonmonotonic_runtime_start)
-RUNTIME_CALL(S, bool, GOMP_loop_start, (long s, long e, long i, long sched, long c, long *is, long *ie,
-                                        uintptr_t *red, void **mem), (s, e, i, sched, c, is, ie, red, mem))
+RUNTIME_CALL(S, bool, GOMP_loop_start,
+             (long s, long e, long i, long sched, long c, long *is, long *ie, uintptr_t *red, void **mem),
+             (s, e, i, sched, c, is, ie, red, mem))
 LOOP_NEXT(GOMP_loop_static_next)
 LOOP_NEXT(GOMP_loop_dynamic_next)
 LOOP_NEXT(GOMP_loop_guided_next)
@@ -124,9 +126,11 @@ LOOP_NEXT(GOMP_loop_nonmonotonic_guided_next)
 LOOP_NEXT(GOMP_loop_nonmonotonic_runtime_next)
 LOOP_NEXT(GOMP_loop_maybe_nonmonotonic_runtime_next)
 /* unsigned long long loops */
-#define ULL_START_CHUNK(name) RUNTIME_CALL(S, bool, name, (bool up, ull s, ull e, ull i, ull c, ull *is, ull *ie), (up, s, e, i, c, is, ie))
-#define ULL_START_RT(name) RUNTIME_CALL(S, bool, name, (bool up, ull s, ull e, ull i, ull *is, ull *ie), (up, s, e, i, is, ie))
-#define ULL_NEXT(name) RUNTIME_CALL(S, bool, name, (ull *is, ull *ie), (is, ie))
+#define ULL_START_CHUNK(name) \
+  RUNTIME_CALL(S, bool, name, (bool up, ull s, ull e, ull i, ull c, ull *is, ull *ie), (up, s, e, i, c, is, ie))
+#define ULL_START_RT(name) \
+  RUNTIME_CALL(S, bool, name, (bool up, ull s, ull e, ull i, ull *is, ull *ie), (up, s, e, i, is, ie))
+#define ULL_NEXT(name) RUNTIME_CALL(S, bool, name, (ull * is, ull * ie), (is, ie))
 ULL_START_CHUNK(GOMP_loop_ull_static_start)
 ULL_START_CHUNK(GOMP_loop_ull_dynamic_start)
 ULL_START_CHUNK(GOMP_loop_ull_guided_start)
@@ -135,8 +139,9 @@ ULL_START_CHUNK(GOMP_loop_ull_nonmonotonic_guided_start)
 ULL_START_RT(GOMP_loop_ull_runtime_start)
 ULL_START_RT(GOMP_loop_ull_nonmonotonic_runtime_start)
 ULL_START_RT(GOMP_loop_ull_maybe_nonmonotonic_runtime_start)
-RUNTIME_CALL(S, bool, GOMP_loop_ull_start, (bool up, ull s, ull e, ull i, long sched, ull c, ull *is, ull *ie,
-                                            uintptr_t *red, void **mem), (up, s, e, i, sched, c, is, ie, red, mem))
+RUNTIME_CALL(S, bool, GOMP_loop_ull_start,
+             (bool up, ull s, ull e, ull i, long sched, ull c, ull *is, ull *ie, uintptr_t *red, void **mem),
+             (up, s, e, i, sched, c, is, ie, red, mem))
 ULL_NEXT(GOMP_loop_ull_static_next)
 ULL_NEXT(GOMP_loop_ull_dynamic_next)
 ULL_NEXT(GOMP_loop_ull_guided_next)
@@ -166,13 +171,17 @@ static void critical_acquire(void (*real)(void), void (*real_named)(void **), vo
     critical_depth++;
     pm_leave_tool(L);
   }
-  if (real_named) real_named(pptr);
-  else real();
-  if (L) pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());     /* inside: the node stays */
+  if (real_named)
+    real_named(pptr);
+  else
+    real();
+  if (L) pm_state_set(L, PM_STATE_USEFUL, pm_clock_now()); /* inside: the node stays */
 }
 static void critical_release(void (*real)(void), void (*real_named)(void **), void **pptr) {
-  if (real_named) real_named(pptr);
-  else real();
+  if (real_named)
+    real_named(pptr);
+  else
+    real();
   if (!critical_depth) return;
   pm_loc *L = pm_enter_tool();
   if (L) {

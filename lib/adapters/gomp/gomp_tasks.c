@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GOMP_TASK_FLAG_DETACH (1u << 13)   /* gomp-constants.h (GCC 11+) */
+#define GOMP_TASK_FLAG_DETACH (1u << 13) /* gomp-constants.h (GCC 11+) */
 #define STACK_BLOCK 1024
 
 typedef struct {
   pm_gomp_fn fn;
   void (*cpyfn)(void *, void *);
-  void *src;                   /* the caller's argument block: valid during GOMP_task only */
-  long off;                    /* offset of the argument block behind the header */
+  void *src; /* the caller's argument block: valid during GOMP_task only */
+  long off;  /* offset of the argument block behind the header */
   pm_omp_cp2 create;
 } task_hdr;
 
@@ -46,8 +46,8 @@ static void task_run(void *arg) {
   }
 }
 
-PM_GOMP_REAL(void, GOMP_task, (pm_gomp_fn, void *, void (*)(void *, void *), long, long, bool, unsigned, void **,
-                               int, void *))
+PM_GOMP_REAL(void, GOMP_task,
+             (pm_gomp_fn, void *, void (*)(void *, void *), long, long, bool, unsigned, void **, int, void *))
 PM_EXPORT void GOMP_task(pm_gomp_fn fn, void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
                          bool if_clause, unsigned flags, void **depend, int priority, void *detach) {
   pm_loc *L = (flags & GOMP_TASK_FLAG_DETACH) || arg_size < 0 ? NULL : pm_gomp_enter();
@@ -74,8 +74,8 @@ PM_EXPORT void GOMP_task(pm_gomp_fn fn, void *data, void (*cpyfn)(void *, void *
   pm_call_enter(L, pm_omp_region(PM_OMP_R_TASK_CREATE), PM_STATE_RUNTIME, now);
   pm_leave_tool(L);
   /* an undeferred task runs inside this call, as useful time under the "omp task create" node */
-  get_GOMP_task()(task_run, block, cpyfn ? task_copy : NULL, (long)size, align, if_clause, flags, depend,
-                  priority, detach);
+  get_GOMP_task()(task_run, block, cpyfn ? task_copy : NULL, (long)size, align, if_clause, flags, depend, priority,
+                  detach);
   pm_call_exit(L, pm_clock_now());
   if (block != stack_block) free(block);
 }

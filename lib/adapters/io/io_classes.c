@@ -18,7 +18,12 @@
 #include <unistd.h>
 
 /* ----------------------------------------------------------------------- device -> file class */
-typedef struct { uint64_t dev; char mount[128]; char fstype[32]; int pseudo; } io_class;
+typedef struct {
+  uint64_t dev;
+  char mount[128];
+  char fstype[32];
+  int pseudo;
+} io_class;
 static io_class classes[PM_IO_MAX_CLASSES];
 static int nclasses;
 static pthread_mutex_t class_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -48,7 +53,7 @@ static int mountinfo_line(char *line, uint64_t dev, char *mount, size_t mlen, ch
   char fs[64] = "?";
   if (sep && sscanf(sep + 3, "%63s", fs) != 1) snprintf(fs, sizeof fs, "?");
   unescape(mp);
-  size_t l = strlen(mp) < mlen ? strlen(mp) : mlen - 1;   /* a longer mount point is cut */
+  size_t l = strlen(mp) < mlen ? strlen(mp) : mlen - 1; /* a longer mount point is cut */
   memcpy(mount, mp, l);
   mount[l] = '\0';
   snprintf(fstype, flen, "%s", fs);
@@ -63,7 +68,7 @@ static void lookup_mount(uint64_t dev, char *mount, size_t mlen, char *fstype, s
   snprintf(fstype, flen, "?");
   int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
-  static char buf[1 << 16];       /* under class_lock */
+  static char buf[1 << 16]; /* under class_lock */
   size_t have = 0, best = (size_t)-1;
   for (;;) {
     ssize_t k = syscall(SYS_read, fd, buf + have, sizeof buf - 1 - have);
@@ -83,7 +88,7 @@ static void lookup_mount(uint64_t dev, char *mount, size_t mlen, char *fstype, s
     }
     have = (size_t)(buf + have - line);
     memmove(buf, line, have);
-    if (have == sizeof buf - 1) have = 0;        /* an absurdly long line: skipped */
+    if (have == sizeof buf - 1) have = 0; /* an absurdly long line: skipped */
   }
   syscall(SYS_close, fd);
 }
@@ -91,10 +96,11 @@ static void lookup_mount(uint64_t dev, char *mount, size_t mlen, char *fstype, s
 /* Kernel interfaces that look like files (hwloc reading /sys, a runtime polling /proc): not storage,
  * so not file I/O (the rule Darshan follows too). */
 static int is_pseudo_fs(const char *fstype) {
-  static const char *const pseudo[] = {"proc", "sysfs", "cgroup", "cgroup2", "devtmpfs", "devpts", "debugfs",
-                                       "tracefs", "securityfs", "bpf", "mqueue", "pstore", "configfs",
-                                       "fusectl", "binfmt_misc", "autofs", "efivarfs", NULL};
-  for (int i = 0; pseudo[i]; i++) if (!strcmp(fstype, pseudo[i])) return 1;
+  static const char *const pseudo[] = {"proc",     "sysfs",   "cgroup",      "cgroup2", "devtmpfs", "devpts",
+                                       "debugfs",  "tracefs", "securityfs",  "bpf",     "mqueue",   "pstore",
+                                       "configfs", "fusectl", "binfmt_misc", "autofs",  "efivarfs", NULL};
+  for (int i = 0; pseudo[i]; i++)
+    if (!strcmp(fstype, pseudo[i])) return 1;
   return 0;
 }
 
@@ -104,17 +110,19 @@ int pm_io_class_is_pseudo(int cls) {
 
 int pm_io_class_of_dev(uint64_t dev) {
   int n = __atomic_load_n(&nclasses, __ATOMIC_ACQUIRE);
-  for (int i = 0; i < n; i++) if (classes[i].dev == dev) return i;
+  for (int i = 0; i < n; i++)
+    if (classes[i].dev == dev) return i;
   pthread_mutex_lock(&class_lock);
   int c;
-  for (c = 0; c < nclasses; c++) if (classes[c].dev == dev) break;
+  for (c = 0; c < nclasses; c++)
+    if (classes[c].dev == dev) break;
   if (c == nclasses) {
     if (nclasses < PM_IO_MAX_CLASSES - 1) {
       classes[c].dev = dev;
       lookup_mount(dev, classes[c].mount, sizeof classes[c].mount, classes[c].fstype, sizeof classes[c].fstype);
       classes[c].pseudo = is_pseudo_fs(classes[c].fstype);
       __atomic_store_n(&nclasses, c + 1, __ATOMIC_RELEASE);
-    } else {                                     /* the last class gathers the rest */
+    } else { /* the last class gathers the rest */
       c = PM_IO_MAX_CLASSES - 1;
       if (nclasses == PM_IO_MAX_CLASSES - 1) {
         classes[c].dev = UINT64_MAX;
@@ -129,10 +137,12 @@ int pm_io_class_of_dev(uint64_t dev) {
 }
 
 /* ------------------------------------------------------------------------- per-thread counters */
-typedef struct { uint64_t calls, ns, rd, wr; } io_stat;
+typedef struct {
+  uint64_t calls, ns, rd, wr;
+} io_stat;
 typedef struct io_thread {
   uint32_t loc_id;
-  uint64_t epoch;           /* the location's t_registered when counted: a window restart
+  uint64_t epoch; /* the location's t_registered when counted: a window restart
                              * (MPI_Init) moves it, and what was counted before is dropped */
   io_stat st[PM_IO_MAX_CLASSES];
   struct io_thread *next;
@@ -169,7 +179,7 @@ int pm_io_to_profile(pm_profile *p) {
   int n = __atomic_load_n(&nclasses, __ATOMIC_ACQUIRE);
   for (io_thread *t = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); t; t = t->next) {
     const pm_loc *L = pm_loc_at(t->loc_id);
-    if (!L || t->epoch != L->t_registered) continue;      /* counted before the window */
+    if (!L || t->epoch != L->t_registered) continue; /* counted before the window */
     for (int c = 0; c < n; c++) {
       const io_stat *s = &t->st[c];
       if (!s->calls) continue;

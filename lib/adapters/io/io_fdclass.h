@@ -7,7 +7,7 @@
 #define PM_IO_FDCLASS_H
 #include <stdint.h>
 enum { PM_FD_UNKNOWN = 0, PM_FD_OTHER = 1, PM_FD_FILE_BASE = 2 };
-#define PM_IO_MAX_CLASSES 32      /* file systems told apart; further ones share the last class */
+#define PM_IO_MAX_CLASSES 32 /* file systems told apart; further ones share the last class */
 #define PM_FD_TABLE 65536
 /* Class code of fd (PM_FD_OTHER, or PM_FD_FILE_BASE + file class), classifying it with fstat on
  * first use (once per descriptor lifetime). */
@@ -22,5 +22,5 @@ int pm_io_class_is_pseudo(int cls) __attribute__((visibility("hidden")));
 /* Accumulates one call of 'ns' nanoseconds on the calling thread, for file class cls. */
 struct pm_loc;
 void pm_io_class_record(struct pm_loc *L, int cls, uint64_t ns, uint64_t rd, uint64_t wr)
-  __attribute__((visibility("hidden")));
+    __attribute__((visibility("hidden")));
 #endif

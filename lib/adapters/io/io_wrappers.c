@@ -8,7 +8,7 @@
  * another measured call (MPI-IO's internal POSIX I/O is MPI-IO time, not counted twice).
  * Descriptor creators that are not files (socket, pipe, dup...) reset the class cache entry of the
  * descriptor they return, so a reused descriptor number is classified afresh. */
-#undef _FILE_OFFSET_BITS        /* define open, not open64-under-another-name */
+#undef _FILE_OFFSET_BITS /* define open, not open64-under-another-name */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -25,31 +25,50 @@
 #define PM_EXPORT __attribute__((visibility("default")))
 
 enum io_call {
-  IO_OPEN, IO_READ, IO_WRITE, IO_PREAD, IO_PWRITE, IO_READV, IO_WRITEV, IO_FSYNC, IO_CLOSE,
-  IO_FOPEN, IO_FCLOSE, IO_FREAD, IO_FWRITE, IO_FGETS, IO_FPUTS, IO_FPRINTF, IO_FFLUSH, IO_COUNT
+  IO_OPEN,
+  IO_READ,
+  IO_WRITE,
+  IO_PREAD,
+  IO_PWRITE,
+  IO_READV,
+  IO_WRITEV,
+  IO_FSYNC,
+  IO_CLOSE,
+  IO_FOPEN,
+  IO_FCLOSE,
+  IO_FREAD,
+  IO_FWRITE,
+  IO_FGETS,
+  IO_FPUTS,
+  IO_FPRINTF,
+  IO_FFLUSH,
+  IO_COUNT
 };
-static const char *const io_names[IO_COUNT] = {
-  "open", "read", "write", "pread", "pwrite", "readv", "writev", "fsync", "close",
-  "fopen", "fclose", "fread", "fwrite", "fgets", "fputs", "fprintf", "fflush" };
+static const char *const io_names[IO_COUNT] = {"open",   "read",  "write", "pread",   "pwrite", "readv",
+                                               "writev", "fsync", "close", "fopen",   "fclose", "fread",
+                                               "fwrite", "fgets", "fputs", "fprintf", "fflush"};
 static pm_region_id io_region[IO_COUNT];
 static int regions_ready;
 
 static void register_regions(void) {
-  for (int i = 0; i < IO_COUNT; i++)
-    io_region[i] = pm_region_register(io_names[i], PM_PARADIGM_IO, PM_ROLE_FILE_IO);
+  for (int i = 0; i < IO_COUNT; i++) io_region[i] = pm_region_register(io_names[i], PM_PARADIGM_IO, PM_ROLE_FILE_IO);
   __atomic_store_n(&regions_ready, 1, __ATOMIC_RELEASE);
 }
 
 /* The next definition of a symbol (libc's), looked up once. */
-#define REAL(ret, name, ...)                                                     \
-  static ret (*real_##name)(__VA_ARGS__);                                        \
-  static inline ret (*get_##name(void))(__VA_ARGS__) {                           \
+#define REAL(ret, name, ...)                                                         \
+  static ret (*real_##name)(__VA_ARGS__);                                            \
+  static inline ret (*get_##name(void))(__VA_ARGS__) {                               \
     if (PM_UNLIKELY(!real_##name)) *(void **)&real_##name = dlsym(RTLD_NEXT, #name); \
-    return real_##name;                                                          \
+    return real_##name;                                                              \
   }
 
 /* One measured I/O call: the location, when it started, and the file class (-1: not known yet). */
-typedef struct { pm_loc *L; uint64_t t0; int cls; } io_call_ctx;
+typedef struct {
+  pm_loc *L;
+  uint64_t t0;
+  int cls;
+} io_call_ctx;
 
 /* Start measuring an I/O call on fd (fd < 0: not known yet, e.g. open). X.L is NULL when the call
  * is not measured (popmeter inactive, not a file, popmeter's own call). */
@@ -78,7 +97,7 @@ static inline void io_end(io_call_ctx *X, long long rd, long long wr) {
 /* A descriptor just opened: classified now, so that the open is counted for its file system. */
 static inline void io_opened(io_call_ctx *X, int fd) {
   if (fd < 0) return;
-  pm_io_fd_forget(fd);                   /* a reused number: its old class is stale */
+  pm_io_fd_forget(fd); /* a reused number: its old class is stale */
   if (X->L) {
     int code = pm_io_fd_class(fd);
     if (pm_io_is_file(code)) X->cls = pm_io_file_class(code);
@@ -102,22 +121,32 @@ static int after_open(io_call_ctx *X, int fd) {
   return fd;
 }
 
-#define OPEN_WRAPPER(name)                                                       \
-  PM_EXPORT int name(const char *path, int flags, ...) {                         \
-    int mode = 0;                                                                \
-    if (mode_needed(flags)) { va_list ap; va_start(ap, flags); mode = va_arg(ap, int); va_end(ap); } \
-    io_call_ctx X = io_begin(-1, IO_OPEN);                                       \
-    return after_open(&X, get_##name()(path, flags, mode));                     \
+#define OPEN_WRAPPER(name)                                  \
+  PM_EXPORT int name(const char *path, int flags, ...) {    \
+    int mode = 0;                                           \
+    if (mode_needed(flags)) {                               \
+      va_list ap;                                           \
+      va_start(ap, flags);                                  \
+      mode = va_arg(ap, int);                               \
+      va_end(ap);                                           \
+    }                                                       \
+    io_call_ctx X = io_begin(-1, IO_OPEN);                  \
+    return after_open(&X, get_##name()(path, flags, mode)); \
   }
 OPEN_WRAPPER(open)
 OPEN_WRAPPER(open64)
 
-#define OPENAT_WRAPPER(name)                                                     \
-  PM_EXPORT int name(int dirfd, const char *path, int flags, ...) {              \
-    int mode = 0;                                                                \
-    if (mode_needed(flags)) { va_list ap; va_start(ap, flags); mode = va_arg(ap, int); va_end(ap); } \
-    io_call_ctx X = io_begin(-1, IO_OPEN);                                       \
-    return after_open(&X, get_##name()(dirfd, path, flags, mode));              \
+#define OPENAT_WRAPPER(name)                                        \
+  PM_EXPORT int name(int dirfd, const char *path, int flags, ...) { \
+    int mode = 0;                                                   \
+    if (mode_needed(flags)) {                                       \
+      va_list ap;                                                   \
+      va_start(ap, flags);                                          \
+      mode = va_arg(ap, int);                                       \
+      va_end(ap);                                                   \
+    }                                                               \
+    io_call_ctx X = io_begin(-1, IO_OPEN);                          \
+    return after_open(&X, get_##name()(dirfd, path, flags, mode));  \
   }
 OPENAT_WRAPPER(openat)
 OPENAT_WRAPPER(openat64)
@@ -147,12 +176,12 @@ REAL(int, fsync, int)
 REAL(int, fdatasync, int)
 REAL(int, close, int)
 
-#define RW_WRAPPER(ret, name, call, isread, params, args)                        \
-  PM_EXPORT ret name params {                                                    \
-    io_call_ctx X = io_begin(fd, call);                                          \
-    ret r = get_##name() args;                                                   \
-    if (X.L) io_end(&X, isread ? (long long)r : 0, isread ? 0 : (long long)r);   \
-    return r;                                                                    \
+#define RW_WRAPPER(ret, name, call, isread, params, args)                      \
+  PM_EXPORT ret name params {                                                  \
+    io_call_ctx X = io_begin(fd, call);                                        \
+    ret r = get_##name() args;                                                 \
+    if (X.L) io_end(&X, isread ? (long long)r : 0, isread ? 0 : (long long)r); \
+    return r;                                                                  \
   }
 RW_WRAPPER(ssize_t, read, IO_READ, 1, (int fd, void *b, size_t n), (fd, b, n))
 RW_WRAPPER(ssize_t, __read_chk, IO_READ, 1, (int fd, void *b, size_t n, size_t bl), (fd, b, n, bl))
@@ -186,28 +215,59 @@ REAL(int, dup2, int, int)
 REAL(int, dup3, int, int, int)
 REAL(int, accept, int, struct sockaddr *, socklen_t *)
 REAL(int, accept4, int, struct sockaddr *, socklen_t *, int)
-PM_EXPORT int socket(int d, int t, int p) { int fd = get_socket()(d, t, p); pm_io_fd_forget(fd); return fd; }
+PM_EXPORT int socket(int d, int t, int p) {
+  int fd = get_socket()(d, t, p);
+  pm_io_fd_forget(fd);
+  return fd;
+}
 PM_EXPORT int socketpair(int d, int t, int p, int sv[2]) {
   int r = get_socketpair()(d, t, p, sv);
-  if (r == 0) { pm_io_fd_forget(sv[0]); pm_io_fd_forget(sv[1]); }
+  if (r == 0) {
+    pm_io_fd_forget(sv[0]);
+    pm_io_fd_forget(sv[1]);
+  }
   return r;
 }
 PM_EXPORT int pipe(int fds[2]) {
   int r = get_pipe()(fds);
-  if (r == 0) { pm_io_fd_forget(fds[0]); pm_io_fd_forget(fds[1]); }
+  if (r == 0) {
+    pm_io_fd_forget(fds[0]);
+    pm_io_fd_forget(fds[1]);
+  }
   return r;
 }
 PM_EXPORT int pipe2(int fds[2], int flags) {
   int r = get_pipe2()(fds, flags);
-  if (r == 0) { pm_io_fd_forget(fds[0]); pm_io_fd_forget(fds[1]); }
+  if (r == 0) {
+    pm_io_fd_forget(fds[0]);
+    pm_io_fd_forget(fds[1]);
+  }
   return r;
 }
-PM_EXPORT int dup(int fd) { int r = get_dup()(fd); pm_io_fd_forget(r); return r; }
-PM_EXPORT int dup2(int fd, int to) { int r = get_dup2()(fd, to); pm_io_fd_forget(to); return r; }
-PM_EXPORT int dup3(int fd, int to, int fl) { int r = get_dup3()(fd, to, fl); pm_io_fd_forget(to); return r; }
-PM_EXPORT int accept(int s, struct sockaddr *a, socklen_t *l) { int r = get_accept()(s, a, l); pm_io_fd_forget(r); return r; }
+PM_EXPORT int dup(int fd) {
+  int r = get_dup()(fd);
+  pm_io_fd_forget(r);
+  return r;
+}
+PM_EXPORT int dup2(int fd, int to) {
+  int r = get_dup2()(fd, to);
+  pm_io_fd_forget(to);
+  return r;
+}
+PM_EXPORT int dup3(int fd, int to, int fl) {
+  int r = get_dup3()(fd, to, fl);
+  pm_io_fd_forget(to);
+  return r;
+}
+PM_EXPORT int accept(int s, struct sockaddr *a, socklen_t *l) {
+  int r = get_accept()(s, a, l);
+  pm_io_fd_forget(r);
+  return r;
+}
 PM_EXPORT int accept4(int s, struct sockaddr *a, socklen_t *l, int f) {
-  int r = get_accept4()(s, a, l, f); pm_io_fd_forget(r); return r;
+  int r = get_accept4()(s, a, l, f);
+  pm_io_fd_forget(r);
+  return r;
 }
 
 /* ------------------------------------------------------------------------------------- stdio */
@@ -224,13 +284,13 @@ REAL(int, fflush, FILE *)
 REAL(int, vfprintf, FILE *, const char *, va_list)
 REAL(int, __vfprintf_chk, FILE *, int, const char *, va_list)
 
-#define FOPEN_WRAPPER(name)                                                      \
-  PM_EXPORT FILE *name(const char *path, const char *mode) {                    \
-    io_call_ctx X = io_begin(-1, IO_FOPEN);                                      \
-    FILE *f = get_##name()(path, mode);                                          \
-    if (f) io_opened(&X, stream_fd(f));                                          \
-    if (X.L) io_end(&X, 0, 0);                                                   \
-    return f;                                                                    \
+#define FOPEN_WRAPPER(name)                                  \
+  PM_EXPORT FILE *name(const char *path, const char *mode) { \
+    io_call_ctx X = io_begin(-1, IO_FOPEN);                  \
+    FILE *f = get_##name()(path, mode);                      \
+    if (f) io_opened(&X, stream_fd(f));                      \
+    if (X.L) io_end(&X, 0, 0);                               \
+    return f;                                                \
   }
 FOPEN_WRAPPER(fopen)
 FOPEN_WRAPPER(fopen64)
@@ -238,7 +298,7 @@ FOPEN_WRAPPER(fopen64)
 PM_EXPORT int fclose(FILE *f) {
   int fd = stream_fd(f);
   io_call_ctx X = io_begin(fd, IO_FCLOSE);
-  int r = get_fclose()(f);        /* flushes through glibc's internal write: counted here */
+  int r = get_fclose()(f); /* flushes through glibc's internal write: counted here */
   pm_io_fd_forget(fd);
   if (X.L) io_end(&X, 0, 0);
   return r;

@@ -60,7 +60,10 @@ int pm_mpi_f_statuses_ignored(const MPI_Fint *st) {
 }
 
 MPI_Status *pm_mpi_fst2c(const MPI_Fint *f, MPI_Status *c) {
-  if (PMPI_Status_f2c(f, c) != MPI_SUCCESS) { memset(c, 0, sizeof *c); c->MPI_SOURCE = MPI_PROC_NULL; }
+  if (PMPI_Status_f2c(f, c) != MPI_SUCCESS) {
+    memset(c, 0, sizeof *c);
+    c->MPI_SOURCE = MPI_PROC_NULL;
+  }
   return c;
 }
 
@@ -82,7 +85,7 @@ static void account_recv(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st,
   int src = st->MPI_SOURCE;
   int cancelled = 0;
   if (src != MPI_PROC_NULL && src != MPI_ANY_SOURCE) PMPI_Test_cancelled(st, &cancelled);
-  if (src == MPI_PROC_NULL || src == MPI_ANY_SOURCE || cancelled) {   /* null / empty status, cancelled */
+  if (src == MPI_PROC_NULL || src == MPI_ANY_SOURCE || cancelled) { /* null / empty status, cancelled */
     if (tcomm && X->L && req) pm_trace_mpi_request_cancelled(X->L, req);
     return;
   }
@@ -98,7 +101,10 @@ void pm_mpi_b_recv(pm_mpi_ctx *X, const MPI_Status *st, MPI_Comm comm) {
 }
 
 static void track(pm_mpi_ctx *X, MPI_Request req, uint32_t kind, MPI_Comm comm, pm_mpi_psend *ps) {
-  if (req == MPI_REQUEST_NULL) { free(ps); return; }
+  if (req == MPI_REQUEST_NULL) {
+    free(ps);
+    return;
+  }
   uint32_t tc = trace_comm(comm);
   /* a traced persistent receive keeps whether it is active in a state of its own */
   if (tc && kind == (PM_REQ_RECV | PM_REQ_PERSISTENT) && !ps) ps = calloc(1, sizeof *ps);
@@ -123,7 +129,7 @@ void pm_mpi_b_send_init(pm_mpi_ctx *X, MPI_Request req, int count, MPI_Datatype 
                         MPI_Comm comm) {
   pm_mpi_psend *ps = calloc(1, sizeof *ps);
   if (!ps) return;
-  ps->bytes = pm_mpi_type_bytes(count, type);   /* now: the datatype may be freed before MPI_Start */
+  ps->bytes = pm_mpi_type_bytes(count, type); /* now: the datatype may be freed before MPI_Start */
   ps->peer = peer;
   ps->tag = tag;
   track(X, req, PM_REQ_PSEND | PM_REQ_PERSISTENT, comm, ps);
@@ -132,7 +138,7 @@ void pm_mpi_b_send_init(pm_mpi_ctx *X, MPI_Request req, int count, MPI_Datatype 
 static void start_one(pm_mpi_ctx *X, MPI_Request req, int post) {
   pm_mpi_reqinfo info;
   if (req == MPI_REQUEST_NULL || !pm_mpi_reqtab_get(req, &info) || !info.ps) return;
-  if ((info.kind & 0xff) == PM_REQ_RECV) {     /* a traced persistent receive becomes active */
+  if ((info.kind & 0xff) == PM_REQ_RECV) { /* a traced persistent receive becomes active */
     if (post && info.trace_comm && X->L) {
       info.ps->trace_req = pm_trace_mpi_recv_request(X->L);
       info.ps->active = info.ps->trace_req != 0;
@@ -151,8 +157,12 @@ static void start_one(pm_mpi_ctx *X, MPI_Request req, int post) {
   }
 }
 
-void pm_mpi_pre_start(pm_mpi_ctx *X, MPI_Request req) { if (!pm_mpi_reqtab_empty()) start_one(X, req, 0); }
-void pm_mpi_b_start(pm_mpi_ctx *X, MPI_Request req) { if (!pm_mpi_reqtab_empty()) start_one(X, req, 1); }
+void pm_mpi_pre_start(pm_mpi_ctx *X, MPI_Request req) {
+  if (!pm_mpi_reqtab_empty()) start_one(X, req, 0);
+}
+void pm_mpi_b_start(pm_mpi_ctx *X, MPI_Request req) {
+  if (!pm_mpi_reqtab_empty()) start_one(X, req, 1);
+}
 void pm_mpi_pre_startall(pm_mpi_ctx *X, int count, const MPI_Request *reqs) {
   if (pm_mpi_reqtab_empty()) return;
   for (int i = 0; i < count; i++) start_one(X, reqs[i], 0);
@@ -195,7 +205,10 @@ void pm_mpi_post_mrecv(pm_mpi_ctx *X, int rc, pm_mpi_shadow *sh, const MPI_Statu
 }
 
 void pm_mpi_post_imrecv(pm_mpi_ctx *X, int rc, pm_mpi_shadow *sh, MPI_Request req) {
-  if (rc != MPI_SUCCESS || req == MPI_REQUEST_NULL) { pm_mpi_shadow_unref(sh); return; }
+  if (rc != MPI_SUCCESS || req == MPI_REQUEST_NULL) {
+    pm_mpi_shadow_unref(sh);
+    return;
+  }
   pm_mpi_reqinfo info = {PM_REQ_RECV, sh, NULL, X->trace_comm, 0};
   if (X->trace_comm && X->L) info.trace_req = pm_trace_mpi_recv_request(X->L);
   pm_mpi_reqtab_put(req, &info);
@@ -229,14 +242,16 @@ static void complete_tracked(pm_mpi_ctx *X, const pm_mpi_reqinfo *info, const MP
     if (!info->ps->active) tc = 0;
     info->ps->active = 0;
   }
-  if (kind == PM_REQ_RECV) account_recv(X, info->sh, st, tc, req);
-  else if ((kind == PM_REQ_SEND || kind == PM_REQ_PSEND) && tc && X->L) pm_trace_mpi_send_complete(X->L, req);
+  if (kind == PM_REQ_RECV)
+    account_recv(X, info->sh, st, tc, req);
+  else if ((kind == PM_REQ_SEND || kind == PM_REQ_PSEND) && tc && X->L)
+    pm_trace_mpi_send_complete(X->L, req);
 }
 
 void pm_mpi_complete1(pm_mpi_ctx *X, MPI_Request before, MPI_Request after, const MPI_Status *st) {
   if (before == MPI_REQUEST_NULL || pm_mpi_reqtab_empty()) return;
   pm_mpi_reqinfo info;
-  int freed = (after == MPI_REQUEST_NULL);   /* persistent requests stay allocated (inactive) */
+  int freed = (after == MPI_REQUEST_NULL); /* persistent requests stay allocated (inactive) */
   if (!(freed ? pm_mpi_reqtab_take(before, &info) : pm_mpi_reqtab_get(before, &info))) return;
   complete_tracked(X, &info, st);
   if (freed) drop_info(&info);
@@ -277,8 +292,10 @@ MPI_Status *pm_mpi_snap_pre(pm_mpi_snap *S, int count, const MPI_Request *reqs, 
   if (pm_mpi_reqtab_empty() || count <= 0 || !reqs) return user_st;
   snap_scan(S, count, reqs, NULL);
   if (S->nrecv && !S->have_st) {
-    if (single_status || count <= PM_MPI_SNAP_STACK) S->st = S->stbuf;
-    else if ((S->heap_st = malloc((size_t)count * sizeof(MPI_Status)))) S->st = S->heap_st;
+    if (single_status || count <= PM_MPI_SNAP_STACK)
+      S->st = S->stbuf;
+    else if ((S->heap_st = malloc((size_t)count * sizeof(MPI_Status))))
+      S->st = S->heap_st;
     S->have_st = (S->st != MPI_STATUSES_IGNORE);
   }
   return S->st;
@@ -291,9 +308,12 @@ MPI_Fint *pm_mpi_fsnap_pre(pm_mpi_snap *S, int count, const MPI_Fint *reqs, MPI_
   S->have_st = !(single_status ? pm_mpi_f_status_ignored(user_st) : pm_mpi_f_statuses_ignored(user_st));
   snap_scan(S, count, NULL, reqs);
   if (S->nrecv && !S->have_st) {
-    if (single_status || count <= PM_MPI_SNAP_STACK) { S->fst = S->fstbuf; S->have_st = 1; }
-    else if ((S->heap_fst = malloc((size_t)count * PM_MPI_F_STATUS_SIZE * sizeof(MPI_Fint)))) {
-      S->fst = S->heap_fst; S->have_st = 1;
+    if (single_status || count <= PM_MPI_SNAP_STACK) {
+      S->fst = S->fstbuf;
+      S->have_st = 1;
+    } else if ((S->heap_fst = malloc((size_t)count * PM_MPI_F_STATUS_SIZE * sizeof(MPI_Fint)))) {
+      S->fst = S->heap_fst;
+      S->have_st = 1;
     }
   }
   return S->fst;
@@ -310,7 +330,10 @@ static pm_mpi_tracked *snap_find(pm_mpi_snap *S, int idx) {
   while (lo <= hi) {
     int mid = (lo + hi) / 2;
     if (S->t[mid].idx == idx) return &S->t[mid];
-    if (S->t[mid].idx < idx) lo = mid + 1; else hi = mid - 1;
+    if (S->t[mid].idx < idx)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
   }
   return NULL;
 }
@@ -322,9 +345,8 @@ static const MPI_Status *snap_status(pm_mpi_snap *S, int k, int fortran, MPI_Sta
   return &S->st[k];
 }
 
-static void snap_done(pm_mpi_ctx *X, pm_mpi_snap *S, pm_mpi_tracked *t, const MPI_Status *st, int rc,
-                      int freed) {
-  if (rc == MPI_ERR_IN_STATUS && (!st || st->MPI_ERROR != MPI_SUCCESS)) return;   /* pending or failed */
+static void snap_done(pm_mpi_ctx *X, pm_mpi_snap *S, pm_mpi_tracked *t, const MPI_Status *st, int rc, int freed) {
+  if (rc == MPI_ERR_IN_STATUS && (!st || st->MPI_ERROR != MPI_SUCCESS)) return; /* pending or failed */
   complete_tracked(X, &t->info, st);
   if (freed) {
     pm_mpi_reqinfo info;
@@ -333,23 +355,22 @@ static void snap_done(pm_mpi_ctx *X, pm_mpi_snap *S, pm_mpi_tracked *t, const MP
   (void)S;
 }
 
-static void snap_post(pm_mpi_ctx *X, pm_mpi_snap *S, int rc, int which, int done_flag, int one_index,
-                      int outcount, const int *cidx, const MPI_Fint *fidx, const MPI_Request *creqs,
-                      const MPI_Fint *freqs) {
+static void snap_post(pm_mpi_ctx *X, pm_mpi_snap *S, int rc, int which, int done_flag, int one_index, int outcount,
+                      const int *cidx, const MPI_Fint *fidx, const MPI_Request *creqs, const MPI_Fint *freqs) {
   if (S->n == 0) return;
   if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return;
   int fortran = (freqs != NULL);
   MPI_Status tmp;
 #define FREED(i) (fortran ? PMPI_Request_f2c(freqs[i]) == MPI_REQUEST_NULL : creqs[i] == MPI_REQUEST_NULL)
   if (which == PM_MPI_DONE_ALL) {
-    if (!done_flag && rc == MPI_SUCCESS) return;     /* Testall: not all complete, nothing done */
+    if (!done_flag && rc == MPI_SUCCESS) return; /* Testall: not all complete, nothing done */
     for (int j = 0; j < S->n; j++) {
       pm_mpi_tracked *t = &S->t[j];
       snap_done(X, S, t, snap_status(S, t->idx, fortran, &tmp), rc, FREED(t->idx));
     }
   } else if (which == PM_MPI_DONE_ONE) {
     if (!done_flag || one_index == MPI_UNDEFINED) return;
-    int i = fortran ? one_index - 1 : one_index;     /* Fortran indices are 1-based */
+    int i = fortran ? one_index - 1 : one_index; /* Fortran indices are 1-based */
     pm_mpi_tracked *t = snap_find(S, i);
     if (t) snap_done(X, S, t, snap_status(S, 0, fortran, &tmp), MPI_SUCCESS, FREED(i));
   } else {
@@ -363,21 +384,25 @@ static void snap_post(pm_mpi_ctx *X, pm_mpi_snap *S, int rc, int which, int done
 #undef FREED
 }
 
-void pm_mpi_snap_post(pm_mpi_ctx *X, pm_mpi_snap *S, int rc, int which, int done_flag, int one_index,
-                      int outcount, const int *indices, const MPI_Request *reqs_after) {
+void pm_mpi_snap_post(pm_mpi_ctx *X, pm_mpi_snap *S, int rc, int which, int done_flag, int one_index, int outcount,
+                      const int *indices, const MPI_Request *reqs_after) {
   snap_post(X, S, rc, which, done_flag, one_index, outcount, indices, NULL, reqs_after, NULL);
 }
 
-void pm_mpi_fsnap_post(pm_mpi_ctx *X, pm_mpi_snap *S, int rc, int which, int done_flag, int one_index,
-                       int outcount, const MPI_Fint *indices, const MPI_Fint *reqs_after) {
+void pm_mpi_fsnap_post(pm_mpi_ctx *X, pm_mpi_snap *S, int rc, int which, int done_flag, int one_index, int outcount,
+                       const MPI_Fint *indices, const MPI_Fint *reqs_after) {
   snap_post(X, S, rc, which, done_flag, one_index, outcount, NULL, indices, NULL, reqs_after);
 }
 
 /* ------------------------------------------------------------------------------ collectives */
-typedef struct { int inter, rank, size, rsize; } cinfo;
+typedef struct {
+  int inter, rank, size, rsize;
+} cinfo;
 
 static void comm_info(MPI_Comm c, cinfo *ci) {
-  ci->inter = 0; ci->rank = 0; ci->size = 1;
+  ci->inter = 0;
+  ci->rank = 0;
+  ci->size = 1;
   PMPI_Comm_test_inter(c, &ci->inter);
   PMPI_Comm_rank(c, &ci->rank);
   PMPI_Comm_size(c, &ci->size);
@@ -393,90 +418,122 @@ static inline void coll(pm_mpi_ctx *X, uint64_t out, uint64_t in) { pm_add_colle
 static uint64_t sum_counts(const int *counts, int n, int skip, uint64_t tsize) {
   uint64_t s = 0;
   if (!counts) return 0;
-  for (int i = 0; i < n; i++) if (i != skip && counts[i] > 0) s += (uint64_t)counts[i];
+  for (int i = 0; i < n; i++)
+    if (i != skip && counts[i] > 0) s += (uint64_t)counts[i];
   return s * tsize;
 }
 
-void pm_mpi_b_barrier(pm_mpi_ctx *X, MPI_Comm comm) { (void)comm; if (X->L) coll(X, 0, 0); }
+void pm_mpi_b_barrier(pm_mpi_ctx *X, MPI_Comm comm) {
+  (void)comm;
+  if (X->L) coll(X, 0, 0);
+}
 
 void pm_mpi_b_bcast(pm_mpi_ctx *X, const void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   (void)buf;
   if (!X->L) return;
-  cinfo ci; comm_info(comm, &ci);
+  cinfo ci;
+  comm_info(comm, &ci);
   uint64_t b = pm_mpi_type_bytes(count, t);
   if (ci.inter) {
-    if (root == MPI_ROOT) coll(X, ci.rsize * b, 0);
-    else if (root == MPI_PROC_NULL) coll(X, 0, 0);
-    else coll(X, 0, b);
-  } else if (root == ci.rank) coll(X, peers(&ci) * b, 0);
-  else coll(X, 0, b);
+    if (root == MPI_ROOT)
+      coll(X, ci.rsize * b, 0);
+    else if (root == MPI_PROC_NULL)
+      coll(X, 0, 0);
+    else
+      coll(X, 0, b);
+  } else if (root == ci.rank)
+    coll(X, peers(&ci) * b, 0);
+  else
+    coll(X, 0, b);
 }
 
 /* Rooted "many to one" (gather, reduce): non-roots send 'sb', the root receives 'rb_each' from each
  * other process (or the explicit total 'rb_total' when >= 0). */
 static void rooted_in(pm_mpi_ctx *X, const cinfo *ci, int root, uint64_t sb, uint64_t rb_each, int64_t rb_total) {
   if (ci->inter) {
-    if (root == MPI_ROOT) coll(X, 0, rb_total >= 0 ? (uint64_t)rb_total : ci->rsize * rb_each);
-    else if (root == MPI_PROC_NULL) coll(X, 0, 0);
-    else coll(X, sb, 0);
-  } else if (root == ci->rank) coll(X, 0, rb_total >= 0 ? (uint64_t)rb_total : peers(ci) * rb_each);
-  else coll(X, sb, 0);
+    if (root == MPI_ROOT)
+      coll(X, 0, rb_total >= 0 ? (uint64_t)rb_total : ci->rsize * rb_each);
+    else if (root == MPI_PROC_NULL)
+      coll(X, 0, 0);
+    else
+      coll(X, sb, 0);
+  } else if (root == ci->rank)
+    coll(X, 0, rb_total >= 0 ? (uint64_t)rb_total : peers(ci) * rb_each);
+  else
+    coll(X, sb, 0);
 }
 /* Rooted "one to many" (scatter): the root sends 'sb_each' to each other process (or 'sb_total'),
  * the others receive 'rb'. */
 static void rooted_out(pm_mpi_ctx *X, const cinfo *ci, int root, int64_t sb_total, uint64_t sb_each, uint64_t rb) {
   if (ci->inter) {
-    if (root == MPI_ROOT) coll(X, sb_total >= 0 ? (uint64_t)sb_total : ci->rsize * sb_each, 0);
-    else if (root == MPI_PROC_NULL) coll(X, 0, 0);
-    else coll(X, 0, rb);
-  } else if (root == ci->rank) coll(X, sb_total >= 0 ? (uint64_t)sb_total : peers(ci) * sb_each, 0);
-  else coll(X, 0, rb);
+    if (root == MPI_ROOT)
+      coll(X, sb_total >= 0 ? (uint64_t)sb_total : ci->rsize * sb_each, 0);
+    else if (root == MPI_PROC_NULL)
+      coll(X, 0, 0);
+    else
+      coll(X, 0, rb);
+  } else if (root == ci->rank)
+    coll(X, sb_total >= 0 ? (uint64_t)sb_total : peers(ci) * sb_each, 0);
+  else
+    coll(X, 0, rb);
 }
 
 void pm_mpi_b_gather(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st, const void *rbuf, int rcount,
                      MPI_Datatype rt, int root, MPI_Comm comm) {
-  (void)sbuf; (void)rbuf;
+  (void)sbuf;
+  (void)rbuf;
   if (!X->L) return;
-  cinfo ci; comm_info(comm, &ci);
+  cinfo ci;
+  comm_info(comm, &ci);
   int is_root = ci.inter ? root == MPI_ROOT : root == ci.rank;
   rooted_in(X, &ci, root, is_root ? 0 : pm_mpi_type_bytes(scount, st), is_root ? pm_mpi_type_bytes(rcount, rt) : 0, -1);
 }
 
 void pm_mpi_b_gatherv(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st, const void *rbuf,
                       const int *rcounts, MPI_Datatype rt, int root, MPI_Comm comm) {
-  (void)sbuf; (void)rbuf;
+  (void)sbuf;
+  (void)rbuf;
   if (!X->L) return;
-  cinfo ci; comm_info(comm, &ci);
+  cinfo ci;
+  comm_info(comm, &ci);
   int is_root = ci.inter ? root == MPI_ROOT : root == ci.rank;
   int64_t total = 0;
-  if (is_root) total = (int64_t)sum_counts(rcounts, ci.inter ? ci.rsize : ci.size, ci.inter ? -1 : ci.rank, type_size(rt));
+  if (is_root)
+    total = (int64_t)sum_counts(rcounts, ci.inter ? ci.rsize : ci.size, ci.inter ? -1 : ci.rank, type_size(rt));
   rooted_in(X, &ci, root, is_root ? 0 : pm_mpi_type_bytes(scount, st), 0, total);
 }
 
 void pm_mpi_b_scatter(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st, const void *rbuf, int rcount,
                       MPI_Datatype rt, int root, MPI_Comm comm) {
-  (void)sbuf; (void)rbuf;
+  (void)sbuf;
+  (void)rbuf;
   if (!X->L) return;
-  cinfo ci; comm_info(comm, &ci);
+  cinfo ci;
+  comm_info(comm, &ci);
   int is_root = ci.inter ? root == MPI_ROOT : root == ci.rank;
-  rooted_out(X, &ci, root, -1, is_root ? pm_mpi_type_bytes(scount, st) : 0, is_root ? 0 : pm_mpi_type_bytes(rcount, rt));
+  rooted_out(X, &ci, root, -1, is_root ? pm_mpi_type_bytes(scount, st) : 0,
+             is_root ? 0 : pm_mpi_type_bytes(rcount, rt));
 }
 
 void pm_mpi_b_scatterv(pm_mpi_ctx *X, const void *sbuf, const int *scounts, MPI_Datatype st, const void *rbuf,
                        int rcount, MPI_Datatype rt, int root, MPI_Comm comm) {
-  (void)sbuf; (void)rbuf;
+  (void)sbuf;
+  (void)rbuf;
   if (!X->L) return;
-  cinfo ci; comm_info(comm, &ci);
+  cinfo ci;
+  comm_info(comm, &ci);
   int is_root = ci.inter ? root == MPI_ROOT : root == ci.rank;
   int64_t total = 0;
-  if (is_root) total = (int64_t)sum_counts(scounts, ci.inter ? ci.rsize : ci.size, ci.inter ? -1 : ci.rank, type_size(st));
+  if (is_root)
+    total = (int64_t)sum_counts(scounts, ci.inter ? ci.rsize : ci.size, ci.inter ? -1 : ci.rank, type_size(st));
   rooted_out(X, &ci, root, total, 0, is_root ? 0 : pm_mpi_type_bytes(rcount, rt));
 }
 
 void pm_mpi_b_allgather(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st, int rcount, MPI_Datatype rt,
                         MPI_Comm comm) {
   if (!X->L) return;
-  cinfo ci; comm_info(comm, &ci);
+  cinfo ci;
+  comm_info(comm, &ci);
   uint64_t rb = pm_mpi_type_bytes(rcount, rt);
   uint64_t sb = (sbuf == MPI_IN_PLACE && !ci.inter) ? rb : pm_mpi_type_bytes(scount, st);
   coll(X, peers(&ci) * sb, peers(&ci) * rb);
@@ -485,22 +542,25 @@ void pm_mpi_b_allgather(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatyp
 void pm_mpi_b_allgatherv(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st, const int *rcounts,
                          MPI_Datatype rt, MPI_Comm comm) {
   if (!X->L) return;
-  cinfo ci; comm_info(comm, &ci);
+  cinfo ci;
+  comm_info(comm, &ci);
   uint64_t rts = type_size(rt);
-  uint64_t sb = (sbuf == MPI_IN_PLACE && !ci.inter) ? (rcounts && rcounts[ci.rank] > 0 ? (uint64_t)rcounts[ci.rank] * rts : 0)
-                                                   : pm_mpi_type_bytes(scount, st);
+  uint64_t sb = (sbuf == MPI_IN_PLACE && !ci.inter)
+                    ? (rcounts && rcounts[ci.rank] > 0 ? (uint64_t)rcounts[ci.rank] * rts : 0)
+                    : pm_mpi_type_bytes(scount, st);
   coll(X, peers(&ci) * sb, sum_counts(rcounts, ci.inter ? ci.rsize : ci.size, ci.inter ? -1 : ci.rank, rts));
 }
 
 void pm_mpi_b_alltoall(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st, int rcount, MPI_Datatype rt,
                        MPI_Comm comm) {
-  pm_mpi_b_allgather(X, sbuf, scount, st, rcount, rt, comm);   /* same volume per peer */
+  pm_mpi_b_allgather(X, sbuf, scount, st, rcount, rt, comm); /* same volume per peer */
 }
 
 void pm_mpi_b_alltoallv(pm_mpi_ctx *X, const void *sbuf, const int *scounts, MPI_Datatype st, const int *rcounts,
                         MPI_Datatype rt, MPI_Comm comm) {
   if (!X->L) return;
-  cinfo ci; comm_info(comm, &ci);
+  cinfo ci;
+  comm_info(comm, &ci);
   int n = ci.inter ? ci.rsize : ci.size, skip = ci.inter ? -1 : ci.rank;
   uint64_t in = sum_counts(rcounts, n, skip, type_size(rt));
   uint64_t out = (sbuf == MPI_IN_PLACE) ? in : sum_counts(scounts, n, skip, type_size(st));
@@ -515,11 +575,11 @@ static uint64_t sum_counts_w(const int *counts, const MPI_Datatype *ct, const MP
   return s;
 }
 
-static void alltoallw(pm_mpi_ctx *X, const void *sbuf, const int *scounts, const MPI_Datatype *cst,
-                      const MPI_Fint *fst, const int *rcounts, const MPI_Datatype *crt, const MPI_Fint *frt,
-                      MPI_Comm comm) {
+static void alltoallw(pm_mpi_ctx *X, const void *sbuf, const int *scounts, const MPI_Datatype *cst, const MPI_Fint *fst,
+                      const int *rcounts, const MPI_Datatype *crt, const MPI_Fint *frt, MPI_Comm comm) {
   if (!X->L) return;
-  cinfo ci; comm_info(comm, &ci);
+  cinfo ci;
+  comm_info(comm, &ci);
   int n = ci.inter ? ci.rsize : ci.size, skip = ci.inter ? -1 : ci.rank;
   uint64_t in = sum_counts_w(rcounts, crt, frt, n, skip);
   uint64_t out = (sbuf == MPI_IN_PLACE) ? in : sum_counts_w(scounts, cst, fst, n, skip);
@@ -529,32 +589,35 @@ void pm_mpi_b_alltoallw(pm_mpi_ctx *X, const void *sbuf, const int *scounts, con
                         const int *rcounts, const MPI_Datatype *rts, MPI_Comm comm) {
   alltoallw(X, sbuf, scounts, sts, NULL, rcounts, rts, NULL, comm);
 }
-void pm_mpi_b_alltoallw_f(pm_mpi_ctx *X, const void *sbuf, const int *scounts, const MPI_Fint *sts,
-                          const int *rcounts, const MPI_Fint *rts, MPI_Comm comm) {
+void pm_mpi_b_alltoallw_f(pm_mpi_ctx *X, const void *sbuf, const int *scounts, const MPI_Fint *sts, const int *rcounts,
+                          const MPI_Fint *rts, MPI_Comm comm) {
   alltoallw(X, sbuf, scounts, NULL, sts, rcounts, NULL, rts, comm);
 }
 
 void pm_mpi_b_reduce(pm_mpi_ctx *X, const void *sbuf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   (void)sbuf;
   if (!X->L) return;
-  cinfo ci; comm_info(comm, &ci);
+  cinfo ci;
+  comm_info(comm, &ci);
   uint64_t b = pm_mpi_type_bytes(count, t);
   rooted_in(X, &ci, root, b, b, -1);
 }
 
 void pm_mpi_b_allreduce(pm_mpi_ctx *X, int count, MPI_Datatype t, MPI_Comm comm) {
   if (!X->L) return;
-  cinfo ci; comm_info(comm, &ci);
+  cinfo ci;
+  comm_info(comm, &ci);
   uint64_t b = pm_mpi_type_bytes(count, t);
   coll(X, peers(&ci) * b, peers(&ci) * b);
 }
 
 void pm_mpi_b_reduce_scatter(pm_mpi_ctx *X, const int *rcounts, MPI_Datatype t, MPI_Comm comm) {
   if (!X->L || !rcounts) return;
-  cinfo ci; comm_info(comm, &ci);
+  cinfo ci;
+  comm_info(comm, &ci);
   uint64_t ts = type_size(t);
   uint64_t mine = rcounts[ci.rank] > 0 ? (uint64_t)rcounts[ci.rank] * ts : 0;
-  if (ci.inter) {   /* approximation: own contribution to every block, own block from the remote group */
+  if (ci.inter) { /* approximation: own contribution to every block, own block from the remote group */
     coll(X, sum_counts(rcounts, ci.size, -1, ts), ci.rsize * mine);
   } else {
     coll(X, sum_counts(rcounts, ci.size, ci.rank, ts), peers(&ci) * mine);
@@ -563,14 +626,16 @@ void pm_mpi_b_reduce_scatter(pm_mpi_ctx *X, const int *rcounts, MPI_Datatype t, 
 
 void pm_mpi_b_reduce_scatter_block(pm_mpi_ctx *X, int rcount, MPI_Datatype t, MPI_Comm comm) {
   if (!X->L) return;
-  cinfo ci; comm_info(comm, &ci);
+  cinfo ci;
+  comm_info(comm, &ci);
   uint64_t b = pm_mpi_type_bytes(rcount, t);
   coll(X, (ci.inter ? (uint64_t)ci.size : peers(&ci)) * b, peers(&ci) * b);
 }
 
 void pm_mpi_b_scan(pm_mpi_ctx *X, int count, MPI_Datatype t, MPI_Comm comm) {
   if (!X->L) return;
-  cinfo ci; comm_info(comm, &ci);
+  cinfo ci;
+  comm_info(comm, &ci);
   uint64_t b = pm_mpi_type_bytes(count, t);
   coll(X, (uint64_t)(ci.size - 1 - ci.rank) * b, (uint64_t)ci.rank * b);
 }
@@ -599,13 +664,15 @@ static void degrees(MPI_Comm comm, int *indeg, int *outdeg) {
 
 void pm_mpi_b_nbr_allgather(pm_mpi_ctx *X, int scount, MPI_Datatype st, int rcount, MPI_Datatype rt, MPI_Comm comm) {
   if (!X->L) return;
-  int in, out; degrees(comm, &in, &out);
+  int in, out;
+  degrees(comm, &in, &out);
   coll(X, (uint64_t)out * pm_mpi_type_bytes(scount, st), (uint64_t)in * pm_mpi_type_bytes(rcount, rt));
 }
 void pm_mpi_b_nbr_allgatherv(pm_mpi_ctx *X, int scount, MPI_Datatype st, const int *rcounts, MPI_Datatype rt,
                              MPI_Comm comm) {
   if (!X->L) return;
-  int in, out; degrees(comm, &in, &out);
+  int in, out;
+  degrees(comm, &in, &out);
   coll(X, (uint64_t)out * pm_mpi_type_bytes(scount, st), sum_counts(rcounts, in, -1, type_size(rt)));
 }
 void pm_mpi_b_nbr_alltoall(pm_mpi_ctx *X, int scount, MPI_Datatype st, int rcount, MPI_Datatype rt, MPI_Comm comm) {
@@ -614,23 +681,28 @@ void pm_mpi_b_nbr_alltoall(pm_mpi_ctx *X, int scount, MPI_Datatype st, int rcoun
 void pm_mpi_b_nbr_alltoallv(pm_mpi_ctx *X, const int *scounts, MPI_Datatype st, const int *rcounts, MPI_Datatype rt,
                             MPI_Comm comm) {
   if (!X->L) return;
-  int in, out; degrees(comm, &in, &out);
+  int in, out;
+  degrees(comm, &in, &out);
   coll(X, sum_counts(scounts, out, -1, type_size(st)), sum_counts(rcounts, in, -1, type_size(rt)));
 }
 void pm_mpi_b_nbr_alltoallw(pm_mpi_ctx *X, const int *scounts, const MPI_Datatype *sts, const int *rcounts,
                             const MPI_Datatype *rts, MPI_Comm comm) {
   if (!X->L) return;
-  int in, out; degrees(comm, &in, &out);
+  int in, out;
+  degrees(comm, &in, &out);
   coll(X, sum_counts_w(scounts, sts, NULL, out, -1), sum_counts_w(rcounts, rts, NULL, in, -1));
 }
 void pm_mpi_b_nbr_alltoallw_f(pm_mpi_ctx *X, const int *scounts, const MPI_Fint *sts, const int *rcounts,
                               const MPI_Fint *rts, MPI_Comm comm) {
   if (!X->L) return;
-  int in, out; degrees(comm, &in, &out);
+  int in, out;
+  degrees(comm, &in, &out);
   coll(X, sum_counts_w(scounts, NULL, sts, out, -1), sum_counts_w(rcounts, NULL, rts, in, -1));
 }
 
-void pm_mpi_b_cpcoll(pm_mpi_ctx *X, MPI_Comm comm) { if (cp_on()) pm_mpi_cp_coll(X, comm); }
+void pm_mpi_b_cpcoll(pm_mpi_ctx *X, MPI_Comm comm) {
+  if (cp_on()) pm_mpi_cp_coll(X, comm);
+}
 void pm_mpi_b_newcomm(pm_mpi_ctx *X, MPI_Comm newcomm) {
   (void)X;
   pm_mpi_cp_newcomm(newcomm);
@@ -638,10 +710,18 @@ void pm_mpi_b_newcomm(pm_mpi_ctx *X, MPI_Comm newcomm) {
 }
 
 /* --------------------------------------------------------------------------------- I/O, RMA */
-void pm_mpi_b_io_read(pm_mpi_ctx *X, const MPI_Status *st) { if (X->L) pm_add_io(X->L, pm_mpi_status_bytes(st), 0); }
-void pm_mpi_b_io_write(pm_mpi_ctx *X, const MPI_Status *st) { if (X->L) pm_add_io(X->L, 0, pm_mpi_status_bytes(st)); }
-void pm_mpi_b_io_iread(pm_mpi_ctx *X, int count, MPI_Datatype t) { if (X->L) pm_add_io(X->L, pm_mpi_type_bytes(count, t), 0); }
-void pm_mpi_b_io_iwrite(pm_mpi_ctx *X, int count, MPI_Datatype t) { if (X->L) pm_add_io(X->L, 0, pm_mpi_type_bytes(count, t)); }
+void pm_mpi_b_io_read(pm_mpi_ctx *X, const MPI_Status *st) {
+  if (X->L) pm_add_io(X->L, pm_mpi_status_bytes(st), 0);
+}
+void pm_mpi_b_io_write(pm_mpi_ctx *X, const MPI_Status *st) {
+  if (X->L) pm_add_io(X->L, 0, pm_mpi_status_bytes(st));
+}
+void pm_mpi_b_io_iread(pm_mpi_ctx *X, int count, MPI_Datatype t) {
+  if (X->L) pm_add_io(X->L, pm_mpi_type_bytes(count, t), 0);
+}
+void pm_mpi_b_io_iwrite(pm_mpi_ctx *X, int count, MPI_Datatype t) {
+  if (X->L) pm_add_io(X->L, 0, pm_mpi_type_bytes(count, t));
+}
 
 void pm_mpi_b_rma_put(pm_mpi_ctx *X, int count, MPI_Datatype t, int target) {
   if (X->L && target != MPI_PROC_NULL) pm_add_sent(X->L, pm_mpi_type_bytes(count, t), 1);

@@ -30,7 +30,7 @@ PM_HIDDEN extern int pm_mpi_flags;
 
 /* Region ids of the table entries, indexed by the generated enum pm_mpi_call (pm_mpi_calls.h). */
 PM_HIDDEN extern pm_region_id pm_mpi_region[];
-PM_HIDDEN void pm_mpi_register_regions(void);        /* generated */
+PM_HIDDEN void pm_mpi_register_regions(void); /* generated */
 
 /* Lead-side hook, called by MPI_Finalize (C and Fortran) before PMPI_Finalize, on the thread that
  * finalizes, outside the wrapper's reentrancy guard. It reduces the profile to rank 0 through
@@ -49,19 +49,23 @@ typedef struct {
   pm_loc *L;
   int have_in;
   pm_cp_clock in;
-  uint32_t trace_comm;    /* trace communicator + 1 of a matched message being received (0: none) */
+  uint32_t trace_comm; /* trace communicator + 1 of a matched message being received (0: none) */
 } pm_mpi_ctx;
 
 static inline void pm_mpi_ctx_merge_in(pm_mpi_ctx *X, pm_cp_clock c) {
-  if (!X->have_in) { X->in = c; X->have_in = 1; return; }
+  if (!X->have_in) {
+    X->in = c;
+    X->have_in = 1;
+    return;
+  }
   if (c.cue > X->in.cue) X->in.cue = c.cue;
   if (c.com > X->in.com) X->in.com = c.com;
   if (c.coo > X->in.coo) X->in.coo = c.coo;
 }
 
 /* --------------------------------------------------------------------------------- sizes / misc */
-PM_HIDDEN uint64_t pm_mpi_type_bytes(int count, MPI_Datatype t);   /* count * size, 0 on error */
-PM_HIDDEN uint64_t pm_mpi_status_bytes(const MPI_Status *st);      /* received bytes in a status */
+PM_HIDDEN uint64_t pm_mpi_type_bytes(int count, MPI_Datatype t); /* count * size, 0 on error */
+PM_HIDDEN uint64_t pm_mpi_status_bytes(const MPI_Status *st);    /* received bytes in a status */
 /* Fortran choice buffers: maps Fortran MPI_IN_PLACE / MPI_BOTTOM sentinels to the C ones. */
 PM_HIDDEN const void *pm_mpi_f_buf(const void *p);
 /* 1 when a Fortran status argument is MPI_STATUS_IGNORE (resp. MPI_STATUSES_IGNORE). */
@@ -74,44 +78,44 @@ PM_HIDDEN MPI_Status *pm_mpi_fst2c(const MPI_Fint *f, MPI_Status *c);
 /* ------------------------------------------------------------------------- request/message table */
 /* What the adapter must remember about a live request between its post and its completion. */
 enum {
-  PM_REQ_RECV = 1,        /* receive (Irecv, Imrecv, Recv_init): bytes + clock at completion */
-  PM_REQ_PSEND = 2,       /* persistent send (Send_init...): bytes + clock at each Start */
-  PM_REQ_MSG = 3,         /* matched message from Mprobe/Improbe (key: the MPI_Message) */
-  PM_REQ_SEND = 4,        /* non-blocking send, tracked only while tracing (MpiIsendComplete) */
+  PM_REQ_RECV = 1,  /* receive (Irecv, Imrecv, Recv_init): bytes + clock at completion */
+  PM_REQ_PSEND = 2, /* persistent send (Send_init...): bytes + clock at each Start */
+  PM_REQ_MSG = 3,   /* matched message from Mprobe/Improbe (key: the MPI_Message) */
+  PM_REQ_SEND = 4,  /* non-blocking send, tracked only while tracing (MpiIsendComplete) */
   PM_REQ_PERSISTENT = 0x100
 };
 struct pm_mpi_shadow;
-typedef struct pm_mpi_psend {   /* persistent send arguments (malloc'd at Send_init, rare) */
-  uint64_t bytes;              /* taken at Send_init: the datatype may be freed before MPI_Start */
+typedef struct pm_mpi_psend { /* persistent send arguments (malloc'd at Send_init, rare) */
+  uint64_t bytes;             /* taken at Send_init: the datatype may be freed before MPI_Start */
   int peer, tag;
-  int active;                  /* tracing: started and not completed yet */
-  uint64_t trace_req;          /* tracing: the trace's request id of the current start */
+  int active;         /* tracing: started and not completed yet */
+  uint64_t trace_req; /* tracing: the trace's request id of the current start */
 } pm_mpi_psend;
 typedef struct {
   uint32_t kind;
-  struct pm_mpi_shadow *sh;    /* shadow communicator (holds a reference), or NULL */
-  pm_mpi_psend *ps;            /* PM_REQ_PSEND; a persistent receive's state while tracing */
-  uint32_t trace_comm;         /* tracing: trace communicator + 1 (0: not traced) */
-  uint64_t trace_req;          /* tracing: the trace's request id (0: none; persistent: in ps) */
+  struct pm_mpi_shadow *sh; /* shadow communicator (holds a reference), or NULL */
+  pm_mpi_psend *ps;         /* PM_REQ_PSEND; a persistent receive's state while tracing */
+  uint32_t trace_comm;      /* tracing: trace communicator + 1 (0: not traced) */
+  uint64_t trace_req;       /* tracing: the trace's request id (0: none; persistent: in ps) */
 } pm_mpi_reqinfo;
 /* Lock-free global table (requests may complete on another thread than the one that posted them).
  * Keys are MPI_Request / MPI_Message handles (pointers in Open MPI). */
-PM_HIDDEN extern int pm_mpi_reqtab_live;               /* number of entries (fast "empty" test) */
+PM_HIDDEN extern int pm_mpi_reqtab_live; /* number of entries (fast "empty" test) */
 PM_HIDDEN void pm_mpi_reqtab_put(const void *key, const pm_mpi_reqinfo *info);
 PM_HIDDEN int pm_mpi_reqtab_get(const void *key, pm_mpi_reqinfo *out);
-PM_HIDDEN int pm_mpi_reqtab_take(const void *key, pm_mpi_reqinfo *out);   /* get + remove */
+PM_HIDDEN int pm_mpi_reqtab_take(const void *key, pm_mpi_reqinfo *out); /* get + remove */
 PM_HIDDEN void pm_mpi_reqtab_reset(void);
 static inline int pm_mpi_reqtab_empty(void) { return __atomic_load_n(&pm_mpi_reqtab_live, __ATOMIC_RELAXED) == 0; }
 
 /* ----------------------------------------------------------------------------- critical path */
 typedef struct pm_mpi_shadow {
-  MPI_Comm comm;        /* the shadow communicator: same group and ranks as the user communicator */
-  int refs;             /* 1 for the user communicator + 1 per table entry that names it */
+  MPI_Comm comm; /* the shadow communicator: same group and ranks as the user communicator */
+  int refs;      /* 1 for the user communicator + 1 per table entry that names it */
 } pm_mpi_shadow;
-PM_HIDDEN int pm_mpi_cp_setup(MPI_Comm tool_comm);     /* at init; returns 1 when enabled */
-PM_HIDDEN void pm_mpi_cp_shutdown(void);               /* at finalize, before PMPI_Finalize */
-PM_HIDDEN pm_mpi_shadow *pm_mpi_shadow_get(MPI_Comm comm);       /* borrowed, or NULL */
-PM_HIDDEN pm_mpi_shadow *pm_mpi_shadow_ref(MPI_Comm comm);       /* new reference, or NULL */
+PM_HIDDEN int pm_mpi_cp_setup(MPI_Comm tool_comm);         /* at init; returns 1 when enabled */
+PM_HIDDEN void pm_mpi_cp_shutdown(void);                   /* at finalize, before PMPI_Finalize */
+PM_HIDDEN pm_mpi_shadow *pm_mpi_shadow_get(MPI_Comm comm); /* borrowed, or NULL */
+PM_HIDDEN pm_mpi_shadow *pm_mpi_shadow_ref(MPI_Comm comm); /* new reference, or NULL */
 PM_HIDDEN void pm_mpi_shadow_unref(pm_mpi_shadow *sh);
 /* Sender side: posts the clock message (non-blocking) to 'peer' with 'tag' on comm's shadow. */
 PM_HIDDEN void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int tag);
@@ -121,7 +125,7 @@ PM_HIDDEN void pm_mpi_cp_recv_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Sta
 PM_HIDDEN void pm_mpi_cp_coll(pm_mpi_ctx *X, MPI_Comm comm);
 /* New user communicator: create its shadow (collective over newcomm). */
 PM_HIDDEN void pm_mpi_cp_newcomm(MPI_Comm newcomm);
-PM_HIDDEN uint64_t pm_mpi_cp_lost_clocks(void);       /* clock messages given up (see README) */
+PM_HIDDEN uint64_t pm_mpi_cp_lost_clocks(void); /* clock messages given up (see README) */
 
 /* ----------------------------------------------------------------------------- actions */
 /* Called by the generated wrappers. "pre" actions run before the PMPI call, "b_" (post) actions
@@ -131,8 +135,8 @@ PM_HIDDEN void pm_mpi_b_send(pm_mpi_ctx *X, int count, MPI_Datatype type, int pe
 PM_HIDDEN void pm_mpi_b_recv(pm_mpi_ctx *X, const MPI_Status *st, MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_irecv(pm_mpi_ctx *X, MPI_Request req, MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_recv_init(pm_mpi_ctx *X, MPI_Request req, MPI_Comm comm);
-PM_HIDDEN void pm_mpi_b_send_init(pm_mpi_ctx *X, MPI_Request req, int count, MPI_Datatype type, int peer,
-                                  int tag, MPI_Comm comm);
+PM_HIDDEN void pm_mpi_b_send_init(pm_mpi_ctx *X, MPI_Request req, int count, MPI_Datatype type, int peer, int tag,
+                                  MPI_Comm comm);
 PM_HIDDEN void pm_mpi_pre_start(pm_mpi_ctx *X, MPI_Request req);
 PM_HIDDEN void pm_mpi_b_start(pm_mpi_ctx *X, MPI_Request req);
 PM_HIDDEN void pm_mpi_pre_startall(pm_mpi_ctx *X, int count, const MPI_Request *reqs);
@@ -141,7 +145,7 @@ PM_HIDDEN void pm_mpi_pre_startall_f(pm_mpi_ctx *X, int count, const MPI_Fint *r
 PM_HIDDEN void pm_mpi_b_startall_f(pm_mpi_ctx *X, int count, const MPI_Fint *reqs);
 PM_HIDDEN void pm_mpi_b_mprobe(pm_mpi_ctx *X, MPI_Message msg, MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_improbe(pm_mpi_ctx *X, int flag, MPI_Message msg, MPI_Comm comm);
-PM_HIDDEN pm_mpi_shadow *pm_mpi_pre_mrecv(pm_mpi_ctx *X, MPI_Message msg);   /* takes the MSG entry */
+PM_HIDDEN pm_mpi_shadow *pm_mpi_pre_mrecv(pm_mpi_ctx *X, MPI_Message msg); /* takes the MSG entry */
 PM_HIDDEN void pm_mpi_post_mrecv(pm_mpi_ctx *X, int rc, pm_mpi_shadow *sh, const MPI_Status *st);
 PM_HIDDEN void pm_mpi_post_imrecv(pm_mpi_ctx *X, int rc, pm_mpi_shadow *sh, MPI_Request req);
 PM_HIDDEN void pm_mpi_pre_request_free(pm_mpi_ctx *X, MPI_Request req);
@@ -156,15 +160,15 @@ typedef struct {
   MPI_Request req;
 } pm_mpi_tracked;
 typedef struct {
-  int n;                                   /* tracked requests */
-  int nrecv;                               /* ... of which receives */
-  int have_st;                             /* statuses passed to PMPI are readable */
-  pm_mpi_tracked *t;                       /* sorted by idx */
+  int n;             /* tracked requests */
+  int nrecv;         /* ... of which receives */
+  int have_st;       /* statuses passed to PMPI are readable */
+  pm_mpi_tracked *t; /* sorted by idx */
   pm_mpi_tracked tbuf[PM_MPI_SNAP_STACK];
-  MPI_Status *st;                          /* statuses passed to PMPI (user's or local) */
+  MPI_Status *st; /* statuses passed to PMPI (user's or local) */
   MPI_Status stbuf[PM_MPI_SNAP_STACK];
   void *heap_t, *heap_st;
-  MPI_Fint *fst;                           /* Fortran statuses passed to pmpi_*_ */
+  MPI_Fint *fst; /* Fortran statuses passed to pmpi_*_ */
   void *heap_fst;
   MPI_Fint fstbuf[PM_MPI_SNAP_STACK * PM_MPI_F_STATUS_SIZE];
 } pm_mpi_snap;
@@ -194,12 +198,12 @@ PM_HIDDEN void pm_mpi_b_gatherv(pm_mpi_ctx *X, const void *sbuf, int scount, MPI
                                 const int *rcounts, MPI_Datatype rt, int root, MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_scatter(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st, const void *rbuf,
                                 int rcount, MPI_Datatype rt, int root, MPI_Comm comm);
-PM_HIDDEN void pm_mpi_b_scatterv(pm_mpi_ctx *X, const void *sbuf, const int *scounts, MPI_Datatype st,
-                                 const void *rbuf, int rcount, MPI_Datatype rt, int root, MPI_Comm comm);
+PM_HIDDEN void pm_mpi_b_scatterv(pm_mpi_ctx *X, const void *sbuf, const int *scounts, MPI_Datatype st, const void *rbuf,
+                                 int rcount, MPI_Datatype rt, int root, MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_allgather(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st, int rcount,
                                   MPI_Datatype rt, MPI_Comm comm);
-PM_HIDDEN void pm_mpi_b_allgatherv(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st,
-                                   const int *rcounts, MPI_Datatype rt, MPI_Comm comm);
+PM_HIDDEN void pm_mpi_b_allgatherv(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st, const int *rcounts,
+                                   MPI_Datatype rt, MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_alltoall(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st, int rcount,
                                  MPI_Datatype rt, MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_alltoallv(pm_mpi_ctx *X, const void *sbuf, const int *scounts, MPI_Datatype st,
@@ -215,17 +219,17 @@ PM_HIDDEN void pm_mpi_b_reduce_scatter_block(pm_mpi_ctx *X, int rcount, MPI_Data
 PM_HIDDEN void pm_mpi_b_scan(pm_mpi_ctx *X, int count, MPI_Datatype t, MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_exscan(pm_mpi_ctx *X, int count, MPI_Datatype t, MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_nbr_allgather(pm_mpi_ctx *X, int scount, MPI_Datatype st, int rcount, MPI_Datatype rt,
-                                     MPI_Comm comm);
-PM_HIDDEN void pm_mpi_b_nbr_allgatherv(pm_mpi_ctx *X, int scount, MPI_Datatype st, const int *rcounts,
-                                      MPI_Datatype rt, MPI_Comm comm);
+                                      MPI_Comm comm);
+PM_HIDDEN void pm_mpi_b_nbr_allgatherv(pm_mpi_ctx *X, int scount, MPI_Datatype st, const int *rcounts, MPI_Datatype rt,
+                                       MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_nbr_alltoall(pm_mpi_ctx *X, int scount, MPI_Datatype st, int rcount, MPI_Datatype rt,
-                                    MPI_Comm comm);
+                                     MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_nbr_alltoallv(pm_mpi_ctx *X, const int *scounts, MPI_Datatype st, const int *rcounts,
-                                     MPI_Datatype rt, MPI_Comm comm);
-PM_HIDDEN void pm_mpi_b_nbr_alltoallw(pm_mpi_ctx *X, const int *scounts, const MPI_Datatype *sts,
-                                     const int *rcounts, const MPI_Datatype *rts, MPI_Comm comm);
-PM_HIDDEN void pm_mpi_b_nbr_alltoallw_f(pm_mpi_ctx *X, const int *scounts, const MPI_Fint *sts,
-                                       const int *rcounts, const MPI_Fint *rts, MPI_Comm comm);
+                                      MPI_Datatype rt, MPI_Comm comm);
+PM_HIDDEN void pm_mpi_b_nbr_alltoallw(pm_mpi_ctx *X, const int *scounts, const MPI_Datatype *sts, const int *rcounts,
+                                      const MPI_Datatype *rts, MPI_Comm comm);
+PM_HIDDEN void pm_mpi_b_nbr_alltoallw_f(pm_mpi_ctx *X, const int *scounts, const MPI_Fint *sts, const int *rcounts,
+                                        const MPI_Fint *rts, MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_cpcoll(pm_mpi_ctx *X, MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_newcomm(pm_mpi_ctx *X, MPI_Comm newcomm);
 
@@ -236,20 +240,19 @@ PM_HIDDEN void pm_mpi_b_io_iread(pm_mpi_ctx *X, int count, MPI_Datatype t);
 PM_HIDDEN void pm_mpi_b_io_iwrite(pm_mpi_ctx *X, int count, MPI_Datatype t);
 PM_HIDDEN void pm_mpi_b_rma_put(pm_mpi_ctx *X, int count, MPI_Datatype t, int target);
 PM_HIDDEN void pm_mpi_b_rma_get(pm_mpi_ctx *X, int count, MPI_Datatype t, int target);
-PM_HIDDEN void pm_mpi_b_rma_getacc(pm_mpi_ctx *X, int ocount, MPI_Datatype ot, int rcount, MPI_Datatype rt,
-                                   int target);
+PM_HIDDEN void pm_mpi_b_rma_getacc(pm_mpi_ctx *X, int ocount, MPI_Datatype ot, int rcount, MPI_Datatype rt, int target);
 PM_HIDDEN void pm_mpi_b_rma_atomic(pm_mpi_ctx *X, MPI_Datatype t, int target);
 
 /* OTF2 trace (mpi_trace.c): on once every rank agreed to trace at MPI_Init. */
 PM_HIDDEN extern int pm_mpi_trace_on;
 PM_HIDDEN void pm_mpi_trace_init(void);
-PM_HIDDEN uint32_t pm_mpi_trace_comm(MPI_Comm c);      /* trace id of a communicator, UINT32_MAX: none */
+PM_HIDDEN uint32_t pm_mpi_trace_comm(MPI_Comm c); /* trace id of a communicator, UINT32_MAX: none */
 PM_HIDDEN void pm_mpi_trace_newcomm(MPI_Comm c);
 PM_HIDDEN void pm_mpi_t_send(pm_mpi_ctx *X, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
                              MPI_Request req);
 PM_HIDDEN void pm_mpi_t_coll(pm_mpi_ctx *X, MPI_Comm comm, int root);
 struct pm_ipc;
-PM_HIDDEN void pm_mpi_make_ipc(struct pm_ipc *ipc);     /* mpi_report.c */
+PM_HIDDEN void pm_mpi_make_ipc(struct pm_ipc *ipc); /* mpi_report.c */
 
 /* Lifecycle helpers (mpi_lifecycle.c). */
 PM_HIDDEN void pm_mpi_after_init(uint64_t t0, int region_index);

@@ -33,12 +33,14 @@
 
 static int keyval = MPI_KEYVAL_INVALID;
 static pm_mpi_shadow *sh_world;
-static int recv_disabled;            /* set after a clock message did not arrive in time */
+static int recv_disabled; /* set after a clock message did not arrive in time */
 static uint64_t lost_clocks;
 
 /* ------------------------------------------------------------------------- shadow communicators */
 static int MPIAPI_delete_cb(MPI_Comm comm, int kv, void *attr, void *extra) {
-  (void)comm; (void)kv; (void)extra;
+  (void)comm;
+  (void)kv;
+  (void)extra;
   pm_mpi_shadow *sh = attr;
   if (sh == sh_world) sh_world = NULL;
   pm_mpi_shadow_unref(sh);
@@ -79,12 +81,19 @@ static pm_mpi_shadow *shadow_new(MPI_Comm base, int use_dup) {
     rc = PMPI_Comm_split(base, 0, r, &c);
   }
   if (rc != MPI_SUCCESS || c == MPI_COMM_NULL) return NULL;
-  PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);   /* a failing clock message never aborts */
+  PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN); /* a failing clock message never aborts */
   pm_mpi_shadow *sh = malloc(sizeof *sh);
-  if (!sh) { PMPI_Comm_free(&c); return NULL; }
+  if (!sh) {
+    PMPI_Comm_free(&c);
+    return NULL;
+  }
   sh->comm = c;
   sh->refs = 1;
-  if (PMPI_Comm_set_attr(base, keyval, sh) != MPI_SUCCESS) { PMPI_Comm_free(&sh->comm); free(sh); return NULL; }
+  if (PMPI_Comm_set_attr(base, keyval, sh) != MPI_SUCCESS) {
+    PMPI_Comm_free(&sh->comm);
+    free(sh);
+    return NULL;
+  }
   return sh;
 }
 
@@ -128,7 +137,11 @@ static cpool *pool_self(void) {
   if (PM_LIKELY(p != NULL)) return p;
   p = calloc(1, sizeof *p);
   if (!p) return NULL;
-  if (pool_grow(p) != 0) { free(p->chunks); free(p); return NULL; }
+  if (pool_grow(p) != 0) {
+    free(p->chunks);
+    free(p);
+    return NULL;
+  }
   pthread_mutex_lock(&pools_lock);
   p->next = all_pools;
   all_pools = p;
@@ -158,7 +171,7 @@ static cslot *slot_get(cpool *p) {
 }
 
 void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int tag) {
-  if (!sh || peer < 0) return;      /* MPI_PROC_NULL (and invalid ranks) carry no message */
+  if (!sh || peer < 0) return; /* MPI_PROC_NULL (and invalid ranks) carry no message */
   cpool *p = pool_self();
   cslot *s = p ? slot_get(p) : NULL;
   if (!s) {
@@ -166,14 +179,23 @@ void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int tag) {
     static uint64_t zero[3];
     uint64_t *buf = malloc(sizeof zero);
     MPI_Request r;
-    if (X->L) { pm_cp_clock c = pm_cp_global(X->L); if (buf) { buf[0] = c.cue; buf[1] = c.com; buf[2] = c.coo; } }
-    else if (buf) memset(buf, 0, sizeof zero);
+    if (X->L) {
+      pm_cp_clock c = pm_cp_global(X->L);
+      if (buf) {
+        buf[0] = c.cue;
+        buf[1] = c.com;
+        buf[2] = c.coo;
+      }
+    } else if (buf)
+      memset(buf, 0, sizeof zero);
     if (PMPI_Isend(buf ? buf : zero, 3, MPI_UINT64_T, peer, tag, sh->comm, &r) == MPI_SUCCESS) PMPI_Request_free(&r);
-    return;   /* 'buf' is leaked on purpose: it may be in flight */
+    return; /* 'buf' is leaked on purpose: it may be in flight */
   }
   if (X->L) {
     pm_cp_clock c = pm_cp_global(X->L);
-    s->clk[0] = c.cue; s->clk[1] = c.com; s->clk[2] = c.coo;
+    s->clk[0] = c.cue;
+    s->clk[1] = c.com;
+    s->clk[2] = c.coo;
   } else {
     s->clk[0] = s->clk[1] = s->clk[2] = 0;
   }
@@ -183,7 +205,7 @@ void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int tag) {
 void pm_mpi_cp_recv_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st) {
   if (!sh || !st || recv_disabled) return;
   int src = st->MPI_SOURCE, tag = st->MPI_TAG;
-  if (src < 0 || tag < 0) return;    /* MPI_PROC_NULL, or an empty status (inactive request) */
+  if (src < 0 || tag < 0) return; /* MPI_PROC_NULL, or an empty status (inactive request) */
   MPI_Message m = MPI_MESSAGE_NULL;
   MPI_Status s2;
   int flag = 0;
@@ -199,7 +221,8 @@ void pm_mpi_cp_recv_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st) {
         if (!__atomic_exchange_n(&recv_disabled, 1, __ATOMIC_RELAXED))
           pm_warn("critical path: the clock of a message from rank %d (tag %d) did not arrive within 10 s "
                   "(was it sent by code outside popmeter's MPI wrappers?); this rank stops receiving "
-                  "clocks, critical-path metrics are unreliable", src, tag);
+                  "clocks, critical-path metrics are unreliable",
+                  src, tag);
         return;
       }
     }
@@ -213,7 +236,12 @@ void pm_mpi_cp_coll(pm_mpi_ctx *X, MPI_Comm comm) {
   pm_mpi_shadow *sh = pm_mpi_shadow_get(comm);
   if (!sh) return;
   uint64_t in[3] = {0, 0, 0}, out[3];
-  if (X->L) { pm_cp_clock c = pm_cp_global(X->L); in[0] = c.cue; in[1] = c.com; in[2] = c.coo; }
+  if (X->L) {
+    pm_cp_clock c = pm_cp_global(X->L);
+    in[0] = c.cue;
+    in[1] = c.com;
+    in[2] = c.coo;
+  }
   if (PMPI_Allreduce(in, out, 3, MPI_UINT64_T, MPI_MAX, sh->comm) != MPI_SUCCESS) return;
   pm_mpi_ctx_merge_in(X, (pm_cp_clock){out[0], out[1], out[2]});
 }

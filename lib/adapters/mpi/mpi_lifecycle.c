@@ -31,17 +31,16 @@ int pm_mpi_is_initialized(void) { return initialized; }
 /* The predefined objects the wrappers use must have been resolved when libpopmeter was loaded
  * (they are not if libmpi was dlopen'ed later): otherwise the adapter stays a pass-through. */
 static int symbols_ok(void) {
-  return &ompi_mpi_comm_world && &ompi_mpi_comm_self && &ompi_mpi_comm_null && &ompi_request_null &&
-         &ompi_mpi_byte && &ompi_mpi_uint64_t && &ompi_mpi_int && &ompi_mpi_op_max && &ompi_mpi_op_min &&
-         &ompi_message_null && &ompi_message_no_proc && &ompi_mpi_errors_return && PMPI_Comm_dup &&
-         PMPI_Allreduce;
+  return &ompi_mpi_comm_world && &ompi_mpi_comm_self && &ompi_mpi_comm_null && &ompi_request_null && &ompi_mpi_byte &&
+         &ompi_mpi_uint64_t && &ompi_mpi_int && &ompi_mpi_op_max && &ompi_mpi_op_min && &ompi_message_null &&
+         &ompi_message_no_proc && &ompi_mpi_errors_return && PMPI_Comm_dup && PMPI_Allreduce;
 }
 
 void pm_mpi_after_init(uint64_t t0, int region_index) {
   if (initialized || !symbols_ok()) return;
   int act = pm_core_activate();
   MPI_Comm c = MPI_COMM_NULL;
-  if (PMPI_Comm_dup(MPI_COMM_WORLD, &c) != MPI_SUCCESS) c = MPI_COMM_NULL;   /* collective on all ranks */
+  if (PMPI_Comm_dup(MPI_COMM_WORLD, &c) != MPI_SUCCESS) c = MPI_COMM_NULL; /* collective on all ranks */
   if (c == MPI_COMM_NULL) {
     if (act) pm_warn("could not create popmeter's MPI communicator; MPI calls are not measured");
     return;
@@ -89,7 +88,7 @@ void pm_mpi_before_finalize(int region_index) {
   (void)region_index;
   if (!initialized) return;
   if (pm_mpi_flags & PM_MPI_CP) pm_mpi_cp_shutdown();
-  __atomic_store_n(&pm_mpi_flags, 0, __ATOMIC_RELEASE);   /* wrappers pass through from here on */
+  __atomic_store_n(&pm_mpi_flags, 0, __ATOMIC_RELEASE); /* wrappers pass through from here on */
   pm_mpi_finalize_hook();
 }
 
@@ -132,7 +131,10 @@ PM_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
   pm_loc *L = (pm_mpi_flags & PM_MPI_ON) ? pm_enter_tool() : NULL;
   if (L) pm_call_enter(L, pm_mpi_region[PM_MPI_MPI_Abort], PM_STATE_MPI_MGMT, pm_clock_now());
   int rc = PMPI_Abort(comm, errorcode);
-  if (L) { pm_call_exit(L, pm_clock_now()); pm_leave_tool(L); }
+  if (L) {
+    pm_call_exit(L, pm_clock_now());
+    pm_leave_tool(L);
+  }
   return rc;
 }
 
@@ -176,7 +178,10 @@ static void f_abort(void (*fn)(MPI_Fint *, MPI_Fint *, MPI_Fint *), MPI_Fint *co
   pm_loc *L = (pm_mpi_flags & PM_MPI_ON) ? pm_enter_tool() : NULL;
   if (L) pm_call_enter(L, pm_mpi_region[PM_MPI_MPI_Abort], PM_STATE_MPI_MGMT, pm_clock_now());
   fn(comm, errorcode, ierr);
-  if (L) { pm_call_exit(L, pm_clock_now()); pm_leave_tool(L); }
+  if (L) {
+    pm_call_exit(L, pm_clock_now());
+    pm_leave_tool(L);
+  }
 }
 
 PM_EXPORT void mpi_init_(MPI_Fint *ierr) { f_init(pmpi_init_, ierr); }
@@ -201,7 +206,9 @@ PM_EXPORT void mpi_finalize(MPI_Fint *ierr) __attribute__((alias("mpi_finalize_"
 PM_EXPORT void MPI_FINALIZE(MPI_Fint *ierr) __attribute__((alias("mpi_finalize_")));
 PM_EXPORT void mpi_finalize_f08_(MPI_Fint *ierr) { f_finalize(pmpi_finalize_f08_, ierr); }
 
-PM_EXPORT void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) { f_abort(pmpi_abort_, comm, errorcode, ierr); }
+PM_EXPORT void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) {
+  f_abort(pmpi_abort_, comm, errorcode, ierr);
+}
 PM_EXPORT void mpi_abort__(MPI_Fint *, MPI_Fint *, MPI_Fint *) __attribute__((alias("mpi_abort_")));
 PM_EXPORT void mpi_abort(MPI_Fint *, MPI_Fint *, MPI_Fint *) __attribute__((alias("mpi_abort_")));
 PM_EXPORT void MPI_ABORT(MPI_Fint *, MPI_Fint *, MPI_Fint *) __attribute__((alias("mpi_abort_")));

@@ -34,7 +34,10 @@ static int mpi_gather(const pm_ipc *self, const char *buf, size_t len, char ***o
   if (self->rank == 0 && ok) {
     long long total = 0;
     for (int i = 0; i < self->size; i++) {
-      if (lens[i] < 0) { ok = 0; break; }
+      if (lens[i] < 0) {
+        ok = 0;
+        break;
+      }
       displs[i] = (int)total;
       total += lens[i];
     }
@@ -46,13 +49,15 @@ static int mpi_gather(const pm_ipc *self, const char *buf, size_t len, char ***o
     char **v = calloc((size_t)self->size, sizeof *v);
     if (!v) ok = 0;
     for (int i = 0; ok && i < self->size; i++) {
-      if (!(v[i] = malloc((size_t)lens[i] + 1))) break;   /* a missing part is reported by the merger */
+      if (!(v[i] = malloc((size_t)lens[i] + 1))) break; /* a missing part is reported by the merger */
       memcpy(v[i], all + displs[i], (size_t)lens[i]);
       v[i][lens[i]] = '\0';
     }
     *out = v;
   }
-  free(all); free(lens); free(displs);
+  free(all);
+  free(lens);
+  free(displs);
   return ok ? 0 : -1;
 }
 

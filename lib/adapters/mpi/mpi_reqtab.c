@@ -34,7 +34,7 @@ int pm_mpi_reqtab_live;
 static pthread_mutex_t ovf_lock = PTHREAD_MUTEX_INITIALIZER;
 static slot_t *ovf;
 static int ovf_n, ovf_cap;
-static int ovf_used;     /* atomic mirror of ovf_n for the lock-free fast path */
+static int ovf_used; /* atomic mirror of ovf_n for the lock-free fast path */
 
 static inline uint32_t hash_key(uintptr_t k) {
   return (uint32_t)(((uint64_t)(k >> 3) * 0x9E3779B97F4A7C15ull) >> (64 - PM_REQTAB_BITS));
@@ -43,17 +43,22 @@ static inline uint32_t hash_key(uintptr_t k) {
 static void ovf_put(uintptr_t key, const pm_mpi_reqinfo *info) {
   pthread_mutex_lock(&ovf_lock);
   for (int i = 0; i < ovf_n; i++)
-    if (ovf[i].key == key) { ovf[i].info = *info; pthread_mutex_unlock(&ovf_lock); return; }
+    if (ovf[i].key == key) {
+      ovf[i].info = *info;
+      pthread_mutex_unlock(&ovf_lock);
+      return;
+    }
   if (ovf_n == ovf_cap) {
     int ncap = ovf_cap ? 2 * ovf_cap : 256;
     slot_t *n = realloc(ovf, (size_t)ncap * sizeof *n);
-    if (!n) {   /* out of memory: the request is not tracked (bytes / clock of one message lost) */
+    if (!n) { /* out of memory: the request is not tracked (bytes / clock of one message lost) */
       pthread_mutex_unlock(&ovf_lock);
       if (info->sh) pm_mpi_shadow_unref(info->sh);
       free(info->ps);
       return;
     }
-    ovf = n; ovf_cap = ncap;
+    ovf = n;
+    ovf_cap = ncap;
   }
   ovf[ovf_n].key = key;
   ovf[ovf_n].info = *info;
@@ -141,7 +146,8 @@ void pm_mpi_reqtab_reset(void) {
   memset(table, 0, sizeof table);
   pthread_mutex_lock(&ovf_lock);
   free(ovf);
-  ovf = NULL; ovf_n = ovf_cap = 0;
+  ovf = NULL;
+  ovf_n = ovf_cap = 0;
   __atomic_store_n(&ovf_used, 0, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&ovf_lock);
   __atomic_store_n(&pm_mpi_reqtab_live, 0, __ATOMIC_RELAXED);

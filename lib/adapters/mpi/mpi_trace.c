@@ -21,8 +21,11 @@
 
 int pm_mpi_trace_on;
 
-#define PM_MPI_TCOMM_SLOTS 4096       /* power of two; a full table leaves new communicators out */
-static struct { uintptr_t key; uint32_t id; } tab[PM_MPI_TCOMM_SLOTS];
+#define PM_MPI_TCOMM_SLOTS 4096 /* power of two; a full table leaves new communicators out */
+static struct {
+  uintptr_t key;
+  uint32_t id;
+} tab[PM_MPI_TCOMM_SLOTS];
 static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static inline uint32_t slot_of(uintptr_t k) {
@@ -57,7 +60,10 @@ static void put(uintptr_t k, uint32_t id) {
 void pm_mpi_trace_newcomm(MPI_Comm c) {
   if (!pm_mpi_trace_on || c == MPI_COMM_NULL) return;
   int inter = 0, n = 0;
-  if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter) { put((uintptr_t)c, UINT32_MAX); return; }
+  if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter) {
+    put((uintptr_t)c, UINT32_MAX);
+    return;
+  }
   if (PMPI_Comm_size(c, &n) != MPI_SUCCESS || n <= 0) return;
   int *ranks = malloc(2 * sizeof(int) * (size_t)n);
   MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
@@ -69,7 +75,7 @@ void pm_mpi_trace_newcomm(MPI_Comm c) {
   if (g != MPI_GROUP_NULL) PMPI_Group_free(&g);
   if (wg != MPI_GROUP_NULL) PMPI_Group_free(&wg);
   free(ranks);
-  put((uintptr_t)c, id);     /* also when undefined: a reused handle must not keep an old id */
+  put((uintptr_t)c, id); /* also when undefined: a reused handle must not keep an old id */
 }
 
 void pm_mpi_trace_init(void) { __atomic_store_n(&pm_mpi_trace_on, 1, __ATOMIC_RELEASE); }
@@ -79,7 +85,10 @@ void pm_mpi_t_send(pm_mpi_ctx *X, int count, MPI_Datatype type, int peer, int ta
   uint32_t c = pm_mpi_trace_comm(comm);
   if (c == UINT32_MAX) return;
   uint64_t bytes = pm_mpi_type_bytes(count, type);
-  if (req == MPI_REQUEST_NULL) { pm_trace_mpi_send(X->L, c, peer, tag, bytes, 0); return; }
+  if (req == MPI_REQUEST_NULL) {
+    pm_trace_mpi_send(X->L, c, peer, tag, bytes, 0);
+    return;
+  }
   uint64_t id = pm_trace_mpi_send(X->L, c, peer, tag, bytes, 1);
   if (!id) return;
   pm_mpi_reqinfo old;

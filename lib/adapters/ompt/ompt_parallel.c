@@ -26,8 +26,8 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data, const ompt_fr
                               ompt_data_t *parallel_data, unsigned int requested_parallelism, int flags,
                               const void *codeptr_ra) {
   parallel_data->ptr = NULL;
-  if (flags & ompt_parallel_league) return;          /* a league of teams, not a thread team */
-  pm_loc *L = pm_ompt_enter(1);                      /* the first region activates popmeter */
+  if (flags & ompt_parallel_league) return; /* a league of teams, not a thread team */
+  pm_loc *L = pm_ompt_enter(1);             /* the first region activates popmeter */
   if (!L) return;
   parallel_data->ptr = pm_omp_fork(L, codeptr_ra, requested_parallelism, pm_clock_now());
   pm_leave_tool(L);
@@ -47,7 +47,7 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encounterin
 /* task_data of an implicit task holds its frame; explicit tasks are tagged (ompt_tasks.c). */
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data, ompt_data_t *task_data,
                              unsigned int actual_parallelism, unsigned int index, int flags) {
-  if (flags & ompt_task_initial) return;             /* a thread's initial task: no region */
+  if (flags & ompt_task_initial) return; /* a thread's initial task: no region */
   if (endpoint == ompt_scope_begin) task_data->ptr = NULL;
   pm_loc *L = pm_ompt_enter(0);
   if (!L) return;

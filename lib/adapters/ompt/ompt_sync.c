@@ -12,11 +12,13 @@
 
 static int barrier_kind(ompt_sync_region_t kind, pm_omp_rkind *k) {
   switch ((int)kind) {
-    case 1: case ompt_sync_region_barrier_explicit: *k = PM_OMP_R_BARRIER; return 1;   /* 1: barrier (5.0) */
-    case 2: case ompt_sync_region_barrier_implementation:                              /* 2: implicit (5.0) */
-    case ompt_sync_region_barrier_implicit_workshare: case ompt_sync_region_barrier_implicit_parallel:
-      *k = PM_OMP_R_IMPLICIT_BARRIER; return 1;
-    default: return 0;
+  case 1:
+  case ompt_sync_region_barrier_explicit: *k = PM_OMP_R_BARRIER; return 1; /* 1: barrier (5.0) */
+  case 2:
+  case ompt_sync_region_barrier_implementation: /* 2: implicit (5.0) */
+  case ompt_sync_region_barrier_implicit_workshare:
+  case ompt_sync_region_barrier_implicit_parallel: *k = PM_OMP_R_IMPLICIT_BARRIER; return 1;
+  default: return 0;
   }
 }
 
@@ -30,20 +32,26 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
   uint64_t now = pm_clock_now();
   int begin = endpoint == ompt_scope_begin;
   if (barrier) {
-    if (begin) pm_omp_barrier_enter(L, pm_omp_region(k), PM_STATE_RUNTIME, now);
-    else pm_omp_barrier_exit(L, now);
+    if (begin)
+      pm_omp_barrier_enter(L, pm_omp_region(k), PM_STATE_RUNTIME, now);
+    else
+      pm_omp_barrier_exit(L, now);
   } else if (kind == ompt_sync_region_taskwait) {
-    if (begin) pm_omp_taskwait_enter(L, pm_omp_region(PM_OMP_R_TASKWAIT), now);
-    else pm_omp_taskwait_exit(L, now);
+    if (begin)
+      pm_omp_taskwait_enter(L, pm_omp_region(PM_OMP_R_TASKWAIT), now);
+    else
+      pm_omp_taskwait_exit(L, now);
   } else {
-    if (begin) pm_region_enter(L, pm_omp_region(PM_OMP_R_TASKGROUP), now);
-    else pm_omp_taskwait_exit(L, now);     /* leaves the node, merges the tasks' clocks */
+    if (begin)
+      pm_region_enter(L, pm_omp_region(PM_OMP_R_TASKGROUP), now);
+    else
+      pm_omp_taskwait_exit(L, now); /* leaves the node, merges the tasks' clocks */
   }
   pm_leave_tool(L);
 }
 
-static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
-                                ompt_data_t *parallel_data, ompt_data_t *task_data, const void *codeptr_ra) {
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                                ompt_data_t *task_data, const void *codeptr_ra) {
   pm_omp_rkind k;
   if (!barrier_kind(kind, &k) && kind != ompt_sync_region_taskwait && kind != ompt_sync_region_taskgroup) return;
   pm_loc *L = pm_ompt_enter(0);
@@ -56,25 +64,29 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
                     ompt_data_t *task_data, uint64_t count, const void *codeptr_ra) {
   pm_omp_rkind k;
   switch (wstype) {
-    case ompt_work_loop: case ompt_work_taskloop: k = PM_OMP_R_LOOP; break;
-    case ompt_work_sections: k = PM_OMP_R_SECTIONS; break;
-    case ompt_work_single_executor: case ompt_work_single_other: k = PM_OMP_R_SINGLE; break;
-    case ompt_work_workshare: k = PM_OMP_R_WORKSHARE; break;
-    default: return;                                   /* distribute, scope: no node */
+  case ompt_work_loop:
+  case ompt_work_taskloop: k = PM_OMP_R_LOOP; break;
+  case ompt_work_sections: k = PM_OMP_R_SECTIONS; break;
+  case ompt_work_single_executor:
+  case ompt_work_single_other: k = PM_OMP_R_SINGLE; break;
+  case ompt_work_workshare: k = PM_OMP_R_WORKSHARE; break;
+  default: return; /* distribute, scope: no node */
   }
   pm_loc *L = pm_ompt_enter(0);
   if (!L) return;
-  if (endpoint == ompt_scope_begin) pm_region_enter(L, pm_omp_region(k), pm_clock_now());
-  else pm_region_exit(L, pm_clock_now());
+  if (endpoint == ompt_scope_begin)
+    pm_region_enter(L, pm_omp_region(k), pm_clock_now());
+  else
+    pm_region_exit(L, pm_clock_now());
   pm_leave_tool(L);
 }
 
 static int mutex_kind(ompt_mutex_t kind, pm_omp_rkind *k) {
   switch (kind) {
-    case ompt_mutex_critical: *k = PM_OMP_R_CRITICAL; return 1;
-    case ompt_mutex_lock: *k = PM_OMP_R_LOCK; return 1;
-    case ompt_mutex_ordered: *k = PM_OMP_R_ORDERED; return 1;
-    default: return 0;
+  case ompt_mutex_critical: *k = PM_OMP_R_CRITICAL; return 1;
+  case ompt_mutex_lock: *k = PM_OMP_R_LOCK; return 1;
+  case ompt_mutex_ordered: *k = PM_OMP_R_ORDERED; return 1;
+  default: return 0;
   }
 }
 

@@ -36,10 +36,11 @@ static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t pr
                              ompt_data_t *next_task_data) {
   int done;
   switch (prior_task_status) {
-    case ompt_task_complete: case ompt_task_cancel: done = 1; break;
-    case ompt_task_early_fulfill: done = 2; break;        /* body ended, completion comes later */
-    case ompt_task_late_fulfill: return;
-    default: done = 0; break;                              /* yield, detach, switch: suspended */
+  case ompt_task_complete:
+  case ompt_task_cancel: done = 1; break;
+  case ompt_task_early_fulfill: done = 2; break; /* body ended, completion comes later */
+  case ompt_task_late_fulfill: return;
+  default: done = 0; break; /* yield, detach, switch: suspended */
   }
   pm_loc *L = pm_ompt_enter(0);
   if (!L) return;

@@ -16,7 +16,7 @@ pm_loc *pm_ompt_enter(int activate) {
 
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data) {
   ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
-  if (!set || !pm_ompt_register_parallel(set)) return 0;   /* 0: libomp turns the tool off */
+  if (!set || !pm_ompt_register_parallel(set)) return 0; /* 0: libomp turns the tool off */
   pm_ompt_register_sync(set);
   pm_ompt_register_tasks(set);
   __atomic_store_n(&pm_omp_ompt_active, 1, __ATOMIC_RELEASE);

@@ -43,40 +43,44 @@ typedef struct {
   int (*data_get_home_node)(starpu_data_handle_t h);
 } sp_fns;
 PM_HIDDEN extern sp_fns sp_fn;
-PM_HIDDEN int sp_resolve(void);               /* fills sp_fn; 0 when everything needed was found */
-PM_HIDDEN void *sp_next(const char *name);    /* next definition of an interposed function */
+PM_HIDDEN int sp_resolve(void);            /* fills sp_fn; 0 when everything needed was found */
+PM_HIDDEN void *sp_next(const char *name); /* next definition of an interposed function */
 /* Defined when the StarPU 1.4 tool adapter is built in (sp_tool.c). */
 PM_HIDDEN int sp_tool_expected(void) __attribute__((weak));
 /* The version of the StarPU library in the process (starpu_get_version); -1 when it has none. */
 PM_HIDDEN int sp_runtime_version(int *major, int *minor);
-#define SP_REAL(var, name) do { if (PM_UNLIKELY(!(var))) (var) = sp_next(#name); } while (0)
+#define SP_REAL(var, name)                           \
+  do {                                               \
+    if (PM_UNLIKELY(!(var))) (var) = sp_next(#name); \
+  } while (0)
 
 /* Access-mode bits the version-neutral code tests (the same values in StarPU 1.3 and 1.4; checked
  * in every file that includes this header, against that file's StarPU headers). */
 enum { SP_MODE_R = 1, SP_MODE_W = 2, SP_MODE_SCRATCH = 4, SP_MODE_REDUX = 8 };
 _Static_assert((int)STARPU_R == SP_MODE_R && (int)STARPU_W == SP_MODE_W && (int)STARPU_SCRATCH == SP_MODE_SCRATCH &&
-               (int)STARPU_REDUX == SP_MODE_REDUX, "StarPU access-mode bits changed");
+                   (int)STARPU_REDUX == SP_MODE_REDUX,
+               "StarPU access-mode bits changed");
 
 /* pm_tg_task.flags: the task has a tag for the per-tag statistics */
 #define SP_HAS_TAG_FLAG 0x10000u
 
 /* ---------------------------------------------------------------------------- adapter state */
-PM_HIDDEN extern int sp_on;                   /* StarPU 1.3 initialised and hooks installed */
-PM_HIDDEN extern int sp_end_deps_used;        /* some task got end dependencies (sp_sync.c) */
-PM_HIDDEN extern uint64_t sp_t_init;          /* start of the first starpu_initialize */
+PM_HIDDEN extern int sp_on;            /* StarPU 1.3 initialised and hooks installed */
+PM_HIDDEN extern int sp_end_deps_used; /* some task got end dependencies (sp_sync.c) */
+PM_HIDDEN extern uint64_t sp_t_init;   /* start of the first starpu_initialize */
 enum { SP_R_INIT, SP_R_SHUTDOWN, SP_R_SUBMIT, SP_R_WAIT, SP_R_ACQUIRE, SP_R_MPI, SP_R_COUNT };
 PM_HIDDEN extern pm_region_id sp_region[SP_R_COUNT];
-PM_HIDDEN void sp_regions_init(void);       /* registers sp_region[] once (after activation) */
-PM_HIDDEN void sp_patch_ctx(unsigned ctx);    /* installs the exec hooks on a context's policy */
+PM_HIDDEN void sp_regions_init(void);      /* registers sp_region[] once (after activation) */
+PM_HIDDEN void sp_patch_ctx(unsigned ctx); /* installs the exec hooks on a context's policy */
 
 /* The name of a memory node's kind, for the bus-transfer table. */
 static inline const char *sp_node_kind_name(enum starpu_node_kind k) {
   switch (k) {
-    case STARPU_CPU_RAM: return "RAM";
-    case STARPU_CUDA_RAM: return "CUDA";
-    case STARPU_OPENCL_RAM: return "OpenCL";
-    case STARPU_DISK_RAM: return "disk";
-    default: return "other";
+  case STARPU_CPU_RAM: return "RAM";
+  case STARPU_CUDA_RAM: return "CUDA";
+  case STARPU_OPENCL_RAM: return "OpenCL";
+  case STARPU_DISK_RAM: return "disk";
+  default: return "other";
   }
 }
 
@@ -84,13 +88,13 @@ static inline const char *sp_node_kind_name(enum starpu_node_kind k) {
 enum { SP_THREAD_UNKNOWN = 0, SP_THREAD_APP, SP_THREAD_WORKER, SP_THREAD_PROGRESS };
 typedef struct {
   int kind;
-  int workerid, wtype, memnode;    /* workers: wtype 0 CPU, 1 accelerator */
-  int running;                     /* task bodies in progress (asynchronous OpenCL may overlap) */
+  int workerid, wtype, memnode; /* workers: wtype 0 CPU, 1 accelerator */
+  int running;                  /* task bodies in progress (asynchronous OpenCL may overlap) */
   pm_ts_thread *stats;
-  pm_tg_thread th;                 /* the thread's DAG clock (application threads) */
-  int ended_valid;                 /* workers: ended holds the output of the task that just ended, */
-  pm_tg_clk ended;                 /* kept for the end-dependency release StarPU makes next (sp_sync.c) */
-  pm_tg_task *tool_task;           /* StarPU 1.4 tool interface: the body running on this worker */
+  pm_tg_thread th;       /* the thread's DAG clock (application threads) */
+  int ended_valid;       /* workers: ended holds the output of the task that just ended, */
+  pm_tg_clk ended;       /* kept for the end-dependency release StarPU makes next (sp_sync.c) */
+  pm_tg_task *tool_task; /* StarPU 1.4 tool interface: the body running on this worker */
 } sp_thread;
 PM_HIDDEN sp_thread *sp_self(void);
 /* First sight of a worker thread: role, name, backdated idle start. sp_worker_init (sp_common.c) takes
@@ -104,7 +108,7 @@ PM_HIDDEN void sp_worker_init(sp_thread *T, pm_loc *L, int id, int accel, const 
 static inline int sp_classify_worker(sp_thread *T, pm_loc *L, int fallback_id) {
   int id = sp_fn.worker_get_id ? sp_fn.worker_get_id() : -1;
   if (id < 0) id = fallback_id;
-  if (id < 0) return 0;                          /* not a StarPU worker after all */
+  if (id < 0) return 0; /* not a StarPU worker after all */
   char name[48] = "";
   sp_fn.worker_get_name(id, name, sizeof name);
   int memnode = (int)sp_fn.worker_get_memory_node((unsigned)id);

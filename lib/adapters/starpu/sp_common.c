@@ -27,8 +27,7 @@ sp_thread *sp_self(void) {
   return T;
 }
 
-void sp_worker_init(sp_thread *T, pm_loc *L, int id, int accel, const char *name, int memnode,
-                    const char *node_kind) {
+void sp_worker_init(sp_thread *T, pm_loc *L, int id, int accel, const char *name, int memnode, const char *node_kind) {
   T->kind = SP_THREAD_WORKER;
   T->workerid = id;
   T->wtype = accel ? 1 : 0;
@@ -54,8 +53,8 @@ void sp_regions_init(void) {
   static int done;
   if (__atomic_load_n(&done, __ATOMIC_ACQUIRE)) return;
   static const char *const names[SP_R_COUNT] = {
-    [SP_R_INIT] = "starpu_init", [SP_R_SHUTDOWN] = "starpu_shutdown", [SP_R_SUBMIT] = "starpu_task_submit",
-    [SP_R_WAIT] = "starpu_wait", [SP_R_ACQUIRE] = "starpu_data_acquire", [SP_R_MPI] = "starpu_mpi"};
+      [SP_R_INIT] = "starpu_init", [SP_R_SHUTDOWN] = "starpu_shutdown",    [SP_R_SUBMIT] = "starpu_task_submit",
+      [SP_R_WAIT] = "starpu_wait", [SP_R_ACQUIRE] = "starpu_data_acquire", [SP_R_MPI] = "starpu_mpi"};
   for (int i = 0; i < SP_R_COUNT; i++)
     sp_region[i] = pm_region_register(names[i], PM_PARADIGM_STARPU, i == SP_R_WAIT ? PM_ROLE_BARRIER : PM_ROLE_WRAPPER);
   __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
@@ -71,7 +70,7 @@ void sp_body_start(pm_tg_task *rec, pm_loc *L, sp_thread *T) {
       pm_tc_transfer(T->memnode, b->bytes);
   }
   uint64_t t = pm_clock_now();
-  T->ended_valid = 0;                  /* the previous task's end is no longer the latest event */
+  T->ended_valid = 0; /* the previous task's end is no longer the latest event */
   T->running++;
   pm_call_enter(L, pm_ts_codelet_region(rec->codelet), PM_STATE_USEFUL, t);
   pm_tg_task_start(rec, L, t);
@@ -82,8 +81,16 @@ void sp_body_end(pm_tg_task *rec, pm_loc *L, sp_thread *T) {
   pm_call_exit(L, t);
   if (T->running > 0) T->running--;
   pm_tg_task_end(rec, L, t, pm_tg_key(pm_core_rank(), pm_ts_codelet_hash(rec->codelet)));
-  pm_ts_sample s = {t - rec->t_start, rec->t_start, rec->flops, rec->predicted, rec->bytes, rec->tag,
-                    (rec->flags & SP_HAS_TAG_FLAG) != 0, 0, 0, 0};
+  pm_ts_sample s = {t - rec->t_start,
+                    rec->t_start,
+                    rec->flops,
+                    rec->predicted,
+                    rec->bytes,
+                    rec->tag,
+                    (rec->flags & SP_HAS_TAG_FLAG) != 0,
+                    0,
+                    0,
+                    0};
   /* submission and ready times: the 1.3 adapter sees both (the tool interface of 1.4 neither) */
   if (rec->t_submit && rec->t_ready >= rec->t_submit && rec->t_start >= rec->t_ready) {
     s.has_waits = 1;
@@ -92,5 +99,8 @@ void sp_body_end(pm_tg_task *rec, pm_loc *L, sp_thread *T) {
   }
   pm_ts_record(T->stats, rec->codelet, &s);
   /* StarPU releases the tasks whose end waits for this one right after this, on this thread */
-  if (PM_UNLIKELY(rec->flags & PM_TG_ENDS_OTHER)) { T->ended = *pm_tg_task_clk(rec); T->ended_valid = 1; }
+  if (PM_UNLIKELY(rec->flags & PM_TG_ENDS_OTHER)) {
+    T->ended = *pm_tg_task_clk(rec);
+    T->ended_valid = 1;
+  }
 }

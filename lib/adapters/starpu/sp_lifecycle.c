@@ -43,7 +43,10 @@ SP_EXPORT struct starpu_task *_starpu_get_worker_task(void *worker, int workerid
 
 /* ---------------------------------------------------------------------------- exec hooks */
 typedef void (*exec_hook)(struct starpu_task *, unsigned);
-static struct { exec_hook pre, post; struct starpu_sched_policy *policy; } ctxs[STARPU_NMAX_SCHED_CTXS];
+static struct {
+  exec_hook pre, post;
+  struct starpu_sched_policy *policy;
+} ctxs[STARPU_NMAX_SCHED_CTXS];
 static int patched[STARPU_NMAX_SCHED_CTXS];
 static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -63,7 +66,10 @@ void sp_patch_ctx(unsigned ctx) {
   struct starpu_sched_policy *p = patched[ctx] ? NULL : sp_fn.sched_ctx_get_sched_policy(ctx);
   if (p) {
     /* a policy we already patched (shared or re-initialised) keeps its recorded originals */
-    if (p->pre_exec_hook != pre_exec_trampoline) { ctxs[ctx].pre = p->pre_exec_hook; ctxs[ctx].post = p->post_exec_hook; }
+    if (p->pre_exec_hook != pre_exec_trampoline) {
+      ctxs[ctx].pre = p->pre_exec_hook;
+      ctxs[ctx].post = p->post_exec_hook;
+    }
     ctxs[ctx].policy = p;
     p->pre_exec_hook = pre_exec_trampoline;
     p->post_exec_hook = post_exec_trampoline;
@@ -90,9 +96,11 @@ SP_EXPORT int starpu_initialize(struct starpu_conf *conf, int *argc, char ***arg
   int major, minor;
   if (sp_runtime_version(&major, &minor) != 0 || major != 1 || minor != 3) {
     static int told;
-    if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED) && !(major == 1 && minor == 4 && sp_tool_expected && sp_tool_expected()))
-      pm_warn("StarPU adapter: StarPU %d.%d is not 1.3 and popmeter has no tool interface for it; tasks are not measured",
-              major, minor);
+    if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED) &&
+        !(major == 1 && minor == 4 && sp_tool_expected && sp_tool_expected()))
+      pm_warn(
+          "StarPU adapter: StarPU %d.%d is not 1.3 and popmeter has no tool interface for it; tasks are not measured",
+          major, minor);
     return real(conf, argc, argv);
   }
   pm_loc *L = pm_enter_tool();
@@ -114,7 +122,10 @@ SP_EXPORT int starpu_initialize(struct starpu_conf *conf, int *argc, char ***arg
       pm_warn("StarPU adapter: this StarPU lacks functions popmeter needs; tasks are not measured");
     }
   }
-  if (L) { pm_call_exit(L, pm_clock_now()); pm_leave_tool(L); }
+  if (L) {
+    pm_call_exit(L, pm_clock_now());
+    pm_leave_tool(L);
+  }
   return rc;
 }
 
@@ -123,13 +134,16 @@ SP_EXPORT void starpu_shutdown(void) {
   SP_REAL(real, starpu_shutdown);
   if (!real) return;
   pm_loc *L = sp_on ? pm_enter_tool() : NULL;
-  if (L) { pm_call_enter(L, sp_region[SP_R_SHUTDOWN], PM_STATE_RUNTIME, pm_clock_now()); pm_leave_tool(L); }
+  if (L) {
+    pm_call_enter(L, sp_region[SP_R_SHUTDOWN], PM_STATE_RUNTIME, pm_clock_now());
+    pm_leave_tool(L);
+  }
   real();
   __atomic_store_n(&sp_on, 0, __ATOMIC_RELEASE);
   unpatch_all();
   if (L && (L = pm_enter_tool()) != NULL) {
     pm_call_exit(L, pm_clock_now());
-    sp_thread_merge_all(L, sp_self());   /* shutdown waited for every task */
+    sp_thread_merge_all(L, sp_self()); /* shutdown waited for every task */
     pm_leave_tool(L);
   }
 }

@@ -28,18 +28,18 @@
 #include <string.h>
 
 typedef struct sp_comm {
-  int dir;                        /* PM_TC_SEND / PM_TC_RECV */
+  int dir; /* PM_TC_SEND / PM_TC_RECV */
   int peer;
   int64_t tag;
   int detached, released;
   MPI_Comm comm;
   starpu_data_handle_t h;
   pm_tg_handle *hh;
-  void (*cb)(void *);             /* the application's completion callback and argument */
+  void (*cb)(void *); /* the application's completion callback and argument */
   void *arg;
-  void (*acq_cb)(void *);         /* StarPU-MPI's data-ready callback and its argument (the request) */
+  void (*acq_cb)(void *); /* StarPU-MPI's data-ready callback and its argument (the request) */
   void *acq_arg;
-  uint64_t t_post;                /* data transfer posted (progress thread) */
+  uint64_t t_post; /* data transfer posted (progress thread) */
   uint64_t bytes;
   pm_tg_clk clk;
 } sp_comm;
@@ -55,20 +55,32 @@ static void comm_free(sp_comm *c) {
   pm_slab_free(&comm_slab, c);
 }
 
-static sp_comm *comm_begin(int dir, starpu_data_handle_t h, int peer, starpu_mpi_tag_t tag, MPI_Comm comm,
-                           int detached, void (*cb)(void *), void *arg, pm_loc **Lp) {
+static sp_comm *comm_begin(int dir, starpu_data_handle_t h, int peer, starpu_mpi_tag_t tag, MPI_Comm comm, int detached,
+                           void (*cb)(void *), void *arg, pm_loc **Lp) {
   *Lp = NULL;
   if (!sp_on || !h) return NULL;
   pm_loc *L = pm_enter_tool();
   if (!L) return NULL;
   sp_comm *c = pm_slab_alloc(&comm_slab);
-  if (c && !(c->hh = pm_tg_handle_get(h))) { pm_slab_free(&comm_slab, c); c = NULL; }
-  if (!c) { pm_leave_tool(L); return NULL; }
-  c->dir = dir; c->peer = peer; c->tag = tag; c->comm = comm; c->h = h;
-  c->detached = detached; c->cb = cb; c->arg = arg;
+  if (c && !(c->hh = pm_tg_handle_get(h))) {
+    pm_slab_free(&comm_slab, c);
+    c = NULL;
+  }
+  if (!c) {
+    pm_leave_tool(L);
+    return NULL;
+  }
+  c->dir = dir;
+  c->peer = peer;
+  c->tag = tag;
+  c->comm = comm;
+  c->h = h;
+  c->detached = detached;
+  c->cb = cb;
+  c->arg = arg;
   uint64_t t = pm_clock_now();
   pm_call_enter(L, sp_region[SP_R_MPI], PM_STATE_RUNTIME, t);
-  sp_thread_clock(&c->clk, L, sp_self());       /* the request cannot start before it is posted */
+  sp_thread_clock(&c->clk, L, sp_self()); /* the request cannot start before it is posted */
   pm_leave_tool(L);
   *Lp = L;
   tls_cur = c;
@@ -77,7 +89,10 @@ static sp_comm *comm_begin(int dir, starpu_data_handle_t h, int peer, starpu_mpi
 
 static void comm_end(sp_comm *c, pm_loc *L, int rc) {
   tls_cur = NULL;
-  if (L && (L = pm_enter_tool()) != NULL) { pm_call_exit(L, pm_clock_now()); pm_leave_tool(L); }
+  if (L && (L = pm_enter_tool()) != NULL) {
+    pm_call_exit(L, pm_clock_now());
+    pm_leave_tool(L);
+  }
   /* a request refused before StarPU-MPI took it (no acquire yet) is dropped */
   if (rc != 0 && c && !c->acq_cb) comm_free(c);
 }
@@ -90,8 +105,9 @@ static void data_ready(void *p) {
   if (pm_tg_handle_place(c->hh, STARPU_MAIN_RAM, c->dir == PM_TC_SEND, c->dir == PM_TC_RECV))
     pm_tc_transfer(STARPU_MAIN_RAM, sp_fn.data_get_size(c->h));
   pm_ptrmap_put(&req_map, c->acq_arg, c);
-  if (c->dir == PM_TC_RECV && pm_ptrmap_put(&recv_map, c->h, c) == 0) __atomic_add_fetch(&pending_recvs, 1, __ATOMIC_RELAXED);
-  c->acq_cb(c->acq_arg);     /* may post the request at once on the progress thread */
+  if (c->dir == PM_TC_RECV && pm_ptrmap_put(&recv_map, c->h, c) == 0)
+    __atomic_add_fetch(&pending_recvs, 1, __ATOMIC_RELAXED);
+  c->acq_cb(c->acq_arg); /* may post the request at once on the progress thread */
 }
 
 SP_EXPORT int starpu_data_acquire_on_node_cb_sequential_consistency_sync_jobids(
@@ -104,7 +120,7 @@ SP_EXPORT int starpu_data_acquire_on_node_cb_sequential_consistency_sync_jobids(
   sp_comm *c = tls_cur;
   if (!c || c->h != h || !callback)
     return real(h, node, mode, callback, arg, sequential_consistency, quick, pre_sync_jobid, post_sync_jobid);
-  tls_cur = NULL;            /* only the request's own acquisition belongs to the record */
+  tls_cur = NULL; /* only the request's own acquisition belongs to the record */
   c->acq_cb = callback;
   c->acq_arg = arg;
   return real(h, node, mode, data_ready, c, sequential_consistency, quick, pre_sync_jobid, post_sync_jobid);
@@ -120,7 +136,7 @@ SP_EXPORT void _starpu_mpi_isend_size_func(void *req) {
     c->bytes = sp_fn.data_get_size(c->h);
     sp_clock_learn_comm(c->comm);
     if (sp_clock_usable(c->comm)) sp_clock_send(c->peer, c->tag, &c->clk);
-    if (!c->detached) {        /* no completion callback to wait for */
+    if (!c->detached) { /* no completion callback to wait for */
       pm_tc_mpi(c->peer, PM_TC_SEND, c->tag, c->bytes, 0);
       comm_free(c);
     }
@@ -135,7 +151,10 @@ SP_EXPORT void _starpu_mpi_irecv_size_func(void *req) {
   SP_REAL(real, _starpu_mpi_irecv_size_func);
   if (sp_on) {
     sp_comm *c = pm_ptrmap_take(&req_map, req);
-    if (c) { c->t_post = pm_clock_now(); sp_clock_learn_comm(c->comm); }
+    if (c) {
+      c->t_post = pm_clock_now();
+      sp_clock_learn_comm(c->comm);
+    }
     sp_clock_drain();
   }
   if (real) real(req);
@@ -147,7 +166,7 @@ int sp_mpi_on_release(starpu_data_handle_t h) {
   sp_comm *c = pm_ptrmap_take(&recv_map, h);
   if (!c) return 0;
   __atomic_sub_fetch(&pending_recvs, 1, __ATOMIC_RELAXED);
-  pm_ptrmap_take_if(&req_map, c->acq_arg, c);   /* early data: never posted through size_func */
+  pm_ptrmap_take_if(&req_map, c->acq_arg, c); /* early data: never posted through size_func */
   uint64_t t = pm_clock_now();
   pm_tg_clk in = c->clk, remote;
   /* decided here, like the sender at posting time: by then the progress thread learnt the comm */
@@ -178,25 +197,25 @@ static void recv_done(void *p) {
   sp_comm *c = p;
   void (*cb)(void *) = c->cb;
   void *arg = c->arg;
-  if (!c->released) sp_mpi_on_release(c->h);     /* completed without a release we saw */
+  if (!c->released) sp_mpi_on_release(c->h); /* completed without a release we saw */
   if (pm_ptrmap_take_if(&recv_map, c->h, c)) __atomic_sub_fetch(&pending_recvs, 1, __ATOMIC_RELAXED);
   comm_free(c);
   if (cb) cb(arg);
 }
 
 /* ------------------------------------------------------------------------------- wrappers */
-#define SEND_DETACHED(name)                                                                                 \
-  SP_EXPORT int name(starpu_data_handle_t h, int dest, starpu_mpi_tag_t tag, int prio, MPI_Comm comm,      \
-                     void (*callback)(void *), void *arg) {                                                 \
+#define SEND_DETACHED(name)                                                                                   \
+  SP_EXPORT int name(starpu_data_handle_t h, int dest, starpu_mpi_tag_t tag, int prio, MPI_Comm comm,         \
+                     void (*callback)(void *), void *arg) {                                                   \
     static int (*real)(starpu_data_handle_t, int, starpu_mpi_tag_t, int, MPI_Comm, void (*)(void *), void *); \
-    SP_REAL(real, name);                                                                                    \
-    if (!real) return -ENOSYS;                                                                              \
-    pm_loc *L;                                                                                              \
-    sp_comm *c = comm_begin(PM_TC_SEND, h, dest, tag, comm, 1, callback, arg, &L);                          \
-    if (!c) return real(h, dest, tag, prio, comm, callback, arg);                                           \
-    int rc = real(h, dest, tag, prio, comm, send_done, c);                                                  \
-    comm_end(c, L, rc);                                                                                     \
-    return rc;                                                                                              \
+    SP_REAL(real, name);                                                                                      \
+    if (!real) return -ENOSYS;                                                                                \
+    pm_loc *L;                                                                                                \
+    sp_comm *c = comm_begin(PM_TC_SEND, h, dest, tag, comm, 1, callback, arg, &L);                            \
+    if (!c) return real(h, dest, tag, prio, comm, callback, arg);                                             \
+    int rc = real(h, dest, tag, prio, comm, send_done, c);                                                    \
+    comm_end(c, L, rc);                                                                                       \
+    return rc;                                                                                                \
   }
 SEND_DETACHED(starpu_mpi_isend_detached_prio)
 SEND_DETACHED(starpu_mpi_issend_detached_prio)
@@ -243,9 +262,9 @@ SP_EXPORT int starpu_mpi_irecv_detached(starpu_data_handle_t h, int source, star
   return rc;
 }
 
-SP_EXPORT int starpu_mpi_irecv_detached_sequential_consistency(starpu_data_handle_t h, int source,
-                                                               starpu_mpi_tag_t tag, MPI_Comm comm,
-                                                               void (*callback)(void *), void *arg, int seq) {
+SP_EXPORT int starpu_mpi_irecv_detached_sequential_consistency(starpu_data_handle_t h, int source, starpu_mpi_tag_t tag,
+                                                               MPI_Comm comm, void (*callback)(void *), void *arg,
+                                                               int seq) {
   static int (*real)(starpu_data_handle_t, int, starpu_mpi_tag_t, MPI_Comm, void (*)(void *), void *, int);
   SP_REAL(real, starpu_mpi_irecv_detached_sequential_consistency);
   if (!real) return -ENOSYS;
@@ -266,7 +285,10 @@ static pm_loc *mpi_call_begin(pm_state s) {
   if (tls_mpi_depth++ || !pm_core_activate()) return NULL;
   sp_regions_init();
   pm_loc *L = pm_enter_tool();
-  if (L) { pm_call_enter(L, sp_region[SP_R_MPI], s, pm_clock_now()); pm_leave_tool(L); }
+  if (L) {
+    pm_call_enter(L, sp_region[SP_R_MPI], s, pm_clock_now());
+    pm_leave_tool(L);
+  }
   return L;
 }
 static void mpi_call_end(pm_loc *L, int merge) {
@@ -277,7 +299,8 @@ static void mpi_call_end(pm_loc *L, int merge) {
   pm_leave_tool(L);
 }
 
-SP_EXPORT int starpu_mpi_init_conf(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm, struct starpu_conf *conf) {
+SP_EXPORT int starpu_mpi_init_conf(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm,
+                                   struct starpu_conf *conf) {
   static int (*real)(int *, char ***, int, MPI_Comm, struct starpu_conf *);
   SP_REAL(real, starpu_mpi_init_conf);
   if (!real) return -ENOSYS;
@@ -307,15 +330,15 @@ SP_EXPORT int starpu_mpi_shutdown(void) {
   return rc;
 }
 
-#define MPI_WAIT(name)                                              \
-  SP_EXPORT int name(MPI_Comm comm) {                               \
-    static int (*real)(MPI_Comm);                                   \
-    SP_REAL(real, name);                                            \
-    if (!real) return -ENOSYS;                                      \
+#define MPI_WAIT(name)                                                                \
+  SP_EXPORT int name(MPI_Comm comm) {                                                 \
+    static int (*real)(MPI_Comm);                                                     \
+    SP_REAL(real, name);                                                              \
+    if (!real) return -ENOSYS;                                                        \
     pm_loc *L = sp_on ? mpi_call_begin(PM_STATE_SYNC_WAIT) : (tls_mpi_depth++, NULL); \
-    int rc = real(comm);                                            \
-    mpi_call_end(L, 1);                                             \
-    return rc;                                                      \
+    int rc = real(comm);                                                              \
+    mpi_call_end(L, 1);                                                               \
+    return rc;                                                                        \
   }
 MPI_WAIT(starpu_mpi_wait_for_all)
 MPI_WAIT(starpu_mpi_barrier)

@@ -44,8 +44,8 @@
 
 #define PROGRESS_WAIT_NS (2ull * 1000000000ull)
 #define OTHER_WAIT_NS (20ull * 1000000ull)
-#define MSG_WORDS (1 + PM_TG_WIRE_WORDS)     /* data tag, clock */
-#define MAX_FILED 65536                      /* clocks filed and not yet asked for */
+#define MSG_WORDS (1 + PM_TG_WIRE_WORDS) /* data tag, clock */
+#define MAX_FILED 65536                  /* clocks filed and not yet asked for */
 
 static MPI_Comm clock_comm = MPI_COMM_NULL;
 static int waiting_disabled;
@@ -58,9 +58,12 @@ SP_EXPORT void _starpu_mpi_do_initialize(void *argc_argv) {
   if (!pm_core_is_active() || !PMPI_Initialized || !PMPI_Comm_dup) return;
   int init = 0, fin = 0;
   if (PMPI_Initialized(&init) != MPI_SUCCESS || !init || PMPI_Finalized(&fin) != MPI_SUCCESS || fin) return;
-  if (PMPI_Comm_dup(MPI_COMM_WORLD, &clock_comm) != MPI_SUCCESS) { clock_comm = MPI_COMM_NULL; return; }
+  if (PMPI_Comm_dup(MPI_COMM_WORLD, &clock_comm) != MPI_SUCCESS) {
+    clock_comm = MPI_COMM_NULL;
+    return;
+  }
   PMPI_Comm_set_errhandler(clock_comm, MPI_ERRORS_RETURN);
-  if (pm_core_size() <= 1) {            /* no MPI adapter told the core which process this is */
+  if (pm_core_size() <= 1) { /* no MPI adapter told the core which process this is */
     int rank = 0, size = 1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -69,20 +72,25 @@ SP_EXPORT void _starpu_mpi_do_initialize(void *argc_argv) {
 }
 
 #define MAX_COMMS 16
-static struct { MPI_Comm comm; int congruent; } comms[MAX_COMMS];
+static struct {
+  MPI_Comm comm;
+  int congruent;
+} comms[MAX_COMMS];
 static int ncomms;
 
 int sp_clock_usable(MPI_Comm comm) {
   if (clock_comm == MPI_COMM_NULL) return 0;
   if (comm == MPI_COMM_WORLD) return 1;
   int n = __atomic_load_n(&ncomms, __ATOMIC_ACQUIRE);
-  for (int i = 0; i < n; i++) if (comms[i].comm == comm) return comms[i].congruent;
+  for (int i = 0; i < n; i++)
+    if (comms[i].comm == comm) return comms[i].congruent;
   return 0;
 }
 
 void sp_clock_learn_comm(MPI_Comm comm) {
   if (clock_comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD || ncomms >= MAX_COMMS || !PMPI_Comm_compare) return;
-  for (int i = 0; i < ncomms; i++) if (comms[i].comm == comm) return;
+  for (int i = 0; i < ncomms; i++)
+    if (comms[i].comm == comm) return;
   int r = MPI_UNEQUAL;
   if (PMPI_Comm_compare(comm, MPI_COMM_WORLD, &r) != MPI_SUCCESS) return;
   comms[ncomms].comm = comm;
@@ -95,19 +103,22 @@ void sp_clock_learn_comm(MPI_Comm comm) {
  * until it completes), recycled once PMPI_Test says so. Progress thread only. */
 #define CHUNK 64
 #define MAX_CHUNKS 1024
-typedef struct { MPI_Request req; uint64_t w[MSG_WORDS]; } slot;
+typedef struct {
+  MPI_Request req;
+  uint64_t w[MSG_WORDS];
+} slot;
 static slot *chunks[MAX_CHUNKS];
 static int nchunks, next_slot;
 
 static slot *free_slot(void) {
   int n = nchunks * CHUNK;
-  for (int k = 0; k < n; k++) {          /* round robin from the last one used: oldest first */
+  for (int k = 0; k < n; k++) { /* round robin from the last one used: oldest first */
     slot *s = &chunks[next_slot / CHUNK][next_slot % CHUNK];
     next_slot = (next_slot + 1) % n;
     if (s->req == MPI_REQUEST_NULL) return s;
     int done = 0;
     if (PMPI_Test(&s->req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done) return s;
-    if (k >= 8) break;                   /* several busy in a row: grow rather than scan them all */
+    if (k >= 8) break; /* several busy in a row: grow rather than scan them all */
   }
   if (nchunks >= MAX_CHUNKS || !(chunks[nchunks] = malloc(CHUNK * sizeof(slot)))) return NULL;
   for (int i = 0; i < CHUNK; i++) chunks[nchunks][i].req = MPI_REQUEST_NULL;
@@ -128,8 +139,12 @@ void sp_clock_send(int peer, int64_t data_tag, const pm_tg_clk *c) {
 }
 
 /* ------------------------------------------------------------------------------ receiving */
-typedef struct { int peer; int64_t tag; uint64_t w[PM_TG_WIRE_WORDS]; } filed;
-static filed *box;                 /* clocks received, in arrival order */
+typedef struct {
+  int peer;
+  int64_t tag;
+  uint64_t w[PM_TG_WIRE_WORDS];
+} filed;
+static filed *box; /* clocks received, in arrival order */
 static int nbox, capbox;
 static pthread_mutex_t box_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -138,7 +153,10 @@ static void file_clock(int peer, const uint64_t *msg) {
   if (nbox == capbox && capbox < MAX_FILED) {
     int n = capbox ? 2 * capbox : 64;
     filed *b = realloc(box, (size_t)n * sizeof *b);
-    if (b) { box = b; capbox = n; }
+    if (b) {
+      box = b;
+      capbox = n;
+    }
   }
   if (nbox < capbox) {
     box[nbox].peer = peer;
@@ -180,12 +198,21 @@ int sp_clock_receive(int peer, int64_t data_tag, pm_tg_clk *out) {
   sp_thread *T = sp_self();
   int progress = T && T->kind == SP_THREAD_PROGRESS;
   if (progress) sp_clock_drain();
-  if (take_clock(peer, data_tag, out)) { pm_tc_clock_event(PM_TC_CLOCK_RECEIVED); return 1; }
+  if (take_clock(peer, data_tag, out)) {
+    pm_tc_clock_event(PM_TC_CLOCK_RECEIVED);
+    return 1;
+  }
   if (!__atomic_load_n(&waiting_disabled, __ATOMIC_RELAXED)) {
     uint64_t t0 = pm_clock_now(), limit = progress ? PROGRESS_WAIT_NS : OTHER_WAIT_NS;
     while (pm_clock_now() - t0 < limit) {
-      if (progress) sp_clock_drain(); else sched_yield();
-      if (take_clock(peer, data_tag, out)) { pm_tc_clock_event(PM_TC_CLOCK_RECEIVED); return 1; }
+      if (progress)
+        sp_clock_drain();
+      else
+        sched_yield();
+      if (take_clock(peer, data_tag, out)) {
+        pm_tc_clock_event(PM_TC_CLOCK_RECEIVED);
+        return 1;
+      }
     }
     if (progress && !__atomic_exchange_n(&waiting_disabled, 1, __ATOMIC_RELAXED))
       pm_warn("critical path: the clock of a StarPU-MPI transfer from rank %d (data tag %lld) did not arrive; "

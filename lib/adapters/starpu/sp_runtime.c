@@ -9,11 +9,17 @@
 #ifdef STARPU_USE_OPENCL
 static pm_loc *runtime_begin(void) {
   pm_loc *L = sp_on ? pm_enter_tool() : NULL;
-  if (L) { pm_call_enter(L, sp_region[SP_R_INIT], PM_STATE_RUNTIME, pm_clock_now()); pm_leave_tool(L); }
+  if (L) {
+    pm_call_enter(L, sp_region[SP_R_INIT], PM_STATE_RUNTIME, pm_clock_now());
+    pm_leave_tool(L);
+  }
   return L;
 }
 static void runtime_end(pm_loc *L) {
-  if (L && (L = pm_enter_tool()) != NULL) { pm_call_exit(L, pm_clock_now()); pm_leave_tool(L); }
+  if (L && (L = pm_enter_tool()) != NULL) {
+    pm_call_exit(L, pm_clock_now());
+    pm_leave_tool(L);
+  }
 }
 
 SP_EXPORT int starpu_opencl_load_opencl_from_string(const char *src, struct starpu_opencl_program *programs,

@@ -24,7 +24,7 @@ static void thread_merge(pm_loc *L, sp_thread *T, const pm_tg_clk *c) {
   pm_cp_merge_process(L, c->hb_pl);
   pm_cp_merge_global(L, c->hb_g);
   if (!T) return;
-  pm_tg_thread_sync(&T->th, L, pm_core_rank());   /* own time up to now first, then the edge */
+  pm_tg_thread_sync(&T->th, L, pm_core_rank()); /* own time up to now first, then the edge */
   pm_tg_thread_merge(&T->th, c);
 }
 
@@ -36,7 +36,10 @@ void sp_thread_merge_all(pm_loc *L, sp_thread *T) {
 
 static pm_loc *wait_begin(void) {
   pm_loc *L = sp_on ? pm_enter_tool() : NULL;
-  if (L) { pm_call_enter(L, sp_region[SP_R_WAIT], PM_STATE_SYNC_WAIT, pm_clock_now()); pm_leave_tool(L); }
+  if (L) {
+    pm_call_enter(L, sp_region[SP_R_WAIT], PM_STATE_SYNC_WAIT, pm_clock_now());
+    pm_leave_tool(L);
+  }
   return L;
 }
 static void wait_end(pm_loc *L) {
@@ -109,7 +112,10 @@ SP_EXPORT int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *id) {
 /* ------------------------------------------------------------------------- data acquire / release */
 /* Handles a thread holds (acquired by the application), to know at release whether it wrote. */
 #define HELD_MAX 16
-typedef struct { starpu_data_handle_t h; int acc; } held;
+typedef struct {
+  starpu_data_handle_t h;
+  int acc;
+} held;
 static __thread held tls_held[HELD_MAX];
 static __thread int tls_nheld;
 
@@ -136,14 +142,18 @@ static void acquired(starpu_data_handle_t h, int node, enum starpu_data_access_m
 static void released(starpu_data_handle_t h) {
   int acc = PM_TG_ACC_NONE;
   for (int i = tls_nheld - 1; i >= 0; i--)
-    if (tls_held[i].h == h) { acc = tls_held[i].acc; tls_held[i] = tls_held[--tls_nheld]; break; }
+    if (tls_held[i].h == h) {
+      acc = tls_held[i].acc;
+      tls_held[i] = tls_held[--tls_nheld];
+      break;
+    }
   if (acc != PM_TG_ACC_WRITE && acc != PM_TG_ACC_COMMUTE) return;
   pm_loc *L = pm_enter_tool();
   if (!L) return;
   pm_tg_handle *hh = pm_tg_handle_get(h);
   if (hh) {
     pm_tg_clk c;
-    pm_state_set(L, pm_state_get(L), pm_clock_now());   /* bring the thread's clocks up to now */
+    pm_state_set(L, pm_state_get(L), pm_clock_now()); /* bring the thread's clocks up to now */
     sp_thread_clock(&c, L, sp_self());
     pm_tg_handle_post(hh, PM_TG_ACC_WRITE, &c);
     pm_tg_handle_put(hh);
@@ -156,9 +166,15 @@ SP_EXPORT int starpu_data_acquire(starpu_data_handle_t h, enum starpu_data_acces
   SP_REAL(real, starpu_data_acquire);
   if (!real) return -ENOSYS;
   pm_loc *L = sp_on ? pm_enter_tool() : NULL;
-  if (L) { pm_call_enter(L, sp_region[SP_R_ACQUIRE], PM_STATE_SYNC_WAIT, pm_clock_now()); pm_leave_tool(L); }
+  if (L) {
+    pm_call_enter(L, sp_region[SP_R_ACQUIRE], PM_STATE_SYNC_WAIT, pm_clock_now());
+    pm_leave_tool(L);
+  }
   int rc = real(h, mode);
-  if (L && (L = pm_enter_tool())) { pm_call_exit(L, pm_clock_now()); pm_leave_tool(L); }
+  if (L && (L = pm_enter_tool())) {
+    pm_call_exit(L, pm_clock_now());
+    pm_leave_tool(L);
+  }
   if (L && rc == 0) acquired(h, STARPU_MAIN_RAM, mode);
   return rc;
 }
@@ -168,14 +184,20 @@ SP_EXPORT int starpu_data_acquire_on_node(starpu_data_handle_t h, int node, enum
   SP_REAL(real, starpu_data_acquire_on_node);
   if (!real) return -ENOSYS;
   pm_loc *L = sp_on ? pm_enter_tool() : NULL;
-  if (L) { pm_call_enter(L, sp_region[SP_R_ACQUIRE], PM_STATE_SYNC_WAIT, pm_clock_now()); pm_leave_tool(L); }
+  if (L) {
+    pm_call_enter(L, sp_region[SP_R_ACQUIRE], PM_STATE_SYNC_WAIT, pm_clock_now());
+    pm_leave_tool(L);
+  }
   int rc = real(h, node, mode);
-  if (L && (L = pm_enter_tool())) { pm_call_exit(L, pm_clock_now()); pm_leave_tool(L); }
+  if (L && (L = pm_enter_tool())) {
+    pm_call_exit(L, pm_clock_now());
+    pm_leave_tool(L);
+  }
   if (L && rc == 0) acquired(h, node, mode);
   return rc;
 }
 
-static __thread int tls_in_release;   /* starpu_data_release calls starpu_data_release_on_node */
+static __thread int tls_in_release; /* starpu_data_release calls starpu_data_release_on_node */
 
 SP_EXPORT void starpu_data_release_on_node(starpu_data_handle_t h, int node) {
   static void (*real)(starpu_data_handle_t, int);
@@ -198,7 +220,8 @@ SP_EXPORT void starpu_data_release(starpu_data_handle_t h) {
 }
 
 /* ------------------------------------------------------------------------------ dependencies */
-SP_EXPORT void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]) {
+SP_EXPORT void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps,
+                                              struct starpu_task *task_array[]) {
   static void (*real)(struct starpu_task *, unsigned, struct starpu_task **);
   SP_REAL(real, starpu_task_declare_deps_array);
   if (!real) return;
@@ -259,19 +282,21 @@ SP_EXPORT void starpu_task_end_dep_release(struct starpu_task *t) {
     if (rec && rec->ends) {
       sp_thread *T = sp_self();
       pm_tg_clk c;
-      if (T && T->kind == SP_THREAD_WORKER && T->ended_valid) c = T->ended;
+      if (T && T->kind == SP_THREAD_WORKER && T->ended_valid)
+        c = T->ended;
       else {
-        pm_state_set(L, pm_state_get(L), pm_clock_now());   /* the thread's own time up to now */
+        pm_state_set(L, pm_state_get(L), pm_clock_now()); /* the thread's own time up to now */
         sp_thread_clock(&c, L, T);
       }
-      pm_tg_task_end_dep_release(rec, &c);   /* its termination (post-exec hook) drops the record */
+      pm_tg_task_end_dep_release(rec, &c); /* its termination (post-exec hook) drops the record */
     }
     pm_leave_tool(L);
   }
   real(t);
 }
 
-SP_EXPORT void starpu_task_declare_end_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]) {
+SP_EXPORT void starpu_task_declare_end_deps_array(struct starpu_task *task, unsigned ndeps,
+                                                  struct starpu_task *task_array[]) {
   static void (*real)(struct starpu_task *, unsigned, struct starpu_task **);
   SP_REAL(real, starpu_task_declare_end_deps_array);
   if (!real) return;
@@ -338,18 +363,21 @@ SP_EXPORT void starpu_data_register(starpu_data_handle_t *handleptr, int home_no
   if (!real) return;
   real(handleptr, home_node, data_interface, ops);
   if (!sp_on || !handleptr) return;
-  pm_tg_handle_forget(*handleptr);           /* state of a previous handle at this address */
+  pm_tg_handle_forget(*handleptr); /* state of a previous handle at this address */
   pm_tg_handle *h = pm_tg_handle_get(*handleptr);
-  if (h) { pm_tg_handle_home(h, home_node); pm_tg_handle_put(h); }
+  if (h) {
+    pm_tg_handle_home(h, home_node);
+    pm_tg_handle_put(h);
+  }
 }
 
-#define UNREGISTER(name)                                            \
-  SP_EXPORT void name(starpu_data_handle_t h) {                     \
-    static void (*real)(starpu_data_handle_t);                      \
-    SP_REAL(real, name);                                            \
-    if (!real) return;                                              \
-    if (sp_on) pm_tg_handle_forget(h);                              \
-    real(h);                                                        \
+#define UNREGISTER(name)                        \
+  SP_EXPORT void name(starpu_data_handle_t h) { \
+    static void (*real)(starpu_data_handle_t);  \
+    SP_REAL(real, name);                        \
+    if (!real) return;                          \
+    if (sp_on) pm_tg_handle_forget(h);          \
+    real(h);                                    \
   }
 UNREGISTER(starpu_data_unregister)
 UNREGISTER(starpu_data_unregister_no_coherency)
@@ -368,7 +396,12 @@ static void link_children(starpu_data_handle_t parent, unsigned n, starpu_data_h
   pm_loc *L = sp_on && parent && children ? pm_enter_tool() : NULL;
   if (!L) return;
   for (unsigned i = 0; i < n; i++)
-    if (children[i]) { if (gather) link_handles(parent, children[i]); else link_handles(children[i], parent); }
+    if (children[i]) {
+      if (gather)
+        link_handles(parent, children[i]);
+      else
+        link_handles(children[i], parent);
+    }
   pm_leave_tool(L);
 }
 
@@ -381,24 +414,27 @@ SP_EXPORT void starpu_data_partition_plan(starpu_data_handle_t initial, struct s
   real(initial, f, children);
   if (!sp_on || !f || !children) return;
   unsigned n = f->get_nchildren ? f->get_nchildren(f, initial) : f->nchildren;
-  for (unsigned i = 0; i < n; i++) if (children[i]) pm_tg_handle_forget(children[i]);
+  for (unsigned i = 0; i < n; i++)
+    if (children[i]) pm_tg_handle_forget(children[i]);
 }
 
 SP_EXPORT void starpu_data_partition_clean(starpu_data_handle_t root, unsigned nparts, starpu_data_handle_t *children) {
   static void (*real)(starpu_data_handle_t, unsigned, starpu_data_handle_t *);
   SP_REAL(real, starpu_data_partition_clean);
   if (!real) return;
-  real(root, nparts, children);              /* unregisters the children (the array is the caller's) */
-  if (sp_on && children) for (unsigned i = 0; i < nparts; i++) if (children[i]) pm_tg_handle_forget(children[i]);
+  real(root, nparts, children); /* unregisters the children (the array is the caller's) */
+  if (sp_on && children)
+    for (unsigned i = 0; i < nparts; i++)
+      if (children[i]) pm_tg_handle_forget(children[i]);
 }
 
-#define PARTITION_SUBMIT(name, gather, params, args)                  \
-  SP_EXPORT void name params {                                        \
-    static void (*real) params;                                       \
-    SP_REAL(real, name);                                              \
-    if (!real) return;                                                \
-    link_children(initial, nparts, children, gather);                 \
-    real args;                                                        \
+#define PARTITION_SUBMIT(name, gather, params, args)  \
+  SP_EXPORT void name params {                        \
+    static void(*real) params;                        \
+    SP_REAL(real, name);                              \
+    if (!real) return;                                \
+    link_children(initial, nparts, children, gather); \
+    real args;                                        \
   }
 PARTITION_SUBMIT(starpu_data_partition_submit, 0,
                  (starpu_data_handle_t initial, unsigned nparts, starpu_data_handle_t *children),
@@ -441,7 +477,10 @@ SP_EXPORT void starpu_data_partition(starpu_data_handle_t initial_handle, struct
     starpu_data_handle_t ch = sp_fn.data_get_child(initial_handle, (unsigned)i);
     pm_tg_handle_forget(ch);
     pm_tg_handle *hc = pm_tg_handle_get(ch);
-    if (hc) { pm_tg_handle_post(hc, PM_TG_ACC_WRITE, &c); pm_tg_handle_put(hc); }
+    if (hc) {
+      pm_tg_handle_post(hc, PM_TG_ACC_WRITE, &c);
+      pm_tg_handle_put(hc);
+    }
   }
 }
 
@@ -455,15 +494,21 @@ SP_EXPORT void starpu_data_unpartition(starpu_data_handle_t root_data, unsigned 
   starpu_data_handle_t small[64], *ch = n <= 64 ? small : malloc((size_t)n * sizeof *ch);
   if (!ch) n = 0;
   for (int i = 0; i < n; i++) ch[i] = sp_fn.data_get_child(root_data, (unsigned)i);
-  real(root_data, gathering_node);    /* waits for the children's tasks */
+  real(root_data, gathering_node); /* waits for the children's tasks */
   for (int i = 0; i < n; i++) {
     pm_tg_handle *hc = pm_tg_handle_get(ch[i]);
-    if (hc) { pm_tg_handle_pre(hc, PM_TG_ACC_WRITE, &c); pm_tg_handle_put(hc); }
+    if (hc) {
+      pm_tg_handle_pre(hc, PM_TG_ACC_WRITE, &c);
+      pm_tg_handle_put(hc);
+    }
     pm_tg_handle_forget(ch[i]);
   }
   if (n > 0) {
     pm_tg_handle *p = pm_tg_handle_get(root_data);
-    if (p) { pm_tg_handle_post(p, PM_TG_ACC_WRITE, &c); pm_tg_handle_put(p); }
+    if (p) {
+      pm_tg_handle_post(p, PM_TG_ACC_WRITE, &c);
+      pm_tg_handle_put(p);
+    }
   }
   if (ch != small) free(ch);
 }

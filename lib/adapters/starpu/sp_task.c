@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { U_PROLOGUE = 0, U_POP_PROLOGUE = 1, U_CALLBACK = 2 };   /* pm_tg_task.user[] slots */
+enum { U_PROLOGUE = 0, U_POP_PROLOGUE = 1, U_CALLBACK = 2 }; /* pm_tg_task.user[] slots */
 
 static int has_body(const struct starpu_task *task) {
   if (!task->cl) return 0;
@@ -110,17 +110,25 @@ static void bodyless_callback(void *arg) {
 }
 
 static void restore_fields(struct starpu_task *task, pm_tg_task *rec) {
-  if (task->prologue_callback_func == ready_direct) { task->prologue_callback_func = NULL; task->prologue_callback_arg = NULL; }
-  else if (task->prologue_callback_func == ready_chained) task->prologue_callback_func = (void (*)(void *))rec->user[U_PROLOGUE];
-  if (task->prologue_callback_pop_func == pop_direct) { task->prologue_callback_pop_func = NULL; task->prologue_callback_pop_arg = NULL; }
-  else if (task->prologue_callback_pop_func == pop_chained)
+  if (task->prologue_callback_func == ready_direct) {
+    task->prologue_callback_func = NULL;
+    task->prologue_callback_arg = NULL;
+  } else if (task->prologue_callback_func == ready_chained)
+    task->prologue_callback_func = (void (*)(void *))rec->user[U_PROLOGUE];
+  if (task->prologue_callback_pop_func == pop_direct) {
+    task->prologue_callback_pop_func = NULL;
+    task->prologue_callback_pop_arg = NULL;
+  } else if (task->prologue_callback_pop_func == pop_chained)
     task->prologue_callback_pop_func = (void (*)(void *))rec->user[U_POP_PROLOGUE];
   if (task->callback_func == bodyless_callback) task->callback_func = (void (*)(void *))rec->user[U_CALLBACK];
 }
 
 /* ------------------------------------------------------------------------------- submission */
 void sp_thread_clock(pm_tg_clk *out, pm_loc *L, sp_thread *T) {
-  if (T) { pm_tg_thread_clock(&T->th, L, pm_core_rank(), out); return; }
+  if (T) {
+    pm_tg_thread_clock(&T->th, L, pm_core_rank(), out);
+    return;
+  }
   memset(out, 0, sizeof *out);
   out->hb_pl = pm_cp_process(L);
   out->hb_g = pm_cp_global(L);
@@ -141,7 +149,7 @@ pm_tg_task *sp_task_record(struct starpu_task *task) {
 
 static pm_tg_task *track_submit(struct starpu_task *task, pm_loc *L, uint64_t t) {
   pm_tg_task *rec = __atomic_load_n(&records_before_submit, __ATOMIC_ACQUIRE) ? pm_tg_task_find(task) : NULL;
-  if (rec && (rec->flags & PM_TG_SUBMITTED)) {   /* a stale record of a recycled task pointer */
+  if (rec && (rec->flags & PM_TG_SUBMITTED)) { /* a stale record of a recycled task pointer */
     pm_tg_task_unmap(rec);
     pm_tg_task_unref(rec);
     rec = NULL;
@@ -161,7 +169,10 @@ static pm_tg_task *track_submit(struct starpu_task *task, pm_loc *L, uint64_t t)
       return NULL;
     }
   } else {
-    if (pm_tg_task_map(rec) != 0) { pm_tg_task_unref(rec); return NULL; }
+    if (pm_tg_task_map(rec) != 0) {
+      pm_tg_task_unref(rec);
+      return NULL;
+    }
     rec->tag = task->tag_id;
     if (task->use_tag) rec->flags |= PM_TG_USE_TAG;
     if (task->callback_func != bodyless_callback) {
@@ -170,8 +181,10 @@ static pm_tg_task *track_submit(struct starpu_task *task, pm_loc *L, uint64_t t)
     }
   }
   sp_thread *T = sp_self();
-  if (T) pm_tg_task_submit_by(rec, &T->th, L, pm_core_rank(), t);
-  else pm_tg_task_submit(rec, NULL, t);
+  if (T)
+    pm_tg_task_submit_by(rec, &T->th, L, pm_core_rank(), t);
+  else
+    pm_tg_task_submit(rec, NULL, t);
   return rec;
 }
 
@@ -193,7 +206,7 @@ SP_EXPORT int starpu_task_submit(struct starpu_task *task) {
     pm_call_exit(L, pm_clock_now());
     pm_leave_tool(L);
   }
-  if (rc != 0 && rec) {            /* not submitted: the task is still the application's */
+  if (rc != 0 && rec) { /* not submitted: the task is still the application's */
     restore_fields(task, rec);
     pm_tg_task_unmap(rec);
     pm_tg_task_unref(rec);
@@ -242,7 +255,8 @@ SP_EXPORT void _starpu_driver_end_job(void *worker, void *job, void *perf_arch, 
   SP_REAL(real, _starpu_driver_end_job);
   /* no lookup per task unless the program declared end dependencies at all */
   struct starpu_task *task = sp_on && __atomic_load_n(&sp_end_deps_used, __ATOMIC_ACQUIRE) && sp_fn.task_get_current
-                                 ? sp_fn.task_get_current() : NULL;
+                                 ? sp_fn.task_get_current()
+                                 : NULL;
   pm_tg_task *rec = task ? record_of(task) : NULL;
   if (rec && rec->ends && (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED) {
     pm_loc *L = pm_loc_self();

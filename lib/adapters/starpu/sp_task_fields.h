@@ -11,10 +11,17 @@
 #include <stdlib.h>
 
 /* ------------------------------------------------------------------------------- codelets */
-typedef struct { const char *name_ptr; uint32_t id; } codelet_entry;
-static pm_ptrmap codelet_cache;     /* struct starpu_codelet * -> codelet_entry */
+typedef struct {
+  const char *name_ptr;
+  uint32_t id;
+} codelet_entry;
+static pm_ptrmap codelet_cache; /* struct starpu_codelet * -> codelet_entry */
 
-static __thread struct { const struct starpu_codelet *cl; const char *name_ptr; uint32_t id; } tls_last_cl;
+static __thread struct {
+  const struct starpu_codelet *cl;
+  const char *name_ptr;
+  uint32_t id;
+} tls_last_cl;
 
 static uint32_t codelet_id(struct starpu_task *task) {
   struct starpu_codelet *cl = task->cl;
@@ -22,19 +29,24 @@ static uint32_t codelet_id(struct starpu_task *task) {
   if (PM_LIKELY(tls_last_cl.cl == cl && tls_last_cl.name_ptr == cl->name)) return tls_last_cl.id;
   codelet_entry *e = pm_ptrmap_get(&codelet_cache, cl);
   if (e && e->name_ptr == cl->name) {
-    tls_last_cl.cl = cl; tls_last_cl.name_ptr = cl->name; tls_last_cl.id = e->id;
+    tls_last_cl.cl = cl;
+    tls_last_cl.name_ptr = cl->name;
+    tls_last_cl.id = e->id;
     return e->id;
   }
   /* (a codelet struct freed and reused with another name at the same address is re-registered) */
   const char *name = cl->name ? cl->name : cl->model && cl->model->symbol ? cl->model->symbol : task->name;
   char buf[40];
-  if (!name) { snprintf(buf, sizeof buf, "codelet@%p", (void *)cl); name = buf; }
+  if (!name) {
+    snprintf(buf, sizeof buf, "codelet@%p", (void *)cl);
+    name = buf;
+  }
   pm_region_id r = pm_region_register(name, PM_PARADIGM_STARPU, PM_ROLE_TASK);
   uint32_t id = pm_ts_codelet(name, r);
-  codelet_entry *n = malloc(sizeof *n);      /* one per codelet: not a per-task allocation */
+  codelet_entry *n = malloc(sizeof *n); /* one per codelet: not a per-task allocation */
   if (n) {
     *n = (codelet_entry){cl->name, id};
-    pm_ptrmap_put(&codelet_cache, cl, n);    /* a replaced entry leaks: codelets are few */
+    pm_ptrmap_put(&codelet_cache, cl, n); /* a replaced entry leaks: codelets are few */
   }
   return id;
 }

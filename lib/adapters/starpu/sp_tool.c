@@ -29,21 +29,23 @@
 #include <dlfcn.h>
 #include <starpu_profiling_tool.h>
 
-static int tool_on;                      /* StarPU 1.4 with every function popmeter calls */
-static __thread int tls_in_init;         /* this thread is inside starpu_init (region open) */
+static int tool_on;              /* StarPU 1.4 with every function popmeter calls */
+static __thread int tls_in_init; /* this thread is inside starpu_init (region open) */
 
 static int version_ok(const struct starpu_prof_tool_info *pi) {
   static int told;
   if (pi->starpu_version[0] == 1 && pi->starpu_version[1] == 4) return 1;
   if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
     pm_warn("StarPU tool interface: StarPU %u.%u.%u is not 1.4 (the version popmeter's tool adapter was built for); "
-            "tasks are not measured", pi->starpu_version[0], pi->starpu_version[1], pi->starpu_version[2]);
+            "tasks are not measured",
+            pi->starpu_version[0], pi->starpu_version[1], pi->starpu_version[2]);
   return 0;
 }
 
 static void on_init_begin(struct starpu_prof_tool_info *pi, union starpu_prof_tool_event_info *ei,
                           struct starpu_prof_tool_api_info *ai) {
-  (void)ei; (void)ai;
+  (void)ei;
+  (void)ai;
   if (!version_ok(pi) || !pm_core_activate()) return;
   pm_loc *L = pm_enter_tool();
   if (!L) return;
@@ -62,13 +64,18 @@ static void on_init_begin(struct starpu_prof_tool_info *pi, union starpu_prof_to
             "not measured");
   }
   /* StarPU 1.4.7 reports the beginning twice: the region is opened once */
-  if (!tls_in_init) { tls_in_init = 1; pm_call_enter(L, sp_region[SP_R_INIT], PM_STATE_RUNTIME, t0); }
+  if (!tls_in_init) {
+    tls_in_init = 1;
+    pm_call_enter(L, sp_region[SP_R_INIT], PM_STATE_RUNTIME, t0);
+  }
   pm_leave_tool(L);
 }
 
 static void on_init_end(struct starpu_prof_tool_info *pi, union starpu_prof_tool_event_info *ei,
                         struct starpu_prof_tool_api_info *ai) {
-  (void)pi; (void)ei; (void)ai;
+  (void)pi;
+  (void)ei;
+  (void)ai;
   if (!tls_in_init) return;
   pm_loc *L = pm_enter_tool();
   if (!L) return;
@@ -88,7 +95,8 @@ static sp_thread *worker_self(pm_loc *L, int fallback_id) {
 
 static void on_driver_init(struct starpu_prof_tool_info *pi, union starpu_prof_tool_event_info *ei,
                            struct starpu_prof_tool_api_info *ai) {
-  (void)ei; (void)ai;
+  (void)ei;
+  (void)ai;
   if (!__atomic_load_n(&tool_on, __ATOMIC_ACQUIRE)) return;
   pm_loc *L = pm_loc_self();
   if (L) worker_self(L, pi->worker_id);
@@ -97,7 +105,9 @@ static void on_driver_init(struct starpu_prof_tool_info *pi, union starpu_prof_t
 /* Start of a task body, on its worker. */
 static void on_exec_start(struct starpu_prof_tool_info *pi, union starpu_prof_tool_event_info *ei,
                           struct starpu_prof_tool_api_info *ai) {
-  (void)pi; (void)ei; (void)ai;
+  (void)pi;
+  (void)ei;
+  (void)ai;
   if (!__atomic_load_n(&tool_on, __ATOMIC_ACQUIRE)) return;
   pm_loc *L = pm_loc_self();
   sp_thread *T = L ? worker_self(L, -1) : NULL;
@@ -106,17 +116,22 @@ static void on_exec_start(struct starpu_prof_tool_info *pi, union starpu_prof_to
   pm_tg_task *rec = pm_tg_task_new_unmapped(task);
   if (!rec) return;
   /* one body at a time per worker, except asynchronous accelerator bodies: those are found by pointer */
-  if (T->tool_task && pm_tg_task_map(rec) != 0) { pm_tg_task_unref(rec); return; }
+  if (T->tool_task && pm_tg_task_map(rec) != 0) {
+    pm_tg_task_unref(rec);
+    return;
+  }
   if (!T->tool_task) T->tool_task = rec;
   fill_record(rec, task);
   rec->predicted = task->predicted;
-  rec->flags |= PM_TG_SUBMITTED;     /* (submission is not reported: no submitter clock to merge) */
+  rec->flags |= PM_TG_SUBMITTED; /* (submission is not reported: no submitter clock to merge) */
   sp_body_start(rec, L, T);
 }
 
 static void on_exec_end(struct starpu_prof_tool_info *pi, union starpu_prof_tool_event_info *ei,
                         struct starpu_prof_tool_api_info *ai) {
-  (void)pi; (void)ei; (void)ai;
+  (void)pi;
+  (void)ei;
+  (void)ai;
   if (!__atomic_load_n(&tool_on, __ATOMIC_ACQUIRE)) return;
   pm_loc *L = pm_loc_self();
   sp_thread *T = L ? sp_self() : NULL;
@@ -125,8 +140,10 @@ static void on_exec_end(struct starpu_prof_tool_info *pi, union starpu_prof_tool
   pm_tg_task *rec = T->tool_task && T->tool_task->key == task ? T->tool_task : pm_tg_task_find(task);
   if (!rec || (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) != PM_TG_STARTED) return;
   sp_body_end(rec, L, T);
-  if (rec == T->tool_task) T->tool_task = NULL;
-  else pm_tg_task_unmap(rec);
+  if (rec == T->tool_task)
+    T->tool_task = NULL;
+  else
+    pm_tg_task_unmap(rec);
   pm_tg_task_unref(rec);
 }
 
@@ -137,7 +154,7 @@ SP_EXPORT void starpu_prof_tool_library_register(starpu_prof_tool_entry_register
   /* StarPU dlcloses the library STARPU_PROF_TOOL named at shutdown: popmeter must outlive that (its
    * report runs at exit, its threads' data is read then), so it marks itself never to be unloaded */
   Dl_info self;
-  if (dladdr((void *)on_init_begin, &self) && self.dli_fname) {   /* (a static function: this library) */
+  if (dladdr((void *)on_init_begin, &self) && self.dli_fname) { /* (a static function: this library) */
     void *pin = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
     if (!pin) pm_warn("StarPU tool interface: cannot keep %s loaded (%s)", self.dli_fname, dlerror());
   }

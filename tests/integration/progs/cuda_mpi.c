@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
   float *x = malloc(sizeof(float) * (size_t)n);
   for (int i = 0; i < n; i++) x[i] = 1.0f;
   int khz = cm_clock_khz(dev);
-  long long cycles = (long long)(unit * (khz > 0 ? khz : 1000000) * 1e3);   /* one UNIT per launch */
+  long long cycles = (long long)(unit * (khz > 0 ? khz : 1000000) * 1e3); /* one UNIT per launch */
   double sum = 0;
   for (int it = 0; it < iter; it++) {
     if (cm_device_work(dev, x, n, rank + 1, cycles, why, sizeof why) != 0) {

@@ -6,8 +6,7 @@
 // as far as any tool can tell.
 __global__ void spin(long long cycles, int *sink) {
   long long t0 = clock64();
-  while (clock64() - t0 < cycles) {
-  }
+  while (clock64() - t0 < cycles) {}
   if (threadIdx.x == 0) atomicAdd(sink, 1);
 }
 

@@ -22,6 +22,15 @@ int cuInit(unsigned flags) {
   }
   return 0;
 }
-int cuDeviceGetCount(int *count) { *count = 1; return 0; }
-int cuDriverGetVersion(int *version) { *version = 13000; return 0; }
-int cuGetErrorName(int error, const char **name) { *name = error ? "CUDA_ERROR_FAKE" : "CUDA_SUCCESS"; return 0; }
+int cuDeviceGetCount(int *count) {
+  *count = 1;
+  return 0;
+}
+int cuDriverGetVersion(int *version) {
+  *version = 13000;
+  return 0;
+}
+int cuGetErrorName(int error, const char **name) {
+  *name = error ? "CUDA_ERROR_FAKE" : "CUDA_SUCCESS";
+  return 0;
+}

@@ -11,16 +11,26 @@ static int rank, nprocs, errors;
 static struct {
   long msgs_sent, msgs_received, bytes_sent, bytes_received;
   long coll_calls, coll_bytes_out, coll_bytes_in, io_read, io_written;
-  long v_send, v_recv, v_isend, v_irecv, v_waitall, v_barrier, v_bcast, v_start, v_sendrecv, v_mrecv, v_probe,
-      v_wait, v_ssend, v_write_at;
+  long v_send, v_recv, v_isend, v_irecv, v_waitall, v_barrier, v_bcast, v_start, v_sendrecv, v_mrecv, v_probe, v_wait,
+      v_ssend, v_write_at;
 } E;
 
 #define SENT(b) (E.msgs_sent++, E.bytes_sent += (b))
 #define RECVD(b) (E.msgs_received++, E.bytes_received += (b))
 #define COLL(o, i) (E.coll_calls++, E.coll_bytes_out += (o), E.coll_bytes_in += (i))
-#define CHECK(c, what) do { if (!(c)) { errors++; fprintf(stderr, "rank %d: check failed: %s\n", rank, what); } } while (0)
+#define CHECK(c, what)                                            \
+  do {                                                            \
+    if (!(c)) {                                                   \
+      errors++;                                                   \
+      fprintf(stderr, "rank %d: check failed: %s\n", rank, what); \
+    }                                                             \
+  } while (0)
 
-static void barrier(void) { MPI_Barrier(MPI_COMM_WORLD); COLL(0, 0); E.v_barrier++; }
+static void barrier(void) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  COLL(0, 0);
+  E.v_barrier++;
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -43,7 +53,10 @@ int main(int argc, char **argv) {
     MPI_Recv(b, 10, MPI_INT, left, 1, MPI_COMM_WORLD, &st);
     MPI_Send(a, 10, MPI_INT, right, 1, MPI_COMM_WORLD);
   }
-  SENT(40); RECVD(40); E.v_send++; E.v_recv++;
+  SENT(40);
+  RECVD(40);
+  E.v_send++;
+  E.v_recv++;
   CHECK(b[9] == left * 100 + 9, "send/recv data");
   barrier();
 
@@ -57,7 +70,10 @@ int main(int argc, char **argv) {
     MPI_Recv(e, 100, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Ssend(d, 100, MPI_DOUBLE, right, 2, MPI_COMM_WORLD);
   }
-  SENT(800); RECVD(800); E.v_ssend++; E.v_recv++;
+  SENT(800);
+  RECVD(800);
+  E.v_ssend++;
+  E.v_recv++;
   CHECK(e[99] == left + 49.5, "ssend data");
   barrier();
 
@@ -69,7 +85,9 @@ int main(int argc, char **argv) {
   MPI_Recv(b, 5, MPI_INT, left, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Buffer_detach(&bbuf, &bsz);
   free(bbuf);
-  SENT(20); RECVD(20); E.v_recv++;
+  SENT(20);
+  RECVD(20);
+  E.v_recv++;
   CHECK(b[4] == left * 100 + 4, "bsend data");
   barrier();
 
@@ -81,7 +99,11 @@ int main(int argc, char **argv) {
     MPI_Irecv(c2[k], 7 + k, MPI_CHAR, left, 10 + k, MPI_COMM_WORLD, &rq[k]);
     E.v_irecv++;
   }
-  for (int k = 0; k < 3; k++) { MPI_Isend(c1[k], 7 + k, MPI_CHAR, right, 10 + k, MPI_COMM_WORLD, &rq[3 + k]); E.v_isend++; SENT(7 + k); }
+  for (int k = 0; k < 3; k++) {
+    MPI_Isend(c1[k], 7 + k, MPI_CHAR, right, 10 + k, MPI_COMM_WORLD, &rq[3 + k]);
+    E.v_isend++;
+    SENT(7 + k);
+  }
   MPI_Waitall(6, rq, MPI_STATUSES_IGNORE);
   E.v_waitall++;
   for (int k = 0; k < 3; k++) RECVD(7 + k);
@@ -89,19 +111,31 @@ int main(int argc, char **argv) {
 
   /* 5. Waitany (status ignored), Test loop, Testsome */
   int x4, x16[4], x250[250], x8[8], y4, y16[4], y250[250], y8[8];
-  x4 = rank; x16[3] = rank; x250[249] = rank; x8[7] = rank;
+  x4 = rank;
+  x16[3] = rank;
+  x250[249] = rank;
+  x8[7] = rank;
   MPI_Irecv(&y4, 1, MPI_INT, left, 20, MPI_COMM_WORLD, &rq[0]);
   MPI_Irecv(y16, 4, MPI_INT, left, 21, MPI_COMM_WORLD, &rq[1]);
   MPI_Isend(&x4, 1, MPI_INT, right, 20, MPI_COMM_WORLD, &rq[2]);
   MPI_Isend(x16, 4, MPI_INT, right, 21, MPI_COMM_WORLD, &rq[3]);
-  E.v_irecv += 2; E.v_isend += 2; SENT(4); SENT(16);
-  for (int k = 0; k < 4; k++) { int idx; MPI_Waitany(4, rq, &idx, MPI_STATUS_IGNORE); }
-  RECVD(4); RECVD(16);
+  E.v_irecv += 2;
+  E.v_isend += 2;
+  SENT(4);
+  SENT(16);
+  for (int k = 0; k < 4; k++) {
+    int idx;
+    MPI_Waitany(4, rq, &idx, MPI_STATUS_IGNORE);
+  }
+  RECVD(4);
+  RECVD(16);
   CHECK(y4 == left && y16[3] == left, "waitany data");
   int flag = 0;
   MPI_Irecv(y250, 250, MPI_INT, left, 22, MPI_COMM_WORLD, &rq[0]);
   MPI_Isend(x250, 250, MPI_INT, right, 22, MPI_COMM_WORLD, &rq[1]);
-  E.v_irecv++; E.v_isend++; SENT(1000);
+  E.v_irecv++;
+  E.v_isend++;
+  SENT(1000);
   while (!flag) MPI_Test(&rq[0], &flag, MPI_STATUS_IGNORE);
   MPI_Wait(&rq[1], MPI_STATUS_IGNORE);
   E.v_wait++;
@@ -109,7 +143,9 @@ int main(int argc, char **argv) {
   CHECK(y250[249] == left, "test data");
   MPI_Irecv(y8, 8, MPI_INT, left, 23, MPI_COMM_WORLD, &rq[0]);
   MPI_Isend(x8, 8, MPI_INT, right, 23, MPI_COMM_WORLD, &rq[1]);
-  E.v_irecv++; E.v_isend++; SENT(32);
+  E.v_irecv++;
+  E.v_isend++;
+  SENT(32);
   int done = 0, outc, idxs[2];
   MPI_Status sts[2];
   while (done < 2) {
@@ -129,15 +165,20 @@ int main(int argc, char **argv) {
     p1[15] = rank * 10 + round;
     MPI_Startall(2, pr);
     MPI_Waitall(2, pr, MPI_STATUSES_IGNORE);
-    E.v_start++; E.v_waitall++; SENT(64); RECVD(64);
+    E.v_start++;
+    E.v_waitall++;
+    SENT(64);
+    RECVD(64);
     CHECK(p2[15] == left * 10 + round, "persistent data");
   }
-  MPI_Start(&pr[0]);   /* one more round with MPI_Start + MPI_Wait on each */
+  MPI_Start(&pr[0]); /* one more round with MPI_Start + MPI_Wait on each */
   MPI_Start(&pr[1]);
   MPI_Wait(&pr[0], &st);
   MPI_Wait(&pr[1], &st);
-  SENT(64); RECVD(64); E.v_wait += 2;
-  MPI_Wait(&pr[0], &st);   /* inactive persistent request: returns at once, nothing received */
+  SENT(64);
+  RECVD(64);
+  E.v_wait += 2;
+  MPI_Wait(&pr[0], &st); /* inactive persistent request: returns at once, nothing received */
   E.v_wait++;
   MPI_Request_free(&pr[0]);
   MPI_Request_free(&pr[1]);
@@ -147,11 +188,14 @@ int main(int argc, char **argv) {
   char s12[12], r12[12];
   memset(s12, rank, 12);
   MPI_Sendrecv(s12, 12, MPI_BYTE, right, 40, r12, 12, MPI_BYTE, left, 40, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  SENT(12); RECVD(12); E.v_sendrecv++;
+  SENT(12);
+  RECVD(12);
+  E.v_sendrecv++;
   CHECK(r12[11] == (char)left, "sendrecv data");
   double rep = rank;
   MPI_Sendrecv_replace(&rep, 1, MPI_DOUBLE, right, 41, left, 41, MPI_COMM_WORLD, &st);
-  SENT(8); RECVD(8);
+  SENT(8);
+  RECVD(8);
   CHECK(rep == left, "sendrecv_replace data");
 
   /* 8. matched probe + receive (24 bytes), Improbe + Imrecv (40 bytes), Probe + Recv (4 bytes) */
@@ -161,21 +205,28 @@ int main(int argc, char **argv) {
   MPI_Isend(m24, 24, MPI_CHAR, right, 50, MPI_COMM_WORLD, &rq[0]);
   MPI_Isend(m40, 40, MPI_CHAR, right, 51, MPI_COMM_WORLD, &rq[1]);
   MPI_Isend(&one, 1, MPI_INT, right, 52, MPI_COMM_WORLD, &rq[2]);
-  E.v_isend += 3; SENT(24); SENT(40); SENT(4);
+  E.v_isend += 3;
+  SENT(24);
+  SENT(40);
+  SENT(4);
   MPI_Message msg;
   char g24[24], g40[40];
   MPI_Mprobe(left, 50, MPI_COMM_WORLD, &msg, &st);
   MPI_Mrecv(g24, 24, MPI_CHAR, &msg, MPI_STATUS_IGNORE);
-  E.v_mrecv++; RECVD(24);
+  E.v_mrecv++;
+  RECVD(24);
   flag = 0;
   while (!flag) MPI_Improbe(left, 51, MPI_COMM_WORLD, &flag, &msg, &st);
   MPI_Request ir;
   MPI_Imrecv(g40, 40, MPI_CHAR, &msg, &ir);
   MPI_Wait(&ir, MPI_STATUS_IGNORE);
-  E.v_wait++; RECVD(40);
+  E.v_wait++;
+  RECVD(40);
   MPI_Probe(MPI_ANY_SOURCE, 52, MPI_COMM_WORLD, &st);
   MPI_Recv(&got1, 1, MPI_INT, st.MPI_SOURCE, 52, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  E.v_probe++; E.v_recv++; RECVD(4);
+  E.v_probe++;
+  E.v_recv++;
+  RECVD(4);
   CHECK(got1 == left, "probe data");
   MPI_Waitall(3, rq, MPI_STATUSES_IGNORE);
   E.v_waitall++;
@@ -186,28 +237,43 @@ int main(int argc, char **argv) {
   MPI_Recv(b, 10, MPI_INT, MPI_PROC_NULL, 60, MPI_COMM_WORLD, &st);
   MPI_Irecv(b, 10, MPI_INT, MPI_PROC_NULL, 60, MPI_COMM_WORLD, &rq[0]);
   MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
-  E.v_send++; E.v_recv++; E.v_irecv++; E.v_wait++;
+  E.v_send++;
+  E.v_recv++;
+  E.v_irecv++;
+  E.v_wait++;
 
   /* 10. collectives on MPI_COMM_WORLD (root 0) */
   const long others = n - 1;
   int big[100] = {0};
   MPI_Bcast(big, 100, MPI_INT, 0, MPI_COMM_WORLD);
   E.v_bcast++;
-  if (rank == 0) COLL(others * 400, 0); else COLL(0, 400);
+  if (rank == 0)
+    COLL(others * 400, 0);
+  else
+    COLL(0, 400);
   double r10[10] = {1}, s10[10];
   MPI_Reduce(r10, s10, 10, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (rank == 0) COLL(0, others * 80); else COLL(80, 0);
+  if (rank == 0)
+    COLL(0, others * 80);
+  else
+    COLL(80, 0);
   int ar[5] = {rank, 1, 2, 3, 4}, as[5];
   MPI_Allreduce(ar, as, 5, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   COLL(others * 20, others * 20);
   CHECK(as[0] == n * (n - 1) / 2, "allreduce result");
   int g2[2] = {rank, rank}, *gall = malloc(sizeof(int) * 2 * n);
   MPI_Gather(g2, 2, MPI_INT, gall, 2, MPI_INT, 0, MPI_COMM_WORLD);
-  if (rank == 0) COLL(0, others * 8); else COLL(8, 0);
+  if (rank == 0)
+    COLL(0, others * 8);
+  else
+    COLL(8, 0);
   int *sall = malloc(sizeof(int) * 3 * n), s3[3];
   for (int i = 0; i < 3 * n; i++) sall[i] = i / 3;
   MPI_Scatter(sall, 3, MPI_INT, s3, 3, MPI_INT, 0, MPI_COMM_WORLD);
-  if (rank == 0) COLL(others * 12, 0); else COLL(0, 12);
+  if (rank == 0)
+    COLL(others * 12, 0);
+  else
+    COLL(0, 12);
   CHECK(s3[2] == rank, "scatter data");
   int ag[4] = {rank}, *agall = malloc(sizeof(int) * 4 * n);
   MPI_Allgather(ag, 4, MPI_INT, agall, 4, MPI_INT, MPI_COMM_WORLD);
@@ -224,9 +290,16 @@ int main(int argc, char **argv) {
   MPI_Ibcast(ib, 10, MPI_INT, 0, MPI_COMM_WORLD, &rq[0]);
   MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
   E.v_wait++;
-  if (rank == 0) COLL(others * 40, 0); else COLL(0, 40);
+  if (rank == 0)
+    COLL(others * 40, 0);
+  else
+    COLL(0, 40);
   CHECK(ib[9] == 99, "ibcast data");
-  free(gall); free(sall); free(agall); free(a2a); free(a2b);
+  free(gall);
+  free(sall);
+  free(agall);
+  free(a2a);
+  free(a2b);
   barrier();
 
   /* 11. a split communicator: p2p inside it, an allreduce, free */
@@ -237,7 +310,9 @@ int main(int argc, char **argv) {
   MPI_Comm_size(half, &hn);
   int hv = rank, hw = -1;
   MPI_Sendrecv(&hv, 1, MPI_INT, (hr + 1) % hn, 70, &hw, 1, MPI_INT, (hr + hn - 1) % hn, 70, half, MPI_STATUS_IGNORE);
-  SENT(4); RECVD(4); E.v_sendrecv++;
+  SENT(4);
+  RECVD(4);
+  E.v_sendrecv++;
   long hsum = 0, hone = 1;
   MPI_Allreduce(&hone, &hsum, 1, MPI_LONG, MPI_SUM, half);
   COLL((hn - 1) * 8L, (hn - 1) * 8L);
@@ -251,10 +326,12 @@ int main(int argc, char **argv) {
   memset(w, 'A' + rank % 26, sizeof w);
   if (MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh) == MPI_SUCCESS) {
     MPI_File_write_at(fh, (MPI_Offset)rank * 1100, w, 1000, MPI_CHAR, MPI_STATUS_IGNORE);
-    E.v_write_at++; E.io_written += 1000;
+    E.v_write_at++;
+    E.io_written += 1000;
     MPI_File_iwrite_at(fh, (MPI_Offset)rank * 1100 + 1000, w, 100, MPI_CHAR, &rq[0]);
     MPI_Wait(&rq[0], &st);
-    E.v_wait++; E.io_written += 100;
+    E.v_wait++;
+    E.io_written += 100;
     MPI_File_sync(fh);
     MPI_File_read_at(fh, (MPI_Offset)rank * 1100, r, 1000, MPI_CHAR, &st);
     E.io_read += 1000;
@@ -269,7 +346,10 @@ int main(int argc, char **argv) {
 
   int all_errors = 0;
   MPI_Reduce(&errors, &all_errors, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (rank == 0) COLL(0, others * 4); else COLL(4, 0);
+  if (rank == 0)
+    COLL(0, others * 4);
+  else
+    COLL(4, 0);
 
   /* expectations, one rank after the other (the n barriers of this loop are counted in advance) */
   E.v_barrier += n;

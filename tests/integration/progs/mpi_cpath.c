@@ -18,7 +18,8 @@ static double now(void) {
 static volatile double sink;
 static void compute(double sec) {
   double t0 = now(), x = 1.0;
-  while (now() - t0 < sec) for (int i = 0; i < 1000; i++) x = x * 1.0000001 + 1e-9;
+  while (now() - t0 < sec)
+    for (int i = 0; i < 1000; i++) x = x * 1.0000001 + 1e-9;
   sink = x;
 }
 
@@ -48,9 +49,12 @@ int main(int argc, char **argv) {
   } else if (rank == 0) {
     v = 42;
     for (int dst = 1; dst < n; dst++) {
-      if (!strcmp(mode, "ssend")) MPI_Ssend(&v, 1, MPI_INT, dst, 5, comm);
-      else if (!strcmp(mode, "isend")) { MPI_Isend(&v, 1, MPI_INT, dst, 5, comm, &r[0]); MPI_Wait(&r[0], MPI_STATUS_IGNORE); }
-      else if (!strcmp(mode, "sendrecv")) {
+      if (!strcmp(mode, "ssend"))
+        MPI_Ssend(&v, 1, MPI_INT, dst, 5, comm);
+      else if (!strcmp(mode, "isend")) {
+        MPI_Isend(&v, 1, MPI_INT, dst, 5, comm, &r[0]);
+        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+      } else if (!strcmp(mode, "sendrecv")) {
         int back;
         MPI_Sendrecv(&v, 1, MPI_INT, dst, 5, &back, 1, MPI_INT, dst, 6, comm, MPI_STATUS_IGNORE);
       } else if (!strcmp(mode, "persistent")) {
@@ -58,7 +62,8 @@ int main(int argc, char **argv) {
         MPI_Start(&r[0]);
         MPI_Wait(&r[0], MPI_STATUS_IGNORE);
         MPI_Request_free(&r[0]);
-      } else MPI_Send(&v, 1, MPI_INT, dst, 5, comm);
+      } else
+        MPI_Send(&v, 1, MPI_INT, dst, 5, comm);
     }
   } else {
     MPI_Status st;

@@ -20,7 +20,8 @@ static double now(void) {
 /* Busy-wait: computation as far as any tool can tell. */
 static double spin(double seconds) {
   double t0 = now(), x = 1.0;
-  while (now() - t0 < seconds) for (int i = 0; i < 1000; i++) x = x * 1.0000001 + 1e-9;
+  while (now() - t0 < seconds)
+    for (int i = 0; i < 1000; i++) x = x * 1.0000001 + 1e-9;
   return x;
 }
 
@@ -39,7 +40,9 @@ int main(int argc, char **argv) {
   }
   double local = sink, total = 0;
   MPI_Reduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (rank == 0) printf("mpi_imbalance: %d ranks, %d iterations of %g s units, checksum %.3f\n", size, iter, unit, total > 0 ? 1.0 : 0.0);
+  if (rank == 0)
+    printf("mpi_imbalance: %d ranks, %d iterations of %g s units, checksum %.3f\n", size, iter, unit,
+           total > 0 ? 1.0 : 0.0);
   if (finalize) MPI_Finalize();
   return 0;
 }

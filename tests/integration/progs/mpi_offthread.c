@@ -10,8 +10,11 @@ static void *mpi_thread(void *arg) {
   MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (rank == 0) { v = 42; MPI_Send(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD); }
-  else if (rank == 1) MPI_Recv(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  if (rank == 0) {
+    v = 42;
+    MPI_Send(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
+  } else if (rank == 1)
+    MPI_Recv(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 1) printf("mpi_offthread: received %d\n", v);
   MPI_Finalize();

@@ -10,8 +10,13 @@
 #include <string.h>
 
 static int rank, n, errors;
-#define CHECK(c, what) do { if (!(c)) { __atomic_add_fetch(&errors, 1, __ATOMIC_RELAXED); \
-  fprintf(stderr, "rank %d: %s failed (line %d)\n", rank, what, __LINE__); } } while (0)
+#define CHECK(c, what)                                                         \
+  do {                                                                         \
+    if (!(c)) {                                                                \
+      __atomic_add_fetch(&errors, 1, __ATOMIC_RELAXED);                        \
+      fprintf(stderr, "rank %d: %s failed (line %d)\n", rank, what, __LINE__); \
+    }                                                                          \
+  } while (0)
 
 /* 1. everybody sends to rank 0 with several tags; rank 0 receives some with specific
  *    (source, tag) receives posted first and the rest with wildcards, completing them out of order */
@@ -28,7 +33,7 @@ static void wildcard_fan_in(MPI_Comm comm) {
       MPI_Isend(&v[k], 1, MPI_INT, 0, k % 3, comm, &q[k]);
     }
     MPI_Waitall(per, q, MPI_STATUSES_IGNORE);
-    MPI_Barrier(comm);   /* rank 0's wildcard receives must not see the next phase's messages */
+    MPI_Barrier(comm); /* rank 0's wildcard receives must not see the next phase's messages */
     return;
   }
   int total = (sz - 1) * per, got = 0;
@@ -47,9 +52,12 @@ static void wildcard_fan_in(MPI_Comm comm) {
     got++;
   }
   int idx;
-  MPI_Waitany(2, sq, &idx, MPI_STATUS_IGNORE);   /* completes them in any order */
+  MPI_Waitany(2, sq, &idx, MPI_STATUS_IGNORE); /* completes them in any order */
   MPI_Waitany(2, sq, &idx, MPI_STATUS_IGNORE);
-  for (int k = 0; k < 2; k++) { CHECK(spec[k] / 1000 == 1 && (spec[k] % 1000) % 3 == 0, "specific receive"); seen[spec[k]/1000 * per + spec[k] % 1000]++; }
+  for (int k = 0; k < 2; k++) {
+    CHECK(spec[k] / 1000 == 1 && (spec[k] % 1000) % 3 == 0, "specific receive");
+    seen[spec[k] / 1000 * per + spec[k] % 1000]++;
+  }
   for (int i = per; i < sz * per; i++) CHECK(seen[i] == 1, "each message once");
   free(seen);
   (void)got;
@@ -78,7 +86,7 @@ static void big_ring(MPI_Comm comm) {
   int r, sz;
   MPI_Comm_rank(comm, &r);
   MPI_Comm_size(comm, &sz);
-  const int N = 1 << 18;   /* 1 MiB of ints */
+  const int N = 1 << 18; /* 1 MiB of ints */
   int *s = malloc(N * sizeof(int)), *d = malloc(N * sizeof(int));
   for (int i = 0; i < N; i++) s[i] = r + i;
   int right = (r + 1) % sz, left = (r + sz - 1) % sz;
@@ -107,14 +115,21 @@ static void many_in_flight(MPI_Comm comm) {
   int right = (r + 1) % sz, left = (r + sz - 1) % sz;
   int *s = malloc(M * sizeof(int)), *d = malloc(M * sizeof(int));
   MPI_Request *q = malloc(2 * M * sizeof(MPI_Request));
-  for (int i = 0; i < M; i++) { s[i] = r * M + i; MPI_Isend(&s[i], 1, MPI_INT, right, 100 + i % 7, comm, &q[M + i]); }
+  for (int i = 0; i < M; i++) {
+    s[i] = r * M + i;
+    MPI_Isend(&s[i], 1, MPI_INT, right, 100 + i % 7, comm, &q[M + i]);
+  }
   MPI_Barrier(comm);
   for (int i = 0; i < M; i++) MPI_Irecv(&d[i], 1, MPI_INT, left, 100 + i % 7, comm, &q[i]);
   MPI_Waitall(2 * M, q, MPI_STATUSES_IGNORE);
   for (int i = 0; i < M; i++) CHECK(d[i] == left * M + i, "many in flight");
   /* Waitsome and Testany over mixed arrays with MPI_REQUEST_NULL entries */
   for (int i = 0; i < M; i++) {
-    if (i % 3 == 0) { q[i] = MPI_REQUEST_NULL; q[M + i] = MPI_REQUEST_NULL; continue; }
+    if (i % 3 == 0) {
+      q[i] = MPI_REQUEST_NULL;
+      q[M + i] = MPI_REQUEST_NULL;
+      continue;
+    }
     MPI_Irecv(&d[i], 1, MPI_INT, left, 200, comm, &q[i]);
     MPI_Isend(&s[i], 1, MPI_INT, right, 200, comm, &q[M + i]);
   }
@@ -131,9 +146,16 @@ static void many_in_flight(MPI_Comm comm) {
   MPI_Irecv(&vv, 1, MPI_INT, left, 300, comm, &t[1]);
   MPI_Isend(&one, 1, MPI_INT, right, 300, comm, &t[2]);
   int done = 0;
-  while (done < 2) { MPI_Testany(3, t, &which, &flag, MPI_STATUS_IGNORE); if (flag && which != MPI_UNDEFINED) done++; }
+  while (done < 2) {
+    MPI_Testany(3, t, &which, &flag, MPI_STATUS_IGNORE);
+    if (flag && which != MPI_UNDEFINED) done++;
+  }
   CHECK(vv == left, "testany");
-  free(idx); free(sts); free(s); free(d); free(q);
+  free(idx);
+  free(sts);
+  free(s);
+  free(d);
+  free(q);
 }
 
 /* 5. persistent receive reused, inactive waits, a cancelled receive, probes */
@@ -153,7 +175,7 @@ static void persistent_cancel_probe(MPI_Comm comm) {
     MPI_Request both[2] = {pr, ps};
     MPI_Waitall(2, both, MPI_STATUSES_IGNORE);
     CHECK(v == left * 10 + k, "persistent round");
-    MPI_Wait(&pr, MPI_STATUS_IGNORE);   /* inactive now */
+    MPI_Wait(&pr, MPI_STATUS_IGNORE); /* inactive now */
   }
   MPI_Request_free(&pr);
   MPI_Request_free(&ps);
@@ -196,7 +218,7 @@ static void communicators(void) {
   MPI_Comm dup, half, cart, inter, merged;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
   wildcard_fan_in(dup);
-  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);   /* reversed order in the halves */
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half); /* reversed order in the halves */
   int hr, hn;
   MPI_Comm_rank(half, &hr);
   MPI_Comm_size(half, &hn);
@@ -247,7 +269,7 @@ static void communicators(void) {
   MPI_Request tq;
   MPI_Irecv(&tv, 1, MPI_INT, (rank + n - 1) % n, 5, tmp, &tq);
   MPI_Comm_free(&tmp);
-  MPI_Send(&tw, 1, MPI_INT, (rank + 1) % n, 5, dup);   /* on another communicator: must not match */
+  MPI_Send(&tw, 1, MPI_INT, (rank + 1) % n, 5, dup); /* on another communicator: must not match */
   int dv;
   MPI_Recv(&dv, 1, MPI_INT, (rank + n - 1) % n, 5, dup, MPI_STATUS_IGNORE);
   CHECK(dv == (rank + n - 1) % n, "message on dup");

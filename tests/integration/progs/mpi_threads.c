@@ -18,10 +18,14 @@ static void *exchange(void *arg) {
   volatile double x = 0;
   for (int m = 0; m < msgs; m++) {
     MPI_Sendrecv(out, bytes, MPI_BYTE, peer, t, in, bytes, MPI_BYTE, peer, t, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (in[0] != (char)t) { fprintf(stderr, "mpi_threads: wrong data\n"); abort(); }
+    if (in[0] != (char)t) {
+      fprintf(stderr, "mpi_threads: wrong data\n");
+      abort();
+    }
     for (int i = 0; i < 20000; i++) x += i * 1e-9;
   }
-  free(out); free(in);
+  free(out);
+  free(in);
   return NULL;
 }
 
@@ -31,10 +35,16 @@ int main(int argc, char **argv) {
   bytes = argc > 3 ? atoi(argv[3]) : 4096;
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  if (provided < MPI_THREAD_MULTIPLE) { fprintf(stderr, "mpi_threads: no MPI_THREAD_MULTIPLE\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
+  if (provided < MPI_THREAD_MULTIPLE) {
+    fprintf(stderr, "mpi_threads: no MPI_THREAD_MULTIPLE\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size % 2) { if (!rank) fprintf(stderr, "mpi_threads: needs an even number of ranks\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
+  if (size % 2) {
+    if (!rank) fprintf(stderr, "mpi_threads: needs an even number of ranks\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   pthread_t th[64];
   if (nt > 64) nt = 64;
   for (int t = 0; t < nt; t++) pthread_create(&th[t], NULL, exchange, (void *)(long)t);

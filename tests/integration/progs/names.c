@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "popmeter.h"
-#pragma weak pm_region_begin     /* provided by the preloaded libpopmeter; absent otherwise */
+#pragma weak pm_region_begin /* provided by the preloaded libpopmeter; absent otherwise */
 #pragma weak pm_region_end
 
 static double spin(double seconds) {

@@ -23,7 +23,10 @@ int main(int argc, char **argv) {
     if (!ok) printf("sde: events not available\n");
   }
   long long v0[N], v1[N], v2[N];
-  if (rank == 0 && ok) { PAPI_start(es); PAPI_read(es, v0); }
+  if (rank == 0 && ok) {
+    PAPI_start(es);
+    PAPI_read(es, v0);
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     if (ok) PAPI_read(es, v0);
@@ -32,8 +35,8 @@ int main(int argc, char **argv) {
     MPI_Recv(buf, 1, MPI_CHAR, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (ok) {
       PAPI_read(es, v2);
-      printf("bytes_sent %lld\nmessages_sent %lld\nmpi_ns %lld\n", v1[BYTES] - v0[BYTES],
-             v1[MESSAGES] - v0[MESSAGES], v2[MPI_NS] - v1[MPI_NS]);
+      printf("bytes_sent %lld\nmessages_sent %lld\nmpi_ns %lld\n", v1[BYTES] - v0[BYTES], v1[MESSAGES] - v0[MESSAGES],
+             v2[MPI_NS] - v1[MPI_NS]);
     }
   } else if (rank == 1) {
     for (int i = 0; i < 3; i++) MPI_Recv(buf, (int)sizeof buf, MPI_CHAR, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

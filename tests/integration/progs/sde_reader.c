@@ -31,12 +31,19 @@ static int write_bytes(size_t n) {
   close(fd);
   return w == (ssize_t)n ? 0 : -1;
 }
-static void *thread_main(void *arg) { (void)arg; write_bytes(100); return NULL; }
+static void *thread_main(void *arg) {
+  (void)arg;
+  write_bytes(100);
+  return NULL;
+}
 
 int main(int argc, char **argv) {
   snprintf(path, sizeof path, "%s/sde.bin", argc > 1 ? argv[1] : ".");
   int rc = PAPI_library_init(PAPI_VER_CURRENT), es = PAPI_NULL;
-  if (rc != PAPI_VER_CURRENT) { printf("sde: PAPI_library_init failed (%d)\n", rc); return 3; }
+  if (rc != PAPI_VER_CURRENT) {
+    printf("sde: PAPI_library_init failed (%d)\n", rc);
+    return 3;
+  }
   if (PAPI_create_eventset(&es) != PAPI_OK) return 3;
   for (int i = 0; i < N; i++)
     if ((rc = PAPI_add_named_event(es, names[i])) != PAPI_OK) {
@@ -48,7 +55,7 @@ int main(int argc, char **argv) {
   if (write_bytes(4096) != 0) return 1;
   PAPI_read(es, v1);
   double t0 = now(), x = 1;
-  while (now() - t0 < 0.1) x = x * 1.0000001 + 1e-9;   /* useful: application code */
+  while (now() - t0 < 0.1) x = x * 1.0000001 + 1e-9; /* useful: application code */
   double wall = now() - t0;
   PAPI_read(es, v2);
   pthread_t t;

@@ -39,7 +39,7 @@ static double now_s(void) {
 }
 
 #define NTASKS 16
-static double dur[NTASKS];     /* measured body durations (s), indexed by task number */
+static double dur[NTASKS]; /* measured body durations (s), indexed by task number */
 
 static void busy(void *buffers[], void *arg) {
   (void)buffers;
@@ -51,7 +51,8 @@ static void busy(void *buffers[], void *arg) {
 }
 static double max2(double a, double b) { return a > b ? a : b; }
 
-#define CL(var, nm) static struct starpu_codelet var = {.cpu_funcs = {busy}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = nm}
+#define CL(var, nm) \
+  static struct starpu_codelet var = {.cpu_funcs = {busy}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = nm}
 CL(cl_a, "dag_A");
 CL(cl_b, "dag_B");
 CL(cl_c, "dag_C");
@@ -62,8 +63,8 @@ static starpu_data_handle_t h[16];
 static int val[16];
 
 static void reg(int i, int owner) {
-  starpu_variable_data_register(&h[i], owner == rank ? STARPU_MAIN_RAM : -1,
-                                owner == rank ? (uintptr_t)&val[i] : 0, sizeof val[i]);
+  starpu_variable_data_register(&h[i], owner == rank ? STARPU_MAIN_RAM : -1, owner == rank ? (uintptr_t)&val[i] : 0,
+                                sizeof val[i]);
 #ifdef SP_DAG_MPI
   starpu_mpi_data_register(h[i], 100 + i, owner);
 #else
@@ -74,19 +75,18 @@ static void reg(int i, int owner) {
 /* One task on rank 'where' (ignored without MPI); varargs: access mode, handle pairs, then 0. */
 static int ntask;
 #ifdef SP_DAG_MPI
-#define TASK(cl, where, us, ...) \
-  starpu_mpi_task_insert(MPI_COMM_WORLD, &(cl), STARPU_VALUE, &(int){us}, sizeof(int), \
-                         STARPU_VALUE, &(int){ntask++}, sizeof(int), STARPU_EXECUTE_ON_NODE, (where) % size, \
-                         __VA_ARGS__, 0)
+#define TASK(cl, where, us, ...)                                                                                      \
+  starpu_mpi_task_insert(MPI_COMM_WORLD, &(cl), STARPU_VALUE, &(int){us}, sizeof(int), STARPU_VALUE, &(int){ntask++}, \
+                         sizeof(int), STARPU_EXECUTE_ON_NODE, (where) % size, __VA_ARGS__, 0)
 #else
-#define TASK(cl, where, us, ...) \
+#define TASK(cl, where, us, ...)                                                                               \
   starpu_task_insert(&(cl), STARPU_VALUE, &(int){us}, sizeof(int), STARPU_VALUE, &(int){ntask++}, sizeof(int), \
                      __VA_ARGS__, 0)
 #endif
 
 int main(int argc, char **argv) {
   const char *dag = argc > 1 ? argv[1] : "chain";
-  int u = (argc > 2 ? atoi(argv[2]) : 10) * 1000;   /* unit in us */
+  int u = (argc > 2 ? atoi(argv[2]) : 10) * 1000; /* unit in us */
 #ifdef SP_DAG_MPI
   /* MPI is the application's (initialize_mpi = 0), so that the durations can be gathered after
    * StarPU-MPI has shut down */
@@ -111,7 +111,9 @@ int main(int argc, char **argv) {
     TASK(cl_c, 0, u, STARPU_R, h[1], STARPU_R, h[2], STARPU_R, h[3], STARPU_R, h[4]);
     cp = 4, work = 10;
   } else if (!strcmp(dag, "diamond")) {
-    reg(0, 0); reg(1, 1 % size); reg(2, 0);
+    reg(0, 0);
+    reg(1, 1 % size);
+    reg(2, 0);
     TASK(cl_a, 0, u, STARPU_W, h[0]);
     TASK(cl_b, 1, 3 * u, STARPU_R, h[0], STARPU_W, h[1]);
     TASK(cl_c, 0, u, STARPU_R, h[0], STARPU_W, h[2]);
@@ -119,7 +121,8 @@ int main(int argc, char **argv) {
     cp = 5, work = 6;
 #ifndef SP_DAG_MPI
   } else if (!strcmp(dag, "enddeps")) {
-    reg(0, 0); reg(1, 0);
+    reg(0, 0);
+    reg(1, 0);
     TASK(cl_a, 0, u, STARPU_W, h[0]);
     struct starpu_task *b = starpu_task_build(&cl_b, STARPU_VALUE, &(int){u}, sizeof(int), STARPU_VALUE,
                                               &(int){ntask++}, sizeof(int), STARPU_RW, h[0], 0);
@@ -129,7 +132,8 @@ int main(int argc, char **argv) {
     if (!b || !d) return 1;
     starpu_task_declare_end_deps(b, 1, d);
     if (starpu_task_submit(b) != 0 || starpu_task_submit(d) != 0) return 1;
-    starpu_task_insert(&cl_c, STARPU_VALUE, &(int){u}, sizeof(int), STARPU_VALUE, &c_id, sizeof(int), STARPU_R, h[0], 0);
+    starpu_task_insert(&cl_c, STARPU_VALUE, &(int){u}, sizeof(int), STARPU_VALUE, &c_id, sizeof(int), STARPU_R, h[0],
+                       0);
     cp = 5, work = 7;
   } else if (!strcmp(dag, "partition")) {
     static int vec[8];
@@ -159,7 +163,8 @@ int main(int argc, char **argv) {
   }
   starpu_resume();
   starpu_task_wait_for_all();
-  for (int i = 0; i < 16; i++) if (h[i]) starpu_data_unregister(h[i]);
+  for (int i = 0; i < 16; i++)
+    if (h[i]) starpu_data_unregister(h[i]);
 #ifdef SP_DAG_MPI
   starpu_mpi_shutdown();
   double all[NTASKS];
@@ -170,15 +175,21 @@ int main(int argc, char **argv) {
 #endif
   double cpa = 0, worka = 0, *d = dur;
   for (int i = 0; i < ntask; i++) worka += d[i];
-  if (!strcmp(dag, "chain")) cpa = worka;
-  else if (!strcmp(dag, "forkjoin")) cpa = d[0] + max2(max2(d[1], d[2]), max2(d[3], d[4])) + d[5];
-  else if (!strcmp(dag, "diamond")) cpa = d[0] + max2(d[1], d[2]) + d[3];
-  else if (!strcmp(dag, "enddeps")) cpa = max2(d[0] + d[1], d[3]) + d[2];
-  else if (!strcmp(dag, "partition")) cpa = d[0] + max2(d[1], d[2]) + d[3];
-  else for (int i = 0; i < ntask; i++) cpa = max2(cpa, d[i]);
+  if (!strcmp(dag, "chain"))
+    cpa = worka;
+  else if (!strcmp(dag, "forkjoin"))
+    cpa = d[0] + max2(max2(d[1], d[2]), max2(d[3], d[4])) + d[5];
+  else if (!strcmp(dag, "diamond"))
+    cpa = d[0] + max2(d[1], d[2]) + d[3];
+  else if (!strcmp(dag, "enddeps"))
+    cpa = max2(d[0] + d[1], d[3]) + d[2];
+  else if (!strcmp(dag, "partition"))
+    cpa = d[0] + max2(d[1], d[2]) + d[3];
+  else
+    for (int i = 0; i < ntask; i++) cpa = max2(cpa, d[i]);
   if (rank == 0)
-    printf("cp_ms=%d work_ms=%d cp_actual_ms=%.3f work_actual_ms=%.3f\n", cp * u / 1000, work * u / 1000,
-           cpa * 1e3, worka * 1e3);
+    printf("cp_ms=%d work_ms=%d cp_actual_ms=%.3f work_actual_ms=%.3f\n", cp * u / 1000, work * u / 1000, cpa * 1e3,
+           worka * 1e3);
 #ifdef SP_DAG_MPI
   MPI_Finalize();
 #endif

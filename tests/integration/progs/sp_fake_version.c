@@ -6,9 +6,15 @@ void starpu_get_version(int *major, int *minor, int *release);
 int starpu_initialize(struct starpu_conf *conf, int *argc, char ***argv);
 void starpu_shutdown(void);
 
-void starpu_get_version(int *major, int *minor, int *release) { *major = 1; *minor = 5; *release = 0; }
+void starpu_get_version(int *major, int *minor, int *release) {
+  *major = 1;
+  *minor = 5;
+  *release = 0;
+}
 int starpu_initialize(struct starpu_conf *conf, int *argc, char ***argv) {
-  (void)conf; (void)argc; (void)argv;
+  (void)conf;
+  (void)argc;
+  (void)argv;
   return 0;
 }
 void starpu_shutdown(void) {}

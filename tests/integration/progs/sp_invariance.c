@@ -34,14 +34,27 @@ static void cb(void *arg) {
   cb_seen[i]++;
   if (starpu_task_get_current() != tasks[i]) cur_ok = 0;
 }
-static void pro(void *arg) { int i = *(int *)arg; pro_seen[i]++; if (starpu_task_get_current() != tasks[i]) cur_ok = 0; }
-static void pop(void *arg) { int i = *(int *)arg; pop_seen[i]++; if (starpu_task_get_current() != tasks[i]) cur_ok = 0; }
+static void pro(void *arg) {
+  int i = *(int *)arg;
+  pro_seen[i]++;
+  if (starpu_task_get_current() != tasks[i]) cur_ok = 0;
+}
+static void pop(void *arg) {
+  int i = *(int *)arg;
+  pop_seen[i]++;
+  if (starpu_task_get_current() != tasks[i]) cur_ok = 0;
+}
 static int join_cb_calls, join_arg = 77;
-static void join_cb(void *arg) { if (*(int *)arg == 77) join_cb_calls++; }
+static void join_cb(void *arg) {
+  if (*(int *)arg == 77) join_cb_calls++;
+}
 
 int main(void) {
   if (starpu_init(NULL) != 0) return 77;
-  for (int i = 0; i < NT; i++) { vec[i] = i + 1; starpu_variable_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t)&vec[i], sizeof vec[i]); }
+  for (int i = 0; i < NT; i++) {
+    vec[i] = i + 1;
+    starpu_variable_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t)&vec[i], sizeof vec[i]);
+  }
   starpu_pause();
   for (int i = 0; i < NT; i++) {
     ids[i] = i;
@@ -51,9 +64,12 @@ int main(void) {
     starpu_codelet_pack_args((void **)&t->cl_arg, &t->cl_arg_size, STARPU_VALUE, &ids[i], sizeof(int), 0);
     t->cl_arg_free = 1;
     t->priority = prio[i];
-    t->callback_func = cb; t->callback_arg = &ids[i];
-    t->prologue_callback_func = pro; t->prologue_callback_arg = &ids[i];
-    t->prologue_callback_pop_func = pop; t->prologue_callback_pop_arg = &ids[i];
+    t->callback_func = cb;
+    t->callback_arg = &ids[i];
+    t->prologue_callback_func = pro;
+    t->prologue_callback_arg = &ids[i];
+    t->prologue_callback_pop_func = pop;
+    t->prologue_callback_pop_arg = &ids[i];
     t->detach = 0;
     t->destroy = 0;
     tasks[i] = t;
@@ -62,8 +78,10 @@ int main(void) {
   /* a join point without codelet after tasks 0 and 1, and a task after it through a tag */
   struct starpu_task *join = starpu_task_create();
   join->cl = NULL;
-  join->callback_func = join_cb; join->callback_arg = &join_arg;
-  join->use_tag = 1; join->tag_id = 42;
+  join->callback_func = join_cb;
+  join->callback_arg = &join_arg;
+  join->use_tag = 1;
+  join->tag_id = 42;
   starpu_task_declare_deps_array(join, 2, tasks);
   if (starpu_task_submit(join) != 0) return 1;
   starpu_tag_t dep = 42;
@@ -72,7 +90,8 @@ int main(void) {
   starpu_task_insert(&cl, STARPU_RW, h[0], STARPU_VALUE, &after, sizeof after, STARPU_TAG, (starpu_tag_t)43,
                      STARPU_PRIORITY, -10, 0);
   starpu_resume();
-  for (int i = 0; i < NT; i++) if (starpu_task_wait(tasks[i]) != 0) return 1;
+  for (int i = 0; i < NT; i++)
+    if (starpu_task_wait(tasks[i]) != 0) return 1;
   starpu_task_wait_for_all();
   int fields_ok = 1;
   for (int i = 0; i < NT; i++) {
@@ -87,7 +106,10 @@ int main(void) {
   for (int i = 0; i < NT; i++) printf(" %d/%d/%d", cb_seen[i], pro_seen[i], pop_seen[i]);
   printf("\ncurrent task in callbacks: %s\nfields after execution: %s\njoin callback: %d\nresult:",
          cur_ok ? "ok" : "WRONG", fields_ok ? "unchanged" : "CHANGED", join_cb_calls);
-  for (int i = 0; i < NT; i++) { starpu_data_unregister(h[i]); printf(" %ld", vec[i]); }
+  for (int i = 0; i < NT; i++) {
+    starpu_data_unregister(h[i]);
+    printf(" %ld", vec[i]);
+  }
   printf("\n");
   for (int i = 0; i < NT; i++) starpu_task_destroy(tasks[i]);
   starpu_shutdown();

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "popmeter.h"
-#pragma weak pm_region_begin     /* provided by the preloaded libpopmeter; absent otherwise */
+#pragma weak pm_region_begin /* provided by the preloaded libpopmeter; absent otherwise */
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -60,7 +60,7 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   free(all);
   if (argc > 1 && !strcmp(argv[1], "exit")) {
-    if (pm_region_begin) pm_region_begin("leaving");   /* left open: the trace closes it at exit */
+    if (pm_region_begin) pm_region_begin("leaving"); /* left open: the trace closes it at exit */
     exit(0);
   }
   MPI_Comm_free(&split);

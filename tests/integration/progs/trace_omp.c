@@ -15,8 +15,12 @@
 #pragma weak pm_region_begin
 #pragma weak pm_region_end
 
-static void begin(const char *n) { if (pm_region_begin) pm_region_begin(n); }
-static void end(const char *n) { if (pm_region_end) pm_region_end(n); }
+static void begin(const char *n) {
+  if (pm_region_begin) pm_region_begin(n);
+}
+static void end(const char *n) {
+  if (pm_region_end) pm_region_end(n);
+}
 static void busy_ms(double ms) {
   struct timespec a, b;
   clock_gettime(CLOCK_MONOTONIC, &a);
@@ -38,17 +42,28 @@ static void omp(void) {
   end("serial");
 }
 
-static void tiny(void) { begin("tiny"); end("tiny"); }
+static void tiny(void) {
+  begin("tiny");
+  end("tiny");
+}
 
 static void filter(void) {
-  for (int i = 0; i < 3; i++) { begin("long"); busy_ms(30); end("long"); }
+  for (int i = 0; i < 3; i++) {
+    begin("long");
+    busy_ms(30);
+    end("long");
+  }
   for (int i = 0; i < 20; i++) tiny();
   begin("skip_outer");
-  begin("inner"); busy_ms(30); end("inner");
+  begin("inner");
+  busy_ms(30);
+  end("inner");
   end("skip_outer");
   begin("outer");
   for (int i = 0; i < 5; i++) tiny();
-  begin("mid"); busy_ms(40); end("mid");
+  begin("mid");
+  busy_ms(40);
+  end("mid");
   busy_ms(20);
   end("outer");
   begin("short");
@@ -57,7 +72,9 @@ static void filter(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && !strcmp(argv[1], "filter")) filter();
-  else omp();
+  if (argc > 1 && !strcmp(argv[1], "filter"))
+    filter();
+  else
+    omp();
   return 0;
 }
