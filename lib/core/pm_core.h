@@ -4,7 +4,7 @@
  * *state* (useful, MPI point-to-point, I/O, runtime, idle, ...); each transition reads the clock once
  * and charges the elapsed time to the state being left, both on the location and on its current
  * call-path node. Only the owning thread writes its location, so the hot path has no locks.
- * Everything is read at finalize (lib/core/profile_build.c) into the run profile.
+ * Everything is read at finalize (lib/core/pm_profile_build.c) into the run profile.
  *
  * Adapters use the pattern:
  *     pm_loc *L = pm_enter_tool();            // NULL: popmeter inactive or re-entered -> call through
@@ -20,46 +20,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <time.h>
-
-#define PM_HIDDEN __attribute__((visibility("hidden")))
-#define PM_LIKELY(x) __builtin_expect(!!(x), 1)
-#define PM_UNLIKELY(x) __builtin_expect(!!(x), 0)
-
-/* ------------------------------------------------------------------------------------------ states */
-typedef enum {
-  PM_STATE_USEFUL = 0, /* application code */
-  PM_STATE_MPI_P2P,    /* blocking or non-blocking point-to-point call */
-  PM_STATE_MPI_COLL,   /* collective (blocking, or the posting of a non-blocking one) */
-  PM_STATE_MPI_SYNC,   /* wait / test / probe: completing requests */
-  PM_STATE_MPI_MGMT,   /* init, finalize, communicators, datatypes, other management */
-  PM_STATE_MPI_IO,     /* MPI-IO file calls */
-  PM_STATE_POSIX_IO,   /* POSIX / stdio file I/O */
-  PM_STATE_RUNTIME,    /* task or OpenMP runtime overhead (scheduling, fork/join, data management) */
-  PM_STATE_SYNC_WAIT,  /* thread synchronisation wait (OpenMP barrier, lock) */
-  PM_STATE_IDLE,       /* no work: sleeping worker, waiting for a task */
-  PM_STATE_DEVICE,     /* host blocked in a device runtime call (CUDA sync, memcpy) */
-  PM_STATE_TOOL,       /* popmeter's own work (finalize reduction, trace flush) */
-  PM_STATE_OFF,        /* not measured: before activation, paused, after finalize */
-  PM_STATE_COUNT
-} pm_state;
-
-/* The coarse class a state belongs to in the POP models. */
-typedef enum {
-  PM_CLASS_USEFUL = 0,
-  PM_CLASS_MPI,
-  PM_CLASS_IO,
-  PM_CLASS_RUNTIME,
-  PM_CLASS_IDLE,
-  PM_CLASS_DEVICE,
-  PM_CLASS_OTHER,
-  PM_CLASS_COUNT
-} pm_state_class;
-
-PM_HIDDEN pm_state_class pm_state_class_of(pm_state s);
-PM_HIDDEN const char *pm_state_name(pm_state s); /* "useful", "mpi_p2p", ... (JSON keys) */
-
-/* Context bit: whether the location is inside an OpenMP parallel region (additive model). */
-enum { PM_CTX_SERIAL = 0, PM_CTX_PARALLEL = 1, PM_CTX_COUNT = 2 };
+#include "pm_vocabulary.h"
 
 /* ------------------------------------------------------------------------------------------- clock */
 /* Nanoseconds on CLOCK_MONOTONIC, or on the virtual clock when a test switched to it. */
@@ -77,29 +38,6 @@ PM_HIDDEN void pm_clock_advance(uint64_t ns);           /* tests: move the virtu
 /* ---------------------------------------------------------------------------------------- regions */
 /* A region is a named code entity: "main", a user region, an MPI function, a codelet, an OpenMP
  * parallel region. Registered once (locked, rare), then referred to by its small integer id. */
-typedef enum {
-  PM_PARADIGM_USER = 0,
-  PM_PARADIGM_MPI,
-  PM_PARADIGM_OPENMP,
-  PM_PARADIGM_STARPU,
-  PM_PARADIGM_IO,
-  PM_PARADIGM_CUDA,
-  PM_PARADIGM_MEASUREMENT,
-  PM_PARADIGM_COUNT
-} pm_paradigm;
-typedef enum {
-  PM_ROLE_FUNCTION = 0,
-  PM_ROLE_POINT2POINT,
-  PM_ROLE_COLLECTIVE,
-  PM_ROLE_BARRIER,
-  PM_ROLE_PARALLEL,
-  PM_ROLE_TASK,
-  PM_ROLE_FILE_IO,
-  PM_ROLE_WRAPPER,
-  PM_ROLE_ARTIFICIAL,
-  PM_ROLE_COUNT
-} pm_region_role;
-
 typedef uint32_t pm_region_id;
 #define PM_REGION_NONE ((pm_region_id)UINT32_MAX)
 /* Returns the id of the region with this name and paradigm, creating it if needed. Thread-safe. */
@@ -110,18 +48,6 @@ PM_HIDDEN pm_region_role pm_region_role_of(pm_region_id id);
 PM_HIDDEN uint32_t pm_region_count(void);
 
 /* ------------------------------------------------------------------------------------- locations */
-typedef enum {
-  PM_ROLE_MAIN = 0,     /* the process's main thread (first registered) */
-  PM_ROLE_THREAD,       /* another application thread (OpenMP thread, pthread) */
-  PM_ROLE_WORKER,       /* task-runtime CPU worker */
-  PM_ROLE_ACCEL_WORKER, /* task-runtime accelerator worker */
-  PM_ROLE_PROGRESS,     /* communication progress thread (StarPU-MPI "MPI") */
-  PM_ROLE_DEVICE,       /* a device stream (CUDA), fed by the CUPTI plugin */
-  PM_ROLE_OTHER,        /* helper threads we do not model */
-  PM_LOC_ROLE_COUNT
-} pm_loc_role;
-PM_HIDDEN const char *pm_loc_role_name(pm_loc_role r);
-
 typedef struct pm_loc pm_loc;
 
 /* The calling thread's location, registering it lazily. NULL when measurement is inactive

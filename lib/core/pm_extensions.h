@@ -52,7 +52,7 @@ PM_HIDDEN void pm_trace_mpi_request_cancelled(pm_loc *L, uint64_t req) __attribu
 /* A blocking collective on comm (root: rank in comm, -1 when the operation has none) completed:
  * called before the call's region is left, which writes the collective's events. */
 PM_HIDDEN void pm_trace_mpi_collective(pm_loc *L, uint32_t comm, int root) __attribute__((weak));
-/* OpenMP (lib/core/pm_omp_team.c): the master forks / joins a team of up to nthreads threads;
+/* OpenMP (lib/omp/pm_omp_team.c): the master forks / joins a team of up to nthreads threads;
  * every member (master included) begins / ends its part of the team. */
 PM_HIDDEN void pm_trace_omp_fork(pm_loc *L, uint32_t nthreads, uint64_t now) __attribute__((weak));
 PM_HIDDEN void pm_trace_omp_join(pm_loc *L, uint64_t now) __attribute__((weak));

@@ -5,7 +5,7 @@
 #define PM_PROFILE_H
 #include <stdint.h>
 #include <stdio.h>
-#include "pm_core.h"
+#include "pm_vocabulary.h"
 
 #define PM_PROFILE_SCHEMA "popmeter-profile"
 #define PM_PROFILE_VERSION 1
@@ -68,7 +68,7 @@ typedef struct {
   double time[PM_STATE_COUNT]; /* exclusive time per state at this call path */
 } pm_prof_value;
 
-/* ---- OpenMP parallel regions (lib/adapters/ompt, lib/adapters/gomp; lib/core/pm_omp*.c) ----
+/* ---- OpenMP parallel regions (lib/adapters/ompt, lib/adapters/gomp; lib/omp/pm_omp*.c) ----
  * One entry per parallel region (code address) and process, aggregated over its instances. */
 typedef struct {
   char *name;   /* function of the outlined body or of the fork call site */

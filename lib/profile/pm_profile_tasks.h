@@ -1,5 +1,5 @@
-/* Task-runtime part of the run profile (StarPU adapter; filled from lib/core/pm_taskgraph,
- * pm_task_stats and pm_task_comm by lib/core/pm_profile_build_tasks.c). A profile of a run without
+/* Task-runtime part of the run profile (StarPU adapter; filled from lib/tasks/pm_taskgraph,
+ * pm_task_stats and pm_task_comm by lib/tasks/pm_profile_build_tasks.c). A profile of a run without
  * tasks has no such part (pm_profile.tasks == NULL) and its JSON no "tasks" key. Times in seconds.
  * Indices (process, location) refer to the enclosing profile's arrays. */
 #ifndef PM_PROFILE_TASKS_H

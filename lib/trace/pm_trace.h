@@ -7,7 +7,7 @@
  *   trace_defs.c     definitions: each process's part, unified on rank 0, written as OTF2 definitions
  *   trace_filter.c   POPMETER_TRACE_FILTER: exclusion patterns and the minimum duration
  *   trace_mpi.c      MPI events (called by lib/adapters/mpi) and communicator registry
- *   trace_omp.c      OpenMP fork/join and thread-team events (called by lib/core/pm_omp_team.c)
+ *   trace_omp.c      OpenMP fork/join and thread-team events (called by lib/omp/pm_omp_team.c)
  *
  * Ids: an OTF2 location is rank * PM_MAX_LOCATIONS + the core's location id, so every process
  * writes final location ids without a mapping; regions and communicators carry process-local ids

@@ -1,4 +1,4 @@
-/* OpenMP fork/join and thread-team events, reported by lib/core/pm_omp_team.c for both OpenMP
+/* OpenMP fork/join and thread-team events, reported by lib/omp/pm_omp_team.c for both OpenMP
  * adapters (OMPT and GOMP). On the master: ThreadFork before the parallel region's Enter, ThreadJoin
  * after its Leave; on every member (master included): ThreadTeamBegin / ThreadTeamEnd around its
  * implicit task.

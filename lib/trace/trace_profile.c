@@ -1,6 +1,6 @@
 /* What the trace adds to the process profile: its statistics (events, bytes of the event files,
  * buffer flushes during the run and the time they took), so that popmeter.json carries them and
- * the end-of-run table reports them (lib/writers/pm_report_models.c). */
+ * the end-of-run table reports them (lib/report/pm_report_models.c). */
 #include "pm_trace.h"
 #include "pm_extensions.h"
 #include "pm_profile.h"

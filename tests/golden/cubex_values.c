@@ -1,6 +1,6 @@
 /* Values of a checked .cubex: CubeLib's row orders, the inclusive/exclusive views along the call
  * tree, and accessors. The row orders are written here independently of the writer's
- * (lib/writers/pm_cube_order.c), so that a wrong order in the writer shows up as wrong values. */
+ * (lib/cube/pm_cube_order.c), so that a wrong order in the writer shows up as wrong values. */
 #include "cubex_internal.h"
 #include <stdlib.h>
 #include <string.h>

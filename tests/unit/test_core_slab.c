@@ -1,4 +1,4 @@
-/* Object pools (lib/core/pm_slab.c): zeroed and uninitialised allocation, reuse through the
+/* Object pools (lib/tasks/pm_slab.c): zeroed and uninitialised allocation, reuse through the
  * calling thread's cache, live counts, and a pool destroyed and used again. */
 #include <stdarg.h>
 #include <stddef.h>

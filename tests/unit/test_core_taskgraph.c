@@ -1,4 +1,4 @@
-/* Task-DAG critical path (lib/core/pm_taskgraph.c) with the virtual clock. Every expected value is
+/* Task-DAG critical path (lib/tasks/pm_taskgraph.c) with the virtual clock. Every expected value is
  * derived by hand from the event stream below, in nanoseconds after T0. */
 #include <stdarg.h>
 #include <stddef.h>

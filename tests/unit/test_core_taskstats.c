@@ -1,4 +1,4 @@
-/* Per-codelet statistics and outlier tests (lib/core/pm_task_stats.c): the estimators alone
+/* Per-codelet statistics and outlier tests (lib/tasks/pm_task_stats.c): the estimators alone
  * (P-square quantiles, log-log regression, Student t), then whole streams of task samples. */
 #include <stdarg.h>
 #include <stddef.h>

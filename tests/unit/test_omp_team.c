@@ -1,4 +1,4 @@
-/* The OpenMP accounting layer (lib/core/pm_omp*.c) with the virtual clock: states, contexts,
+/* The OpenMP accounting layer (lib/omp/pm_omp*.c) with the virtual clock: states, contexts,
  * region aggregates and critical-path clocks after fork, barriers, join and tasks. Two team
  * members are driven from this one thread: the master is the test thread's location, the worker a
  * virtual location (the layer takes the location explicitly). Every expected value is derived by

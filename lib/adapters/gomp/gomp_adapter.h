@@ -1,7 +1,7 @@
 /* GOMP adapter: interposes GCC's OpenMP entry points (GOMP_*), which libgomp implements without
  * any tool interface. Parallel regions run through a trampoline around the outlined function, so
  * every member reports the start and end of its implicit task; barriers, loop scheduling, single,
- * critical and tasks are wrapped calls. Everything is translated into lib/core/pm_omp.h. */
+ * critical and tasks are wrapped calls. Everything is translated into lib/omp/pm_omp.h. */
 #ifndef PM_GOMP_ADAPTER_H
 #define PM_GOMP_ADAPTER_H
 #include <stdbool.h>

@@ -1,5 +1,5 @@
 /* OMPT adapter (LLVM libomp): translates OMPT callbacks into the OpenMP accounting of
- * lib/core/pm_omp.h. Built when configure finds omp-tools.h (PM_OMP_TOOLS_H, a full path: Debian
+ * lib/omp/pm_omp.h. Built when configure finds omp-tools.h (PM_OMP_TOOLS_H, a full path: Debian
  * ships it in clang's resource directory, which must not be on the include path). */
 #ifndef PM_OMPT_ADAPTER_H
 #define PM_OMPT_ADAPTER_H

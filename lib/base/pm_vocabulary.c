@@ -1,6 +1,5 @@
-/* Names and classes of the location states; the weights of each state in the critical-path clocks. */
-#include "pm_core.h"
-#include "pm_state_tables.h"
+/* Names of the vocabulary (pm_vocabulary.h): states (popmeter.json keys), their classes, location roles. */
+#include "pm_vocabulary.h"
 
 static const char *const state_names[PM_STATE_COUNT] = {
     [PM_STATE_USEFUL] = "useful",     [PM_STATE_MPI_P2P] = "mpi_p2p",   [PM_STATE_MPI_COLL] = "mpi_coll",
@@ -17,19 +16,6 @@ static const pm_state_class state_classes[PM_STATE_COUNT] = {
     [PM_STATE_IDLE] = PM_CLASS_IDLE,     [PM_STATE_DEVICE] = PM_CLASS_DEVICE,   [PM_STATE_TOOL] = PM_CLASS_OTHER,
     [PM_STATE_OFF] = PM_CLASS_OTHER,
 };
-
-/* Critical-path weights (pop-metrics.md glossary): CUE counts useful time only; COM counts all but
- * MPI; COO counts all but OpenMP/runtime time (runtime overhead and thread waits). Time that is not
- * part of the application (tool, off) counts nowhere. All-ones masks let the hot path add
- * branch-free: clock += dt & mask. */
-#define ALL UINT64_MAX
-const uint64_t pm_cp_mask_cue[PM_STATE_COUNT] = {[PM_STATE_USEFUL] = ALL};
-const uint64_t pm_cp_mask_com[PM_STATE_COUNT] = {
-    [PM_STATE_USEFUL] = ALL,    [PM_STATE_MPI_IO] = ALL, [PM_STATE_POSIX_IO] = ALL, [PM_STATE_RUNTIME] = ALL,
-    [PM_STATE_SYNC_WAIT] = ALL, [PM_STATE_IDLE] = ALL,   [PM_STATE_DEVICE] = ALL};
-const uint64_t pm_cp_mask_coo[PM_STATE_COUNT] = {
-    [PM_STATE_USEFUL] = ALL,   [PM_STATE_MPI_P2P] = ALL, [PM_STATE_MPI_COLL] = ALL, [PM_STATE_MPI_SYNC] = ALL,
-    [PM_STATE_MPI_MGMT] = ALL, [PM_STATE_MPI_IO] = ALL,  [PM_STATE_POSIX_IO] = ALL, [PM_STATE_DEVICE] = ALL};
 
 const char *pm_state_name(pm_state s) { return (unsigned)s < PM_STATE_COUNT ? state_names[s] : "?"; }
 pm_state_class pm_state_class_of(pm_state s) {

@@ -1,0 +1,15 @@
+/* The weight of each state in the critical-path clocks (pm_state_tables.h). */
+#include "pm_state_tables.h"
+
+/* Critical-path weights (pop-metrics.md glossary): CUE counts useful time only; COM counts all but
+ * MPI; COO counts all but OpenMP/runtime time (runtime overhead and thread waits). Time that is not
+ * part of the application (tool, off) counts nowhere. All-ones masks let the hot path add
+ * branch-free: clock += dt & mask. */
+#define ALL UINT64_MAX
+const uint64_t pm_cp_mask_cue[PM_STATE_COUNT] = {[PM_STATE_USEFUL] = ALL};
+const uint64_t pm_cp_mask_com[PM_STATE_COUNT] = {
+    [PM_STATE_USEFUL] = ALL,    [PM_STATE_MPI_IO] = ALL, [PM_STATE_POSIX_IO] = ALL, [PM_STATE_RUNTIME] = ALL,
+    [PM_STATE_SYNC_WAIT] = ALL, [PM_STATE_IDLE] = ALL,   [PM_STATE_DEVICE] = ALL};
+const uint64_t pm_cp_mask_coo[PM_STATE_COUNT] = {
+    [PM_STATE_USEFUL] = ALL,   [PM_STATE_MPI_P2P] = ALL, [PM_STATE_MPI_COLL] = ALL, [PM_STATE_MPI_SYNC] = ALL,
+    [PM_STATE_MPI_MGMT] = ALL, [PM_STATE_MPI_IO] = ALL,  [PM_STATE_POSIX_IO] = ALL, [PM_STATE_DEVICE] = ALL};
