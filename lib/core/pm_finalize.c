@@ -4,10 +4,8 @@
 #define _GNU_SOURCE
 #include "pm_lifecycle.h"
 #include "pm_location.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
 #include "pm_profile.h"
-#include "pm_omp.h"
-#include "pm_report.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,11 +82,9 @@ void pm_core_finalize(const pm_ipc *ipc, const char *why) {
   pm_set_in_tool(1); /* MPI calls made from here on are the tool's own */
   uint64_t t_end = pm_clock_now();
   uint32_t n = pm_loc_count();
-  pm_omp_finalize(t_end); /* OpenMP workers waiting for a recorded join: idle since */
+  pm_modules_end(t_end); /* the models close what they hold open */
   for (uint32_t i = 0; i < n; i++) pm_loc_flush(pm_loc_at(i), t_end);
-  if (pm_cuda_finalize) pm_cuda_finalize(t_end);
-  if (pm_counters_finalize) pm_counters_finalize(t_end);
-  if (pm_trace_finalize) pm_trace_finalize(ipc, t_end); /* collective over ipc (archive close) */
+  pm_modules_finalize(ipc, t_end); /* collective over ipc (the trace's archive) */
   pm_core_deactivate();
   uint64_t t_report = pm_clock_now();
 
@@ -114,7 +110,7 @@ void pm_core_finalize(const pm_ipc *ipc, const char *why) {
   free(text);
   pm_profile_free(mine);
   if (run) {
-    pm_report_run(run, why, (double)(pm_clock_now() - t_report) * 1e-9);
+    pm_modules_report(run, why, (double)(pm_clock_now() - t_report) * 1e-9);
     pm_profile_free(run);
   }
   pm_set_in_tool(guard);

@@ -7,7 +7,7 @@
  * Launchers (mpirun, orted, prterun...) never activate. A forked child never reports. */
 #define _GNU_SOURCE
 #include "pm_lifecycle.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
 #include "pm_location.h"
 #include "pm_omp.h"
 #include <errno.h>
@@ -114,10 +114,8 @@ int pm_core_activate(void) {
       disabled = 1;
     } else {
       active_pid = getpid();
-      /* optional modules add their location observers before the first location registers */
-      if (pm_trace_activate) pm_trace_activate(&config);
-      if (pm_counters_activate) pm_counters_activate(&config);
-      if (pm_cuda_activate) pm_cuda_activate(&config);
+      /* modules add their location observers before the first location registers */
+      pm_modules_activate(&config);
       t_start = pm_clock_now();
       __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
       atexit(at_exit_report);

@@ -18,8 +18,6 @@ PM_HIDDEN struct pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t
 /* Index in this process's profile of the location with id loc_id (main thread first, then the
  * others in registration order); -1 for an unknown id. O(locations). */
 PM_HIDDEN int pm_profile_loc_index(uint32_t loc_id);
-/* Adds the task-runtime part (StarPU) to a process profile; 0, or -1 out of memory. */
-PM_HIDDEN int pm_profile_build_tasks(struct pm_profile *p, uint64_t t_start);
 /* End of measurement: snapshot, reduce through ipc, report on rank 0. Runs once per process;
  * later calls return at once. 'why' (may be NULL) is printed as a note in the report. */
 PM_HIDDEN void pm_core_finalize(const pm_ipc *ipc, const char *why);

@@ -1,9 +1,8 @@
 /* Builds this process's run profile from the live locations (at finalize). */
 #include "pm_location.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
 #include "pm_lifecycle.h"
 #include "pm_profile.h"
-#include "pm_omp.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -115,13 +114,7 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
     if (add_callpaths(p, L, p->nlocations, regmap) != 0) goto fail;
     p->nlocations++;
   }
-  if (pm_omp_regions_export(p) != 0) goto fail;           /* OpenMP parallel regions (pm_omp_regions.c) */
-  if (pm_profile_build_tasks(p, t_start) != 0) goto fail; /* task runtime (pm_profile_build_tasks.c) */
-  /* optional modules (pm_extensions.h) */
-  if (pm_counters_to_profile && pm_counters_to_profile(p) != 0) goto fail;
-  if (pm_cuda_to_profile && pm_cuda_to_profile(p) != 0) goto fail;
-  if (pm_trace_to_profile && pm_trace_to_profile(p) != 0) goto fail;
-  if (pm_io_to_profile && pm_io_to_profile(p) != 0) goto fail;
+  if (pm_modules_to_profile(p, t_start) != 0) goto fail; /* models and substrates (pm_module.h) */
   free(regmap);
   free(order);
   if (pm_profile_clean_text(p) != 0) goto fail; /* names are byte strings; outputs need UTF-8 */

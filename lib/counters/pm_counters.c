@@ -1,5 +1,5 @@
 /* Hardware counters per thread: configuration, the location observer that reads the counters at
- * the boundaries of useful time, and the counter part of the process profile (pm_extensions.h).
+ * the boundaries of useful time, and the counter part of the process profile (a module: pm_module.h).
  *
  * Reads happen on the owning thread only (a backend reads the calling thread's counters). Three
  * consequences, all documented in docs/counters.md:
@@ -15,7 +15,7 @@
 #include "pm_counters.h"
 #include "pm_location.h"
 #include "pm_lifecycle.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
 #include "pm_profile.h"
 #include "pm_profile_counters.h"
 #include <ctype.h>
@@ -479,3 +479,15 @@ int pm_counters_to_profile(pm_profile *p) {
   p->counters = pc;
   return 0;
 }
+
+static void counters_finalize(const pm_ipc *ipc, uint64_t t_end) {
+  (void)ipc;
+  pm_counters_finalize(t_end);
+}
+static int counters_to_profile(pm_profile *p, uint64_t t_start) {
+  (void)t_start;
+  return pm_counters_to_profile(p);
+}
+/* The counter module (pm_module.h). */
+const pm_module pm_counters_module = {.name = "counters", .order = PM_ORDER_COUNTERS, .activate = pm_counters_activate,
+                                      .finalize = counters_finalize, .to_profile = counters_to_profile};

@@ -1,5 +1,4 @@
-/* Hardware counters per thread (docs/counters.md): the module behind the pm_counters_* hooks of
- * pm_extensions.h, and the backend interface it counts through.
+/* Hardware counters per thread (docs/counters.md): the module (pm_module.h), and the backend interface it counts through.
  *
  * A backend counts N events on the calling thread. Two exist: PAPI (pm_counters_papi.c, built when
  * configure finds PAPI) and whatever a unit test installs with pm_counters_use_backend() (values
@@ -58,4 +57,13 @@ PM_HIDDEN int pm_ctr_parse_events(const char *list, char (*names)[PM_CTR_NAME], 
 
 /* The live totals the SDE export reads (pm_counters_sde.c). */
 PM_HIDDEN void pm_sde_activate(void);
+
+/* The module (pm_module.h): activation adds the observer and chooses the events; finalize reads the
+ * finalizing thread's last values; to_profile adds the counter part of the process profile. */
+struct pm_profile;
+struct pm_module;
+PM_HIDDEN void pm_counters_activate(const pm_config *cfg);
+PM_HIDDEN void pm_counters_finalize(uint64_t t_end);
+PM_HIDDEN int pm_counters_to_profile(struct pm_profile *p);
+PM_HIDDEN extern const struct pm_module pm_counters_module;
 #endif

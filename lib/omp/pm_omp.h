@@ -115,4 +115,9 @@ PM_HIDDEN void pm_omp_reset(void); /* tests: forget every thread, team, task and
 /* The aggregates of the process's parallel regions, appended to the profile at finalize. */
 struct pm_profile;
 PM_HIDDEN int pm_omp_regions_export(struct pm_profile *p);
+
+/* The OpenMP team model as a module (pm_module.h): end = pm_omp_finalize, to_profile = the region
+ * aggregates. */
+struct pm_module;
+PM_HIDDEN extern const struct pm_module pm_omp_module;
 #endif

@@ -9,6 +9,7 @@
 #include "pm_omp_internal.h"
 #include "pm_profile.h"
 #include "pm_symbol.h"
+#include "pm_module.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,13 @@ void pm_omp_region_add_thread(pm_omp_rstat *r, uint32_t tid, uint64_t useful, ui
   __atomic_fetch_add(&r->useful[j], useful, __ATOMIC_RELAXED);
   __atomic_fetch_add(&r->idle[j], idle, __ATOMIC_RELAXED);
 }
+
+static int regions_to_profile(pm_profile *p, uint64_t t_start) {
+  (void)t_start;
+  return pm_omp_regions_export(p);
+}
+const pm_module pm_omp_module = {.name = "openmp", .order = PM_ORDER_OMP, .end = pm_omp_finalize,
+                                 .to_profile = regions_to_profile};
 
 int pm_omp_regions_export(pm_profile *p) {
   double u[PM_OMP_MAX_TEAM], w[PM_OMP_MAX_TEAM];

@@ -14,7 +14,7 @@
 #define _GNU_SOURCE
 #include "pm_omp_internal.h"
 #include "pm_lifecycle.h"
-#include "pm_extensions.h"
+#include "pm_events.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,9 +164,9 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
   t->state_saved = pm_state_get(L);
   t->depth0 = L->depth;
   t->trace_team = UINT32_MAX;
-  if (pm_trace_omp_fork) { /* OTF2 trace: ThreadFork before the region's Enter */
-    pm_trace_omp_fork(L, cap, now);
-    t->trace_team = pm_trace_omp_team(L, cap);
+  if (pm_events_on()) { /* the trace: ThreadFork before the region's Enter */
+    pm_event_team_fork(L, cap, now);
+    t->trace_team = pm_event_team_define(L, cap);
   }
   pm_ctx_set(L, PM_CTX_PARALLEL, now);
   push(L, r->rid, PM_STATE_RUNTIME, now);
@@ -199,10 +199,10 @@ void pm_omp_publish(pm_loc *L, pm_omp_frame *f, uint64_t now) {
 /* Closes the top frame f at time t: pops what the implicit task left on the location's stack (a
  * worker's region node too), restores a worker's context and state. */
 static void frame_close(pm_omp_thread *th, pm_loc *L, pm_omp_frame *f, uint64_t t) {
-  if (f->trace_team != UINT32_MAX && pm_trace_omp_team_end) {
-    /* OTF2 trace: ThreadTeamEnd inside the worker's region node, after what the task left open */
+  if (f->trace_team != UINT32_MAX) {
+    /* the trace: ThreadTeamEnd inside the worker's region node, after what the task left open */
     while (L->depth > f->depth0 + !f->is_master) pm_call_exit(L, t);
-    pm_trace_omp_team_end(L, f->trace_team, t);
+    pm_event_team_end(L, f->trace_team, t);
   }
   while (L->depth > f->depth0) pm_call_exit(L, t);
   if (!f->is_master) {
@@ -265,7 +265,7 @@ pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uin
   f->useful0 = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL];
   f->idle0 = pm_omp_idle_ns(L);
   f->trace_team = t->trace_team;
-  if (f->trace_team != UINT32_MAX && pm_trace_omp_team_begin) pm_trace_omp_team_begin(L, f->trace_team, tid, now);
+  if (f->trace_team != UINT32_MAX) pm_event_team_begin(L, f->trace_team, tid, now);
   if (tid < t->cap) {
     pm_omp_slot *sl = &t->slot[tid];
     sl->frame = f;
@@ -298,7 +298,7 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   pm_omp_frame *f = pm_omp_top(th);
   if (f && f->team == t && f->is_master) frame_close(th, L, f, now);
   while (L->depth > t->depth0) pm_call_exit(L, now); /* the region node of the fork */
-  if (pm_trace_omp_join) pm_trace_omp_join(L, now);  /* OTF2 trace: after the region's Leave */
+  pm_event_team_join(L, now); /* the trace: after the region's Leave */
   charge(L, now);
   pm_omp_rstat *r = t->region;
   uint32_t n = __atomic_load_n(&t->nthreads, __ATOMIC_RELAXED);

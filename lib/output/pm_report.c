@@ -4,7 +4,7 @@
 #include "pm_output.h"
 #include "pm_cube.h"
 #include "pm_lifecycle.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +42,7 @@ void pm_report_run(pm_profile *run, const char *note, double reduce_seconds) {
   if (want_files &&
       pm_output_prepare(cfg->s[PM_CFG_OUTPUT], run->app, run->start_time, overwrite, suffix, dir, sizeof dir) != 0)
     want_files = 0;
-  if (pm_trace_place) pm_trace_place(want_files ? dir : NULL); /* the OTF2 archive joins the other files */
+  pm_modules_place(want_files ? dir : NULL); /* the trace's archive joins the other files */
   /* the files first: if the table crashes a terminal or stderr is closed, the data is on disk */
   if (want_files && cfg->i[PM_CFG_JSON] && write_json(dir, run, &set, overwrite) == 0)
     pm_info("wrote %s/popmeter.json", dir);
@@ -61,3 +61,6 @@ void pm_report_run(pm_profile *run, const char *note, double reduce_seconds) {
   }
   pm_model_set_free(&set);
 }
+
+/* The end-of-run outputs as a module (pm_module.h): the consumer of the run profile. */
+const pm_module pm_output_module = {.name = "output", .order = PM_ORDER_OUTPUT, .report = pm_report_run};

@@ -2,5 +2,9 @@
 #ifndef PM_REPORT_H
 #define PM_REPORT_H
 #include "pm_profile.h"
-void pm_report_run(pm_profile *run, const char *note, double reduce_seconds) __attribute__((visibility("hidden")));
+#include "pm_module.h"
+/* The outputs of one run profile: the files first (so a crash of the table loses nothing), then the
+ * table; note (may be NULL) is printed in the table. */
+PM_HIDDEN void pm_report_run(pm_profile *run, const char *note, double reduce_seconds);
+PM_HIDDEN extern const pm_module pm_output_module; /* report = pm_report_run */
 #endif

@@ -6,6 +6,7 @@
 #include "pm_task_comm.h"
 #include "pm_task_stats.h"
 #include "pm_taskgraph.h"
+#include "pm_tasks.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,7 +62,7 @@ static void fill_codelet(pm_prof_codelet *c, const pm_ts_codelet_result *x) {
   }
 }
 
-int pm_profile_build_tasks(pm_profile *p, uint64_t t_start) {
+static int tasks_to_profile(pm_profile *p, uint64_t t_start) {
   pm_tg_summary s;
   pm_tg_get_summary(&s);
   if (s.tasks == 0 && s.bodyless == 0) return 0;
@@ -116,3 +117,6 @@ out:
   pm_tc_snapshot_free(&tc);
   return rc;
 }
+
+/* The task model as a module (pm_module.h): its part of the process profile. */
+const pm_module pm_tasks_module = {.name = "tasks", .order = PM_ORDER_TASKS, .to_profile = tasks_to_profile};

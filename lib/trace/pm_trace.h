@@ -6,8 +6,8 @@
  *   trace_archive.c  the OTF2 archive: open/close, bounded memory pool, flush and collective callbacks
  *   trace_defs.c     definitions: each process's part, unified on rank 0, written as OTF2 definitions
  *   trace_filter.c   POPMETER_TRACE_FILTER: exclusion patterns and the minimum duration
- *   trace_mpi.c      MPI events (called by lib/adapters/mpi) and communicator registry
- *   trace_omp.c      OpenMP fork/join and thread-team events (called by lib/omp/pm_omp_team.c)
+ *   trace_mpi.c      MPI events (raised by lib/adapters/mpi through pm_events.h), communicators
+ *   trace_omp.c      OpenMP fork/join and thread-team events (raised by lib/omp through pm_events.h)
  *
  * Ids: an OTF2 location is rank * PM_MAX_LOCATIONS + the core's location id, so every process
  * writes final location ids without a mapping; regions and communicators carry process-local ids
@@ -20,6 +20,9 @@
 #include <pthread.h>
 #include "pm_location.h"
 #include "pm_ipc.h"
+#include "pm_config.h"
+struct pm_profile;
+struct pm_module;
 
 /* ------------------------------------------------------------------------------------ filter */
 typedef struct {
@@ -156,4 +159,30 @@ PM_HIDDEN char *pm_tdefs_local(void);
 PM_HIDDEN int pm_tdefs_write(OTF2_Archive *a, char **parts, int nparts);
 /* The MPI collective operation of an MPI region name, or -1. */
 PM_HIDDEN int pm_tdefs_collective_op(const char *name);
+/* ------------------------------------------------------------ the module and its event sink */
+/* The module (pm_module.h): activate (POPMETER_TRACE=1: the observer; a process without MPI opens
+ * its archive alone), begin = pm_trace_start, finalize, to_profile (the trace statistics), place =
+ * pm_trace_place. The event functions below form the sink it subscribes (pm_events.h). */
+PM_HIDDEN extern const struct pm_module pm_trace_module;
+PM_HIDDEN void pm_trace_activate(const pm_config *cfg);
+/* MPI programs, every rank once the MPI adapter's private communicator exists (collective: the
+ * ranks agree on tracing and open one archive). 1 when MPI events are to be reported. */
+PM_HIDDEN int pm_trace_start(const struct pm_ipc *ipc);
+PM_HIDDEN void pm_trace_finalize(const struct pm_ipc *ipc, uint64_t t_end);
+PM_HIDDEN int pm_trace_to_profile(struct pm_profile *p);
+/* The output directory (NULL when no files are written): the owner moves the archive there. */
+PM_HIDDEN void pm_trace_place(const char *dir);
+/* The events (pm_events.h says what each means). */
+PM_HIDDEN uint32_t pm_trace_comm_define(int size, const int *world_ranks);
+PM_HIDDEN uint64_t pm_trace_mpi_send(pm_loc *L, uint32_t comm, int peer, int tag, uint64_t bytes, int nonblocking);
+PM_HIDDEN void pm_trace_mpi_send_complete(pm_loc *L, uint64_t req);
+PM_HIDDEN uint64_t pm_trace_mpi_recv_request(pm_loc *L);
+PM_HIDDEN void pm_trace_mpi_recv(pm_loc *L, uint32_t comm, int peer, int tag, uint64_t bytes, uint64_t req);
+PM_HIDDEN void pm_trace_mpi_request_cancelled(pm_loc *L, uint64_t req);
+PM_HIDDEN void pm_trace_mpi_collective(pm_loc *L, uint32_t comm, int root);
+PM_HIDDEN void pm_trace_omp_fork(pm_loc *L, uint32_t nthreads, uint64_t now);
+PM_HIDDEN void pm_trace_omp_join(pm_loc *L, uint64_t now);
+PM_HIDDEN uint32_t pm_trace_omp_team(pm_loc *master, uint32_t nthreads);
+PM_HIDDEN void pm_trace_omp_team_begin(pm_loc *L, uint32_t team, uint32_t tid, uint64_t now);
+PM_HIDDEN void pm_trace_omp_team_end(pm_loc *L, uint32_t team, uint64_t now);
 #endif

@@ -14,7 +14,8 @@
  * Any failure is reported once and stops the trace; the measurement and the profile go on. */
 #define _GNU_SOURCE
 #include "pm_trace.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
+#include "pm_events.h"
 #include "pm_lifecycle.h"
 #include "pm_profile.h"
 #include <dlfcn.h>
@@ -29,6 +30,22 @@
 #include <unistd.h>
 
 pm_tglobal pm_tr = {.state = PM_TR_OFF, .slot = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* What the trace receives from the core (pm_events.h), subscribed while tracing is on. */
+static const pm_event_sink trace_events = {
+    .comm_define = pm_trace_comm_define,
+    .send = pm_trace_mpi_send,
+    .send_complete = pm_trace_mpi_send_complete,
+    .recv_request = pm_trace_mpi_recv_request,
+    .recv = pm_trace_mpi_recv,
+    .request_cancelled = pm_trace_mpi_request_cancelled,
+    .collective = pm_trace_mpi_collective,
+    .team_fork = pm_trace_omp_fork,
+    .team_define = pm_trace_omp_team,
+    .team_begin = pm_trace_omp_team_begin,
+    .team_end = pm_trace_omp_team_end,
+    .team_join = pm_trace_omp_join,
+};
 
 static OTF2_ErrorCode otf2_error(void *ud, const char *file, uint64_t line, const char *fn, OTF2_ErrorCode code,
                                  const char *fmt, va_list va) {
@@ -109,6 +126,7 @@ void pm_trace_activate(const pm_config *cfg) {
   }
   pm_tr.slot = slot;
   set_state(PM_TR_WAITING);
+  pm_events_subscribe(&trace_events);
   /* a program started by an MPI launcher opens its archive with the other ranks at MPI_Init;
    * anything else (no MPI, or an MPI singleton) now, alone */
   int launched =
@@ -303,6 +321,7 @@ void pm_trace_place(const char *dir) {
 
 /* ------------------------------------------------------------------------------------ tests */
 void pm_trace_reset_for_tests(void) {
+  pm_events_subscribe(NULL);
   pm_tloc_reset();
   pm_tcomm_reset();
   pm_tfilter_free(&pm_tr.filter);
@@ -311,3 +330,11 @@ void pm_trace_reset_for_tests(void) {
   pm_tr.lock = lock;
   pm_tr.slot = -1;
 }
+
+static int trace_to_profile(pm_profile *p, uint64_t t_start) {
+  (void)t_start;
+  return pm_trace_to_profile(p);
+}
+const pm_module pm_trace_module = {.name = "trace", .order = PM_ORDER_TRACE, .activate = pm_trace_activate,
+                                   .begin = pm_trace_start, .finalize = pm_trace_finalize,
+                                   .to_profile = trace_to_profile, .place = pm_trace_place};

@@ -5,7 +5,8 @@
  * process's ids (0: MPI_COMM_WORLD, 1: MPI_COMM_SELF, then pm_trace_comm_define order), translated
  * at finalize by the mapping tables. */
 #include "pm_trace.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
+#include "pm_events.h"
 #include <stdlib.h>
 
 uint32_t pm_trace_comm_define(int size, const int *world_ranks) {

@@ -7,7 +7,8 @@
  * runtimes keep their thread pools, so the same master forking the same number of threads gets
  * the same threads; member i of the communicator is the first location seen as thread i. */
 #include "pm_trace.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
+#include "pm_events.h"
 
 void pm_trace_omp_fork(pm_loc *L, uint32_t nthreads, uint64_t now) {
   pm_tloc *T = pm_tloc_of(L);

@@ -2,7 +2,8 @@
  * buffer flushes during the run and the time they took), so that popmeter.json carries them and
  * the end-of-run table reports them (lib/report/pm_report_models.c). */
 #include "pm_trace.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
+#include "pm_events.h"
 #include "pm_profile.h"
 
 int pm_trace_to_profile(struct pm_profile *p) {

@@ -14,7 +14,7 @@
 #include "bench_util.h"
 #include "pm_location.h"
 #include "pm_lifecycle.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
 #include "pm_profile.h"
 #include "pm_profile_counters.h"
 #include "pm_counters.h"
@@ -95,6 +95,7 @@ static pm_loc *start(const char *mode, const char *events, const pm_ctr_backend 
   else
     unsetenv("POPMETER_PAPI_EVENTS");
   pm_counters_use_backend(be);
+  pm_module_register(&pm_counters_module);
   pm_core_activate();
   send_r = pm_region_register("MPI_Send", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
   work_r = pm_region_register("work", PM_PARADIGM_USER, PM_ROLE_FUNCTION);

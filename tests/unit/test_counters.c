@@ -23,7 +23,7 @@
 #include "pm_profile_input.h"
 #include "pm_report_models.h"
 #include "pm_counters.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
 
 #define T0 1000000000ull
 #define US 1000ull
@@ -627,6 +627,7 @@ static void test_parse_events(void **state) {
 }
 
 int main(void) {
+  pm_module_register(&pm_counters_module); /* what libpopmeter.so registers (lib/pm_modules.c) */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_reads_and_attribution, setup, teardown),
       cmocka_unit_test_setup_teardown(test_models_exact, setup, teardown),

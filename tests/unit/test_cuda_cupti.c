@@ -17,7 +17,7 @@
 #include "cuda_module.h"
 #include "pm_location.h"
 #include "pm_lifecycle.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
 #include "pm_profile.h"
 #include "pm_profile_input.h"
 #include "popmetrics.h"
@@ -259,6 +259,7 @@ static void test_buffer_models(void **state) {
 }
 
 int main(void) {
+  pm_module_register(&pm_cuda_module); /* what libpopmeter.so registers (lib/pm_modules.c) */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decode),
       cmocka_unit_test(test_sync_calls),

@@ -16,7 +16,7 @@
 #include "cuda_module.h"
 #include "pm_location.h"
 #include "pm_lifecycle.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
 #include "pm_profile.h"
 #include "pm_profile_input.h"
 #include "pm_report_cuda.h"
@@ -439,6 +439,7 @@ static void test_loader_and_notes(void **state) {
 }
 
 int main(void) {
+  pm_module_register(&pm_cuda_module); /* what libpopmeter.so registers (lib/pm_modules.c) */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_stream_times, setup, teardown),
       cmocka_unit_test_setup_teardown(test_regions, setup, teardown),

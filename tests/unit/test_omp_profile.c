@@ -17,6 +17,7 @@
 #include "pm_profile_json.h"
 #include "pm_profile_input.h"
 #include "popmetrics.h"
+#include "pm_module.h"
 
 #define T0 1000000000ull
 #define NS 1e-9
@@ -231,6 +232,7 @@ static void test_input_models(void **state) {
 }
 
 int main(void) {
+  pm_module_register(&pm_omp_module); /* what libpopmeter.so registers (lib/pm_modules.c) */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_build_and_roundtrip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_reader_validates, setup, teardown),

@@ -16,6 +16,8 @@
 #include "pm_location.h"
 #include "pm_lifecycle.h"
 #include "pm_trace.h"
+#include "pm_module.h"
+#include "pm_report.h"
 
 #define T0 1000000000ull
 static char dir[512];
@@ -333,6 +335,8 @@ static void test_off_costs_nothing(void **state) {
 }
 
 int main(void) {
+  pm_module_register(&pm_trace_module); /* what libpopmeter.so registers (lib/pm_modules.c) */
+  pm_module_register(&pm_output_module); /* places the archive into the output directory */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_exclusion_keeps_nesting, setup, teardown),
       cmocka_unit_test_setup_teardown(test_minimum_duration, setup, teardown),

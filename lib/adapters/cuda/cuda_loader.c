@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-/* The CUDA module's entry points in libpopmeter (pm_extensions.h hooks). libpopmeter itself never
+/* The CUDA module in libpopmeter (pm_module.h). libpopmeter itself never
  * links CUDA: at activation it opens the driver (libcuda.so.1) with dlopen, asks it for devices,
  * and only when there is one loads the plugin, which links libcupti. Without a driver or a device
  * the reason becomes this process's CUDA note ("no CUDA device (...)") and nothing else happens.
@@ -11,7 +11,7 @@
  * before (CUPTI attaches to a running driver) or does so later. Programs that do not use CUDA are
  * left alone (pm_cuda_program_uses_cuda): no driver call, no note. */
 #include "cuda_module.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
 #include "pm_lifecycle.h"
 #include "pm_profile.h"
 #include "config.h"
@@ -248,3 +248,16 @@ void pm_cuda_module_reset_for_tests(void) {
   plugin = NULL;
   status[0] = '\0';
 }
+
+static void cuda_finalize(const pm_ipc *ipc, uint64_t t_end) {
+  (void)ipc;
+  pm_cuda_finalize(t_end);
+}
+static int cuda_to_profile(pm_profile *p, uint64_t t_start) {
+  (void)t_start;
+  return pm_cuda_to_profile(p);
+}
+/* The CUDA module (pm_module.h): looks for a driver at activation, drains the device activity at
+ * finalize, adds the device streams' status to the profile. */
+const pm_module pm_cuda_module = {.name = "cuda", .order = PM_ORDER_CUDA, .activate = pm_cuda_activate,
+                                  .finalize = cuda_finalize, .to_profile = cuda_to_profile};

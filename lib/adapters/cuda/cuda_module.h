@@ -75,4 +75,14 @@ PM_HIDDEN void pm_cuda_module_open(void);
  * (POPMETER_CUDA=0), "measured", or why nothing was measured ("no CUDA device (...)"). */
 PM_HIDDEN const char *pm_cuda_status(void);
 PM_HIDDEN void pm_cuda_module_reset_for_tests(void);
+
+/* The module (pm_module.h): activation looks for a driver and loads the plugin; finalize drains
+ * the last activity buffers; to_profile writes the status and the device streams' totals. */
+#include "pm_config.h"
+struct pm_profile;
+struct pm_module;
+PM_HIDDEN void pm_cuda_activate(const pm_config *cfg);
+PM_HIDDEN void pm_cuda_finalize(uint64_t t_end);
+PM_HIDDEN int pm_cuda_to_profile(struct pm_profile *p);
+PM_HIDDEN extern const struct pm_module pm_cuda_module;
 #endif

@@ -7,7 +7,7 @@
  * in any order.
  *
  * The finalize-time flush of every location happens before the plugin's last buffers are drained
- * (pm_extensions.h), and would charge a stream's idle state up to the end of the window before its
+ * (pm_module.h), and would charge a stream's idle state up to the end of the window before its
  * last kernels are known. So stream locations are marked closed from the start (the core's flush
  * skips closed locations) and this module charges them itself, up to t_end, in
  * pm_cuda_streams_close. */

@@ -6,7 +6,7 @@
 #include "io_fdclass.h"
 #include "pm_location.h"
 #include "pm_lifecycle.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
 #include "pm_profile_io.h"
 #include <fcntl.h>
 #include <pthread.h>
@@ -190,3 +190,10 @@ int pm_io_to_profile(pm_profile *p) {
   }
   return 0;
 }
+
+static int io_to_profile(pm_profile *p, uint64_t t_start) {
+  (void)t_start;
+  return pm_io_to_profile(p);
+}
+/* File I/O per file system as a module (pm_module.h): its part of the process profile. */
+const pm_module pm_io_module = {.name = "io", .order = PM_ORDER_IO, .to_profile = io_to_profile};

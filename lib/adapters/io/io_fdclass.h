@@ -23,4 +23,9 @@ int pm_io_class_is_pseudo(int cls) __attribute__((visibility("hidden")));
 struct pm_loc;
 void pm_io_class_record(struct pm_loc *L, int cls, uint64_t ns, uint64_t rd, uint64_t wr)
     __attribute__((visibility("hidden")));
+/* The module (pm_module.h): I/O per file class into the process profile. */
+struct pm_profile;
+struct pm_module;
+int pm_io_to_profile(struct pm_profile *p) __attribute__((visibility("hidden")));
+extern const struct pm_module pm_io_module __attribute__((visibility("hidden")));
 #endif

@@ -3,7 +3,7 @@
  * Every function here may run with X->L == NULL (no location on this thread) while the
  * critical-path protocol is on: accounting is then skipped, the protocol is not. */
 #include "mpi_adapter.h"
-#include "pm_extensions.h"
+#include "pm_events.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,12 +86,12 @@ static void account_recv(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st,
   int cancelled = 0;
   if (src != MPI_PROC_NULL && src != MPI_ANY_SOURCE) PMPI_Test_cancelled(st, &cancelled);
   if (src == MPI_PROC_NULL || src == MPI_ANY_SOURCE || cancelled) { /* null / empty status, cancelled */
-    if (tcomm && X->L && req) pm_trace_mpi_request_cancelled(X->L, req);
+    if (tcomm && X->L && req) pm_event_request_cancelled(X->L, req);
     return;
   }
   uint64_t bytes = X->L ? pm_mpi_status_bytes(st) : 0;
   if (X->L) pm_add_received(X->L, bytes, 1);
-  if (tcomm && X->L) pm_trace_mpi_recv(X->L, tcomm - 1, src, st->MPI_TAG, bytes, req);
+  if (tcomm && X->L) pm_event_recv(X->L, tcomm - 1, src, st->MPI_TAG, bytes, req);
   if (sh && cp_on()) pm_mpi_cp_recv_sh(X, sh, st);
 }
 
@@ -114,8 +114,8 @@ static void track(pm_mpi_ctx *X, MPI_Request req, uint32_t kind, MPI_Comm comm, 
     /* the entry this one replaces (a handle MPI reuses, or shares between requests it completed
      * at once) will never complete in the trace: it ends here */
     if (pm_mpi_reqtab_get(req, &old) && (old.kind & 0xff) == PM_REQ_RECV && old.trace_comm && trace_req(&old))
-      pm_trace_mpi_request_cancelled(X->L, trace_req(&old));
-    info.trace_req = pm_trace_mpi_recv_request(X->L);
+      pm_event_request_cancelled(X->L, trace_req(&old));
+    info.trace_req = pm_event_recv_request(X->L);
   }
   pm_mpi_reqtab_put(req, &info);
 }
@@ -140,7 +140,7 @@ static void start_one(pm_mpi_ctx *X, MPI_Request req, int post) {
   if (req == MPI_REQUEST_NULL || !pm_mpi_reqtab_get(req, &info) || !info.ps) return;
   if ((info.kind & 0xff) == PM_REQ_RECV) { /* a traced persistent receive becomes active */
     if (post && info.trace_comm && X->L) {
-      info.ps->trace_req = pm_trace_mpi_recv_request(X->L);
+      info.ps->trace_req = pm_event_recv_request(X->L);
       info.ps->active = info.ps->trace_req != 0;
     }
     return;
@@ -151,7 +151,7 @@ static void start_one(pm_mpi_ctx *X, MPI_Request req, int post) {
   } else if (X->L) {
     pm_add_sent(X->L, info.ps->bytes, 1);
     if (info.trace_comm) {
-      info.ps->trace_req = pm_trace_mpi_send(X->L, info.trace_comm - 1, info.ps->peer, info.ps->tag, info.ps->bytes, 1);
+      info.ps->trace_req = pm_event_send(X->L, info.trace_comm - 1, info.ps->peer, info.ps->tag, info.ps->bytes, 1);
       info.ps->active = info.ps->trace_req != 0;
     }
   }
@@ -210,7 +210,7 @@ void pm_mpi_post_imrecv(pm_mpi_ctx *X, int rc, pm_mpi_shadow *sh, MPI_Request re
     return;
   }
   pm_mpi_reqinfo info = {PM_REQ_RECV, sh, NULL, X->trace_comm, 0};
-  if (X->trace_comm && X->L) info.trace_req = pm_trace_mpi_recv_request(X->L);
+  if (X->trace_comm && X->L) info.trace_req = pm_event_recv_request(X->L);
   pm_mpi_reqtab_put(req, &info);
 }
 
@@ -226,7 +226,7 @@ void pm_mpi_pre_request_free(pm_mpi_ctx *X, MPI_Request req) {
    * as the trace is concerned */
   uint32_t kind = info.kind & 0xff;
   if (info.trace_comm && X->L && (kind == PM_REQ_SEND || (kind == PM_REQ_PSEND && info.ps && info.ps->active)))
-    pm_trace_mpi_send_complete(X->L, trace_req(&info));
+    pm_event_send_complete(X->L, trace_req(&info));
   drop_info(&info);
 }
 
@@ -245,7 +245,7 @@ static void complete_tracked(pm_mpi_ctx *X, const pm_mpi_reqinfo *info, const MP
   if (kind == PM_REQ_RECV)
     account_recv(X, info->sh, st, tc, req);
   else if ((kind == PM_REQ_SEND || kind == PM_REQ_PSEND) && tc && X->L)
-    pm_trace_mpi_send_complete(X->L, req);
+    pm_event_send_complete(X->L, req);
 }
 
 void pm_mpi_complete1(pm_mpi_ctx *X, MPI_Request before, MPI_Request after, const MPI_Status *st) {

@@ -14,7 +14,7 @@
 #include "mpi_adapter.h"
 #include "pm_mpi_calls.h"
 #include "pm_lifecycle.h"
-#include "pm_extensions.h"
+#include "pm_module.h"
 #include <dlfcn.h>
 
 int pm_mpi_flags;
@@ -61,13 +61,11 @@ void pm_mpi_after_init(uint64_t t0, int region_index) {
   pm_core_set_process(rank, size);
   pm_mpi_register_regions();
   int cp = pm_mpi_cp_setup(c);
-  /* the OTF2 trace, when built: all ranks agree and open one archive (collective, before the
-   * window opens so that it costs the application nothing) */
-  if (pm_trace_start) {
-    pm_ipc ipc;
-    pm_mpi_make_ipc(&ipc);
-    if (pm_trace_start(&ipc)) pm_mpi_trace_init();
-  }
+  /* the modules learn the run's processes (the trace: all ranks agree and open one archive;
+   * collective, before the window opens so that it costs the application nothing) */
+  pm_ipc ipc;
+  pm_mpi_make_ipc(&ipc);
+  if (pm_modules_begin(&ipc)) pm_mpi_trace_init();
   initialized = 1;
   __atomic_store_n(&pm_mpi_flags, PM_MPI_ON | (cp ? PM_MPI_CP : 0), __ATOMIC_RELEASE);
   /* The window of an MPI program opens here, right after the collective set-up above aligned the

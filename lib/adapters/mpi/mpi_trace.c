@@ -9,7 +9,7 @@
  * communicators from calls that are not wrapped (MPI_Comm_idup, dynamic processes) have no id:
  * their calls keep their regions but carry no message or collective events. */
 #include "mpi_adapter.h"
-#include "pm_extensions.h"
+#include "pm_events.h"
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -70,7 +70,7 @@ void pm_mpi_trace_newcomm(MPI_Comm c) {
   uint32_t id = UINT32_MAX;
   if (ranks && PMPI_Comm_group(c, &g) == MPI_SUCCESS && PMPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS) {
     for (int i = 0; i < n; i++) ranks[i] = i;
-    if (PMPI_Group_translate_ranks(g, n, ranks, wg, ranks + n) == MPI_SUCCESS) id = pm_trace_comm_define(n, ranks + n);
+    if (PMPI_Group_translate_ranks(g, n, ranks, wg, ranks + n) == MPI_SUCCESS) id = pm_event_comm_define(n, ranks + n);
   }
   if (g != MPI_GROUP_NULL) PMPI_Group_free(&g);
   if (wg != MPI_GROUP_NULL) PMPI_Group_free(&wg);
@@ -86,16 +86,16 @@ void pm_mpi_t_send(pm_mpi_ctx *X, int count, MPI_Datatype type, int peer, int ta
   if (c == UINT32_MAX) return;
   uint64_t bytes = pm_mpi_type_bytes(count, type);
   if (req == MPI_REQUEST_NULL) {
-    pm_trace_mpi_send(X->L, c, peer, tag, bytes, 0);
+    pm_event_send(X->L, c, peer, tag, bytes, 0);
     return;
   }
-  uint64_t id = pm_trace_mpi_send(X->L, c, peer, tag, bytes, 1);
+  uint64_t id = pm_event_send(X->L, c, peer, tag, bytes, 1);
   if (!id) return;
   pm_mpi_reqinfo old;
   if (pm_mpi_reqtab_get(req, &old) && (old.kind & 0xff) == PM_REQ_SEND) {
     /* a handle already given for another send still outstanding: Open MPI's shared request of
      * the sends that completed at once. This send is complete now; the entry stays the other's. */
-    pm_trace_mpi_send_complete(X->L, id);
+    pm_event_send_complete(X->L, id);
     return;
   }
   /* remembered until its completion (MpiIsendComplete); send requests are not tracked otherwise */
@@ -106,5 +106,5 @@ void pm_mpi_t_send(pm_mpi_ctx *X, int count, MPI_Datatype type, int peer, int ta
 void pm_mpi_t_coll(pm_mpi_ctx *X, MPI_Comm comm, int root) {
   if (!X->L) return;
   uint32_t c = pm_mpi_trace_comm(comm);
-  if (c != UINT32_MAX) pm_trace_mpi_collective(X->L, c, root);
+  if (c != UINT32_MAX) pm_event_collective(X->L, c, root);
 }
