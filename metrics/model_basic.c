@@ -1,4 +1,4 @@
-/* Basic POP model (pop-metrics.md §1).
+/* Basic POP model (docs/metrics.md §1).
  *
  * Locations: every thread, task worker and accelerator worker (pm__is_compute), N of them. Progress
  * threads are excluded from useful/LB (their time is runtime service, not application work) and

@@ -1,4 +1,4 @@
-/* Critical-path model (RWTH, D8.2 §2.1.4, OTF-CPT; pop-metrics.md §4).
+/* Critical-path model (RWTH, D8.2 §2.1.4, OTF-CPT; docs/metrics.md §4).
  *
  * Locations: threads, task workers and accelerator workers (the set T); t_i is the thread-local
  * critical path of useful execution (tl_cue) and PT_j the compute locations of process j.

@@ -1,4 +1,4 @@
-/* Hybrid additive model (NAG; pop-metrics.md §3): inefficiencies (1 - efficiency) add up.
+/* Hybrid additive model (NAG; docs/metrics.md §3): inefficiencies (1 - efficiency) add up.
  *
  * Locations: application threads (PM_LOC_THREAD) only, t_p of them in process p, T in all: the
  * model describes MPI + OpenMP, and task workers have no serial / parallel-region structure (the

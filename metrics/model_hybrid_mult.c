@@ -1,4 +1,4 @@
-/* Hybrid multiplicative model, "MPI + X" (BSC; pop-metrics.md §2).
+/* Hybrid multiplicative model, "MPI + X" (BSC; docs/metrics.md §2).
  *
  * Locations: threads, task workers and accelerator workers (T of them, t_p per process). Progress
  * threads are excluded (reported as "progress_mpi" when present), device streams ignored.

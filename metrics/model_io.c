@@ -1,4 +1,4 @@
-/* File I/O (D8.2 §2.2; pop-metrics.md §7).
+/* File I/O (D8.2 §2.2; docs/metrics.md §7.1).
  *
  * Locations: threads, task workers and accelerator workers (N of them).
  *   File I/O efficiency = avg(useful) / avg(useful + io) = sum useful / sum (useful + io)

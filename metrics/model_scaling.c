@@ -1,4 +1,4 @@
-/* Scalability across runs (pop-metrics.md §8), used by reports/.
+/* Scalability across runs (docs/metrics.md §8), used by reports/.
  *
  * For run r against the reference run 0 (or ref), with N = nprocesses * nthreads locations:
  *   CompScal   = sum useful_ref / sum useful            (strong)

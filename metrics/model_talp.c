@@ -1,4 +1,4 @@
-/* TALP-style model (DLB "hybrid v2"; pop-metrics.md §5), for comparability with TALP output.
+/* TALP-style model (DLB "hybrid v2"; docs/metrics.md §5), for comparability with TALP output.
  *
  * Host part over the compute locations (threads, workers, accelerator workers; C of them, C_p per
  * process, C_n per node). M_loc = mpi + mpi_worker_idle (the MPI thread's time in MPI plus the idle

@@ -1,5 +1,5 @@
 /* Task-based runtime model (StarPU workers; Agullo, Beaumont, Eyraud-Dubois, Kumar 2016;
- * pop-metrics.md §6).
+ * docs/metrics.md §6).
  *
  * Locations: task workers, PM_LOC_WORKER (CPU, type 0) and PM_LOC_ACCEL (accelerator, type 1);
  * W of them. Application threads, progress threads and device streams take no part.

@@ -1,4 +1,4 @@
-/* Vectorization and operation rates from hardware counters (D8.2 §2.3; pop-metrics.md §7).
+/* Vectorization and operation rates from hardware counters (D8.2 §2.3; docs/metrics.md §7.2).
  *
  * Locations: threads, task workers and accelerator workers; every one of them must have the
  * counters a metric needs, otherwise the metric is n/a naming what is missing (a partial sum would

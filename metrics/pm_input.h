@@ -1,4 +1,4 @@
-/* Plain input structs for the POP models (see docs/metrics.md and pop-metrics.md).
+/* Plain input structs for the POP models (docs/metrics.md §0.2).
  * Everything here is in seconds (times) or plain counts; nothing depends on MPI, StarPU or a clock.
  * The measurement side (lib/) fills these from the run profile; tests fill them by hand. */
 #ifndef PM_INPUT_H

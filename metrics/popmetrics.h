@@ -1,4 +1,4 @@
-/* libpopmetrics: the POP efficiency models of pop-metrics.md as pure functions over plain structs.
+/* libpopmetrics: the POP efficiency models of docs/metrics.md as pure functions over plain structs.
  *
  * Each model takes the run profile (pm_run_input) and returns a freshly allocated metric tree whose
  * root is named after the model; free it with pm_metric_free(). A model returns NULL only when

@@ -1,4 +1,4 @@
-/* Area bound of a task-based run (pop-metrics.md §6): the least T such that all the observed task
+/* Area bound of a task-based run (docs/metrics.md §6.2): the least T such that all the observed task
  * work fits on the workers when it may be split freely (a fractional relaxation, so T is a lower
  * bound of any schedule's makespan).
  *

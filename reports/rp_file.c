@@ -1,4 +1,4 @@
-/* Output files of the report, created the way DESIGN.md asks of every popmeter output: O_NOFOLLOW,
+/* Output files of the report, created the way every popmeter output is (docs/conventions.md): O_NOFOLLOW,
  * never overwritten silently (O_EXCL), and with --force replaced atomically through a temporary
  * file, so that a reader never sees half a report. */
 #define _GNU_SOURCE

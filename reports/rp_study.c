@@ -1,5 +1,5 @@
 /* The scaling study: loading runs, grouping them into configurations, the reference, strong or
- * weak scaling (declared, or pm_scaling_detect of pop-metrics.md §8), and every run's and
+ * weak scaling (declared, or pm_scaling_detect of docs/metrics.md §8.2), and every run's and
  * configuration's trees. Bad inputs are recorded as problems naming the file and left out, so a
  * partial study still reports what it has. */
 #define _GNU_SOURCE

@@ -61,7 +61,7 @@ typedef struct {
 } rp_region;
 
 typedef struct {
-  pm_scaling_mode mode;  /* PM_SCALING_AUTO: detect (pop-metrics.md §8) */
+  pm_scaling_mode mode;  /* PM_SCALING_AUTO: detect (docs/metrics.md §8.2) */
   const char *reference; /* NULL: the smallest configuration; else "PxT" or a run's path */
   int diff;              /* two-run comparison: one configuration per run, in input order */
 } rp_options;

@@ -1,6 +1,6 @@
 /* Activation and lifecycle of the measurement in a process.
  *
- * Preload hygiene (hooks.md): popmeter is loaded into every process that inherits LD_PRELOAD
+ * Preload hygiene (docs/runtime-facts.md §1): popmeter is loaded into every process that inherits LD_PRELOAD
  * (mpirun, orted, shells, compilers). It stays passive unless the process is the application:
  *  - an adapter saw an entry point only an application calls (MPI_Init*, starpu_initialize...), or
  *  - the process is the program started by `popmeter run` (POPMETER_TARGET names it).

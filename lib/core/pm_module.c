@@ -11,11 +11,13 @@ void pm_module_register(const pm_module *m) {
     if (modules[i] == m) return;
   if (nmodules == PM_MAX_MODULES) return;
   int i = nmodules++;
-  for (; i > 0 && modules[i - 1]->order > m->order; i--) modules[i] = modules[i - 1];   /* stays sorted */
+  for (; i > 0 && modules[i - 1]->order > m->order; i--) modules[i] = modules[i - 1]; /* stays sorted */
   modules[i] = m;
 }
 
-#define EACH(field) for (int i_ = 0; i_ < nmodules; i_++) if (modules[i_]->field)
+#define EACH(field)                     \
+  for (int i_ = 0; i_ < nmodules; i_++) \
+    if (modules[i_]->field)
 #define M modules[i_]
 
 void pm_modules_activate(const pm_config *cfg) { EACH(activate) M->activate(cfg); }

@@ -31,9 +31,9 @@ struct pm_ipc;
 enum {
   PM_ORDER_OMP = 10,
   PM_ORDER_TASKS = 20,
-  PM_ORDER_CUDA = 30,     /* drains device activity before the counters read their last values */
+  PM_ORDER_CUDA = 30, /* drains device activity before the counters read their last values */
   PM_ORDER_COUNTERS = 40,
-  PM_ORDER_TRACE = 50,    /* closes open regions last: every Enter gets its Leave */
+  PM_ORDER_TRACE = 50, /* closes open regions last: every Enter gets its Leave */
   PM_ORDER_IO = 60,
   PM_ORDER_OUTPUT = 90
 };

@@ -1,7 +1,7 @@
 /* The weight of each state in the critical-path clocks (pm_state_tables.h). */
 #include "pm_state_tables.h"
 
-/* Critical-path weights (pop-metrics.md glossary): CUE counts useful time only; COM counts all but
+/* Critical-path weights (docs/metrics.md §0.3): CUE counts useful time only; COM counts all but
  * MPI; COO counts all but OpenMP/runtime time (runtime overhead and thread waits). Time that is not
  * part of the application (tool, off) counts nowhere. All-ones masks let the hot path add
  * branch-free: clock += dt & mask. */

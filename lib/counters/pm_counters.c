@@ -489,5 +489,8 @@ static int counters_to_profile(pm_profile *p, uint64_t t_start) {
   return pm_counters_to_profile(p);
 }
 /* The counter module (pm_module.h). */
-const pm_module pm_counters_module = {.name = "counters", .order = PM_ORDER_COUNTERS, .activate = pm_counters_activate,
-                                      .finalize = counters_finalize, .to_profile = counters_to_profile};
+const pm_module pm_counters_module = {.name = "counters",
+                                      .order = PM_ORDER_COUNTERS,
+                                      .activate = pm_counters_activate,
+                                      .finalize = counters_finalize,
+                                      .to_profile = counters_to_profile};

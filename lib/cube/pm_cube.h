@@ -1,6 +1,6 @@
 /* profile.cubex: the run profile as a CUBE 4 profile for the Cube GUI (docs/cube.md).
  *
- * Written by popmeter itself (CubeW is not available), following shared/notes/cubex-format.md: a tar
+ * Written by popmeter itself (CubeW is not available), following docs/cube-format.md: a tar
  * archive with CubeLib's padding rule, one dense uncompressed data file per stored metric in the
  * row order CubeLib expects, and anchor.xml last. Pure: no global state, no MPI; used by the live
  * library at the end of a run and by offline tools. */

@@ -1,7 +1,7 @@
 /* anchor.xml: the metric, call and system trees of profile.cubex.
  *
  * CubeLib parses the anchor with literal tokens, so this file writes exactly the element order and
- * spelling of cubew (cubex-format.md §1.2): XML declaration first, the literal <cube version="4.4">
+ * spelling of cubew (docs/cube-format.md §2): XML declaration first, the literal <cube version="4.4">
  * (4.7 when a GPU location exists), double-quoted attributes, no comments, escaped text, ids 0..k-1.
  * Metric ids are table indices and cnode ids are profile call-path indices; both trees are nested
  * in pre-order with children in id order, which is what pm_cube_preorder assumes. */

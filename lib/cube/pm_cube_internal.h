@@ -1,5 +1,5 @@
 /* Internals of the CUBE writer shared by its files (pm_cube*.c); not an API for other modules.
- * Format facts: shared/notes/cubex-format.md. */
+ * Format facts: docs/cube-format.md. */
 #ifndef PM_CUBE_INTERNAL_H
 #define PM_CUBE_INTERNAL_H
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* Row order of CUBE data files. CubeLib does not store rows by cnode id: it enumerates the call tree
  * (children in XML nesting order, roots in document order), depth-first pre-order for EXCLUSIVE
- * metrics (cubex-format.md §1.5). Getting this wrong still gives a file that loads, with every value
+ * metrics (docs/cube-format.md §5). Getting this wrong still gives a file that loads, with every value
  * shown under the wrong call path, so the order lives here, in one place, and is unit-tested against
  * the example verified with cube_dump. */
 #include "pm_cube_internal.h"

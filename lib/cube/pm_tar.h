@@ -1,4 +1,4 @@
-/* Tar members the way CubeLib reads them (see shared/notes/cubex-format.md §1.1).
+/* Tar members the way CubeLib reads them (docs/cube-format.md §1).
  *
  * A .cubex file is a ustar archive, but CubeLib's TarReader does not use the standard padding: it
  * looks for the next header at pos + 512 + (size/512 + 1) * 512 whenever size > 0. cubew pads to

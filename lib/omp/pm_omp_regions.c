@@ -102,8 +102,8 @@ static int regions_to_profile(pm_profile *p, uint64_t t_start) {
   (void)t_start;
   return pm_omp_regions_export(p);
 }
-const pm_module pm_omp_module = {.name = "openmp", .order = PM_ORDER_OMP, .end = pm_omp_finalize,
-                                 .to_profile = regions_to_profile};
+const pm_module pm_omp_module = {
+    .name = "openmp", .order = PM_ORDER_OMP, .end = pm_omp_finalize, .to_profile = regions_to_profile};
 
 int pm_omp_regions_export(pm_profile *p) {
   double u[PM_OMP_MAX_TEAM], w[PM_OMP_MAX_TEAM];

@@ -298,7 +298,7 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   pm_omp_frame *f = pm_omp_top(th);
   if (f && f->team == t && f->is_master) frame_close(th, L, f, now);
   while (L->depth > t->depth0) pm_call_exit(L, now); /* the region node of the fork */
-  pm_event_team_join(L, now); /* the trace: after the region's Leave */
+  pm_event_team_join(L, now);                        /* the trace: after the region's Leave */
   charge(L, now);
   pm_omp_rstat *r = t->region;
   uint32_t n = __atomic_load_n(&t->nthreads, __ATOMIC_RELAXED);

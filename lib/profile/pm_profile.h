@@ -1,4 +1,4 @@
-/* The run profile: the one contract between measurement and analysis (DESIGN.md). A process builds
+/* The run profile: the one contract between measurement and analysis (docs/architecture.md). A process builds
  * its own profile at finalize; rank 0 merges all of them; popmeter.json carries it, so every model
  * can be recomputed offline. Times are in seconds. */
 #ifndef PM_PROFILE_H

@@ -1,6 +1,6 @@
 /* Fixed-size object pools for per-event state (task records, handle entries): objects come from
  * chunks that are never returned to malloc while the process measures, and freed objects are
- * recycled, so the per-task hot path does no malloc (hooks.md: malloc + hashing dominated the
+ * recycled, so the per-task hot path does no malloc (docs/runtime-facts.md §2.5: malloc + hashing dominated the
  * cost of a naive StarPU hook set).
  * Objects are typically allocated on one thread (the application submits tasks) and freed on
  * another (a worker ends them), so each thread keeps a small cache of free objects and exchanges

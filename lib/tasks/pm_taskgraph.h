@@ -1,4 +1,4 @@
-/* Online critical path through a task DAG (pop-metrics.md §4, §6): Lamport-clock propagation
+/* Online critical path through a task DAG (docs/metrics.md §0.3, §4, §6): Lamport-clock propagation
  * during the run, no trace.
  *
  * Every task carries two families of clocks, each with the CUE / COM / COO variants of pm_core.h:
@@ -23,7 +23,7 @@
  * Why handle clocks rather than pointers to predecessor tasks: the state per handle is bounded
  * and needs no task to outlive its end; it is exact as long as StarPU orders the accesses to a
  * handle (sequential consistency on), because a successor starts only after the post-exec hook of
- * its predecessor ran (StarPU 1.3 calls it before releasing dependencies, hooks.md).
+ * its predecessor ran (StarPU 1.3 calls it before releasing dependencies, docs/runtime-facts.md §2.2).
  *
  * "What lies on the path": the DAG clock dag_g.cue carries its composition, a bounded sparse
  * vector of (key, ns) whose entries sum to dag_g.cue; key = rank << 32 | 32-bit hash of the

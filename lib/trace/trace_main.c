@@ -335,6 +335,10 @@ static int trace_to_profile(pm_profile *p, uint64_t t_start) {
   (void)t_start;
   return pm_trace_to_profile(p);
 }
-const pm_module pm_trace_module = {.name = "trace", .order = PM_ORDER_TRACE, .activate = pm_trace_activate,
-                                   .begin = pm_trace_start, .finalize = pm_trace_finalize,
-                                   .to_profile = trace_to_profile, .place = pm_trace_place};
+const pm_module pm_trace_module = {.name = "trace",
+                                   .order = PM_ORDER_TRACE,
+                                   .activate = pm_trace_activate,
+                                   .begin = pm_trace_start,
+                                   .finalize = pm_trace_finalize,
+                                   .to_profile = trace_to_profile,
+                                   .place = pm_trace_place};

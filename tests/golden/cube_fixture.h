@@ -28,7 +28,7 @@ typedef struct {
 } cube_member;
 unsigned char *cube_fixture_archive(const cube_member *m, int n, int std_padding, size_t *size);
 
-/* A valid one-metric anchor (the minimal file of cubex-format.md §1.7) and its data. */
+/* A valid one-metric anchor (the minimal file of docs/cube-format.md §7) and its data. */
 extern const char cube_fixture_min_anchor[];
 extern const unsigned char cube_fixture_min_index[18];
 extern const unsigned char cube_fixture_min_data[18]; /* "CUBEX.DATA" + 42.5 */

@@ -1,6 +1,6 @@
 /* Opening a .cubex: the tar layer (cubex_tar.c), the anchor's structure and ids, and the data
  * and index files of every stored metric. Every failed check names what CubeLib would do with it
- * (cubex-format.md §1.6), because most of these files would load in Cube without an error. */
+ * (docs/cube-format.md §6), because most of these files would load in Cube without an error. */
 #include "cubex_internal.h"
 #include <ctype.h>
 #include <stdarg.h>
@@ -160,7 +160,7 @@ typedef struct {
   char kind;
 } dtype_info;
 
-/* Bytes per value (cubex-format.md §1.2 table); kind 0 for types that are not one plain number. */
+/* Bytes per value (docs/cube-format.md §2.2 table); kind 0 for types that are not one plain number. */
 static int dtype_of(const char *s, dtype_info *d) {
   static const dtype_info known[] = {{"DOUBLE", 8, 'f'},    {"FLOAT", 8, 'f'},        {"MINDOUBLE", 8, 'f'},
                                      {"MAXDOUBLE", 8, 'f'}, {"UINT64", 8, 'u'},       {"UNSIGNED INTEGER", 8, 'u'},

@@ -2,7 +2,7 @@
  *
  * cube_dump is not available here, and it accepts many broken files silently (all-zero metrics,
  * byte-swapped values, rc 0), so this reader is what the tests rely on. cubex_open checks
- * everything listed in shared/notes/cubex-format.md that can be checked without CubePL:
+ * everything listed in docs/cube-format.md that can be checked without CubePL:
  *   tar:    ustar headers and checksums, CubeLib's padding rule (an exact multiple of 512 is followed
  *           by an extra zero block; standard-tar padding is detected and named), zero padding,
  *           the two end blocks, member names, no duplicates, anchor.xml present and last;

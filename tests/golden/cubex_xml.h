@@ -1,4 +1,4 @@
-/* A strict reader for the XML subset CubeLib's anchor scanner accepts (cubex-format.md §1.2).
+/* A strict reader for the XML subset CubeLib's anchor scanner accepts (docs/cube-format.md §2).
  *
  * CubeLib does not use an XML parser: it matches literal tokens. So this reader rejects what CubeLib
  * rejects even where XML would allow it: comments, single-quoted attributes, entities other than the

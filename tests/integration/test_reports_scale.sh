@@ -39,7 +39,7 @@ for f in report.txt scaling.csv scaling.md scaling.json report.html; do
   check "report file $f" test -s "$out/$f"
 done
 # rank r works r+1 units: the work per location grows with the ranks ((N+1)/2 units), a weak-
-# scaling study by pop-metrics.md §8 (2.5 units at 4 ranks >= 0.75 x 1 unit at 1 rank)
+# scaling study by docs/metrics.md §8.2 (2.5 units at 4 ranks >= 0.75 x 1 unit at 1 rank)
 check "table printed, weak scaling detected" grep -q "^Scalability (weak) *1x1 *2x1 *4x1$" "$work/stdout"
 check "no progress lines without a terminal" test ! -s "$work/stderr"
 for n in 2 4; do

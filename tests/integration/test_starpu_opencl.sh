@@ -1,5 +1,5 @@
 #!/bin/sh
-# An accelerator worker without a GPU: pocl's OpenCL device on the CPU (hooks.md), as a StarPU
+# An accelerator worker without a GPU: pocl's OpenCL device on the CPU (docs/runtime-facts.md §2.5), as a StarPU
 # OpenCL worker with its own memory node. 8 OpenCL tasks each fetch a fresh 256 kB vector into
 # the OpenCL node, 8 CPU tasks fetch them back: the worker is an accelerator worker, its tasks
 # are counted on the accelerator worker type, and the bus transfers are exact.

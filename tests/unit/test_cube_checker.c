@@ -1,4 +1,4 @@
-/* The .cubex checker: it accepts the minimal file of cubex-format.md and the writer's output, reads
+/* The .cubex checker: it accepts the minimal file of docs/cube-format.md §7 and the writer's output, reads
  * rows in CubeLib's order for each metric type, and rejects each kind of broken file the notes list
  * (most of which cube_dump would load silently). */
 #include <stdarg.h>

@@ -138,7 +138,7 @@ static void test_value_extraction(void **state) {
   }
 }
 
-/* The example of cubex-format.md §1.5 (verified with cube_dump): main{init{io}, solve} with ids
+/* The example of docs/cube-format.md §5 (verified with cube_dump): main{init{io}, solve} with ids
  * main 0, init 1, solve 2, io 3 is stored in the order 0 1 3 2. */
 static void test_preorder(void **state) {
   (void)state;

@@ -191,7 +191,7 @@ static void test_regions(void **state) {
   pm_profile_free(p);
 }
 
-/* pop-metrics.md §5 over the three streams (G = 3; ms): kernel 500, 100, 600; copy 100, 300, 50;
+/* docs/metrics.md §5.3 over the three streams (G = 3; ms): kernel 500, 100, 600; copy 100, 300, 50;
  * overlapped 0, 100, 0 -> kernel + non-overlapped copy = 600, 300, 650.
  *   Device PE = (500+100+600) / (1000*3) = 0.4
  *   LB_dev    = 1200 / (3*600)          = 2/3

@@ -1,4 +1,4 @@
-/* Hybrid additive model, NAG (pop-metrics.md §3): hand-derived cases. Inefficiencies add up:
+/* Hybrid additive model, NAG (docs/metrics.md §3): hand-derived cases. Inefficiencies add up:
  * 1 - PE = (1 - Process) + (1 - Thread), etc. (checked by tm_check_tree on every case). */
 #include "test_metrics_common.h"
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Basic POP model (pop-metrics.md §1): hand-derived cases and edge cases. */
+/* Basic POP model (docs/metrics.md §1): hand-derived cases and edge cases. */
 #include "test_metrics_common.h"
 #include <math.h>
 #include <stdlib.h>

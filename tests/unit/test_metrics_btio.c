@@ -1,4 +1,4 @@
-/* The published consistency check of pop-metrics.md (BasicAnalysis, NAS BT-IO, 4 ranks):
+/* The published consistency check (docs/metrics.md §9.3) (BasicAnalysis, NAS BT-IO, 4 ranks):
  *   LB 99.37 % x CommE 94.47 % = PE 93.87 %;  SerE 94.80 % x TE 99.65 % = CommE 94.47 %.
  * Inputs reproducing it (R = 100):
  *   useful = 94.47, 93.80, 93.70, 93.52: sum 375.49, avg 93.8725, max 94.47

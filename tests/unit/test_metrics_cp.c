@@ -1,4 +1,4 @@
-/* Critical-path model, RWTH / OTF-CPT (pop-metrics.md §4): hand-derived cases. */
+/* Critical-path model, RWTH / OTF-CPT (docs/metrics.md §4): hand-derived cases. */
 #include "test_metrics_common.h"
 #include <stdlib.h>
 

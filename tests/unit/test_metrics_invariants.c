@@ -1,4 +1,4 @@
-/* Invariants of pop-metrics.md on thousands of seeded random runs (xorshift64*, fixed seeds):
+/* Invariants of docs/metrics.md §9 on thousands of seeded random runs (xorshift64*, fixed seeds):
  *   - every efficiency of the basic (§1), critical-path (§4), task (§6) and additive (§3) models
  *     lies in [0, 1] on consistent inputs (states add up to R, critical paths ordered
  *     t_i <= PL-CUE <= G-CUE <= G-COO <= R, codelet totals match the workers, predictions <= observed,

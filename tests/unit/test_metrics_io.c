@@ -1,4 +1,4 @@
-/* File I/O model (pop-metrics.md §7): hand-derived cases, the 5 % warning and its boundary. */
+/* File I/O model (docs/metrics.md §7.1): hand-derived cases, the 5 % warning and its boundary. */
 #include "test_metrics_common.h"
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Hybrid multiplicative model, BSC (pop-metrics.md §2): hand-derived cases. */
+/* Hybrid multiplicative model, BSC (docs/metrics.md §2): hand-derived cases. */
 #include "test_metrics_common.h"
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Scalability across runs (pop-metrics.md §8): strong, weak, detection, hand-derived. */
+/* Scalability across runs (docs/metrics.md §8): strong, weak, detection, hand-derived. */
 #include "test_metrics_common.h"
 #include <math.h>
 #include <stdlib.h>
@@ -125,7 +125,7 @@ static void test_detection(void **state) {
   assert_int_equal(pm_scaling_detect(r, 2, 0), PM_SCALING_STRONG);
 }
 
-/* Published check (pop-metrics.md): NAS BT-IO at 9 ranks against 4,
+/* Published check (docs/metrics.md §9.3): NAS BT-IO at 9 ranks against 4,
  * PE 86.21 % x CompScal 108.93 % = GE 93.91 %. Inputs: useful 108.93 (ref) vs 100, PE 0.8621:
  *   CompScal = 108.93/100 = 1.0893, GE = 0.8621 * 1.0893 = 0.93908553 -> 93.91 % */
 static void test_btio_scaling(void **state) {

@@ -1,4 +1,4 @@
-/* TALP-style model, DLB hybrid v2 (pop-metrics.md §5): hand-derived cases. */
+/* TALP-style model, DLB hybrid v2 (docs/metrics.md §5): hand-derived cases. */
 #include "test_metrics_common.h"
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* Task-based runtime model, StarPU (pop-metrics.md §6) and the area bound: hand-derived cases. */
+/* Task-based runtime model, StarPU (docs/metrics.md §6) and the area bound: hand-derived cases. */
 #include "test_metrics_common.h"
 #include <stdlib.h>
 

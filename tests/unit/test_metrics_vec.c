@@ -1,4 +1,4 @@
-/* Vectorization model (pop-metrics.md §7): hand-derived cases and missing counters. */
+/* Vectorization model (docs/metrics.md §7.2): hand-derived cases and missing counters. */
 #include "test_metrics_common.h"
 #include <stdlib.h>
 

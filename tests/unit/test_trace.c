@@ -335,7 +335,7 @@ static void test_off_costs_nothing(void **state) {
 }
 
 int main(void) {
-  pm_module_register(&pm_trace_module); /* what libpopmeter.so registers (lib/pm_modules.c) */
+  pm_module_register(&pm_trace_module);  /* what libpopmeter.so registers (lib/pm_modules.c) */
   pm_module_register(&pm_output_module); /* places the archive into the output directory */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_exclusion_keeps_nesting, setup, teardown),

@@ -259,5 +259,8 @@ static int cuda_to_profile(pm_profile *p, uint64_t t_start) {
 }
 /* The CUDA module (pm_module.h): looks for a driver at activation, drains the device activity at
  * finalize, adds the device streams' status to the profile. */
-const pm_module pm_cuda_module = {.name = "cuda", .order = PM_ORDER_CUDA, .activate = pm_cuda_activate,
-                                  .finalize = cuda_finalize, .to_profile = cuda_to_profile};
+const pm_module pm_cuda_module = {.name = "cuda",
+                                  .order = PM_ORDER_CUDA,
+                                  .activate = pm_cuda_activate,
+                                  .finalize = cuda_finalize,
+                                  .to_profile = cuda_to_profile};

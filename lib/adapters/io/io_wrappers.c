@@ -1,4 +1,4 @@
-/* POSIX and stdio file I/O interposition (hooks.md): open/openat (+64, fortified), read/write
+/* POSIX and stdio file I/O interposition (docs/runtime-facts.md §6): open/openat (+64, fortified), read/write
  * (+fortified), pread/pwrite (+64), readv/writev, fsync/fdatasync, close, and the stdio family
  * (fopen, fread, fwrite, fgets, fputs, fprintf, fflush, fclose, + fortified variants), because
  * stdio reaches the kernel through glibc-internal calls that bypass the PLT.

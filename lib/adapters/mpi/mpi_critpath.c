@@ -1,4 +1,4 @@
-/* Critical-path piggyback of the MPI adapter (pop-metrics.md §1, §4; OTF-CPT style).
+/* Critical-path piggyback of the MPI adapter (docs/metrics.md §0.3, §1, §4; OTF-CPT style).
  *
  * Every location carries Lamport clocks {cue, com, coo} (pm_cp_global). A completed message makes
  * the receiver merge the sender's clocks as of the send; a collective merges the maximum over the

@@ -1,7 +1,7 @@
 /* The OMPT tool: ompt_start_tool (found by libomp in the preloaded libpopmeter, or loaded through
  * OMP_TOOL_LIBRARIES), initialization and registration of the callbacks.
  *
- * ompt_start_tool is the adapter's first entry point (DESIGN.md): it activates popmeter. When
+ * ompt_start_tool is the adapter's first entry point (docs/runtime-facts.md §1): it activates popmeter. When
  * popmeter may not measure this process (a launcher, POPMETER_ENABLE=0, a forked child) it returns
  * NULL, so libomp runs without a tool and without its cost. Once initialized, the flag
  * pm_omp_ompt_active makes the GOMP wrappers pass through: libomp also implements GCC's GOMP_*

@@ -12,7 +12,7 @@
  * process whose StarPU is another version (sp_lifecycle.c checks at starpu_initialize).
  * See README.md in this folder for the hook points and the clock protocol.
  *
- * Preload hygiene (hooks.md): libpopmeter has no hard reference to a StarPU symbol. The functions
+ * Preload hygiene (docs/runtime-facts.md §1, §2.1): libpopmeter has no hard reference to a StarPU symbol. The functions
  * StarPU's own libraries call through the PLT are interposed by defining them here and calling the
  * next definition (dlsym RTLD_NEXT, resolved lazily); StarPU functions we merely call are looked up
  * with dlsym(RTLD_DEFAULT) once StarPU is initialised. Struct layouts come from the headers. */

@@ -3,7 +3,7 @@
  * Exec hooks: after the real starpu_initialize, pre_exec_hook / post_exec_hook of the policy of
  * each scheduling context are replaced by trampolines that chain the policy's own hooks (StarPU
  * copies the policy per context, and passing a wrapped policy in the conf fails once STARPU_SCHED
- * is set -- hooks.md). The global context is patched at init; other contexts when the first task
+ * is set -- docs/runtime-facts.md §2.2). The global context is patched at init; other contexts when the first task
  * is submitted to them (starpu_sched_ctx_create is variadic and cannot be forwarded).
  * StarPU 1.3 runs the post-exec hook before releasing the task's dependencies, so a successor
  * never starts before its predecessor's end was published (pm_taskgraph.h).

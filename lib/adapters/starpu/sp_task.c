@@ -3,7 +3,7 @@
  * body start and end (exec hooks, sp_lifecycle.c), the end of body-less tasks (chained callback).
  *
  * Per task, popmeter keeps a record (pm_tg_task, from a slab) found from the task pointer; it is
- * dropped when the task ends, because StarPU's task pointers are recycled (hooks.md). The task is
+ * dropped when the task ends, because StarPU's task pointers are recycled (docs/runtime-facts.md §2.3). The task is
  * read and changed only before the real submit returns control (a detached task may already be
  * freed afterwards) and in its own hooks. What the application set stays observable: its prologue
  * callbacks are called from ours with their own arguments, and the task's fields are restored when
@@ -249,7 +249,7 @@ void sp_task_post_exec(struct starpu_task *task) {
  * end dependencies (starpu_task_end_dep_add, declare_end_deps) waits for the last release: it then
  * runs on the releasing thread, possibly much later. The drivers call this right after each body,
  * on the worker that ran it, through the PLT: such a task's body ends here. Other tasks keep ending
- * in the post-exec hook (whose place is proven, hooks.md). */
+ * in the post-exec hook (whose place is proven, docs/runtime-facts.md §2.2). */
 SP_EXPORT void _starpu_driver_end_job(void *worker, void *job, void *perf_arch, int rank, int profiling) {
   static void (*real)(void *, void *, void *, int, int);
   SP_REAL(real, _starpu_driver_end_job);
