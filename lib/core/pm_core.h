@@ -85,8 +85,15 @@ PM_HIDDEN void pm_call_exit(pm_loc *L, uint64_t now);
 PM_HIDDEN void pm_region_enter(pm_loc *L, pm_region_id r, uint64_t now);
 PM_HIDDEN void pm_region_exit(pm_loc *L, uint64_t now);
 
-/* Counted without timestamps (polling calls: MPI_Test*, MPI_Iprobe). */
-PM_HIDDEN void pm_count_poll(pm_loc *L, pm_region_id r);
+/* A polling call (MPI_Test*, MPI_Iprobe, MPI_Improbe...) of region r that ran from t_start to
+ * t_end: counted on r's call path, its time charged there as MPI (state mpi_sync), without a state
+ * change: the location's next transition takes the polls' time out of the state it charges. A run
+ * of polls with no transition between them is timed as one interval when the gaps are no longer
+ * than the polls themselves (or than PM_POLL_GAP_NS): a busy-wait loop's own code and popmeter's
+ * wrapper count as polling; computation between polls stays in its own state. Exact to within one
+ * poll's cost per poll. */
+#define PM_POLL_GAP_NS 500
+PM_HIDDEN void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end);
 
 /* Communication volume of the location (and of its current call-path node). */
 PM_HIDDEN void pm_add_sent(pm_loc *L, uint64_t bytes, uint64_t messages);

@@ -226,14 +226,10 @@ void pm_loc_set_role(pm_loc *L, pm_loc_role role, const char *name) {
 /* -------------------------------------------------------------------------------- state machine */
 /* Time never runs backwards for a location: an event stamped before the last transition (a caller
  * that read the clock before popmeter activated, or a skewed device timestamp) charges nothing. */
-static inline void charge(pm_loc *L, uint64_t now) {
-  if (PM_UNLIKELY(L->nobs)) notify_charge(L, now);
-  if (PM_UNLIKELY(now <= L->t_last)) return;
-  uint64_t dt = now - L->t_last;
-  unsigned s = L->state;
-  L->t_last = now;
+/* dt nanoseconds in state s, on the location's totals and its three clocks (the call-path node is
+ * the caller's). */
+static inline void account(pm_loc *L, unsigned s, uint64_t dt) {
   L->time[L->ctx][s] += dt;
-  L->cur_node->time[s] += dt;
   uint64_t cue = dt & pm_cp_mask_cue[s], com = dt & pm_cp_mask_com[s], coo = dt & pm_cp_mask_coo[s];
   L->cp_process.cue += cue;
   L->cp_process.com += com;
@@ -244,6 +240,26 @@ static inline void charge(pm_loc *L, uint64_t now) {
   L->cp_own.cue += cue;
   L->cp_own.com += com;
   L->cp_own.coo += coo;
+}
+
+/* Polls since the last transition (pm_poll) took part of [t_last, now): that part is MPI time (its
+ * nodes were charged by pm_poll), the rest belongs to the current state. */
+static __attribute__((noinline)) uint64_t take_polls(pm_loc *L, uint64_t dt) {
+  uint64_t p = L->poll_pending < dt ? L->poll_pending : dt;
+  L->poll_pending = 0;
+  account(L, PM_STATE_MPI_SYNC, p);
+  return dt - p;
+}
+
+static inline void charge(pm_loc *L, uint64_t now) {
+  if (PM_UNLIKELY(L->nobs)) notify_charge(L, now);
+  if (PM_UNLIKELY(now <= L->t_last)) return;
+  uint64_t dt = now - L->t_last;
+  unsigned s = L->state;
+  L->t_last = now;
+  if (PM_UNLIKELY(L->poll_pending)) dt = take_polls(L, dt);
+  L->cur_node->time[s] += dt;
+  account(L, s, dt);
 }
 
 pm_state pm_state_set(pm_loc *L, pm_state s, uint64_t now) {
@@ -303,9 +319,19 @@ void pm_call_exit(pm_loc *L, uint64_t now) { pop(L, now); }
 void pm_region_enter(pm_loc *L, pm_region_id r, uint64_t now) { push(L, r, (pm_state)L->state, now); }
 void pm_region_exit(pm_loc *L, uint64_t now) { pop(L, now); }
 
-void pm_count_poll(pm_loc *L, pm_region_id r) {
-  pm_loc_node(L, child_cached(L, &L->poll_cache, r))->polls++;
+void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end) {
+  pm_cpnode *n = pm_loc_node(L, child_cached(L, &L->poll_cache, r));
+  n->polls++;
   L->polls++;
+  if (PM_UNLIKELY(t_end <= t_start || t_start < L->t_last)) return; /* before the window: not ours */
+  uint64_t d = t_end - t_start;
+  if (L->poll_last > L->t_last) { /* a run of polls: a short gap is the loop around them */
+    uint64_t gap = t_start - L->poll_last;
+    if (gap <= d || gap <= PM_POLL_GAP_NS) d += gap;
+  }
+  L->poll_last = t_end;
+  n->time[PM_STATE_MPI_SYNC] += d;
+  L->poll_pending += d;
 }
 
 void pm_add_sent(pm_loc *L, uint64_t bytes, uint64_t messages) {
@@ -357,7 +383,7 @@ void pm_loc_restart(pm_loc *L, uint64_t now) {
   memset(&L->cp_own, 0, sizeof L->cp_own);
   L->bytes_sent = L->bytes_received = L->msgs_sent = L->msgs_received = 0;
   L->coll_bytes_out = L->coll_bytes_in = L->coll_calls = 0;
-  L->io_bytes_read = L->io_bytes_written = L->polls = 0;
+  L->io_bytes_read = L->io_bytes_written = L->polls = L->poll_pending = L->poll_last = 0;
   uint32_t n = pm_loc_node_count(L);
   for (uint32_t i = 0; i < n; i++) {
     pm_cpnode *c = pm_loc_node(L, i);

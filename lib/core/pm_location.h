@@ -67,7 +67,7 @@ struct pm_loc {
   pm_cpnode *cur_node;       /* == pm_loc_node(L, cur), cached for the hot path */
   pm_cpnode *byte_node;      /* node most recently entered: pm_add_* charge it */
   pm_child_cache push_cache; /* entering a region (a loop enters the same one each time) */
-  pm_child_cache poll_cache; /* pm_count_poll */
+  pm_child_cache poll_cache; /* pm_poll */
   uint32_t depth;            /* region stack depth (can exceed PM_MAX_DEPTH: folded) */
   uint64_t time[PM_CTX_COUNT][PM_STATE_COUNT];
   pm_cp_clock cp_process, cp_global; /* Lamport clocks (ns of weighted time) */
@@ -76,6 +76,8 @@ struct pm_loc {
   uint64_t coll_bytes_out, coll_bytes_in, coll_calls;
   uint64_t io_bytes_read, io_bytes_written;
   uint64_t polls;
+  uint64_t poll_pending;             /* ns of polls since the last transition, not yet in time[] (pm_poll) */
+  uint64_t poll_last;                /* end of the last poll (a run of polls goes on while no transition) */
   int in_tool;                       /* reentrancy guard depth */
   uint32_t nobs;                     /* observers attached (0: none, the common case) */
   void *obs_data[PM_MAX_OBSERVERS];  /* each observer's private per-location data */

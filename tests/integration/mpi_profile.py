@@ -12,7 +12,9 @@ rank, so both cases work.
 
 EXPECTFILE holds lines 'EXPECT <rank> <key> <op> <value>' (other lines are ignored), op one of
 == >= <= ; keys: the comm/io counters below, visits:<MPI region>, polls:<MPI region>,
-cp_global_cue / cp_global_com / cp_global_coo (seconds), locations.
+<state>:<MPI region> (seconds of that state on the region's call paths, e.g. mpi_sync:MPI_Test),
+<state> (seconds over the rank's locations, e.g. useful), cp_global_cue / cp_global_com /
+cp_global_coo (seconds), locations.
 """
 import glob
 import json
@@ -36,6 +38,9 @@ REGIONS = "regions"                 # list of {"name": ...}
 CALLPATHS = "callpaths"             # list of [parent, region]
 VALUES = "values"                   # list of [cnode, location, visits, polls, ...]
 VAL_CNODE, VAL_LOCATION, VAL_VISITS, VAL_POLLS = 0, 1, 2, 3
+VAL_TIMES = 10                      # first per-state time column (in the order of "states")
+STATES = "states"                   # state names
+TIME_KEYS = ("time", "time_in_parallel")   # location -> {state: seconds}
 # ------------------------------------------------------------------------------------------------
 
 
@@ -58,6 +63,9 @@ def load(outdir):
                 for k in keys:
                     key = (IO_PREFIX + k) if group == "io" else k
                     d[key] = d.get(key, 0) + loc[group][k]
+            for tk in TIME_KEYS:
+                for state, t in loc[tk].items():
+                    d[state] = d.get(state, 0.0) + t
             cp = loc[CRITICAL_PATH[0]][CRITICAL_PATH[1]]
             for k in ("cue", "com", "coo"):
                 key = "cp_global_" + k
@@ -68,6 +76,9 @@ def load(outdir):
             d = per_rank.setdefault(r, {})
             d["visits:" + region] = d.get("visits:" + region, 0) + v[VAL_VISITS]
             d["polls:" + region] = d.get("polls:" + region, 0) + v[VAL_POLLS]
+            for i, state in enumerate(doc[STATES]):
+                key = state + ":" + region
+                d[key] = d.get(key, 0.0) + v[VAL_TIMES + i]
     return files, per_rank
 
 

@@ -4,6 +4,7 @@
 # communicator, MPI-IO) prints what must have been counted; popmeter.json must agree exactly
 # (messages, bytes, collective volumes, I/O bytes, visits and polls of MPI regions), by preload on
 # 2 and 4 ranks, with and without the critical-path piggyback, and when linked with -lpopmeter.
+# mpi_poll: the time of polling calls is MPI time.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/mpi_common.sh"
 
@@ -21,6 +22,9 @@ counts() {   # $1 label, $2 nranks, $3 program, $4 extra mpirun options (PM_PREL
 counts "C, 2 ranks" 2 "$progs/mpi_counts"
 counts "C, 4 ranks" 4 "$progs/mpi_counts"
 counts "C, 2 ranks, POPMETER_CRITICAL_PATH=0" 2 "$progs/mpi_counts" "-x POPMETER_CRITICAL_PATH=0"
+# polling calls are MPI time: a tight MPI_Test loop waiting for a late message, probes between
+# chunks of computation (the program prints the expectations)
+counts "polls timed, 2 ranks" 2 "$progs/mpi_poll"
 if [ -x "$progs/mpi_counts_linked" ]; then
   PM_PRELOAD= counts "C linked with -lpopmeter, 2 ranks" 2 "$progs/mpi_counts_linked"
 else

@@ -18,7 +18,7 @@ check "generator writes header, C and Fortran wrappers" \
 check "generated C wrappers are the built ones (deterministic)" cmp -s "$work/c.c" "$built/pm_mpi_wrap_c.c"
 check "generated Fortran wrappers are the built ones" cmp -s "$work/f.c" "$built/pm_mpi_wrap_f.c"
 
-# Every entry: C wrapper with the state of its class (or pm_count_poll), Fortran wrappers.
+# Every entry: C wrapper with the state of its class (or pm_poll: timed, no transition), Fortran wrappers.
 cat >"$work/entries.py" <<'EOF'
 import re, sys
 lst, c, f = sys.argv[1:4]
@@ -40,8 +40,8 @@ for line in open(lst):
     if "return P%s(" % name not in body or ("P%s(" % name) not in body:
         fail("%s: does not call P%s" % (name, name))
     if state == "poll":
-        if "pm_count_poll(L, pm_mpi_region[PM_MPI_%s])" % name not in body or "pm_call_enter" in body:
-            fail("%s: polling call not counted with pm_count_poll" % name)
+        if "pm_poll(L, pm_mpi_region[PM_MPI_%s], pm_t0, pm_t1)" % name not in body or "pm_call_enter" in body:
+            fail("%s: polling call not timed with pm_poll" % name)
     elif "pm_call_enter(L, pm_mpi_region[PM_MPI_%s], %s," % (name, state) not in body:
         fail("%s: no pm_call_enter with %s" % (name, state))
     for a in actions.split(";"):

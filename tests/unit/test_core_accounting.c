@@ -106,18 +106,110 @@ static void test_callpath_nesting(void **state) {
   assert_int_equal(L->depth, 0);
 }
 
-/* Polls: counted per call path, no time charged, no state change. */
+/* Polls: counted and timed per call path as MPI (mpi_sync), no state change, no visit. A busy loop:
+ * 1000 polls of 3 ns, each followed by 7 ns of the loop (a gap of at most PM_POLL_GAP_NS: part of
+ * the run), then 10 ns. The run is [0, 9993]: 3 + 999 x (7 + 3) ns of polling; 17 ns useful. */
 static void test_polls(void **state) {
   (void)state;
   pm_loc *L = pm_loc_self();
   pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
-  for (int i = 0; i < 1000; i++) pm_count_poll(L, test);
+  uint64_t t0 = pm_clock_now();
+  for (int i = 0; i < 1000; i++) {
+    uint64_t s = pm_clock_now();
+    pm_clock_advance(3);
+    pm_poll(L, test, s, pm_clock_now());
+    assert_int_equal(pm_state_get(L), PM_STATE_USEFUL);
+    pm_clock_advance(7);
+  }
   pm_clock_advance(10);
   pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(pm_clock_now() - t0, 10010);
   assert_int_equal(L->polls, 1000);
   assert_int_equal(pm_loc_node(L, 1)->polls, 1000);
   assert_int_equal(pm_loc_node(L, 1)->visits, 0);
+  assert_int_equal(pm_loc_node(L, 1)->time[PM_STATE_MPI_SYNC], 9993);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 9993);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 17);
+  assert_int_equal(pm_loc_node(L, 0)->time[PM_STATE_USEFUL], 17);
+  /* the critical-path clocks: polling is MPI time (cue 0, com 0, coo counts it) */
+  assert_int_equal(L->cp_global.cue, 17);
+  assert_int_equal(L->cp_global.com, 17);
+  assert_int_equal(L->cp_global.coo, 10010);
+}
+
+/* Computation between polls stays useful: 3 x (5000 ns of work, a poll of 4 ns): the gaps are
+ * longer than the polls and than PM_POLL_GAP_NS, so only the 12 ns of the polls are MPI. */
+static void test_polls_between_work(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id probe = pm_region_register("MPI_Iprobe", PM_PARADIGM_MPI, PM_ROLE_FUNCTION);
+  for (int i = 0; i < 3; i++) {
+    pm_clock_advance(5000);
+    uint64_t s = pm_clock_now();
+    pm_clock_advance(4);
+    pm_poll(L, probe, s, pm_clock_now());
+  }
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 12);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 15000);
+}
+
+/* Slow polls (progress made inside them): 3 polls of 2000 ns, 1500 ns apart. A gap no longer than
+ * the poll is the loop around it: the whole [0, 9000] is polling. */
+static void test_polls_slow(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  for (int i = 0; i < 3; i++) {
+    if (i) pm_clock_advance(1500);
+    uint64_t s = pm_clock_now();
+    pm_clock_advance(2000);
+    pm_poll(L, test, s, pm_clock_now());
+  }
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 9000);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 0);
+}
+
+/* A transition ends a run of polls: poll [0, 10], a transition at 20, poll [30, 40]: the gap
+ * [10, 30] is not polling (20 ns MPI, 20 ns useful). */
+static void test_polls_run_ends(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  uint64_t s = pm_clock_now();
+  pm_clock_advance(10);
+  pm_poll(L, test, s, pm_clock_now());
+  pm_clock_advance(10);
+  pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
+  pm_clock_advance(10);
+  s = pm_clock_now();
+  pm_clock_advance(10);
+  pm_poll(L, test, s, pm_clock_now());
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 20);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 20);
+}
+
+/* A transition right after polls charges them first: the state it leaves gets only the rest. */
+static void test_polls_then_transition(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id test = pm_region_register("MPI_Iprobe", PM_PARADIGM_MPI, PM_ROLE_FUNCTION);
+  pm_region_id send = pm_region_register("MPI_Send", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  pm_clock_advance(5); /* useful */
+  uint64_t s = pm_clock_now();
+  pm_clock_advance(20); /* one poll */
+  pm_poll(L, test, s, pm_clock_now());
+  pm_clock_advance(5); /* useful */
+  pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
+  pm_clock_advance(8);
+  pm_call_exit(L, pm_clock_now());
+  pm_loc_flush(L, pm_clock_now());
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 10);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 20);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_P2P], 8);
+  assert_int_equal(pm_loc_node(L, 0)->time[PM_STATE_USEFUL], 10);
 }
 
 /* Bytes go to the call path entered last. */
@@ -303,6 +395,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_states_exact, setup, teardown),
       cmocka_unit_test_setup_teardown(test_callpath_nesting, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_polls_between_work, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_polls_slow, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_polls_run_ends, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_polls_then_transition, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bytes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_parallel_context, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cp_merge, setup, teardown),

@@ -342,7 +342,7 @@ def body(call, fortran, callee, pass_args, fast_call, rc_from):
     if call.timed:
         o.append('  if (L) pm_call_enter(L, %s, %s, pm_clock_now());' % (idx, call.state))
     else:
-        o.append('  if (L) pm_count_poll(L, %s);' % idx)
+        o.append('  uint64_t pm_t0 = L ? pm_clock_now() : 0;')
     o += ['  ' + d for d in F.pre]
     args = [F.subst.get(a, a) for a in pass_args]
     o += rc_from('%s(%s);' % (callee, ', '.join(args)))
@@ -354,23 +354,24 @@ def body(call, fortran, callee, pass_args, fast_call, rc_from):
             o += ['    ' + d for d in F.ok]
             o.append('  }')
     o += ['  ' + d for d in F.post]
-    if call.timed or call.actions:
-        o.append('  if (L) {')
-        if call.timed:
-            o.append('    pm_call_exit(L, pm_clock_now());')
-        if call.actions and call.timed:
+    o.append('  if (L) {')
+    if call.timed:
+        o.append('    pm_call_exit(L, pm_clock_now());')
+        if call.actions:
             o.append('    if (X.have_in) pm_cp_merge_global(L, X.in);')
-        elif call.actions:
-            # no transition in a polling call: bring the clocks up to now before the merge, or the
-            # time since the last transition would be added on top of the incoming clock
+    else:
+        # a poll is timed but makes no transition (pm_poll); one that completed a
+        # message with a clock brings the location's clocks up to its end before the merge, or the
+        # time since the last transition would be added on top of the incoming clock
+        o.append('    uint64_t pm_t1 = pm_clock_now();')
+        o.append('    pm_poll(L, %s, pm_t0, pm_t1);' % idx)
+        if call.actions:
             o.append('    if (X.have_in) {')
-            o.append('      pm_state_set(L, pm_state_get(L), pm_clock_now());')
+            o.append('      pm_state_set(L, pm_state_get(L), pm_t1);')
             o.append('      pm_cp_merge_global(L, X.in);')
             o.append('    }')
-        o.append('    pm_leave_tool(L);')
-        o.append('  }')
-    else:
-        o.append('  if (L) pm_leave_tool(L);')
+    o.append('    pm_leave_tool(L);')
+    o.append('  }')
     o += ['  ' + d for d in F.end]
     return o
 
