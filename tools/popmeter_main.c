@@ -1,6 +1,6 @@
 /* popmeter: the launcher and offline viewer.
  *   popmeter run [options] -- APP [ARGS]   run APP with libpopmeter preloaded
- *   popmeter show FILE.json                recompute the models from a run's JSON and print the table
+ *   popmeter show [--full] RUN             recompute the models from a run's JSON and print the table
  *   popmeter scale [options] -- APP [ARGS] run APP at several scales and write the scaling report
  *   popmeter --help-env [--markdown]       list the POPMETER_* environment variables
  * Under MPI: mpirun -np N popmeter run -- APP (each rank's launcher execs the application). */
@@ -8,6 +8,8 @@
 #include "config.h"
 #include "pm_config.h"
 #include "pm_report_models.h"
+#include "pm_report_summary.h"
+#include <sys/stat.h>
 #include "pm_profile.h"
 #include "../reports/pm_reports.h"
 #include <getopt.h>
@@ -21,7 +23,7 @@
 
 static void usage(FILE *out) {
   fprintf(out, "Usage: popmeter run [--output DIR] [--models LIST] [--trace] [--quiet] -- APP [ARGS...]\n"
-               "       popmeter show [--models LIST] FILE.json\n"
+               "       popmeter show [--full] [--models LIST] DIR|FILE.json\n"
                "       popmeter scale --ranks 1,2,4 [--threads 1,2] [--repeat N] [--out DIR] -- APP [ARGS...]\n"
                "       popmeter --help-env [--markdown]\n"
                "       popmeter --version\n"
@@ -29,7 +31,8 @@ static void usage(FILE *out) {
                "run    runs APP with libpopmeter preloaded; at the end of the run the efficiency table is\n"
                "       printed on standard error and popmeter.json written into the output directory.\n"
                "       With MPI: mpirun -np 4 popmeter run -- ./app\n"
-               "show   recomputes every model from a popmeter.json and prints the table.\n"
+               "show   recomputes every model from a run's popmeter.json (or the directory holding it) and\n"
+               "       prints the summary table; --full prints every model and section.\n"
                "scale  runs APP at every processes x threads configuration and writes the POP scaling\n"
                "       report (popmeter scale --help; popmeter-report builds it from existing runs).\n");
 }
@@ -109,18 +112,36 @@ static void show_warn(const char *fmt, ...) {
   va_end(ap);
 }
 
+/* The popmeter.json of a run given as the file or its directory. */
+static void json_path(const char *arg, char *path, size_t n, char *dir, size_t dn) {
+  struct stat st;
+  if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+    snprintf(path, n, "%s/popmeter.json", arg);
+    snprintf(dir, dn, "%s", arg);
+  } else {
+    snprintf(path, n, "%s", arg);
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", arg);
+    snprintf(dir, dn, "%s", dirname(copy));
+  }
+}
+
 static int cmd_show(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"models", required_argument, 0, 'm'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  static const struct option opts[] = {{"models", required_argument, 0, 'm'},
+                                       {"full", no_argument, 0, 'f'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
   /* the table follows the same POPMETER_* settings as at the end of a run (width, models, I/O) */
   pm_config cfg;
   pm_config_load(&cfg, (const char *(*)(const char *))getenv, show_warn);
   const char *models = cfg.s[PM_CFG_MODELS];
-  int c;
+  int c, full = cfg.i[PM_CFG_REPORT] == PM_REPORT_FULL;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "m:h", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "m:fh", opts, NULL)) != -1) {
     if (c == 'm')
       models = optarg;
+    else if (c == 'f')
+      full = 1;
     else if (c == 'h') {
       usage(stdout);
       return 0;
@@ -130,18 +151,26 @@ static int cmd_show(int argc, char **argv) {
     }
   }
   if (optind != argc - 1) {
-    fprintf(stderr, "popmeter show: expected one JSON file\n");
+    fprintf(stderr, "popmeter show: expected one run directory or popmeter.json\n");
     return 2;
   }
-  char err[512];
-  pm_profile *p = pm_profile_read_file(argv[optind], err, sizeof err);
+  char path[PATH_MAX + 16], dir[PATH_MAX], err[PATH_MAX + 512];
+  json_path(argv[optind], path, sizeof path, dir, sizeof dir);
+  pm_profile *p = pm_profile_read_file(path, err, sizeof err);
   if (!p) {
     fprintf(stderr, "popmeter show: %s\n", err);
     return 1;
   }
   pm_report_options o = {
       .models = models, .width = (int)cfg.i[PM_CFG_TABLE_WIDTH], .io_as_useful = (int)cfg.i[PM_CFG_IO_AS_USEFUL]};
-  int rc = pm_report_print_table(stdout, p, &o, NULL, 0);
+  int rc;
+  if (full) {
+    rc = pm_report_print_table(stdout, p, &o, NULL, 0);
+  } else {
+    pm_summary_options so = {
+        .width = o.width, .color = pm_report_color_wanted(stdout), .where = dir, .io_as_useful = o.io_as_useful};
+    rc = pm_report_write_summary(stdout, p, &so);
+  }
   pm_profile_free(p);
   return rc == 0 ? 0 : 1;
 }

@@ -11,8 +11,10 @@ const pm_cfg_entry pm_cfg_table[PM_CFG_COUNT] = {
     [PM_CFG_OUTPUT] =
         {"POPMETER_OUTPUT", PM_CFG_STRING, "", 0, 0,
          "Output directory for popmeter.json and profile.cubex (default: ./popmeter-<app>-<date>-<time>)."},
-    [PM_CFG_REPORT] = {"POPMETER_REPORT", PM_CFG_BOOL, "1", 0, 1,
-                       "Print the efficiency table on standard error at the end of the run (rank 0)."},
+    [PM_CFG_REPORT] = {"POPMETER_REPORT", PM_CFG_CHOICE, "summary", 0, 0,
+                       "The efficiency table on standard error at the end of the run (rank 0): summary (at most 40 "
+                       "lines), full (every model and section), or off.",
+                       "off|summary|full"},
     [PM_CFG_JSON] = {"POPMETER_JSON", PM_CFG_BOOL, "1", 0, 1,
                      "Write popmeter.json (the run profile and every computed model) into the output directory."},
     [PM_CFG_CUBE] = {"POPMETER_CUBE", PM_CFG_BOOL, "1", 0, 1,
@@ -66,6 +68,21 @@ static int parse_bool(const char *v, long *out) {
   return -1;
 }
 
+/* The index of v among the '|'-separated words, or a boolean as the first two; -1 otherwise. */
+static int parse_choice(const char *v, const char *choices, long *out) {
+  if (parse_bool(v, out) == 0) return 0;
+  long i = 0;
+  for (const char *w = choices; w && *w; i++) {
+    size_t n = strcspn(w, "|");
+    if (n == strlen(v) && !strncasecmp(w, v, n)) {
+      *out = i;
+      return 0;
+    }
+    w += n + (w[n] == '|');
+  }
+  return -1;
+}
+
 static int parse_int(const char *v, long min, long max, long *out) {
   char *end;
   errno = 0;
@@ -85,6 +102,8 @@ int pm_config_load(pm_config *cfg, const char *(*getenv_fn)(const char *), void 
       /* defaults are valid by construction (checked by a unit test) */
       if (e->type == PM_CFG_BOOL)
         parse_bool(e->def, &cfg->i[k]);
+      else if (e->type == PM_CFG_CHOICE)
+        parse_choice(e->def, e->choices, &cfg->i[k]);
       else
         parse_int(e->def, e->min, e->max, &cfg->i[k]);
     }
@@ -99,6 +118,10 @@ int pm_config_load(pm_config *cfg, const char *(*getenv_fn)(const char *), void 
       long x;
       rc = parse_int(v, e->min, e->max, &x);
       if (!rc) cfg->i[k] = x;
+    } else if (e->type == PM_CFG_CHOICE) {
+      long x;
+      rc = parse_choice(v, e->choices, &x);
+      if (!rc) cfg->i[k] = x;
     } else if (k == PM_CFG_OUTPUT && v[0] == '\0') {
       rc = -1;
     } else {
@@ -110,6 +133,8 @@ int pm_config_load(pm_config *cfg, const char *(*getenv_fn)(const char *), void 
         warn("%s='%s' is not an integer in [%ld, %ld]; using the default %s", e->name, v, e->min, e->max, e->def);
       else if (e->type == PM_CFG_BOOL)
         warn("%s='%s' is not a boolean (0/1, yes/no, on/off, true/false); using the default %s", e->name, v, e->def);
+      else if (e->type == PM_CFG_CHOICE)
+        warn("%s='%s' is not one of %s (or 0/1); using the default %s", e->name, v, e->choices, e->def);
       else
         warn("%s is empty; using the default", e->name);
     } else {
@@ -120,13 +145,15 @@ int pm_config_load(pm_config *cfg, const char *(*getenv_fn)(const char *), void 
 }
 
 void pm_config_print_help(FILE *out, int markdown) {
-  static const char *const tname[] = {"boolean", "integer", "string"};
+  static const char *const tname[] = {"boolean", "integer", "string", "choice"};
   if (markdown) fprintf(out, "| variable | type | default | meaning |\n|---|---|---|---|\n");
   for (int k = 0; k < PM_CFG_COUNT; k++) {
     const pm_cfg_entry *e = &pm_cfg_table[k];
     char type[64];
     if (e->type == PM_CFG_INT)
       snprintf(type, sizeof type, "integer %ld..%ld", e->min, e->max);
+    else if (e->type == PM_CFG_CHOICE)
+      snprintf(type, sizeof type, "%s", e->choices);
     else
       snprintf(type, sizeof type, "%s", tname[e->type]);
     if (markdown)

@@ -4,7 +4,9 @@
 #define PM_CONFIG_H
 #include <stdio.h>
 
-typedef enum { PM_CFG_BOOL, PM_CFG_INT, PM_CFG_STRING } pm_cfg_type;
+/* PM_CFG_CHOICE: one of the words of `choices` ("off|summary|full"), stored as its index; 0/1 and
+ * the other boolean words are accepted as the first two. */
+typedef enum { PM_CFG_BOOL, PM_CFG_INT, PM_CFG_STRING, PM_CFG_CHOICE } pm_cfg_type;
 
 typedef enum {
   PM_CFG_ENABLE = 0,
@@ -30,10 +32,14 @@ typedef enum {
 typedef struct {
   const char *name; /* environment variable */
   pm_cfg_type type;
-  const char *def;  /* default, as text */
-  long min, max;    /* accepted range for PM_CFG_INT */
-  const char *help; /* one sentence */
+  const char *def;     /* default, as text */
+  long min, max;       /* accepted range for PM_CFG_INT */
+  const char *help;    /* one sentence */
+  const char *choices; /* PM_CFG_CHOICE: the words, '|'-separated */
 } pm_cfg_entry;
+
+/* POPMETER_REPORT */
+enum { PM_REPORT_OFF = 0, PM_REPORT_SUMMARY = 1, PM_REPORT_FULL = 2 };
 
 extern const pm_cfg_entry pm_cfg_table[PM_CFG_COUNT];
 

@@ -30,12 +30,26 @@ static int config_loaded;
 static pthread_mutex_t activate_lock = PTHREAD_MUTEX_INITIALIZER;
 static int paused_state_saved;
 
+/* The rank a launcher gave this process, before MPI_Init tells it (-1: none): messages of a
+ * parallel run say which rank speaks from the first one on. */
+static int launcher_rank(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
+  for (unsigned i = 0; i < sizeof vars / sizeof *vars; i++) {
+    const char *v = getenv(vars[i]);
+    char *end;
+    long r = v ? strtol(v, &end, 10) : -1;
+    if (v && *v && !*end && r >= 0 && r < 1L << 30) return (int)r;
+  }
+  return -1;
+}
+
 static void vmsg(const char *kind, int min_level, const char *fmt, va_list ap) {
   if (config_loaded && config.i[PM_CFG_VERBOSE] < min_level) return;
   char buf[1024];
   vsnprintf(buf, sizeof buf, fmt, ap);
-  if (proc_size > 1)
-    fprintf(stderr, "popmeter[%d]: %s%s\n", proc_rank, kind, buf);
+  int rank = proc_size > 1 ? proc_rank : launcher_rank();
+  if (rank >= 0)
+    fprintf(stderr, "popmeter[%d]: %s%s\n", rank, kind, buf);
   else
     fprintf(stderr, "popmeter: %s%s\n", kind, buf);
 }
@@ -59,10 +73,15 @@ void pm_error(const char *fmt, ...) {
 }
 
 static const char *env_get(const char *name) { return getenv(name); }
+static void no_warning(const char *fmt, ...) { (void)fmt; }
 static void ensure_config(void) {
   if (config_loaded) return;
+  /* POPMETER_VERBOSE first, so that it governs the warnings about every other variable, including
+   * those the table lists before it */
+  pm_config_load(&config, env_get, no_warning);
   config_loaded = 1;
-  pm_config_load(&config, env_get, pm_warn);
+  pm_config scratch;
+  pm_config_load(&scratch, env_get, pm_warn);
 }
 const pm_config *pm_config_get(void) {
   ensure_config();

@@ -1,5 +1,6 @@
 #include "pm_report.h"
 #include "pm_report_models.h"
+#include "pm_report_summary.h"
 #include "pm_profile_json.h"
 #include "pm_output.h"
 #include "pm_cube.h"
@@ -44,8 +45,8 @@ void pm_report_run(pm_profile *run, const char *note, double reduce_seconds) {
     want_files = 0;
   pm_modules_place(want_files ? dir : NULL); /* the trace's archive joins the other files */
   /* the files first: if the table crashes a terminal or stderr is closed, the data is on disk */
-  if (want_files && cfg->i[PM_CFG_JSON] && write_json(dir, run, &set, overwrite) == 0)
-    pm_info("wrote %s/popmeter.json", dir);
+  int json_ok = want_files && cfg->i[PM_CFG_JSON] && write_json(dir, run, &set, overwrite) == 0;
+  if (json_ok) pm_info("wrote %s/popmeter.json", dir);
   if (want_files && cfg->i[PM_CFG_CUBE]) {
     char cube[4200], why[512];
     snprintf(cube, sizeof cube, "%s/profile.cubex", dir);
@@ -54,11 +55,21 @@ void pm_report_run(pm_profile *run, const char *note, double reduce_seconds) {
     else
       pm_error("%s", why);
   }
-  if (cfg->i[PM_CFG_REPORT]) {
+  if (cfg->i[PM_CFG_REPORT] == PM_REPORT_FULL) {
     pm_report_write_table(stderr, run, &set, o.width, note, reduce_seconds);
-    if (want_files) fprintf(stderr, " Output: %s/\n", dir);
-    fflush(stderr);
+    if (json_ok) fprintf(stderr, " Output: %s/\n", dir);
+  } else if (cfg->i[PM_CFG_REPORT] == PM_REPORT_SUMMARY) {
+    char where[4200];
+    snprintf(where, sizeof where, "%s/", dir);
+    pm_summary_options so = {.width = o.width,
+                             .color = pm_report_color_wanted(stderr),
+                             .where = json_ok ? where : NULL,
+                             .note = note,
+                             .io_as_useful = o.io_as_useful,
+                             .bad_model = set.bad_model};
+    pm_report_write_summary(stderr, run, &so);
   }
+  fflush(stderr);
   pm_model_set_free(&set);
 }
 

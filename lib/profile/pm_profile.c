@@ -148,6 +148,17 @@ double pm_prof_loc_class(const pm_prof_location *l, pm_state_class c) {
   return t;
 }
 
+int pm_prof_threads_max(const pm_profile *p) {
+  int max = 0;
+  for (int i = 0; i < p->nprocesses; i++) {
+    int n = 0;
+    for (int j = 0; j < p->nlocations; j++)
+      n += p->loc[j].process == i && p->loc[j].role != PM_ROLE_PROGRESS && p->loc[j].role != PM_ROLE_DEVICE;
+    if (n > max) max = n;
+  }
+  return max;
+}
+
 /* Every name in the profile as clean text (pm_text.h): fixed fields are cleaned in place, heap
  * strings replaced. The hashes stored beside codelet names stay those of the original bytes:
  * they only key the composition to a codelet of the same profile. */

@@ -128,6 +128,10 @@ int pm_profile_add_omp_region(pm_profile *p, const pm_prof_omp_region *r);
  * as they were may still be refused by a writer). */
 int pm_profile_clean_text(pm_profile *p);
 
+/* The largest number of threads of a process (its locations but progress threads and device
+ * streams). O(processes x locations). */
+int pm_prof_threads_max(const pm_profile *p);
+
 /* Sum of a location's time in a state class, both contexts. */
 double pm_prof_loc_class(const pm_prof_location *l, pm_state_class c);
 

@@ -152,13 +152,7 @@ static void trace_line(FILE *out, const pm_profile *p) {
 int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *set, int width, const char *note,
                           double finalize_seconds) {
   if (width < 60) width = 60;
-  int threads_max = 0;
-  for (int i = 0; i < p->nprocesses; i++) {
-    int n = 0;
-    for (int j = 0; j < p->nlocations; j++)
-      n += p->loc[j].process == i && p->loc[j].role != PM_ROLE_PROGRESS && p->loc[j].role != PM_ROLE_DEVICE;
-    if (n > threads_max) threads_max = n;
-  }
+  int threads_max = pm_prof_threads_max(p);
   char rt[32];
   rule(out, width, '=', "popmeter");
   fprintf(out, " %s: %d process%s x %d thread%s (max), %d node%s, runtime %s, started %s\n", p->app, p->nprocesses,

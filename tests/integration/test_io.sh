@@ -6,7 +6,7 @@
 pmjson="/usr/bin/python3 $top_srcdir/tests/integration/pmjson.py"
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmtest.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-"$top_builddir/tools/popmeter" run --output "$work/out" -- "$top_builddir/tests/integration/progs/io_volumes" "$work" \
+POPMETER_REPORT=full "$top_builddir/tools/popmeter" run --output "$work/out" -- "$top_builddir/tests/integration/progs/io_volumes" "$work" \
   >"$work/stdout" 2>"$work/stderr"
 check "I/O program exits 0 under popmeter" test $? -eq 0
 check "application output intact" grep -q "io_volumes: done" "$work/stdout"
@@ -36,7 +36,7 @@ if [ -n "$mnt" ]; then
   check "class time equals the POSIX I/O time ($ct s vs $iot s)" \
     /usr/bin/python3 -c "import sys; sys.exit(0 if abs($ct - $iot) < 1e-6 and $ct > 0 else 1)"
   check "the table lists the file system" grep -q "$mnt ($fst)" "$work/stderr"
-  "$top_builddir/tools/popmeter" show "$j" >"$work/show" 2>&1
+  "$top_builddir/tools/popmeter" show --full "$j" >"$work/show" 2>&1
   check "popmeter show reads the file classes back" grep -q "$mnt ($fst) .* 151 calls" "$work/show"
   /usr/bin/python3 -c "
 import json, sys

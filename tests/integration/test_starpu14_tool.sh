@@ -67,7 +67,7 @@ sys.exit(1 if any('waits' in c for c in d['tasks']['codelets']) else 0)"
 check "1.4: e_runtime is n/a" test "$($pmjson "$j" task/e/e_runtime)" = na
 check "1.4: e_pipeline is measured, in (0, 1]" awk -v v="$($pmjson "$j" task/e/e_pipeline)" 'BEGIN { exit !(v > 0 && v <= 1) }'
 # the table (popmeter show) says what the interface cannot tell
-"$top_builddir/tools/popmeter" show "$j" >"$work/table" 2>&1
+"$top_builddir/tools/popmeter" show --full "$j" >"$work/table" 2>&1
 check "1.4: the table merges the workers' runtime into idle, and says why" \
   grep -q "runtime and idle .* of their time" "$work/table"
 check "1.4: the table names the tool interface's limit" grep -q "tool interface reports task bodies only" "$work/table"

@@ -20,7 +20,7 @@ check "task fields are the application's after execution" grep -qx "fields after
 check "body-less join point kept its callback" grep -qx "join callback: 1" "$work/pm.txt"
 check "tasks measured in that run" test "$($pmjson "$work/inv/popmeter.json" --tasks codelet inv count)" = 7
 # linked: no LD_PRELOAD
-POPMETER_REPORT=1 POPMETER_OUTPUT="$work/linked" "$progs/sp_dag_linked" diamond 5 >"$work/linked.txt" 2>"$work/linked.err"
+POPMETER_REPORT=full POPMETER_OUTPUT="$work/linked" "$progs/sp_dag_linked" diamond 5 >"$work/linked.txt" 2>"$work/linked.err"
 check "linked program exits 0" test $? -eq 0
 check "linked program measured (task critical path > 0)" \
   awk -v c="$($pmjson "$work/linked/popmeter.json" --tasks cp)" 'BEGIN { exit !(c > 0.02) }'

@@ -45,6 +45,6 @@ check "fork-join: C waited at least 30 ms for its dependencies" awk \
   -v d="$($pmjson "$j" --tasks codelet dag_C waits.dependencies)" 'BEGIN { exit !(d >= 0.0295 && d < 1) }'
 check "fork-join: waits to start are not negative" awk \
   -v d="$($pmjson "$j" --tasks codelet dag_B waits.scheduling)" 'BEGIN { exit !(d >= 0 && d < 1) }'
-"$top_builddir/tools/popmeter" show "$j" >"$work/table" 2>&1
+"$top_builddir/tools/popmeter" show --full "$j" >"$work/table" 2>&1
 check "table: mean waits for dependencies and to start" grep -q "mean wait per task: for dependencies" "$work/table"
 tap_done

@@ -8,7 +8,7 @@
 if [ ! -e /etc/OpenCL/vendors/pocl.icd ]; then skip "pocl OpenCL ICD not installed"; tap_done; fi
 STARPU_NCPU=1 STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_SCHED=eager POCL_MAX_PTHREAD_COUNT=1
 export STARPU_NCPU STARPU_NOPENCL STARPU_OPENCL_ON_CPUS STARPU_SCHED POCL_MAX_PTHREAD_COUNT
-res=$(POPMETER_REPORT=1 POPMETER_OUTPUT="$work/o" LD_PRELOAD="$lib" "$progs/sp_ocl" 8 65536 2>"$work/err")
+res=$(POPMETER_REPORT=full POPMETER_OUTPUT="$work/o" LD_PRELOAD="$lib" "$progs/sp_ocl" 8 65536 2>"$work/err")
 rc=$?
 if [ $rc -eq 77 ]; then skip "no StarPU OpenCL worker on pocl"; tap_done; fi
 check "OpenCL run exits 0 with the right result" sh -c "test $rc -eq 0 && echo '$res' | grep -q correct"

@@ -84,6 +84,27 @@ static void test_bad_values(void **state) {
   assert_int_equal(c.i[PM_CFG_TABLE_WIDTH], 100);
 }
 
+/* POPMETER_REPORT takes its words (any case) or a boolean: off/0/no = 0, summary/1/yes = 1, full = 2. */
+static void test_report_choices(void **state) {
+  (void)state;
+  static const struct {
+    const char *v;
+    long want;
+  } cases[] = {{"off", PM_REPORT_OFF},         {"0", PM_REPORT_OFF},     {"no", PM_REPORT_OFF},
+               {"summary", PM_REPORT_SUMMARY}, {"1", PM_REPORT_SUMMARY}, {"YES", PM_REPORT_SUMMARY},
+               {"full", PM_REPORT_FULL},       {"Full", PM_REPORT_FULL}};
+  pm_config c;
+  for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+    set_env(1, "POPMETER_REPORT", cases[i].v);
+    assert_int_equal(pm_config_load(&c, fake_getenv, count_warn), 0);
+    assert_int_equal(c.i[PM_CFG_REPORT], cases[i].want);
+  }
+  set_env(1, "POPMETER_REPORT", "fullest"); /* a prefix of nothing, an extension of a word */
+  assert_int_equal(pm_config_load(&c, fake_getenv, count_warn), 1);
+  assert_int_equal(c.i[PM_CFG_REPORT], PM_REPORT_SUMMARY);
+  assert_non_null(strstr(last_warning, "off|summary|full"));
+}
+
 static void test_help_lists_every_variable(void **state) {
   (void)state;
   char *buf = NULL;
@@ -100,6 +121,7 @@ int main(void) {
       cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_good_values),
       cmocka_unit_test(test_bad_values),
+      cmocka_unit_test(test_report_choices),
       cmocka_unit_test(test_help_lists_every_variable),
   };
   return cmocka_run_group_tests_name("config", tests, NULL, NULL);
