@@ -1,6 +1,6 @@
-/* Output files of the report, created the way every popmeter output is (docs/conventions.md): O_NOFOLLOW,
- * never overwritten silently (O_EXCL), and with --force replaced atomically through a temporary
- * file, so that a reader never sees half a report. */
+/* Output directories and files of the report. The files are written the way every popmeter output
+ * is (lib/base/pm_file.h): through a temporary, published whole, never over an existing file unless
+ * --force; a reader never sees half a report. */
 #define _GNU_SOURCE
 #include "rp_output.h"
 #include <errno.h>
@@ -45,51 +45,16 @@ int rp_make_dirs(const char *dir, char *err, size_t errlen) {
 }
 
 int rp_file_open(rp_file *of, const char *dir, const char *name, int force, char *err, size_t errlen) {
-  const char *target;
-  int fd;
-  memset(of, 0, sizeof *of);
-  if (rp_path(of->path, sizeof of->path, "%s/%s", dir, name) != 0 ||
-      (force && rp_path(of->tmp, sizeof of->tmp, "%s/.%s.%ld.tmp", dir, name, (long)getpid()))) {
+  char path[PATH_MAX];
+  if (rp_path(path, sizeof path, "%s/%s", dir, name) != 0) {
     snprintf(err, errlen, "%s/%s: path too long", dir, name);
     return -1;
   }
-  target = force ? of->tmp : of->path;
-  fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    if (errno == EEXIST && !force)
-      snprintf(err, errlen, "%s already exists (use --force to replace it)", of->path);
-    else
-      snprintf(err, errlen, "cannot create %s: %s", target, strerror(errno));
-    return -1;
-  }
-  if (!(of->f = fdopen(fd, "w"))) {
-    snprintf(err, errlen, "cannot open %s: %s", target, strerror(errno));
-    close(fd);
-    unlink(target);
-    return -1;
-  }
-  return 0;
+  return pm_afile_open(of, path, force, err, errlen);
 }
 
-int rp_file_close(rp_file *of, char *err, size_t errlen) {
-  const char *written = of->tmp[0] ? of->tmp : of->path;
-  int bad;
-  if (!of->f) return -1;
-  bad = ferror(of->f);
-  if (fclose(of->f) != 0) bad = 1;
-  of->f = NULL;
-  if (bad) {
-    snprintf(err, errlen, "writing %s failed (disk full?)", written);
-    unlink(written);
-    return -1;
-  }
-  if (of->tmp[0] && rename(of->tmp, of->path) != 0) {
-    snprintf(err, errlen, "cannot replace %s: %s", of->path, strerror(errno));
-    unlink(of->tmp);
-    return -1;
-  }
-  return 0;
-}
+int rp_file_close(rp_file *of, char *err, size_t errlen) { return pm_afile_commit(of, err, errlen); }
+void rp_file_abort(rp_file *of) { pm_afile_abort(of); }
 
 int rp_path(char *buf, size_t n, const char *fmt, ...) {
   va_list ap;

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include "rp_study.h"
+#include "pm_file.h"
 
 /* ------------------------------------------------------------------- plots (rp_plot.c, gnuplot) */
 #define RP_MAX_PLOTS 4
@@ -78,16 +79,14 @@ int rp_write_all(const rp_study *s, const char *dir, int force, int plots, const
                  const rp_write_options *o, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------- files (rp_file.c) */
-typedef struct {
-  char path[PATH_MAX];
-  char tmp[PATH_MAX];
-  FILE *f;
-} rp_file;
+typedef pm_afile rp_file; /* written atomically (lib/base/pm_file.h): f, path */
 /* mkdir -p; the last component may exist but must be a directory (not a symlink). */
 int rp_make_dirs(const char *dir, char *err, size_t errlen);
-/* Creates dir/name with O_EXCL|O_NOFOLLOW; force: through a temporary file renamed over it. */
+/* dir/name, written through a temporary and published whole at close (never over an existing file
+ * unless force); rp_file_abort drops it. */
 int rp_file_open(rp_file *of, const char *dir, const char *name, int force, char *err, size_t errlen);
 int rp_file_close(rp_file *of, char *err, size_t errlen);
+void rp_file_abort(rp_file *of);
 /* snprintf for paths: 0, or -1 when the result did not fit (the caller treats it as an error
  * instead of using a truncated path). */
 int rp_path(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -68,9 +68,8 @@ int rp_write_all(const rp_study *s, const char *dir, int force, int plots, const
     rp_file f;
     if (rp_file_open(&f, dir, files[i], force, err, errlen) != 0) return -1;
     if (writers[i](f.f, s, &pl, o) != 0) {
-      char ignored[8];
       snprintf(err, errlen, "writing %s failed (out of memory or disk full)", f.path);
-      if (rp_file_close(&f, ignored, sizeof ignored) == 0) unlink(f.path); /* no half report under the final name */
+      rp_file_abort(&f); /* no half report under the final name */
       return -1;
     }
     if (rp_file_close(&f, err, errlen) != 0) return -1;

@@ -46,6 +46,9 @@ PM_HIDDEN const char *pm_region_name(pm_region_id id);
 PM_HIDDEN pm_paradigm pm_region_paradigm(pm_region_id id);
 PM_HIDDEN pm_region_role pm_region_role_of(pm_region_id id);
 PM_HIDDEN uint32_t pm_region_count(void);
+/* Registrations of new names merged into "(more regions)" because the registry was full (65,529
+ * distinct names; pm_region.c). */
+PM_HIDDEN uint64_t pm_region_folded(void);
 
 /* ------------------------------------------------------------------------------------- locations */
 typedef struct pm_loc pm_loc;
@@ -77,8 +80,8 @@ PM_HIDDEN pm_state pm_state_get(const pm_loc *L);
 PM_HIDDEN void pm_ctx_set(pm_loc *L, int ctx, uint64_t now); /* enter/leave OpenMP parallel */
 
 /* Region enter/exit on the call-path tree, with a state change (adapters' common case):
- * pm_call_enter pushes region + state, pm_call_exit pops both. Nesting depth is bounded
- * (PM_MAX_DEPTH); deeper calls are accounted to the deepest node. */
+ * pm_call_enter pushes region + state, pm_call_exit pops both. The call path keeps PM_MAX_DEPTH
+ * levels (pm_location.h): deeper regions are charged to the deepest node, in their own states. */
 PM_HIDDEN void pm_call_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now);
 PM_HIDDEN void pm_call_exit(pm_loc *L, uint64_t now);
 /* Region enter/exit without a state change (user regions, codelets whose state is set apart). */

@@ -72,7 +72,8 @@ void pm_error(const char *fmt, ...) {
   va_end(ap);
 }
 
-static const char *env_get(const char *name) { return getenv(name); }
+/* secure_getenv: a setuid program linked with -lpopmeter takes no paths from its caller */
+static const char *env_get(const char *name) { return secure_getenv(name); }
 static void no_warning(const char *fmt, ...) { (void)fmt; }
 static void ensure_config(void) {
   if (config_loaded) return;
@@ -96,6 +97,7 @@ int pm_core_finalized(void) { return finalized; }
 void pm_core_set_process(int rank, int nprocs) {
   proc_rank = rank;
   proc_size = nprocs;
+  if (nprocs > 1 && pm_core_is_active()) pm_terminate_arm();
 }
 
 static int is_launcher(const char *name) {
@@ -118,6 +120,7 @@ static void at_exit_report(void) {
 }
 
 static void after_fork_child(void) {
+  pm_terminate_after_fork_child();
   /* The child is a copy of one thread of the application; its report would duplicate the parent's. */
   active = 0;
   disabled = 1;
@@ -176,7 +179,7 @@ __attribute__((constructor)) static void popmeter_init(void) {
     disabled = 1;
     return;
   }
-  const char *target = getenv("POPMETER_TARGET");
+  const char *target = secure_getenv("POPMETER_TARGET");
   if (target && target[0]) {
     const char *base = strrchr(target, '/');
     if (!strcmp(base ? base + 1 : target, self)) pm_core_activate();

@@ -21,6 +21,10 @@ PM_HIDDEN int pm_profile_loc_index(uint32_t loc_id);
 /* End of measurement: snapshot, reduce through ipc, report on rank 0. Runs once per process;
  * later calls return at once. 'why' (may be NULL) is printed as a note in the report. */
 PM_HIDDEN void pm_core_finalize(const pm_ipc *ipc, const char *why);
+/* SIGTERM of a parallel run reports before dying (pm_terminate.c): armed when the process learns it
+ * is one of several; disarmed in a forked child. */
+PM_HIDDEN void pm_terminate_arm(void);
+PM_HIDDEN void pm_terminate_after_fork_child(void);
 PM_HIDDEN int pm_core_finalized(void);
 PM_HIDDEN int pm_in_tool(void);
 PM_HIDDEN void pm_set_in_tool(int v);

@@ -292,7 +292,15 @@ static inline uint32_t child_cached(pm_loc *L, pm_child_cache *cc, pm_region_id 
 static inline void push(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
   charge(L, now);
   uint32_t d = L->depth++;
-  if (PM_UNLIKELY(d >= PM_MAX_DEPTH)) return; /* too deep: ignored, see PM_MAX_DEPTH */
+  if (PM_UNLIKELY(d >= PM_MAX_DEPTH)) { /* folded into the deepest node, state kept (PM_MAX_DEPTH) */
+    if (s != L->state && L->nfolded < PM_MAX_FOLDED_STATES) {
+      L->folded_depth[L->nfolded] = d;
+      L->folded_state[L->nfolded++] = (uint8_t)L->state;
+    }
+    if (PM_UNLIKELY(L->nobs) && s != L->state) notify_state(L, (pm_state)L->state, s, now);
+    L->state = s;
+    return;
+  }
   L->stack_node[d] = L->cur;
   L->stack_state[d] = (uint8_t)L->state;
   uint32_t c = child_cached(L, &L->push_cache, r);
@@ -308,7 +316,14 @@ static inline void pop(pm_loc *L, uint64_t now) {
   if (PM_UNLIKELY(L->depth == 0)) return; /* unbalanced exit: ignored */
   if (PM_UNLIKELY(L->nobs) && L->depth <= PM_MAX_DEPTH) notify_leave(L, now);
   uint32_t d = --L->depth;
-  if (PM_UNLIKELY(d >= PM_MAX_DEPTH)) return;
+  if (PM_UNLIKELY(d >= PM_MAX_DEPTH)) {
+    if (L->nfolded && L->folded_depth[L->nfolded - 1] == d) {
+      pm_state back = (pm_state)L->folded_state[--L->nfolded];
+      if (PM_UNLIKELY(L->nobs)) notify_state(L, (pm_state)L->state, back, now);
+      L->state = back;
+    }
+    return;
+  }
   L->cur = L->stack_node[d];
   L->cur_node = pm_loc_node(L, L->cur);
   L->state = L->stack_state[d];

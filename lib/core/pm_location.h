@@ -5,7 +5,13 @@
 #define PM_LOCATION_H
 #include "pm_core.h"
 
-#define PM_MAX_DEPTH 128       /* nesting kept; deeper enters are ignored (counted in L->depth only) */
+/* Nesting: the call path keeps PM_MAX_DEPTH levels; deeper regions are folded into the deepest kept
+ * node (their time is charged there), but their states are kept: a call entered at any depth (an
+ * MPI call inside a deep recursion) is in its own state until it returns. PM_MAX_FOLDED_STATES
+ * state changes can be pending below the kept levels at once; more are charged in the state of the
+ * last one kept. */
+#define PM_MAX_DEPTH 128
+#define PM_MAX_FOLDED_STATES 32
 #define PM_NODE_CHUNK 256      /* call-path nodes are allocated in chunks that never move */
 #define PM_MAX_NODE_CHUNKS 256 /* => at most 65536 call paths per location (bounded memory) */
 #define PM_MAX_LOCATIONS 4096
@@ -83,6 +89,10 @@ struct pm_loc {
   void *obs_data[PM_MAX_OBSERVERS];  /* each observer's private per-location data */
   uint32_t stack_node[PM_MAX_DEPTH]; /* call-path node at each depth (0 = root) */
   uint8_t stack_state[PM_MAX_DEPTH]; /* state to restore when leaving that depth */
+  /* below PM_MAX_DEPTH: the state changes of folded levels (depth entered, state to restore) */
+  uint32_t folded_depth[PM_MAX_FOLDED_STATES];
+  uint8_t folded_state[PM_MAX_FOLDED_STATES];
+  uint32_t nfolded;
   /* ---- call-path storage (owner allocates; chunks never move, so the finalizer can read) ---- */
   pm_cpnode *chunks[PM_MAX_NODE_CHUNKS];
   uint32_t nnodes; /* published with release order after a node is initialised */

@@ -31,9 +31,15 @@ static pm_region_id user_region(const char *name) {
   return r;
 }
 
+static int deep_reported;
+
 PM_API void pm_region_begin(const char *name) {
   pm_loc *L = pm_enter_tool();
   if (!L) return;
+  if (L->depth == PM_MAX_DEPTH && !__atomic_exchange_n(&deep_reported, 1, __ATOMIC_RELAXED))
+    pm_warn("regions nested deeper than %d levels (\"%s\"): deeper ones are charged to the call path of "
+            "level %d, their MPI and I/O time still counted as such",
+            PM_MAX_DEPTH, name ? name : "(null)", PM_MAX_DEPTH);
   pm_region_id r = user_region(name ? name : "(null)");
   if (r != PM_REGION_NONE) pm_region_enter(L, r, pm_clock_now());
   pm_leave_tool(L);
@@ -43,7 +49,8 @@ PM_API void pm_region_end(const char *name) {
   pm_loc *L = pm_enter_tool();
   if (!L) return;
   const char *cur = pm_region_name(L->cur_node->region);
-  if (L->depth == 0 || L->depth > PM_MAX_DEPTH || (name && strcmp(cur, name) != 0)) {
+  /* below the kept levels the names are not known: an end is taken as the innermost region's */
+  if (L->depth == 0 || (L->depth <= PM_MAX_DEPTH && name && strcmp(cur, name) != 0)) {
     if (!__atomic_exchange_n(&mismatch_reported, 1, __ATOMIC_RELAXED))
       pm_warn("pm_region_end(\"%s\") does not close the innermost open region (\"%s\"); ignored",
               name ? name : "(null)", L->depth ? cur : "none");

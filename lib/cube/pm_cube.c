@@ -8,6 +8,7 @@
  * for most call paths of most locations and a dense index is 18 bytes. */
 #define _GNU_SOURCE
 #include "pm_cube.h"
+#include "pm_file.h"
 #include "pm_cube_internal.h"
 #include "pm_tar.h"
 #include <errno.h>
@@ -211,47 +212,6 @@ out:
   return rc;
 }
 
-/* --------------------------------------------------------------------------- atomic creation */
-/* A fresh temporary file next to path (same file system, so the final step is a rename/link). */
-static FILE *open_temp(const char *path, char *tmp, size_t len) {
-  const char *slash = strrchr(path, '/');
-  int dirlen = slash ? (int)(slash - path + 1) : 0;
-  for (int k = 0; k < 100; k++) {
-    snprintf(tmp, len, "%.*s.%s.%ld.%d.tmp", dirlen, path, slash ? slash + 1 : path, (long)getpid(), k);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0 && errno == EEXIST) continue;
-    if (fd < 0) return NULL;
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-      int e = errno;
-      close(fd);
-      unlink(tmp);
-      errno = e;
-    }
-    return f;
-  }
-  return NULL;
-}
-
-/* Without overwrite, link() publishes the file only if path does not exist yet (atomically, unlike
- * a test followed by rename). File systems without hard links fall back to test + rename. */
-static int publish(const char *tmp, const char *path, int overwrite, errbuf *e) {
-  if (overwrite) {
-    if (rename(tmp, path) == 0) return 0;
-    return fail(e, "cannot move %s to %s: %s", tmp, path, strerror(errno));
-  }
-  if (link(tmp, path) == 0) {
-    unlink(tmp);
-    return 0;
-  }
-  if (errno == EEXIST) return fail(e, "%s already exists; not overwritten", path);
-  if (errno != EPERM && errno != EOPNOTSUPP && errno != ENOSYS && errno != EMLINK)
-    return fail(e, "cannot create %s: %s", path, strerror(errno));
-  if (access(path, F_OK) == 0 || errno != ENOENT) return fail(e, "%s already exists; not overwritten", path);
-  if (rename(tmp, path) == 0) return 0;
-  return fail(e, "cannot move %s to %s: %s", tmp, path, strerror(errno));
-}
-
 int pm_cube_write(const pm_profile *p, const struct pm_metric *const *models, int nmodels, const char *path,
                   int overwrite, char *err, size_t errlen) {
   errbuf e = {err, errlen};
@@ -260,32 +220,21 @@ int pm_cube_write(const pm_profile *p, const struct pm_metric *const *models, in
   if (validate(p, path, &e) != 0) return -1;
   pm_cube_layout lay;
   if (pm_cube_layout_build(p, &lay) != 0) return fail(&e, "out of memory");
-  char tmp[4200];
-  int rc = -1;
-  FILE *f = open_temp(path, tmp, sizeof tmp);
-  if (!f) {
-    fail(&e, "cannot create %s: %s", tmp, strerror(errno));
+  pm_afile af;
+  if (pm_afile_open(&af, path, overwrite, err, errlen) != 0) {
     pm_cube_layout_free(&lay);
     return -1;
   }
-  setvbuf(f, NULL, _IOFBF, 1 << 16);
+  setvbuf(af.f, NULL, _IOFBF, 1 << 16);
   char why[512] = "";
   errbuf ew = {why, sizeof why};
-  int wrc = write_archive(f, p, &lay, models, nmodels, &ew);
-  /* flush and sync before publishing: a crash must leave the old file or the whole new one */
-  if (wrc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0)) {
-    wrc = -1;
-    snprintf(why, sizeof why, "write error: %s", strerror(errno));
-  }
-  if (fclose(f) != 0 && wrc == 0) {
-    wrc = -1;
-    snprintf(why, sizeof why, "write error: %s", strerror(errno));
-  }
-  if (wrc != 0)
+  int rc = -1;
+  if (write_archive(af.f, p, &lay, models, nmodels, &ew) != 0) {
+    pm_afile_abort(&af);
     fail(&e, "writing %s failed: %s", path, why);
-  else
-    rc = publish(tmp, path, overwrite, &e);
-  if (rc != 0) unlink(tmp);
+  } else {
+    rc = pm_afile_commit(&af, err, errlen); /* flushed and synced: the whole new file or nothing */
+  }
   pm_cube_layout_free(&lay);
   return rc;
 }

@@ -8,16 +8,44 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* mkdir that accepts an existing directory (not a symlink to one: O_NOFOLLOW spirit). */
-static int make_dir(const char *path) {
-  if (mkdir(path, 0755) == 0) return 0;
+/* The directory the user named (or the default name), with any missing parents: an existing one
+ * may be reached through a symlink the user made; it must be a writable directory. */
+static int make_dirs(const char *path) {
+  char p[4096];
+  size_t n = strlen(path);
+  if (n == 0 || n >= sizeof p) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  memcpy(p, path, n + 1);
+  for (size_t i = 1; i < n; i++) {
+    if (p[i] != '/') continue;
+    p[i] = '\0';
+    if (mkdir(p, 0755) != 0 && errno != EEXIST) return -1;
+    p[i] = '/';
+  }
+  if (mkdir(p, 0755) == 0) return 0;
   if (errno != EEXIST) return -1;
   struct stat st;
-  if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+  if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
     errno = ENOTDIR;
     return -1;
   }
-  return access(path, W_OK | X_OK);
+  return access(p, W_OK | X_OK);
+}
+
+/* The fallback under $TMPDIR, a directory anybody may write into: created here, exclusively (an
+ * existing one, perhaps planted by another user, is never used), private to the user. */
+static int make_private_dir(char *path, size_t len, const char *base) {
+  for (int k = 0; k < 100; k++) {
+    if (k)
+      snprintf(path, len, "%s.%d", base, k);
+    else
+      snprintf(path, len, "%s", base);
+    if (mkdir(path, 0700) == 0) return 0;
+    if (errno != EEXIST) return -1;
+  }
+  return -1;
 }
 
 static int has_profile(const char *dir) {
@@ -42,57 +70,19 @@ int pm_output_prepare(const char *requested, const char *app, const char *start_
   /* never mix two runs in one directory unless asked to */
   snprintf(dir, len, "%s", base);
   for (int k = 1; k < 1000 && !overwrite && has_profile(dir); k++) snprintf(dir, len, "%s.%d", base, k);
-  if (make_dir(dir) == 0) {
+  if (make_dirs(dir) == 0) {
     if (strcmp(dir, base) != 0) pm_warn("%s already holds a popmeter.json; writing into %s instead", base, dir);
     return 0;
   }
   int e = errno;
-  const char *tmp = getenv("TMPDIR");
-  char fallback[4096];
-  snprintf(fallback, sizeof fallback, "%s/popmeter-%s-%ld", tmp && tmp[0] ? tmp : "/tmp", app, (long)getpid());
-  if (make_dir(fallback) == 0) {
+  const char *tmp = secure_getenv("TMPDIR");
+  char base_tmp[4096], fallback[4200];
+  snprintf(base_tmp, sizeof base_tmp, "%s/popmeter-%s-%ld", tmp && tmp[0] ? tmp : "/tmp", app, (long)getpid());
+  if (make_private_dir(fallback, sizeof fallback, base_tmp) == 0) {
     pm_warn("cannot use output directory %s (%s); writing into %s instead", dir, strerror(e), fallback);
     snprintf(dir, len, "%s", fallback);
     return 0;
   }
   pm_error("cannot create output directory %s (%s), nor %s; no files written", dir, strerror(e), fallback);
   return -1;
-}
-
-int pm_output_open(pm_output_file *of, const char *dir, const char *name, int overwrite) {
-  memset(of, 0, sizeof *of);
-  snprintf(of->path, sizeof of->path, "%s/%s", dir, name);
-  const char *target = of->path;
-  if (overwrite) {
-    snprintf(of->tmp, sizeof of->tmp, "%s/.%s.%ld.tmp", dir, name, (long)getpid());
-    target = of->tmp;
-  }
-  int fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    pm_error("cannot create %s: %s", target, strerror(errno));
-    return -1;
-  }
-  of->f = fdopen(fd, "w");
-  if (!of->f) {
-    close(fd);
-    pm_error("cannot open %s: %s", target, strerror(errno));
-    return -1;
-  }
-  return 0;
-}
-
-int pm_output_close(pm_output_file *of) {
-  if (!of->f) return -1;
-  int bad = ferror(of->f);
-  if (fclose(of->f) != 0) bad = 1;
-  of->f = NULL;
-  if (bad) {
-    pm_error("writing %s failed (disk full?)", of->tmp[0] ? of->tmp : of->path);
-    return -1;
-  }
-  if (of->tmp[0] && rename(of->tmp, of->path) != 0) {
-    pm_error("cannot replace %s: %s", of->path, strerror(errno));
-    return -1;
-  }
-  return 0;
 }

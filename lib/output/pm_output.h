@@ -1,4 +1,5 @@
-/* The output directory and its files: created safely (O_NOFOLLOW, never overwritten silently). */
+/* The output directory: created safely (never through a planted symlink, never mixing two runs).
+ * Its files are written atomically (lib/base/pm_file.h). */
 #ifndef PM_OUTPUT_H
 #define PM_OUTPUT_H
 #include <stdio.h>
@@ -8,13 +9,4 @@
  * and says so. Writes the path into dir; returns 0, or -1 when no directory could be made. */
 int pm_output_prepare(const char *requested, const char *app, const char *start_time, int overwrite, const char *suffix,
                       char *dir, size_t len);
-/* Opens dir/name for writing: a new file (O_EXCL|O_NOFOLLOW), or, with overwrite, a replacement
- * (written to a temporary name; pm_output_close renames it into place). */
-typedef struct {
-  FILE *f;
-  char path[4096];
-  char tmp[4096];
-} pm_output_file;
-int pm_output_open(pm_output_file *of, const char *dir, const char *name, int overwrite);
-int pm_output_close(pm_output_file *of); /* 0 when everything was written */
 #endif

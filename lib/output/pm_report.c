@@ -3,26 +3,37 @@
 #include "pm_report_summary.h"
 #include "pm_profile_json.h"
 #include "pm_output.h"
+#include "pm_file.h"
 #include "pm_cube.h"
 #include "pm_lifecycle.h"
 #include "pm_module.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* popmeter.json, atomically (pm_file.h): the whole file or none, one message when it fails. */
 static int write_json(const char *dir, const pm_profile *run, const pm_model_set *set, int overwrite) {
+  char path[4200], err[4600];
+  snprintf(path, sizeof path, "%s/popmeter.json", dir);
   json_t *root = pm_profile_to_json(run);
   if (!root) {
-    pm_error("out of memory while writing popmeter.json");
+    pm_error("out of memory while writing %s", path);
     return -1;
   }
   json_object_set_new(root, "models", pm_report_models_json(set));
-  pm_output_file of;
-  int rc = -1;
-  if (pm_output_open(&of, dir, "popmeter.json", overwrite) == 0) {
-    if (json_dumpf(root, of.f, JSON_INDENT(1) | JSON_REAL_PRECISION(12)) != 0) pm_error("writing %s failed", of.path);
-    fputc('\n', of.f);
-    rc = pm_output_close(&of);
+  pm_afile af;
+  int rc = pm_afile_open(&af, path, overwrite, err, sizeof err);
+  if (rc == 0) {
+    errno = 0;
+    if (json_dumpf(root, af.f, JSON_INDENT(1) | JSON_REAL_PRECISION(12)) == 0 && fputc('\n', af.f) != EOF) {
+      rc = pm_afile_commit(&af, err, sizeof err);
+    } else {
+      snprintf(err, sizeof err, "writing %s failed: %s", path, errno ? strerror(errno) : "cannot encode the profile");
+      pm_afile_abort(&af);
+      rc = -1;
+    }
   }
+  if (rc != 0) pm_error("%s", err);
   json_decref(root);
   return rc;
 }
@@ -34,7 +45,8 @@ void pm_report_run(pm_profile *run, const char *note, double reduce_seconds) {
   if (pm_report_compute(run, &o, &set) != 0) pm_warn("out of memory while computing the models: some are missing");
   if (set.bad_model[0]) pm_warn("POPMETER_MODELS: unknown model '%s'; using the default models", set.bad_model);
   char dir[4096] = "";
-  int want_files = cfg->i[PM_CFG_JSON];
+  /* any output asked for needs the directory: POPMETER_JSON=0 leaves profile.cubex and the trace */
+  int want_files = cfg->i[PM_CFG_JSON] || cfg->i[PM_CFG_CUBE] || cfg->i[PM_CFG_TRACE];
   int overwrite = (int)cfg->i[PM_CFG_OVERWRITE];
   /* A process of a parallel run that reports alone (no MPI_Finalize, failed reduction) writes into
    * a directory of its own, so the ranks never race for one. */

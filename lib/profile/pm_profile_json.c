@@ -97,6 +97,8 @@ json_t *pm_profile_to_json(const pm_profile *p) {
                 p->runtime, "has_critical_path", p->has_critical_path, "nnodes", p->nnodes, "states", states,
                 "processes", procs, "locations", locs, "regions", regs, "callpaths", cps, "values", vals);
   if (root && p->nomp_regions > 0) json_object_set_new(root, "omp_regions", omp_regions_json(p));
+  if (root && p->regions_folded) /* the region registry was full */
+    json_object_set_new(root, "regions_folded", json_integer((json_int_t)p->regions_folded));
   if (root && p->tasks) json_object_set_new(root, "tasks", pm_prof_tasks_to_json(p->tasks)); /* task runtime */
   if (root && p->io) json_object_set_new(root, "io_classes", pm_prof_io_to_json(p->io));     /* file classes */
   if (root && p->counters) json_object_set_new(root, "counters", pm_prof_counters_to_json(p->counters)); /* counters */
@@ -197,6 +199,7 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
   pm_jr_str(&c, root, "command", p->command, sizeof p->command, "profile");
   pm_jr_str(&c, root, "start_time", p->start_time, sizeof p->start_time, "profile");
   p->runtime = pm_jr_num(&c, root, "runtime", "profile");
+  if (json_object_get(root, "regions_folded")) p->regions_folded = pm_jr_count(&c, root, "regions_folded", "profile");
   const json_t *hcp = json_object_get(root, "has_critical_path");
   if (!json_is_boolean(hcp)) pm_jr_fail(&c, "profile: missing or wrong type for \"has_critical_path\"");
   p->has_critical_path = json_is_true(hcp);

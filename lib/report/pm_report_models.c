@@ -173,7 +173,8 @@ int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *se
   int truncated = 0;
   for (int i = 0; i < p->nlocations; i++) truncated |= p->loc[i].callpaths_truncated;
   int cuda_notes = pm_report_cuda_notes(NULL, p);
-  if (set->bad_model[0] || truncated || note || p->runtime < 0.1 || finalize_seconds > 0 || cuda_notes) {
+  if (set->bad_model[0] || truncated || note || p->runtime < 0.1 || finalize_seconds > 0 || cuda_notes ||
+      p->regions_folded) {
     fprintf(out, " Notes:\n");
     if (note) fprintf(out, "   - %s\n", note);
     pm_report_cuda_notes(out, p); /* "no CUDA device (...)" */
@@ -183,6 +184,9 @@ int pm_report_write_table(FILE *out, const pm_profile *p, const pm_model_set *se
       fprintf(out, "   - the run is short (%s): fixed start-up costs weigh on the efficiencies\n", rt);
     if (truncated)
       fprintf(out, "   - too many call paths on some threads: the deepest were merged into their parents\n");
+    if (p->regions_folded)
+      fprintf(out, "   - more than 65,529 distinct region names: %llu later ones were merged into \"(more regions)\"\n",
+              (unsigned long long)p->regions_folded);
     if (finalize_seconds > 0) {
       char ft[32];
       fprintf(out, "   - popmeter's end-of-run work took %s (not part of the runtime above)\n",

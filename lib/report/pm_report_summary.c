@@ -307,6 +307,31 @@ static void io_line(pm_lines *t, const pm_metric *io) {
   pm_lines_end(t);
 }
 
+/* The OTF2 trace, when the run wrote one. */
+static void trace_line(pm_lines *t, const pm_profile *p) {
+  uint64_t ev = 0, bytes = 0;
+  for (int i = 0; i < p->nprocesses; i++) {
+    ev += p->proc[i].trace_events;
+    bytes += p->proc[i].trace_bytes;
+  }
+  if (!ev) return;
+  char b[32];
+  pm_lines_add(t, "   Trace: traces.otf2, %llu events, %s (Vampir, ViTE, otf2-print)", (unsigned long long)ev,
+               pm_fmt_bytes((double)bytes, b, sizeof b));
+  pm_lines_end(t);
+}
+
+/* CUDA looked for but not measured: why, once (the first process's reason). */
+static void cuda_line(pm_lines *t, const pm_profile *p) {
+  for (int i = 0; i < p->nprocesses; i++) {
+    const char *c = p->proc[i].cuda;
+    if (!c[0] || !strcmp(c, "measured")) continue;
+    pm_lines_add(t, "   CUDA: %s", c);
+    pm_lines_end(t);
+    return;
+  }
+}
+
 static void notes(pm_lines *t, const pm_profile *p, const pm_summary_options *o) {
   char rt[32];
   if (o->note) {
@@ -315,6 +340,11 @@ static void notes(pm_lines *t, const pm_profile *p, const pm_summary_options *o)
   }
   if (o->bad_model && o->bad_model[0]) {
     pm_lines_add(t, "   Note: unknown model '%s' in POPMETER_MODELS: showing the default models", o->bad_model);
+    pm_lines_end(t);
+  }
+  if (p->regions_folded) {
+    pm_lines_add(t, "   Note: more than 65,529 region names: %llu later ones merged into \"(more regions)\"",
+                 (unsigned long long)p->regions_folded);
     pm_lines_end(t);
   }
   if (p->runtime < 0.1) {
@@ -328,7 +358,7 @@ static void files_line(pm_lines *t, const pm_summary_options *o) {
   if (o->where) {
     pm_lines_add(t, "   Everything: popmeter show --full %s", o->where);
   } else {
-    pm_lines_add(t, "   Everything: POPMETER_REPORT=full (no output directory was written)");
+    pm_lines_add(t, "   Everything: POPMETER_REPORT=full (no popmeter.json was written)");
   }
   pm_lines_end(t);
 }
@@ -361,6 +391,8 @@ int pm_report_write_summary(FILE *out, const pm_profile *p, const pm_summary_opt
   outliers_line(&t, p);
   io_line(&t, io);
   counters_line(&t, p, ctr);
+  cuda_line(&t, p);
+  trace_line(&t, p);
   notes(&t, p, o);
   files_line(&t, o);
   pm_lines_rule(&t, '=', NULL);

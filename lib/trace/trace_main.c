@@ -19,6 +19,7 @@
 #include "pm_lifecycle.h"
 #include "pm_profile.h"
 #include <dlfcn.h>
+#include <ftw.h>
 #include <errno.h>
 #include <libgen.h>
 #include <sched.h>
@@ -64,6 +65,18 @@ static OTF2_ErrorCode otf2_error(void *ud, const char *file, uint64_t line, cons
 
 static void set_state(int s) { __atomic_store_n(&pm_tr.state, s, __ATOMIC_SEQ_CST); }
 
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+  (void)st;
+  (void)type;
+  (void)ftw;
+  remove(path);
+  return 0;
+}
+/* Removes the staging directory and everything in it (no symlink is followed). */
+static void remove_tree(const char *dir) {
+  if (dir[0]) nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* The staging directory: next to the output directory (so that placing the archive is a rename),
  * or under $TMPDIR when that is not writable. */
 static int make_stage(char *out, size_t len) {
@@ -77,7 +90,7 @@ static int make_stage(char *out, size_t len) {
   snprintf(out, len, "%s/.popmeter-trace.%ld", base, (long)getpid());
   if (mkdir(out, 0755) == 0) return 0;
   int e = errno;
-  const char *tmp = getenv("TMPDIR");
+  const char *tmp = secure_getenv("TMPDIR");
   char fallback[4096];
   snprintf(fallback, sizeof fallback, "%s/.popmeter-trace.%ld", tmp && tmp[0] ? tmp : "/tmp", (long)getpid());
   if (mkdir(fallback, 0755) == 0) {
@@ -278,9 +291,14 @@ void pm_trace_finalize(const pm_ipc *ipc, uint64_t t_end) {
   } else {
     rc = pm_tarchive_finish(pm_tr.collective ? ipc : NULL);
   }
-  if (rc != 0 || pm_tr.nerrors)
-    pm_error("trace: writing the OTF2 archive in %s failed%s%s", pm_tr.stage, pm_tr.nerrors ? ": " : "",
-             pm_tr.first_error);
+  if (rc != 0 || pm_tr.nerrors) {
+    /* a partial archive is no trace: it is removed, and the profile claims no events */
+    pm_error("trace: writing the OTF2 archive in %s failed%s%s; no trace is kept", pm_tr.stage,
+             pm_tr.nerrors ? ": " : "", pm_tr.first_error);
+    if (!pm_tr.collective || pm_tr.owner) remove_tree(pm_tr.stage);
+    pm_tr.stage[0] = '\0';
+    memset(&pm_tr.stats, 0, sizeof pm_tr.stats);
+  }
   set_state(PM_TR_CLOSED);
   /* a process with an archive of its own that does not report: say where the archive is */
   if (!pm_tr.collective && ipc && ipc->size > 1 && ipc->rank != 0)

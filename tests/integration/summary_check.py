@@ -93,7 +93,7 @@ def check(lines, kind, color):
     i += 1
     items = []
     while i < len(plain) - 1:
-        m = re.match(r"^   (Critical path|Outliers|File I/O|Hardware counters|Note|Everything)\b", plain[i])
+        m = re.match(r"^   (Critical path|Outliers|File I/O|Hardware counters|CUDA|Trace|Note|Everything)\b", plain[i])
         if not ok(m is not None, "%s: known line under 'What next' (%r)" % (kind, plain[i])):
             break
         items.append(m.group(1))

@@ -16,6 +16,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pmctr.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # footnotes on one line each, so that a reason can be looked for whole
 POPMETER_TABLE_WIDTH=400; export POPMETER_TABLE_WIDTH
+# the sections of the full table (the summary collapses counters into one line)
+POPMETER_REPORT=full; export POPMETER_REPORT
 unset POPMETER_COUNTERS POPMETER_PAPI_EVENTS
 N=50000000
 in_range() { $py -c "import sys; v,a,b=sys.argv[1:]; sys.exit(0 if v!='na' and float(a)<=float(v)<=float(b) else 1)" "$1" "$2" "$3"; }

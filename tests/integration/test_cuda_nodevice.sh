@@ -26,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 # run LABEL [mpirun -x options...]: output in $work/LABEL (json), LABEL.out, LABEL.err
 run() {
   label=$1; shift
-  timeout 120 $MPIRUN -np 2 -x LD_PRELOAD="$lib" -x POPMETER_OUTPUT="$work/$label" -x POPMETER_CUBE=0 "$@" \
+  timeout 120 $MPIRUN -np 2 -x LD_PRELOAD="$lib" -x POPMETER_OUTPUT="$work/$label" -x POPMETER_CUBE=0 -x POPMETER_REPORT=full "$@" \
     "$prog" 0.05 4 >"$work/$label.out" 2>"$work/$label.err"
   check "$label: exit 0" test $? -eq 0
   check "$label: application output unchanged" grep -q "checksum 1.000" "$work/$label.out"

@@ -26,7 +26,7 @@ check "no MPI_Finalize: the reason is stated" grep -q "MPI_Finalize was not call
 check "no MPI_Finalize: both processes' JSON kept, one directory per rank" test -s "$work/nofin.rank0/popmeter.json" -a -s "$work/nofin.rank1/popmeter.json"
 
 # 3. output directory that cannot be created: the table still appears, the fallback is named
-$MPIRUN -np 2 -x LD_PRELOAD="$lib" -x POPMETER_OUTPUT=/proc/popmeter/cannot "$prog" 0.01 1 >/dev/null 2>"$work/err_dir"
+$MPIRUN -np 2 -x LD_PRELOAD="$lib" -x POPMETER_OUTPUT=/proc/popmeter/cannot -x TMPDIR="$work" "$prog" 0.01 1 >/dev/null 2>"$work/err_dir"
 check "unwritable output: run succeeds" test $? -eq 0
 check "unwritable output: table printed" grep -q 'Parallel efficiency' "$work/err_dir"
 check "unwritable output: message names the directory" grep -q "cannot use output directory /proc/popmeter/cannot" "$work/err_dir"

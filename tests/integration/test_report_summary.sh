@@ -63,8 +63,11 @@ for m in "Basic POP model" "Critical-path model" "File I/O" "Vectorization" "Tim
 done
 check "popmeter show --full: longer than the summary" test "$(wc -l <"$work/full.out")" -gt "$(wc -l <"$work/show.err")"
 
-# a terminal: flagged values red; NO_COLOR (and TERM=dumb) none (script gives the command a pty)
-if command -v script >/dev/null 2>&1; then
+# a terminal: flagged values red; NO_COLOR (and TERM=dumb) none (script gives the command a pty).
+# 4 ranks of mpi_imbalance: load balance 0.625, far below the flag.
+if command -v script >/dev/null 2>&1 && [ $have_mpi = 1 ]; then
+  $MPIRUN -np 4 "$launcher" run --output "$work/mpi4" -- "$progs/mpi_imbalance" 0.02 2 >/dev/null 2>"$work/mpi4.err"
+  j="$work/mpi4"; kind=mpi
   script -qec "'$launcher' show '$j'" /dev/null >"$work/tty.out" 2>&1
   $chk "$work/tty.out" "$kind" --color >"$work/tty.chk" 2>&1
   tap_lines "$work/tty.chk"
@@ -73,7 +76,7 @@ if command -v script >/dev/null 2>&1; then
   TERM=dumb script -qec "'$launcher' show '$j'" /dev/null >"$work/dumb.out" 2>&1
   check "TERM=dumb on a terminal: no escape code" sh -c "! grep -q \"$(printf '\033')\" '$work/dumb.out'"
 else
-  skip "script (util-linux) missing"; skip "script missing"; skip "script missing"
+  skip "script (util-linux) or MPI missing"; skip "script or MPI missing"; skip "script or MPI missing"
 fi
 
 # POPMETER_REPORT=full at run time: every model; =off: nothing; a bad value: one warning, the default

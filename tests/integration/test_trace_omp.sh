@@ -69,7 +69,7 @@ check "unwritable output directory: so is the trace" test -s "$fb/traces.otf2"
 [ -s "$fb/traces.otf2" ] && readback "fallback" "$fb/traces.otf2"
 
 # ---- the statistics in the profile and the table
-run table POPMETER_REPORT=1 "$launcher" run -- "$prog" filter
+run table POPMETER_REPORT=full "$launcher" run -- "$prog" filter
 check "table: a trace line with the events, size and flushes" \
   grep -qE "^ Trace \(traces.otf2\): [0-9]+ events, .* buffer flush" "$work/table.err"
 ev=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['processes'][0]['trace']['events'])" "$work/table/popmeter.json")

@@ -11,6 +11,7 @@
 #include "pm_location.h"
 #include "pm_lifecycle.h"
 #include "pm_profile.h"
+#include "popmeter.h"
 
 #define T0 1000000000ull /* the virtual clock starts at 1 s */
 
@@ -291,6 +292,81 @@ static void test_unbalanced_and_deep(void **state) {
   assert_int_equal(sum, 2 * (PM_MAX_DEPTH + 10));
 }
 
+/* Deeper than PM_MAX_DEPTH through the public API (pm_region_begin/end): 200 nested regions, an MPI
+ * collective of 10 ns at the bottom, the 200 ends, then a collective of 5 ns at the top. The folded
+ * levels keep their states: 15 ns of MPI, 400 ns useful; every end is taken, the stack unwinds to
+ * the root and the last collective is on its own call path, not the deepest one. */
+static void test_deeper_than_kept(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id coll = pm_region_register("MPI_Allreduce", PM_PARADIGM_MPI, PM_ROLE_COLLECTIVE);
+  char names[200][8];
+  for (int i = 0; i < 200; i++) {
+    snprintf(names[i], sizeof names[i], "r%d", i);
+    pm_clock_advance(1);
+    pm_region_begin(names[i]);
+  }
+  assert_int_equal(L->depth, 200);
+  pm_call_enter(L, coll, PM_STATE_MPI_COLL, pm_clock_now());
+  pm_clock_advance(10);
+  pm_call_exit(L, pm_clock_now());
+  assert_int_equal(pm_state_get(L), PM_STATE_USEFUL);
+  for (int i = 199; i >= 0; i--) {
+    pm_clock_advance(1);
+    pm_region_end(names[i]);
+  }
+  assert_int_equal(L->depth, 0);
+  assert_int_equal(L->cur, 0);
+  pm_call_enter(L, coll, PM_STATE_MPI_COLL, pm_clock_now());
+  pm_clock_advance(5);
+  pm_call_exit(L, pm_clock_now());
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_COLL], 15);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 400);
+  /* the last collective: a child of the root */
+  int found = 0;
+  for (uint32_t i = 0; i < pm_loc_node_count(L); i++) {
+    const pm_cpnode *n = pm_loc_node(L, i);
+    if (n->region == coll && n->parent == 0) found = n->time[PM_STATE_MPI_COLL] == 5;
+  }
+  assert_true(found);
+}
+
+/* The region registry: past 65,529 distinct names (65,536 less one per paradigm), later ones share "(more regions)" of their
+ * paradigm, counted; the profile carries the count through JSON. */
+static void test_region_registry_full(void **state) {
+  (void)state;
+  char name[32];
+  pm_region_id first_more = PM_REGION_NONE;
+  uint32_t before = pm_region_count();
+  for (int i = 0; i < 65529 - (int)before + 9; i++) {
+    snprintf(name, sizeof name, "region%d", i);
+    pm_region_id r = pm_region_register(name, PM_PARADIGM_USER, PM_ROLE_FUNCTION);
+    assert_true(r != PM_REGION_NONE);
+    if (strcmp(pm_region_name(r), "(more regions)") == 0 && first_more == PM_REGION_NONE) first_more = r;
+  }
+  assert_int_equal(pm_region_folded(), 9);
+  assert_true(first_more != PM_REGION_NONE);
+  assert_int_equal(pm_region_register("yet another", PM_PARADIGM_USER, PM_ROLE_FUNCTION), first_more);
+  /* an existing name is still found, and another paradigm has its own "(more regions)" */
+  assert_int_equal(strcmp(pm_region_name(pm_region_register("region0", PM_PARADIGM_USER, PM_ROLE_FUNCTION)), "region0"),
+                   0);
+  pm_region_id io = pm_region_register("new io", PM_PARADIGM_IO, PM_ROLE_FILE_IO);
+  assert_true(io != first_more);
+  assert_string_equal(pm_region_name(io), "(more regions)");
+  assert_int_equal(pm_region_folded(), 11);
+  pm_profile *p = pm_profile_build_process(pm_clock_now(), pm_clock_now());
+  assert_non_null(p);
+  assert_int_equal(p->regions_folded, 11);
+  char *js = pm_profile_to_json_string(p), err[256];
+  pm_profile *q = pm_profile_from_json_string(js, err, sizeof err);
+  assert_non_null(q);
+  assert_int_equal(q->regions_folded, 11);
+  free(js);
+  pm_profile_free(p);
+  pm_profile_free(q);
+}
+
 /* An event stamped before the last transition (read before activation, skewed device clock)
  * charges nothing and does not move the location's time back: +100 useful, then an enter stamped
  * 50 ns in the past, then +30 in MPI: useful 100, p2p 30, total 130 = elapsed. */
@@ -311,7 +387,6 @@ static void test_time_never_backwards(void **state) {
 /* The public user-region API: a reused name buffer with new contents is a new region; times exact.
  * t: +10 begin "solve" | +20 end | +5 begin "io" (same buffer, rewritten) | +7 end | +3 begin
  * "solve" | +4 end.  solve: 2 visits, 24 ns; io: 1 visit, 7 ns; root: 10 + 5 + 3 = 18 ns. */
-#include "popmeter.h"
 static void test_user_regions(void **state) {
   (void)state;
   pm_loc *L = pm_loc_self();
@@ -403,6 +478,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_parallel_context, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cp_merge, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unbalanced_and_deep, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_deeper_than_kept, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_region_registry_full, setup, teardown),
       cmocka_unit_test_setup_teardown(test_time_never_backwards, setup, teardown),
       cmocka_unit_test_setup_teardown(test_user_regions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_profile_build, setup, teardown),

@@ -1,10 +1,13 @@
-/* A program whose names are arbitrary bytes, for tests/integration/test_names.sh.
+/* A program whose names are arbitrary bytes, for tests/integration/test_names.sh (and a victim for
+ * tests/integration/test_faults.sh).
  *   names REGION [RANK]: enters the user region REGION (on every rank, or only on rank RANK),
  *   computes for ~20 ms inside it, then (built with -DUSE_MPI) sums one value per rank with
- *   MPI_Allreduce. Prints "result N" (N = number of ranks, 1 without MPI). */
+ *   MPI_Allreduce. Prints "result N" (N = number of ranks, 1 without MPI).
+ *   NAMES_KILL_RANK=r: rank r kills itself with SIGKILL before the sum (the others wait in it). */
 #ifdef USE_MPI
 #include <mpi.h>
 #endif
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -36,6 +39,8 @@ int main(int argc, char **argv) {
   if (mine && pm_region_end) pm_region_end(name);
   (void)x;
 #ifdef USE_MPI
+  const char *kill_rank = getenv("NAMES_KILL_RANK");
+  if (kill_rank && atoi(kill_rank) == rank) raise(SIGKILL);
   int one = 1;
   MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Finalize();
