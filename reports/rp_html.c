@@ -66,8 +66,7 @@ static void changes(FILE *out, const rp_study *s, double threshold) {
   rp_diff_entry *d;
   int n = rp_diff_regions(s, threshold, &d), i;
   if (n < 0) return;
-  fprintf(out, "<h2>Changes from %s to %s</h2>\n", s->cfg[s->ref].label,
-          s->cfg[s->ref == s->ncfg - 1 ? 0 : s->ncfg - 1].label);
+  fprintf(out, "<h2>Changes from %s to %s</h2>\n", s->cfg[s->ref].label, s->cfg[rp_diff_other(s)].label);
   if (n == 0) {
     fprintf(out, "<p>No region changed by more than %.0f %%.</p>\n", 100 * threshold);
     return;

@@ -76,8 +76,7 @@ static void changes(FILE *out, const rp_study *s, double threshold) {
   rp_diff_entry *d;
   int n = rp_diff_regions(s, threshold, &d), i;
   if (n < 0) return;
-  fprintf(out, "## Changes from %s to %s\n\n", s->cfg[s->ref].label,
-          s->cfg[s->ref == s->ncfg - 1 ? 0 : s->ncfg - 1].label);
+  fprintf(out, "## Changes from %s to %s\n\n", s->cfg[s->ref].label, s->cfg[rp_diff_other(s)].label);
   if (n == 0)
     fprintf(out, "No region changed by more than %.0f %%.\n\n", 100 * threshold);
   else

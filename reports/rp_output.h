@@ -75,9 +75,12 @@ typedef struct {
 } rp_diff_entry;
 #define RP_DIFF_THRESHOLD 0.05   /* |speedup - 1| below this: unchanged */
 #define RP_DIFF_MIN_SECONDS 1e-3 /* regions shorter than this in both runs are noise */
-/* Regions of the last configuration that changed against the reference, largest time change
- * first. *out is malloc'd. Returns the count, or -1 out of memory. */
+/* Regions of the compared configuration (rp_diff_other) that changed against the reference,
+ * largest time change first. *out is malloc'd. Returns the count, or -1 out of memory. */
 int rp_diff_regions(const rp_study *s, double threshold, rp_diff_entry **out);
+/* The configuration compared with the reference: the last one, or the first when the last is the
+ * reference. */
+int rp_diff_other(const rp_study *s);
 const char *rp_diff_kind_name(rp_diff_kind k); /* "slowed down", "sped up", "new", "gone" */
 
 /* ---------------------------------------------------------------------------------- formats */
