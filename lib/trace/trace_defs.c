@@ -664,7 +664,7 @@ static int write_global(OTF2_Archive *a, unify *u) {
   }
   if (!rc && omp) { /* every location that took part in a thread team, in order of appearance */
     uint32_t n = 0;
-    for (uint32_t c = 0; c < u->ngcomm; c++) {
+    for (uint32_t c = 0; !rc && c < u->ngcomm; c++) {
       dcomm *d = u->gcomm[c];
       if (d->kind != PM_TCOMM_TEAM) continue;
       for (uint32_t k = 0; k < d->n; k++) {
