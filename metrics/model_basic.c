@@ -15,36 +15,24 @@
 
 pm_metric *pm_model_basic(const pm_run_input *in) {
   pm_metric *root, *pe_n, *comme_n;
-  pm_val pe, lb, comme, sere, te, prog;
+  pm_val pe, lb, comme, sere, te;
   const char *why = pm__input_problem(in);
-  int i, n = 0, nprog = 0;
-  double sum = 0.0, max = 0.0, progmpi = 0.0;
+  pm_agg useful = {0, 0.0, 0.0};
 
   root = pm__root("basic", "Basic POP model",
                   "POP parallel efficiency over all threads and workers, split into load balance, "
                   "serialization and transfer.");
   if (!root) return NULL;
   if (!why) {
-    for (i = 0; i < in->nlocations; i++) {
-      const pm_location_input *l = &in->loc[i];
-      if (l->kind == PM_LOC_PROGRESS) {
-        nprog++;
-        progmpi += l->mpi;
-      }
-      if (!pm__is_compute(l)) continue;
-      double u = pm__useful(in, l);
-      sum += u;
-      if (n == 0 || u > max) max = u;
-      n++;
-    }
-    if (n == 0) why = PM_NA_NO_COMPUTE;
+    pm__aggregate(in, pm__is_compute, pm__useful, &useful, NULL);
+    if (useful.n == 0) why = PM_NA_NO_COMPUTE;
   }
   if (why) {
     pe = lb = comme = sere = te = pm_v_na(why);
   } else {
-    pm_val R = pm_v(in->runtime), vmax = pm_v(max);
-    pe = pm_v_div(pm_v(sum), pm_v((double)n * in->runtime), PM_NA_ZERO_RUNTIME);
-    lb = pm_v_div(pm_v(sum / n), vmax, PM_NA_NO_USEFUL);
+    pm_val R = pm_v(in->runtime), vmax = pm_v(useful.max);
+    pe = pm_v_div(pm_v(useful.sum), pm_v((double)useful.n * in->runtime), PM_NA_ZERO_RUNTIME);
+    lb = pm_v_div(pm_v(useful.sum / useful.n), vmax, PM_NA_NO_USEFUL);
     comme = pm_v_div(vmax, R, PM_NA_ZERO_RUNTIME);
     if (!in->has_critical_path) {
       sere = te = pm_v_na(PM_NA_NO_CP);
@@ -67,10 +55,6 @@ pm_metric *pm_model_basic(const pm_run_input *in) {
   pm__leaf(comme_n, "te", "Transfer efficiency", "",
            "Runtime on an ideal network divided by the measured runtime: loss to data transfer.", te);
 
-  if (!why && nprog > 0) { /* reported separately, only when such threads exist */
-    prog = pm_v_div(pm_v(100.0 * progmpi), pm_v((double)nprog * in->runtime), PM_NA_ZERO_RUNTIME);
-    pm__leaf(root, "progress_mpi", "Progress-thread time in MPI", "%",
-             "Share of the runtime that communication progress threads spent inside MPI.", prog);
-  }
+  if (!why) pm__progress_mpi_leaf(root, in);
   return pm__finish(root);
 }

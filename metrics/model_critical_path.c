@@ -17,14 +17,17 @@
 #include "pm_util.h"
 #include <stdlib.h>
 
+static double tl_cue(const pm_run_input *in, const pm_location_input *l) {
+  (void)in;
+  return l->tl_cue;
+}
+
 pm_metric *pm_model_critical_path(const pm_run_input *in) {
   pm_metric *root, *n_pe, *n_lb, *n_ce, *n_se, *n_te;
   pm_val pe, lb, lbx, lbm, ce, se, sex, sem, te, tex, tem;
   const char *why = pm__input_problem(in);
-  pm_procs pp = {0, NULL, NULL};
-  double *pmax = NULL; /* per process: max t_k */
-  int i, p, T = 0;
-  double sum = 0.0, max = 0.0;
+  pm_agg t = {0, 0.0, 0.0}, *pt = NULL; /* t_i over T, and per process (max: max_{k in PT_j} t_k) */
+  int p;
 
   root = pm__root("critical_path", "Critical-path model (RWTH)",
                   "Efficiencies from the online critical path, each split into a thread level (X) "
@@ -32,21 +35,13 @@ pm_metric *pm_model_critical_path(const pm_run_input *in) {
   if (!root) return NULL;
   if (!why && !in->has_critical_path) why = PM_NA_NO_CP;
   if (!why) {
-    pmax = pm__calloc((size_t)in->nprocesses, sizeof *pmax);
-    if (!pmax || !pm__procs_init(&pp, in, pm__is_compute)) {
-      free(pmax);
+    pt = pm__calloc((size_t)in->nprocesses, sizeof *pt);
+    if (!pt) {
       pm_metric_free(root);
       return NULL;
     }
-    for (i = 0; i < in->nlocations; i++) {
-      const pm_location_input *l = &in->loc[i];
-      if (!pm__is_compute(l)) continue;
-      if (pp.master[l->process] == i || l->tl_cue > pmax[l->process]) pmax[l->process] = l->tl_cue;
-      sum += l->tl_cue;
-      if (T == 0 || l->tl_cue > max) max = l->tl_cue;
-      T++;
-    }
-    if (T == 0) why = PM_NA_NO_COMPUTE;
+    pm__aggregate(in, pm__is_compute, tl_cue, &t, pt);
+    if (t.n == 0) why = PM_NA_NO_COMPUTE;
   }
   if (why) {
     pe = lb = lbx = lbm = ce = se = sex = sem = te = tex = tem = pm_v_na(why);
@@ -55,26 +50,26 @@ pm_metric *pm_model_critical_path(const pm_run_input *in) {
     int first = 1;
     pm_val R = pm_v(in->runtime), gcue = pm_v(in->g_cue), gcoo = pm_v(in->g_coo);
     for (p = 0; p < in->nprocesses; p++) {
-      if (pp.nloc[p] == 0) continue;
-      wmax += pp.nloc[p] * pmax[p];
+      if (pt[p].n == 0) continue;
+      wmax += pt[p].n * pt[p].max;
       if (in->pl_cue && (first || in->pl_cue[p] > plmax)) plmax = in->pl_cue[p];
       first = 0;
     }
-    lbx = pm_v_div(pm_v(sum), pm_v(wmax), PM_NA_NO_USEFUL);
-    lbm = pm_v_div(pm_v(wmax), pm_v(T * max), PM_NA_NO_USEFUL);
-    lb = pm_v_div(pm_v(sum), pm_v(T * max), PM_NA_NO_USEFUL);
-    se = pm_v_div(pm_v(max), gcue, "critical path (G-CUE) is zero");
+    lbx = pm_v_div(pm_v(t.sum), pm_v(wmax), PM_NA_NO_USEFUL);
+    lbm = pm_v_div(pm_v(wmax), pm_v(t.n * t.max), PM_NA_NO_USEFUL);
+    lb = pm_v_div(pm_v(t.sum), pm_v(t.n * t.max), PM_NA_NO_USEFUL);
+    se = pm_v_div(pm_v(t.max), gcue, "critical path (G-CUE) is zero");
     if (!in->pl_cue) {
       sex = sem = pm_v_na("no process-local critical paths (PL-CUE) measured");
     } else {
-      sex = pm_v_div(pm_v(max), pm_v(plmax), "process-local critical paths (PL-CUE) are zero");
+      sex = pm_v_div(pm_v(t.max), pm_v(plmax), "process-local critical paths (PL-CUE) are zero");
       sem = pm_v_div(pm_v(plmax), gcue, "critical path (G-CUE) is zero");
     }
     te = pm_v_div(gcue, R, PM_NA_ZERO_RUNTIME);
     tex = pm_v_div(gcoo, R, PM_NA_ZERO_RUNTIME);
     tem = pm_v_div(gcue, gcoo, "critical path without OpenMP/runtime time (G-COO) is zero");
-    ce = pm_v_div(pm_v(max), R, PM_NA_ZERO_RUNTIME);
-    pe = pm_v_div(pm_v(sum / T), R, PM_NA_ZERO_RUNTIME);
+    ce = pm_v_div(pm_v(t.max), R, PM_NA_ZERO_RUNTIME);
+    pe = pm_v_div(pm_v(t.sum / t.n), R, PM_NA_ZERO_RUNTIME);
   }
 
   n_pe = pm__leaf(root, "pe", "Parallel efficiency", "",
@@ -106,7 +101,6 @@ pm_metric *pm_model_critical_path(const pm_run_input *in) {
            "Critical path of useful work (G-CUE) divided by the critical path without "
            "OpenMP/runtime time (G-COO).",
            tem);
-  free(pmax);
-  pm__procs_free(&pp);
+  free(pt);
   return pm__finish(root);
 }

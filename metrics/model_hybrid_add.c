@@ -28,6 +28,11 @@
 
 #define NA_SPLIT "no serial / parallel-region split measured (serial_useful, in_parallel)"
 
+static double omp_useful(const pm_run_input *in, const pm_location_input *l) {
+  (void)in;
+  return l->omp_useful;
+}
+
 /* Adds one child per OpenMP region under the OpenMP node. */
 static void add_regions(pm_metric *omp, const pm_run_input *in, const pm_procs *pp, int T) {
   int r, j;
@@ -62,8 +67,9 @@ pm_metric *pm_model_additive(const pm_run_input *in) {
   pm_val pe, proc, comme, plb, thr, amd, omp;
   const char *why = pm__input_problem(in);
   pm_procs pp = {0, NULL, NULL};
-  int i, p, T = 0;
+  int p, T = 0;
   double su = 0.0, ou = 0.0, ompu = 0.0, amdl = 0.0, maxps = 0.0, split = 0.0;
+  pm_agg useful, in_regions; /* over the threads: useful time, useful time in parallel regions */
 
   root = pm__root("additive", "Hybrid additive model (NAG)",
                   "Parallel efficiency whose inefficiencies add up: processes, threads, Amdahl, "
@@ -74,13 +80,11 @@ pm_metric *pm_model_additive(const pm_run_input *in) {
       pm_metric_free(root);
       return NULL;
     }
-    for (i = 0; i < in->nlocations; i++) {
-      const pm_location_input *l = &in->loc[i];
-      if (!pm__is_thread(l)) continue;
-      T++;
-      ou += pm__useful(in, l);
-      ompu += l->omp_useful;
-    }
+    pm__aggregate(in, pm__is_thread, pm__useful, &useful, NULL);
+    pm__aggregate(in, pm__is_thread, omp_useful, &in_regions, NULL);
+    T = useful.n;
+    ou = useful.sum;
+    ompu = in_regions.sum;
     if (T == 0) why = "no application threads";
   }
   if (why) {

@@ -24,63 +24,48 @@
 #include "pm_util.h"
 #include <stdlib.h>
 
+/* The compute locations that call MPI. */
+static int calls_mpi(const pm_location_input *l) { return pm__is_compute(l) && l->calls_mpi; }
+
 pm_metric *pm_model_multiplicative(const pm_run_input *in) {
   pm_metric *root, *n_pe, *n_mpi, *n_mc, *n_x;
-  pm_val hpe, hce, hlb, mpe, mce, mlb, mse, mte, xpe, xce, xlb, prog;
+  pm_val hpe, hce, hlb, mpe, mce, mlb, mse, mte, xpe, xce, xlb;
   const char *why = pm__input_problem(in);
-  int i, p, T = 0, nprog = 0;
-  double sum = 0.0, max = 0.0, progmpi = 0.0;
-  double *mpisum = NULL; /* per process: sum of mpi over its MPI-calling compute locations */
-  int *ncall = NULL;     /* per process: number of those locations */
+  int p;
+  pm_agg useful = {0, 0.0, 0.0}, *mpi = NULL; /* per process: mpi over its MPI-calling compute locations */
   pm_procs pp = {0, NULL, NULL};
 
   root = pm__root("multiplicative", "Hybrid multiplicative model (BSC)",
                   "Hybrid parallel efficiency as the product of an MPI level and a thread level (X).");
   if (!root) return NULL;
   if (!why) {
-    mpisum = pm__calloc((size_t)in->nprocesses, sizeof *mpisum);
-    ncall = pm__calloc((size_t)in->nprocesses, sizeof *ncall);
-    if (!mpisum || !ncall || !pm__procs_init(&pp, in, pm__is_compute)) {
-      free(mpisum);
-      free(ncall);
+    mpi = pm__calloc((size_t)in->nprocesses, sizeof *mpi);
+    if (!mpi || !pm__procs_init(&pp, in, pm__is_compute)) {
+      free(mpi);
       pm__procs_free(&pp);
       pm_metric_free(root);
       return NULL;
     }
-    for (i = 0; i < in->nlocations; i++) {
-      const pm_location_input *l = &in->loc[i];
-      if (l->kind == PM_LOC_PROGRESS) {
-        nprog++;
-        progmpi += l->mpi;
-      }
-      if (!pm__is_compute(l)) continue;
-      double u = pm__useful(in, l);
-      sum += u;
-      if (T == 0 || u > max) max = u;
-      T++;
-      if (l->calls_mpi) {
-        mpisum[l->process] += l->mpi;
-        ncall[l->process]++;
-      }
-    }
-    if (T == 0) why = PM_NA_NO_COMPUTE;
+    pm__aggregate(in, pm__is_compute, pm__useful, &useful, NULL);
+    pm__aggregate(in, calls_mpi, pm__mpi, NULL, mpi);
+    if (useful.n == 0) why = PM_NA_NO_COMPUTE;
   }
   if (why) {
     hpe = hce = hlb = mpe = mce = mlb = mse = mte = xpe = xce = xlb = pm_v_na(why);
   } else {
     double R = in->runtime, wsum = 0.0, omax = 0.0;
-    int first = 1;
+    int first = 1, T = useful.n;
     for (p = 0; p < in->nprocesses; p++) {
       double outside;
       if (pp.nloc[p] == 0) continue; /* a process without application threads has no say in the MPI level */
-      outside = R - (ncall[p] ? mpisum[p] / ncall[p] : 0.0);
+      outside = R - (mpi[p].n ? mpi[p].sum / mpi[p].n : 0.0);
       wsum += outside * pp.nloc[p];
       if (first || outside > omax) omax = outside;
       first = 0;
     }
-    hpe = pm_v_div(pm_v(sum / T), pm_v(R), PM_NA_ZERO_RUNTIME);
-    hce = pm_v_div(pm_v(max), pm_v(R), PM_NA_ZERO_RUNTIME);
-    hlb = pm_v_div(pm_v(sum / T), pm_v(max), PM_NA_NO_USEFUL);
+    hpe = pm_v_div(pm_v(useful.sum / T), pm_v(R), PM_NA_ZERO_RUNTIME);
+    hce = pm_v_div(pm_v(useful.max), pm_v(R), PM_NA_ZERO_RUNTIME);
+    hlb = pm_v_div(pm_v(useful.sum / T), pm_v(useful.max), PM_NA_NO_USEFUL);
     mpe = pm_v_div(pm_v(wsum), pm_v(R * T), PM_NA_ZERO_RUNTIME);
     mce = pm_v_div(pm_v(omax), pm_v(R), PM_NA_ZERO_RUNTIME);
     mlb = pm_v_div(mpe, mce, "no time outside MPI");
@@ -125,13 +110,8 @@ pm_metric *pm_model_multiplicative(const pm_run_input *in) {
            "Average useful time divided by the largest useful time of any thread.", hlb);
   pm__leaf(root, "hybrid_comme", "Hybrid communication efficiency", "",
            "Largest useful time of any thread divided by the runtime.", hce);
-  if (!why && nprog > 0) {
-    prog = pm_v_div(pm_v(100.0 * progmpi), pm_v((double)nprog * in->runtime), PM_NA_ZERO_RUNTIME);
-    pm__leaf(root, "progress_mpi", "Progress-thread time in MPI", "%",
-             "Share of the runtime that communication progress threads spent inside MPI.", prog);
-  }
-  free(mpisum);
-  free(ncall);
+  if (!why) pm__progress_mpi_leaf(root, in);
+  free(mpi);
   pm__procs_free(&pp);
   return pm__finish(root);
 }

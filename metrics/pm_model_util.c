@@ -49,6 +49,44 @@ double pm__useful(const pm_run_input *in, const pm_location_input *l) {
   return l->useful + (in->io_as_useful ? l->io : 0.0);
 }
 
+double pm__mpi(const pm_run_input *in, const pm_location_input *l) {
+  (void)in;
+  return l->mpi;
+}
+
+int pm__is_progress(const pm_location_input *l) { return l->kind == PM_LOC_PROGRESS; }
+
+static void agg_add(pm_agg *a, double v) {
+  a->sum += v;
+  if (a->n == 0 || v > a->max) a->max = v;
+  a->n++;
+}
+
+void pm__aggregate(const pm_run_input *in, int (*select)(const pm_location_input *), pm_loc_value value, pm_agg *all,
+                   pm_agg *per_process) {
+  const pm_agg zero = {0, 0.0, 0.0};
+  int i;
+  if (all) *all = zero;
+  for (i = 0; per_process && i < in->nprocesses; i++) per_process[i] = zero;
+  for (i = 0; i < in->nlocations; i++) {
+    const pm_location_input *l = &in->loc[i];
+    double v;
+    if (!select(l)) continue;
+    v = value(in, l);
+    if (all) agg_add(all, v);
+    if (per_process) agg_add(&per_process[l->process], v);
+  }
+}
+
+void pm__progress_mpi_leaf(pm_metric *root, const pm_run_input *in) {
+  pm_agg prog;
+  pm__aggregate(in, pm__is_progress, pm__mpi, &prog, NULL);
+  if (prog.n == 0) return; /* reported separately, only when such threads exist */
+  pm__leaf(root, "progress_mpi", "Progress-thread time in MPI", "%",
+           "Share of the runtime that communication progress threads spent inside MPI.",
+           pm_v_div(pm_v(100.0 * prog.sum), pm_v((double)prog.n * in->runtime), PM_NA_ZERO_RUNTIME));
+}
+
 const char *pm__input_problem(const pm_run_input *in) {
   int i;
   if (!in) return PM_NA_NO_INPUT;

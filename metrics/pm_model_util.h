@@ -37,6 +37,29 @@ int pm__is_worker(const pm_location_input *l);
 /* useful time of a location, plus its I/O time when the run counts I/O as useful. */
 double pm__useful(const pm_run_input *in, const pm_location_input *l);
 
+/* MPI time of a location (a pm_loc_value). */
+double pm__mpi(const pm_run_input *in, const pm_location_input *l);
+/* Progress thread (communication progress, runtime service). */
+int pm__is_progress(const pm_location_input *l);
+
+/* Sum, largest value and count of a per-location quantity over a set of locations. */
+typedef struct {
+  int n;      /* locations taken */
+  double sum; /* in array order */
+  double max; /* the first value taken, replaced by any larger one; 0 when n == 0 */
+} pm_agg;
+/* A location's quantity (pm__useful, its MPI time, its thread-local critical path, ...). */
+typedef double (*pm_loc_value)(const pm_run_input *in, const pm_location_input *l);
+/* Aggregates value over the locations select accepts, in array order: over the run into *all (may
+ * be NULL) and, when per_process is not NULL, over each process p into per_process[p]
+ * (in->nprocesses entries, overwritten). Requires pm__input_problem(in) == NULL. */
+void pm__aggregate(const pm_run_input *in, int (*select)(const pm_location_input *), pm_loc_value value, pm_agg *all,
+                   pm_agg *per_process);
+
+/* Adds "progress_mpi", the share of the runtime the progress threads spent in MPI, under root when
+ * the run has progress threads (docs/metrics.md §1). Requires pm__input_problem(in) == NULL. */
+void pm__progress_mpi_leaf(pm_metric *root, const pm_run_input *in);
+
 /* Checks what every model needs (input present, location array, process indices in range, at least
  * one location, positive runtime). Returns NULL when fine, else the reason (static string). */
 const char *pm__input_problem(const pm_run_input *in);

@@ -125,16 +125,6 @@ char *pm_render_json_string(const pm_metric *tree, int flags) {
 }
 
 int pm_render_json(FILE *out, const pm_metric *tree, int flags) {
-  char *s;
-  size_t n;
   if (!out) return -1;
-  s = pm_render_json_string(tree, flags);
-  if (!s) return -1;
-  n = strlen(s);
-  if (fwrite(s, 1, n, out) != n) {
-    free(s);
-    return -1;
-  }
-  free(s);
-  return 0;
+  return pm__put_taken(out, pm_render_json_string(tree, flags));
 }

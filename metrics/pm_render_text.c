@@ -384,18 +384,8 @@ char *pm_render_text_string(const pm_metric *const *trees, size_t ntrees, const 
 }
 
 int pm_render_text(FILE *out, const pm_metric *const *trees, size_t ntrees, const char *const *headers, int width) {
-  char *s;
-  size_t n;
   if (!out) return -1;
-  s = pm_render_text_string(trees, ntrees, headers, width);
-  if (!s) return -1;
-  n = strlen(s);
-  if (fwrite(s, 1, n, out) != n) {
-    free(s);
-    return -1;
-  }
-  free(s);
-  return 0;
+  return pm__put_taken(out, pm_render_text_string(trees, ntrees, headers, width));
 }
 
 size_t pm_render_text_columns_fit(const pm_metric *const *trees, size_t ntrees, const char *const *headers, int width) {

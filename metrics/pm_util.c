@@ -19,6 +19,16 @@ char *pm__strdup(const char *s) {
   return d;
 }
 
+int pm__put_taken(FILE *out, char *s) {
+  size_t n;
+  int rc;
+  if (!s) return -1;
+  n = strlen(s);
+  rc = fwrite(s, 1, n, out) == n ? 0 : -1;
+  free(s);
+  return rc;
+}
+
 void pm_sb_init(pm_sb *b) {
   b->s = NULL;
   b->len = b->cap = 0;

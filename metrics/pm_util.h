@@ -1,9 +1,11 @@
 /* Internal helpers of libpopmetrics (not part of the public API): allocation wrappers (one place
- * to reason about out-of-memory) and a growable string buffer for the renderers. */
+ * to reason about out-of-memory), a growable string buffer for the renderers and the write-out of
+ * what they built. */
 #ifndef PM_UTIL_H
 #define PM_UTIL_H
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 void *pm__malloc(size_t n);
 void *pm__calloc(size_t n, size_t size);
@@ -30,6 +32,10 @@ void pm_sb_printf(pm_sb *b, const char *fmt, ...)
     ;
 /* Hands the string over to the caller (malloc'd, NUL-terminated); NULL if oom. Resets b. */
 char *pm_sb_take(pm_sb *b);
+
+/* Writes s (a malloc'd string, NULL: a failure already) to out and frees it. 0, or -1 when s is
+ * NULL or the write failed. */
+int pm__put_taken(FILE *out, char *s);
 
 /* Display width of a UTF-8 string: the number of code points (continuation bytes not counted). */
 size_t pm_utf8_width(const char *s);

@@ -18,6 +18,8 @@ static int by_change(const void *a, const void *b) {
   return (dx < dy) - (dx > dy);
 }
 
+int rp_diff_other(const rp_study *s) { return s->ref == s->ncfg - 1 ? 0 : s->ncfg - 1; }
+
 int rp_diff_regions(const rp_study *s, double threshold, rp_diff_entry **out) {
   const rp_config *a, *b;
   rp_diff_entry *v;
@@ -25,7 +27,7 @@ int rp_diff_regions(const rp_study *s, double threshold, rp_diff_entry **out) {
   *out = NULL;
   if (s->ncfg < 2) return 0;
   a = &s->cfg[s->ref];
-  b = &s->cfg[s->ref == s->ncfg - 1 ? 0 : s->ncfg - 1];
+  b = &s->cfg[rp_diff_other(s)];
   if (!(v = calloc((size_t)s->nregions + 1, sizeof *v))) return -1;
   for (g = 0; g < s->nregions; g++) {
     rp_diff_entry e = {.region = g};

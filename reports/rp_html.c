@@ -1,7 +1,8 @@
 /* One self-contained HTML page (opens from a laptop, no network): the efficiency table colour-
  * scaled (red < 0.5 <= amber < 0.8 <= green), the regions, the changes of a two-run comparison,
  * the plots inlined as base64 data URIs (PNG, or SVG when only that was drawn) and the runs. No
- * script, no external style sheet, font or image. */
+ * script, no external style sheet, font or image. The tables are built by rp_rows.c; this file
+ * only formats them. */
 #include "rp_output.h"
 #include <stdlib.h>
 #include <string.h>
@@ -24,36 +25,27 @@ static const char *colour(const pm_metric *m) {
   return " g";
 }
 
-static int table(FILE *out, const rp_study *s, pm_metric **trees) {
-  pm_metric **med = calloc((size_t)s->ncfg + 1, sizeof *med);
-  rp_row *rows;
-  int n, i, c;
-  char cell[96];
-  if (!med) return -1;
-  for (c = 0; c < s->ncfg; c++) med[c] = trees[c * RP_NSTATS + RP_MEDIAN];
-  n = rp_rows_collect(med, s->ncfg, &rows);
-  if (n < 0) {
-    free(med);
-    return -1;
-  }
+static int table(FILE *out, const rp_study *s, const rp_table *t) {
+  int r, c;
+  if (t->failed) return -1;
   fputs("<table>\n<thead><tr><th>Metric</th>", out);
   for (c = 0; c < s->ncfg; c++) fprintf(out, "<th>%s</th>", s->cfg[c].label);
   fputs("</tr></thead>\n<tbody>\n", out);
-  for (i = 0; i < n; i++) {
-    const rp_row *r = &rows[i];
-    fprintf(out, "<tr><td style=\"padding-left:%.1fem\" title=\"", 0.6 + 1.2 * r->depth);
-    rp_put_html(out, r->label->description);
+  for (r = 0; r < t->nrows; r++) {
+    const rp_row *row = &t->row[r];
+    fprintf(out, "<tr><td style=\"padding-left:%.1fem\" title=\"", 0.6 + 1.2 * row->depth);
+    rp_put_html(out, row->label->description);
     fputs("\">", out);
-    rp_put_html(out, r->label->name);
-    if (r->label->unit[0]) {
+    rp_put_html(out, row->label->name);
+    if (row->label->unit[0]) {
       fputs(" [", out);
-      rp_put_html(out, r->label->unit);
+      rp_put_html(out, row->label->unit);
       fputc(']', out);
     }
     fputs("</td>", out);
-    for (c = 0; c < s->ncfg; c++) {
-      const pm_metric *m = med[c] ? pm_metric_find(med[c], r->path) : NULL;
-      rp_cell_text(&s->cfg[c], &trees[c * RP_NSTATS], r->path, "\xE2\x80\x93", cell, sizeof cell);
+    for (c = 0; c < t->ncols; c++) {
+      const rp_cell *x = &t->cell[r * t->ncols + c];
+      const pm_metric *m = x->median;
       fprintf(out, "<td class=\"v%s%s\"", colour(m), m && m->state == PM_METRIC_NA ? " na" : "");
       if (m && m->state == PM_METRIC_NA) {
         fputs(" title=\"", out);
@@ -61,14 +53,12 @@ static int table(FILE *out, const rp_study *s, pm_metric **trees) {
         fputc('"', out);
       }
       fputc('>', out);
-      rp_put_html(out, cell);
+      rp_put_html(out, x->text);
       fputs("</td>", out);
     }
     fputs("</tr>\n", out);
   }
   fputs("</tbody>\n</table>\n", out);
-  rp_rows_free(rows, n);
-  free(med);
   return 0;
 }
 
@@ -76,8 +66,7 @@ static void changes(FILE *out, const rp_study *s, double threshold) {
   rp_diff_entry *d;
   int n = rp_diff_regions(s, threshold, &d), i;
   if (n < 0) return;
-  fprintf(out, "<h2>Changes from %s to %s</h2>\n", s->cfg[s->ref].label,
-          s->cfg[s->ref == s->ncfg - 1 ? 0 : s->ncfg - 1].label);
+  fprintf(out, "<h2>Changes from %s to %s</h2>\n", s->cfg[s->ref].label, s->cfg[rp_diff_other(s)].label);
   if (n == 0) {
     fprintf(out, "<p>No region changed by more than %.0f %%.</p>\n", 100 * threshold);
     return;
@@ -120,14 +109,9 @@ static void figure(FILE *out, const rp_plots *plots, const rp_plot *p) {
 }
 
 int rp_write_html(FILE *out, const rp_study *s, const rp_plots *plots, const rp_write_options *o) {
-  pm_metric **trees = calloc((size_t)s->ncfg * RP_NSTATS + 1, sizeof *trees);
-  int *order = calloc((size_t)s->nregions + 1, sizeof *order);
-  int c, k, n, i, rc = 0;
-  if (!trees || !order) {
-    free(trees);
-    free(order);
-    return -1;
-  }
+  rp_tables t;
+  int c, k, i, rc = 0;
+  if (rp_tables_build(&t, s, o->max_regions) != 0) return -1;
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>popmeter "
         "report: ",
         out);
@@ -152,22 +136,16 @@ int rp_write_html(FILE *out, const rp_study *s, const rp_plots *plots, const rp_
         "#f4a3a3\">&lt; 0.5</span><span style=\"background:#ffe08a\">0.5 &ndash; 0.8</span>"
         "<span style=\"background:#b7e1a1\">&ge; 0.8</span></p>\n",
         out);
-  for (c = 0; c < s->ncfg; c++)
-    for (k = 0; k < RP_NSTATS; k++) trees[c * RP_NSTATS + k] = s->cfg[c].tree[k];
-  if (table(out, s, trees) != 0) rc = -1;
-  n = rp_regions_ranked(s, order, o->max_regions);
-  if (n > 0) {
+  if (table(out, s, &t.pop) != 0) rc = -1;
+  if (t.nregions > 0) {
     fputs("<h2>Regions (inclusive time)</h2>\n", out);
-    for (c = 0; c < s->ncfg; c++)
-      for (k = 0; k < RP_NSTATS; k++) trees[c * RP_NSTATS + k] = rp_tree_regions_table(s, c, k, order, n);
-    if (table(out, s, trees) != 0) rc = -1;
-    for (i = 0; i < s->ncfg * RP_NSTATS; i++) pm_metric_free(trees[i]);
-    for (i = k = 0; i < n; i++) {
-      int f = rp_region_first_below(s, order[i], RP_AMBER_BELOW);
+    if (table(out, s, &t.regions) != 0) rc = -1;
+    for (i = k = 0; i < t.nregions; i++) {
+      int f = rp_region_first_below(s, t.order[i], RP_AMBER_BELOW);
       if (f < 0) continue;
       fputs(k++ ? "" : "<p>Regions losing efficiency, worst first:</p>\n<ul>\n", out);
       fputs("<li>", out);
-      rp_put_html(out, s->regions[order[i]].name);
+      rp_put_html(out, s->regions[t.order[i]].name);
       fprintf(out, ": global efficiency below %.2f from %s</li>\n", RP_AMBER_BELOW, s->cfg[f].label);
     }
     if (k) fputs("</ul>\n", out);
@@ -192,7 +170,6 @@ int rp_write_html(FILE *out, const rp_study *s, const rp_plots *plots, const rp_
   fputs("</ul>\n<p class=\"meta\">Generated by popmeter-report from popmeter.json files.</p>\n"
         "</body>\n</html>\n",
         out);
-  free(trees);
-  free(order);
+  rp_tables_free(&t);
   return rc || ferror(out) ? -1 : 0;
 }

@@ -1,6 +1,7 @@
 /* Markdown report (for a merge request, a wiki, a CI summary): the same tables as the text report,
  * one column per configuration, min-max of repeats in brackets, then the regions, changes, plots
- * (linked, relative to the report directory) and the runs. */
+ * (linked, relative to the report directory) and the runs. The tables are built by rp_rows.c;
+ * this file only formats them. */
 #define _GNU_SOURCE
 #include "rp_output.h"
 #include <stdlib.h>
@@ -17,32 +18,21 @@ static void label(FILE *out, const rp_row *r) {
   }
 }
 
-/* trees[c * RP_NSTATS + k]: configuration c, statistic k. */
-static int table(FILE *out, const rp_study *s, pm_metric **trees) {
-  pm_metric **med = calloc((size_t)s->ncfg + 1, sizeof *med);
-  rp_row *rows;
-  int n, i, c;
-  char cell[96];
-  if (!med) return -1;
-  for (c = 0; c < s->ncfg; c++) med[c] = trees[c * RP_NSTATS + RP_MEDIAN];
-  n = rp_rows_collect(med, s->ncfg, &rows);
-  free(med);
-  if (n < 0) return -1;
+static int table(FILE *out, const rp_study *s, const rp_table *t) {
+  int r, c;
+  if (t->failed) return -1;
   fputs("| Metric |", out);
   for (c = 0; c < s->ncfg; c++) fprintf(out, " %s |", s->cfg[c].label);
   fputs("\n|:---|", out);
   for (c = 0; c < s->ncfg; c++) fputs("---:|", out);
   fputc('\n', out);
-  for (i = 0; i < n; i++) {
+  for (r = 0; r < t->nrows; r++) {
     fputs("| ", out);
-    label(out, &rows[i]);
+    label(out, &t->row[r]);
     fputs(" |", out);
-    for (c = 0; c < s->ncfg; c++)
-      fprintf(out, " %s |",
-              rp_cell_text(&s->cfg[c], &trees[c * RP_NSTATS], rows[i].path, "\xE2\x80\x93", cell, sizeof cell));
+    for (c = 0; c < t->ncols; c++) fprintf(out, " %s |", t->cell[r * t->ncols + c].text);
     fputc('\n', out);
   }
-  rp_rows_free(rows, n);
   return 0;
 }
 
@@ -72,11 +62,11 @@ static void na_notes_rec(FILE *out, const pm_metric *m, char ***seen, int *nseen
   for (i = 0; i < m->nchildren; i++) na_notes_rec(out, m->children[i], seen, nseen);
 }
 
-static void na_notes(FILE *out, pm_metric **trees, int n) {
+static void na_notes(FILE *out, const rp_study *s) {
   char **seen = NULL;
   int nseen = 0, c;
-  for (c = 0; c < n; c++)
-    if (trees[c * RP_NSTATS]) na_notes_rec(out, trees[c * RP_NSTATS], &seen, &nseen);
+  for (c = 0; c < s->ncfg; c++)
+    if (s->cfg[c].tree[RP_MEDIAN]) na_notes_rec(out, s->cfg[c].tree[RP_MEDIAN], &seen, &nseen);
   if (nseen) fputc('\n', out);
   for (c = 0; c < nseen; c++) free(seen[c]);
   free(seen);
@@ -86,8 +76,7 @@ static void changes(FILE *out, const rp_study *s, double threshold) {
   rp_diff_entry *d;
   int n = rp_diff_regions(s, threshold, &d), i;
   if (n < 0) return;
-  fprintf(out, "## Changes from %s to %s\n\n", s->cfg[s->ref].label,
-          s->cfg[s->ref == s->ncfg - 1 ? 0 : s->ncfg - 1].label);
+  fprintf(out, "## Changes from %s to %s\n\n", s->cfg[s->ref].label, s->cfg[rp_diff_other(s)].label);
   if (n == 0)
     fprintf(out, "No region changed by more than %.0f %%.\n\n", 100 * threshold);
   else
@@ -104,14 +93,9 @@ static void changes(FILE *out, const rp_study *s, double threshold) {
 }
 
 int rp_write_markdown(FILE *out, const rp_study *s, const rp_plots *plots, const rp_write_options *o) {
-  pm_metric **trees = calloc((size_t)s->ncfg * RP_NSTATS + 1, sizeof *trees);
-  int *order = calloc((size_t)s->nregions + 1, sizeof *order);
-  int c, k, n, i, rc = 0;
-  if (!trees || !order) {
-    free(trees);
-    free(order);
-    return -1;
-  }
+  rp_tables t;
+  int c, i, rc = 0;
+  if (rp_tables_build(&t, s, o->max_regions) != 0) return -1;
   fputs("# popmeter scaling report: ", out);
   rp_put_md(out, s->app);
   fprintf(out,
@@ -120,24 +104,18 @@ int rp_write_markdown(FILE *out, const rp_study *s, const rp_plots *plots, const
           s->mode == PM_SCALING_WEAK ? "Weak" : "Strong", s->mode_declared ? "declared" : "detected",
           s->cfg[s->ref].label);
   fputs("## POP efficiencies\n\n", out);
-  for (c = 0; c < s->ncfg; c++)
-    for (k = 0; k < RP_NSTATS; k++) trees[c * RP_NSTATS + k] = s->cfg[c].tree[k];
-  if (table(out, s, trees) != 0) rc = -1;
+  if (table(out, s, &t.pop) != 0) rc = -1;
   fputc('\n', out);
-  na_notes(out, trees, s->ncfg);
-  n = rp_regions_ranked(s, order, o->max_regions);
-  if (n > 0) {
+  na_notes(out, s);
+  if (t.nregions > 0) {
     fputs("## Regions (inclusive time)\n\n", out);
-    for (c = 0; c < s->ncfg; c++)
-      for (k = 0; k < RP_NSTATS; k++) trees[c * RP_NSTATS + k] = rp_tree_regions_table(s, c, k, order, n);
-    if (table(out, s, trees) != 0) rc = -1;
-    for (i = 0; i < s->ncfg * RP_NSTATS; i++) pm_metric_free(trees[i]);
+    if (table(out, s, &t.regions) != 0) rc = -1;
     fputc('\n', out);
-    for (i = 0; i < n; i++) {
-      int f = rp_region_first_below(s, order[i], RP_AMBER_BELOW);
+    for (i = 0; i < t.nregions; i++) {
+      int f = rp_region_first_below(s, t.order[i], RP_AMBER_BELOW);
       if (f < 0) continue;
       fputs("- ", out);
-      rp_put_md(out, s->regions[order[i]].name);
+      rp_put_md(out, s->regions[t.order[i]].name);
       fprintf(out, ": global efficiency below %.2f from %s\n", RP_AMBER_BELOW, s->cfg[f].label);
     }
     fputc('\n', out);
@@ -170,7 +148,6 @@ int rp_write_markdown(FILE *out, const rp_study *s, const rp_plots *plots, const
       fputc('\n', out);
     }
   }
-  free(trees);
-  free(order);
+  rp_tables_free(&t);
   return rc || ferror(out) ? -1 : 0;
 }

@@ -29,20 +29,42 @@ typedef struct {
 int rp_plots_make(const rp_study *s, const char *dir, const char *gnuplot, int force, rp_plots *out, char *err,
                   size_t errlen);
 
-/* ------------------------------------------------------------------- rows shared by MD and HTML */
+/* ------------------------------------------------------- tables shared by MD and HTML (rp_rows.c) */
 typedef struct {
   char *path;             /* ids below the root joined by '/' */
   int depth;              /* 0: a child of the root */
-  const pm_metric *label; /* gives name and unit */
+  const pm_metric *label; /* gives name, unit and description */
 } rp_row;
-/* The rows of trees[0..n-1] (NULL trees skipped): the first tree's in depth-first order, then
- * those only later trees have. Returns the count, or -1 out of memory. */
-int rp_rows_collect(pm_metric *const *trees, int n, rp_row **rows);
-void rp_rows_free(rp_row *rows, int n);
-/* "0.83", "n/a", "-" (missing); with repeats and a spread: "0.83 (0.80-0.85)" using sep between
- * min and max. Seconds get three decimals. Returns buf. */
-const char *rp_cell_text(const rp_config *c, pm_metric *const *stat_trees, const char *path, const char *sep, char *buf,
-                         size_t n);
+typedef struct {
+  const pm_metric *median; /* the configuration's median node on this row; NULL: it has none */
+  char text[128];          /* "0.83", "n/a", "-" (missing); repeated: "0.83 (0.80-0.85)", an en dash */
+} rp_cell;
+/* One row per metric of the median trees (the first tree's in depth-first order, then those only
+ * later trees have), one column per configuration. Seconds get three decimals, the rest two. */
+typedef struct {
+  int nrows, ncols;
+  rp_row *row;
+  rp_cell *cell; /* row r, configuration c: cell[r * ncols + c] */
+  int failed;    /* out of memory while building: nothing to show */
+} rp_table;
+/* trees[c * RP_NSTATS + k]: configuration c, statistic k (NULL: missing); the table points into
+ * them, so they must outlive it. Returns 0, or -1 (failed set) out of memory. */
+int rp_table_build(rp_table *t, const rp_study *s, pm_metric *const *trees);
+void rp_table_free(rp_table *t);
+
+/* The tables of a Markdown or HTML report: the POP efficiencies and the regions. */
+typedef struct {
+  rp_table pop;     /* the configurations' scaling trees */
+  rp_table regions; /* built when nregions > 0 */
+  int *order;       /* the regions shown (rp_regions_ranked), order[0..nregions-1] */
+  int nregions;
+  pm_metric **trees; /* the region tables' trees, owned (ntrees = ncfg * RP_NSTATS) */
+  int ntrees;
+} rp_tables;
+/* max_regions as rp_regions_ranked's max. Returns -1 when out of memory before any table was
+ * built; a table that could not be built has failed set. */
+int rp_tables_build(rp_tables *t, const rp_study *s, int max_regions);
+void rp_tables_free(rp_tables *t);
 
 /* ----------------------------------------------------------------- two-run comparison (rp_diff.c) */
 typedef enum { RP_DIFF_SLOWER, RP_DIFF_FASTER, RP_DIFF_NEW, RP_DIFF_GONE } rp_diff_kind;
@@ -54,9 +76,12 @@ typedef struct {
 } rp_diff_entry;
 #define RP_DIFF_THRESHOLD 0.05   /* |speedup - 1| below this: unchanged */
 #define RP_DIFF_MIN_SECONDS 1e-3 /* regions shorter than this in both runs are noise */
-/* Regions of the last configuration that changed against the reference, largest time change
- * first. *out is malloc'd. Returns the count, or -1 out of memory. */
+/* Regions of the compared configuration (rp_diff_other) that changed against the reference,
+ * largest time change first. *out is malloc'd. Returns the count, or -1 out of memory. */
 int rp_diff_regions(const rp_study *s, double threshold, rp_diff_entry **out);
+/* The configuration compared with the reference: the last one, or the first when the last is the
+ * reference. */
+int rp_diff_other(const rp_study *s);
 const char *rp_diff_kind_name(rp_diff_kind k); /* "slowed down", "sped up", "new", "gone" */
 
 /* ---------------------------------------------------------------------------------- formats */

@@ -55,7 +55,7 @@ static void first_below(FILE *out, const rp_study *s, const int *order, int n) {
 static void changes(FILE *out, const rp_study *s, double threshold) {
   rp_diff_entry *d;
   int n = rp_diff_regions(s, threshold, &d), i;
-  const char *other = s->cfg[s->ref == s->ncfg - 1 ? 0 : s->ncfg - 1].label;
+  const char *other = s->cfg[rp_diff_other(s)].label;
   if (n < 0) return;
   fprintf(out, " Regions that changed from %s to %s (speedup beyond 1 +- %.2f):\n", s->cfg[s->ref].label, other,
           threshold);

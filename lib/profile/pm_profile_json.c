@@ -173,167 +173,203 @@ static void omp_regions_read(pm_jr *c, const json_t *a, pm_profile *p) {
   }
 }
 
-pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
-  pm_jr c = pm_jr_init(err, errlen, NULL, 1e15);
-  char where[96];
+/* The document's schema and version: 0, or -1 with the failure recorded. */
+static int read_header(pm_jr *c, const json_t *root) {
   if (!json_is_object(root)) {
-    pm_jr_fail(&c, "not a JSON object");
-    return NULL;
+    pm_jr_fail(c, "not a JSON object");
+    return -1;
   }
   const json_t *schema = json_object_get(root, "schema");
   if (!json_is_string(schema) || strcmp(json_string_value(schema), PM_PROFILE_SCHEMA)) {
-    pm_jr_fail(&c, "not a popmeter profile (no \"schema\": \"%s\")", PM_PROFILE_SCHEMA);
-    return NULL;
+    pm_jr_fail(c, "not a popmeter profile (no \"schema\": \"%s\")", PM_PROFILE_SCHEMA);
+    return -1;
   }
   const json_t *ver = json_object_get(root, "version");
   if (!json_is_integer(ver) || json_integer_value(ver) != PM_PROFILE_VERSION) {
-    pm_jr_fail(&c, "unsupported profile version (this popmeter reads version %d)", PM_PROFILE_VERSION);
-    return NULL;
+    pm_jr_fail(c, "unsupported profile version (this popmeter reads version %d)", PM_PROFILE_VERSION);
+    return -1;
   }
-  pm_profile *p = pm_profile_new();
-  if (!p) {
-    pm_jr_fail(&c, "out of memory");
-    return NULL;
-  }
-  pm_jr_str(&c, root, "app", p->app, sizeof p->app, "profile");
-  pm_jr_str(&c, root, "command", p->command, sizeof p->command, "profile");
-  pm_jr_str(&c, root, "start_time", p->start_time, sizeof p->start_time, "profile");
-  p->runtime = pm_jr_num(&c, root, "runtime", "profile");
-  if (json_object_get(root, "regions_folded")) p->regions_folded = pm_jr_count(&c, root, "regions_folded", "profile");
+  return 0;
+}
+
+/* The run's own fields: application, command, start, runtime, whether a critical path was measured. */
+static void read_run(pm_jr *c, const json_t *root, pm_profile *p) {
+  pm_jr_str(c, root, "app", p->app, sizeof p->app, "profile");
+  pm_jr_str(c, root, "command", p->command, sizeof p->command, "profile");
+  pm_jr_str(c, root, "start_time", p->start_time, sizeof p->start_time, "profile");
+  p->runtime = pm_jr_num(c, root, "runtime", "profile");
+  if (json_object_get(root, "regions_folded")) p->regions_folded = pm_jr_count(c, root, "regions_folded", "profile");
   const json_t *hcp = json_object_get(root, "has_critical_path");
-  if (!json_is_boolean(hcp)) pm_jr_fail(&c, "profile: missing or wrong type for \"has_critical_path\"");
+  if (!json_is_boolean(hcp)) pm_jr_fail(c, "profile: missing or wrong type for \"has_critical_path\"");
   p->has_critical_path = json_is_true(hcp);
-  const json_t *procs = pm_jr_member(&c, root, "processes", JSON_ARRAY, "profile");
-  const json_t *locs = pm_jr_member(&c, root, "locations", JSON_ARRAY, "profile");
-  const json_t *regs = pm_jr_member(&c, root, "regions", JSON_ARRAY, "profile");
-  const json_t *cps = pm_jr_member(&c, root, "callpaths", JSON_ARRAY, "profile");
-  const json_t *vals = pm_jr_member(&c, root, "values", JSON_ARRAY, "profile");
-  if (c.failed) goto bad;
-  size_t np = json_array_size(procs), nl = json_array_size(locs), nr = json_array_size(regs);
-  size_t nc = json_array_size(cps), nv = json_array_size(vals);
-  if (np == 0 || np > 10000000 || nl > 100000000 || nr > 10000000 || nc > 100000000 || nv > 1000000000) {
-    pm_jr_fail(&c, "profile: implausible sizes (%zu processes, %zu locations)", np, nl);
-    goto bad;
+}
+
+/* The five arrays of the profile and their lengths. */
+typedef struct {
+  const json_t *procs, *locs, *regs, *cps, *vals;
+  size_t np, nl, nr, nc, nv;
+} parts;
+
+/* Finds the arrays, checks their sizes and allocates the profile's tables: 0, or -1 with the
+ * failure recorded. */
+static int read_parts(pm_jr *c, const json_t *root, pm_profile *p, parts *a) {
+  a->procs = pm_jr_member(c, root, "processes", JSON_ARRAY, "profile");
+  a->locs = pm_jr_member(c, root, "locations", JSON_ARRAY, "profile");
+  a->regs = pm_jr_member(c, root, "regions", JSON_ARRAY, "profile");
+  a->cps = pm_jr_member(c, root, "callpaths", JSON_ARRAY, "profile");
+  a->vals = pm_jr_member(c, root, "values", JSON_ARRAY, "profile");
+  if (c->failed) return -1;
+  a->np = json_array_size(a->procs);
+  a->nl = json_array_size(a->locs);
+  a->nr = json_array_size(a->regs);
+  a->nc = json_array_size(a->cps);
+  a->nv = json_array_size(a->vals);
+  if (a->np == 0 || a->np > 10000000 || a->nl > 100000000 || a->nr > 10000000 || a->nc > 100000000 ||
+      a->nv > 1000000000) {
+    pm_jr_fail(c, "profile: implausible sizes (%zu processes, %zu locations)", a->np, a->nl);
+    return -1;
   }
-  p->proc = calloc(np, sizeof *p->proc);
-  p->loc = calloc(nl + 1, sizeof *p->loc);
-  p->reg = calloc(nr + 1, sizeof *p->reg);
-  p->cnode = calloc(nc + 1, sizeof *p->cnode);
-  p->val = calloc(nv + 1, sizeof *p->val);
+  p->proc = calloc(a->np, sizeof *p->proc);
+  p->loc = calloc(a->nl + 1, sizeof *p->loc);
+  p->reg = calloc(a->nr + 1, sizeof *p->reg);
+  p->cnode = calloc(a->nc + 1, sizeof *p->cnode);
+  p->val = calloc(a->nv + 1, sizeof *p->val);
   if (!p->proc || !p->loc || !p->reg || !p->cnode || !p->val) {
-    pm_jr_fail(&c, "out of memory");
-    goto bad;
+    pm_jr_fail(c, "out of memory");
+    return -1;
   }
-  for (size_t i = 0; i < np && !c.failed; i++) {
-    const json_t *o = json_array_get(procs, i);
+  return 0;
+}
+
+static void read_processes(pm_jr *c, const parts *a, pm_profile *p) {
+  char where[96];
+  for (size_t i = 0; i < a->np && !c->failed; i++) {
+    const json_t *o = json_array_get(a->procs, i);
     snprintf(where, sizeof where, "processes[%zu]", i);
     pm_prof_process *q = &p->proc[i];
-    q->rank = pm_jr_int(&c, o, "rank", 0, INT_MAX, where);
-    pm_jr_str(&c, o, "host", q->host, sizeof q->host, where);
-    q->node = pm_jr_int(&c, o, "node", 0, (json_int_t)np - 1, where);
-    q->pid = pm_jr_int(&c, o, "pid", 0, INT_MAX, where);
-    q->window = pm_jr_num(&c, o, "window", where);
-    if (json_object_get(o, "cuda")) pm_jr_str(&c, o, "cuda", q->cuda, sizeof q->cuda, where); /* optional */
-    const json_t *tr = json_object_get(o, "trace");                                           /* optional */
+    q->rank = pm_jr_int(c, o, "rank", 0, INT_MAX, where);
+    pm_jr_str(c, o, "host", q->host, sizeof q->host, where);
+    q->node = pm_jr_int(c, o, "node", 0, (json_int_t)a->np - 1, where);
+    q->pid = pm_jr_int(c, o, "pid", 0, INT_MAX, where);
+    q->window = pm_jr_num(c, o, "window", where);
+    if (json_object_get(o, "cuda")) pm_jr_str(c, o, "cuda", q->cuda, sizeof q->cuda, where); /* optional */
+    const json_t *tr = json_object_get(o, "trace");                                          /* optional */
     if (tr) {
       snprintf(where, sizeof where, "processes[%zu].trace", i);
-      if (!json_is_object(tr)) pm_jr_fail(&c, "%s: not an object", where);
-      q->trace_events = pm_jr_count(&c, tr, "events", where);
-      q->trace_bytes = pm_jr_count(&c, tr, "bytes", where);
-      q->trace_flushes = pm_jr_count(&c, tr, "flushes", where);
-      q->trace_flush_time = pm_jr_num(&c, tr, "flush_time", where);
+      if (!json_is_object(tr)) pm_jr_fail(c, "%s: not an object", where);
+      q->trace_events = pm_jr_count(c, tr, "events", where);
+      q->trace_bytes = pm_jr_count(c, tr, "bytes", where);
+      q->trace_flushes = pm_jr_count(c, tr, "flushes", where);
+      q->trace_flush_time = pm_jr_num(c, tr, "flush_time", where);
     }
     p->nprocesses++;
   }
-  for (size_t i = 0; i < nr && !c.failed; i++) {
-    const json_t *o = json_array_get(regs, i);
+}
+
+static void read_regions(pm_jr *c, const parts *a, pm_profile *p) {
+  char where[96];
+  for (size_t i = 0; i < a->nr && !c->failed; i++) {
+    const json_t *o = json_array_get(a->regs, i);
     snprintf(where, sizeof where, "regions[%zu]", i);
     char name[1024];
-    pm_jr_str(&c, o, "name", name, sizeof name, where);
-    int par = pm_jr_int(&c, o, "paradigm", 0, PM_PARADIGM_COUNT - 1, where);
-    int role = pm_jr_int(&c, o, "role", 0, PM_ROLE_COUNT - 1, where);
-    if (c.failed) break;
+    pm_jr_str(c, o, "name", name, sizeof name, where);
+    int par = pm_jr_int(c, o, "paradigm", 0, PM_PARADIGM_COUNT - 1, where);
+    int role = pm_jr_int(c, o, "role", 0, PM_ROLE_COUNT - 1, where);
+    if (c->failed) break;
     p->reg[i] = (pm_prof_region){strdup(name), par, role};
     if (!p->reg[i].name) {
-      pm_jr_fail(&c, "out of memory");
+      pm_jr_fail(c, "out of memory");
       break;
     }
     p->nregions++;
   }
-  for (size_t i = 0; i < nc && !c.failed; i++) {
-    const json_t *a = json_array_get(cps, i);
-    if (!json_is_array(a) || json_array_size(a) != 2 || !json_is_integer(json_array_get(a, 0)) ||
-        !json_is_integer(json_array_get(a, 1))) {
-      pm_jr_fail(&c, "callpaths[%zu]: expected [parent, region]", i);
+}
+
+/* [parent, region] pairs; a parent comes before its children. */
+static void read_callpaths(pm_jr *c, const parts *a, pm_profile *p) {
+  for (size_t i = 0; i < a->nc && !c->failed; i++) {
+    const json_t *e = json_array_get(a->cps, i);
+    if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_integer(json_array_get(e, 0)) ||
+        !json_is_integer(json_array_get(e, 1))) {
+      pm_jr_fail(c, "callpaths[%zu]: expected [parent, region]", i);
       break;
     }
-    json_int_t par = json_integer_value(json_array_get(a, 0)), reg = json_integer_value(json_array_get(a, 1));
-    if (par < -1 || par >= (json_int_t)i || reg < 0 || reg >= (json_int_t)nr) {
-      pm_jr_fail(&c, "callpaths[%zu]: parent %lld or region %lld out of range", i, (long long)par, (long long)reg);
+    json_int_t par = json_integer_value(json_array_get(e, 0)), reg = json_integer_value(json_array_get(e, 1));
+    if (par < -1 || par >= (json_int_t)i || reg < 0 || reg >= (json_int_t)a->nr) {
+      pm_jr_fail(c, "callpaths[%zu]: parent %lld or region %lld out of range", i, (long long)par, (long long)reg);
       break;
     }
     p->cnode[i] = (pm_prof_cnode){(int)par, (int)reg};
     p->ncnodes++;
   }
-  for (size_t i = 0; i < nl && !c.failed; i++) {
-    const json_t *o = json_array_get(locs, i);
+}
+
+static void read_locations(pm_jr *c, const parts *a, pm_profile *p) {
+  char where[96];
+  for (size_t i = 0; i < a->nl && !c->failed; i++) {
+    const json_t *o = json_array_get(a->locs, i);
     snprintf(where, sizeof where, "locations[%zu]", i);
     pm_prof_location *l = &p->loc[i];
-    pm_jr_str(&c, o, "name", l->name, sizeof l->name, where);
+    pm_jr_str(c, o, "name", l->name, sizeof l->name, where);
     char role[32];
-    pm_jr_str(&c, o, "role", role, sizeof role, where);
+    pm_jr_str(c, o, "role", role, sizeof role, where);
     l->role = role_from_name(role);
-    if (!c.failed && l->role < 0) pm_jr_fail(&c, "%s: unknown role \"%s\"", where, role);
-    l->process = pm_jr_int(&c, o, "process", 0, (json_int_t)np - 1, where);
-    l->thread = pm_jr_int(&c, o, "thread", 0, INT_MAX, where);
-    l->registered = pm_jr_num(&c, o, "registered", where);
-    read_states(&c, json_object_get(o, "time"), l->time[PM_CTX_SERIAL], where);
-    read_states(&c, json_object_get(o, "time_in_parallel"), l->time[PM_CTX_PARALLEL], where);
-    const json_t *cm = pm_jr_member(&c, o, "comm", JSON_OBJECT, where),
-                 *io = pm_jr_member(&c, o, "io", JSON_OBJECT, where);
-    const json_t *crit = pm_jr_member(&c, o, "critical_path", JSON_OBJECT, where);
-    if (c.failed) break;
-    l->msgs_sent = pm_jr_count(&c, cm, "msgs_sent", where);
-    l->msgs_received = pm_jr_count(&c, cm, "msgs_received", where);
-    l->bytes_sent = pm_jr_count(&c, cm, "bytes_sent", where);
-    l->bytes_received = pm_jr_count(&c, cm, "bytes_received", where);
-    l->coll_calls = pm_jr_count(&c, cm, "coll_calls", where);
-    l->coll_bytes_out = pm_jr_count(&c, cm, "coll_bytes_out", where);
-    l->coll_bytes_in = pm_jr_count(&c, cm, "coll_bytes_in", where);
-    l->polls = pm_jr_count(&c, cm, "polls", where);
-    l->io_bytes_read = pm_jr_count(&c, io, "bytes_read", where);
-    l->io_bytes_written = pm_jr_count(&c, io, "bytes_written", where);
-    l->cp_process = cp(&c, json_object_get(crit, "process"), where);
-    l->cp_global = cp(&c, json_object_get(crit, "global"), where);
+    if (!c->failed && l->role < 0) pm_jr_fail(c, "%s: unknown role \"%s\"", where, role);
+    l->process = pm_jr_int(c, o, "process", 0, (json_int_t)a->np - 1, where);
+    l->thread = pm_jr_int(c, o, "thread", 0, INT_MAX, where);
+    l->registered = pm_jr_num(c, o, "registered", where);
+    read_states(c, json_object_get(o, "time"), l->time[PM_CTX_SERIAL], where);
+    read_states(c, json_object_get(o, "time_in_parallel"), l->time[PM_CTX_PARALLEL], where);
+    const json_t *cm = pm_jr_member(c, o, "comm", JSON_OBJECT, where),
+                 *io = pm_jr_member(c, o, "io", JSON_OBJECT, where);
+    const json_t *crit = pm_jr_member(c, o, "critical_path", JSON_OBJECT, where);
+    if (c->failed) break;
+    l->msgs_sent = pm_jr_count(c, cm, "msgs_sent", where);
+    l->msgs_received = pm_jr_count(c, cm, "msgs_received", where);
+    l->bytes_sent = pm_jr_count(c, cm, "bytes_sent", where);
+    l->bytes_received = pm_jr_count(c, cm, "bytes_received", where);
+    l->coll_calls = pm_jr_count(c, cm, "coll_calls", where);
+    l->coll_bytes_out = pm_jr_count(c, cm, "coll_bytes_out", where);
+    l->coll_bytes_in = pm_jr_count(c, cm, "coll_bytes_in", where);
+    l->polls = pm_jr_count(c, cm, "polls", where);
+    l->io_bytes_read = pm_jr_count(c, io, "bytes_read", where);
+    l->io_bytes_written = pm_jr_count(c, io, "bytes_written", where);
+    l->cp_process = cp(c, json_object_get(crit, "process"), where);
+    l->cp_global = cp(c, json_object_get(crit, "global"), where);
     l->callpaths_truncated = json_is_true(json_object_get(o, "callpaths_truncated"));
     const json_t *dv = json_object_get(o, "device"); /* optional: device streams */
-    if (dv && pm_jr_member(&c, o, "device", JSON_OBJECT, where))
-      l->dev = (pm_prof_device){pm_jr_int(&c, dv, "device", 0, INT_MAX, where),
-                                pm_jr_int(&c, dv, "stream", 0, INT_MAX, where),
-                                pm_jr_count(&c, dv, "kernels", where),
-                                pm_jr_count(&c, dv, "copies", where),
-                                pm_jr_count(&c, dv, "bytes", where),
-                                pm_jr_num(&c, dv, "memcpy_overlapped", where)};
+    if (dv && pm_jr_member(c, o, "device", JSON_OBJECT, where))
+      l->dev = (pm_prof_device){pm_jr_int(c, dv, "device", 0, INT_MAX, where),
+                                pm_jr_int(c, dv, "stream", 0, INT_MAX, where),
+                                pm_jr_count(c, dv, "kernels", where),
+                                pm_jr_count(c, dv, "copies", where),
+                                pm_jr_count(c, dv, "bytes", where),
+                                pm_jr_num(c, dv, "memcpy_overlapped", where)};
     p->nlocations++;
   }
-  for (size_t i = 0; i < nv && !c.failed; i++) {
-    const json_t *a = json_array_get(vals, i);
-    if (!json_is_array(a) || json_array_size(a) != 10 + PM_STATE_COUNT) {
-      pm_jr_fail(&c, "values[%zu]: wrong length", i);
+}
+
+/* [call path, location, visits, polls, bytes and messages sent / received, I/O bytes read /
+ * written, time per state...]: ten counts, then one time per state. */
+static void read_values(pm_jr *c, const parts *a, pm_profile *p) {
+  for (size_t i = 0; i < a->nv && !c->failed; i++) {
+    const json_t *e = json_array_get(a->vals, i);
+    if (!json_is_array(e) || json_array_size(e) != 10 + PM_STATE_COUNT) {
+      pm_jr_fail(c, "values[%zu]: wrong length", i);
       break;
     }
     json_int_t k[10];
     for (int j = 0; j < 10; j++) {
-      const json_t *e = json_array_get(a, (size_t)j);
-      if (!json_is_integer(e) || json_integer_value(e) < 0) {
-        pm_jr_fail(&c, "values[%zu][%d]: not a count", i, j);
+      const json_t *x = json_array_get(e, (size_t)j);
+      if (!json_is_integer(x) || json_integer_value(x) < 0) {
+        pm_jr_fail(c, "values[%zu][%d]: not a count", i, j);
         break;
       }
-      k[j] = json_integer_value(e);
+      k[j] = json_integer_value(x);
     }
-    if (c.failed) break;
-    if (k[0] >= (json_int_t)nc || k[1] >= (json_int_t)nl) {
-      pm_jr_fail(&c, "values[%zu]: call path or location out of range", i);
+    if (c->failed) break;
+    if (k[0] >= (json_int_t)a->nc || k[1] >= (json_int_t)a->nl) {
+      pm_jr_fail(c, "values[%zu]: call path or location out of range", i);
       break;
     }
     pm_prof_value *v = &p->val[i];
@@ -349,28 +385,52 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
                          (uint64_t)k[9],
                          {0}};
     for (int s = 0; s < PM_STATE_COUNT; s++) {
-      const json_t *e = json_array_get(a, (size_t)(10 + s));
-      if (!json_is_number(e) || !(json_number_value(e) >= 0)) {
-        pm_jr_fail(&c, "values[%zu]: bad time", i);
+      const json_t *x = json_array_get(e, (size_t)(10 + s));
+      if (!json_is_number(x) || !(json_number_value(x) >= 0)) {
+        pm_jr_fail(c, "values[%zu]: bad time", i);
         break;
       }
-      v->time[s] = json_number_value(e);
+      v->time[s] = json_number_value(x);
     }
     p->nvalues++;
   }
+}
+
+/* The parts other modules own, each optional (absent: not measured): tasks, file classes,
+ * hardware counters. Their readers write their own message into err. 0, or -1. */
+static int read_modules(const json_t *root, pm_profile *p, char *err, size_t errlen) {
+  const json_t *tasks = json_object_get(root, "tasks");
+  if (tasks && !(p->tasks = pm_prof_tasks_from_json(tasks, p->nprocesses, p->nlocations, err, errlen))) return -1;
+  const json_t *io = json_object_get(root, "io_classes");
+  if (io && !(p->io = pm_prof_io_from_json(io, p->nlocations, err, errlen))) return -1;
+  const json_t *ctr = json_object_get(root, "counters");
+  if (ctr && !(p->counters = pm_prof_counters_from_json(ctr, p->nlocations, p->nvalues, err, errlen))) return -1;
+  return 0;
+}
+
+/* Each part in turn; the first failure stops the rest (every reader checks c.failed first). */
+pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
+  pm_jr c = pm_jr_init(err, errlen, NULL, 1e15);
+  parts a;
+  if (read_header(&c, root) != 0) return NULL;
+  pm_profile *p = pm_profile_new();
+  if (!p) {
+    pm_jr_fail(&c, "out of memory");
+    return NULL;
+  }
+  read_run(&c, root, p);
+  if (read_parts(&c, root, p, &a) != 0) goto bad;
+  read_processes(&c, &a, p);
+  read_regions(&c, &a, p);
+  read_callpaths(&c, &a, p);
+  read_locations(&c, &a, p);
+  read_values(&c, &a, p);
   omp_regions_read(&c, json_object_get(root, "omp_regions"), p);
-  if (c.failed) goto bad;
-  const json_t *tasks = json_object_get(root, "tasks"); /* optional task-runtime part */
-  if (tasks && !(p->tasks = pm_prof_tasks_from_json(tasks, p->nprocesses, p->nlocations, err, errlen))) goto bad;
-  const json_t *io = json_object_get(root, "io_classes"); /* optional file-class part */
-  if (io && !(p->io = pm_prof_io_from_json(io, p->nlocations, err, errlen))) goto bad;
-  const json_t *ctr = json_object_get(root, "counters"); /* optional hardware counters */
-  if (ctr && !(p->counters = pm_prof_counters_from_json(ctr, p->nlocations, p->nvalues, err, errlen))) goto bad;
+  if (c.failed || read_modules(root, p, err, errlen) != 0) goto bad;
   /* jansson guarantees UTF-8, not the absence of control characters (\u0001) that XML refuses */
   if (pm_profile_clean_text(p) != 0) {
     pm_jr_fail(&c, "out of memory");
-    pm_profile_free(p);
-    return NULL;
+    goto bad;
   }
   pm_profile_finish(p);
   return p;

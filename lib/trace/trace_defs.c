@@ -560,77 +560,93 @@ static uint64_t realtime_of(uint64_t trace_t) {
   return tnow >= trace_t && rnow >= tnow - trace_t ? rnow - (tnow - trace_t) : OTF2_UNDEFINED_TIMESTAMP;
 }
 
-static int write_global(OTF2_Archive *a, unify *u) {
-  OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
-  if (!g) return -1;
+/* The string and system-tree ids the global definitions refer to. */
+typedef struct {
+  uint32_t empty, machine, node, mpi, omp, world, self, comm, team, mlocs, olocs, useful, useful_d, sec;
+  uint32_t *group, *host; /* per process: its location group's name and its host's */
+  uint32_t *node_of;      /* per process: its host's system-tree node (1, 2, ... by first appearance) */
+  char **gnames;          /* per process: the location group's name */
+  smap hosts;
+} gids;
+
+static void gids_free(gids *n, int np) {
+  for (int i = 0; n->gnames && i < np; i++) free(n->gnames[i]);
+  free(n->gnames);
+  free(n->group);
+  free(n->host);
+  free(n->node_of);
+  smap_free(&n->hosts);
+}
+
+/* Every string, in the order of first use: they are written first, in id order. 0, or -1 out of
+ * memory. */
+static int intern_strings(unify *u, gids *n) {
+  strtab *S = &u->str;
+  char buf[64];
+  memset(n, 0, sizeof *n);
+  n->empty = str_id(S, "");
+  n->machine = str_id(S, "machine");
+  n->node = str_id(S, "node");
+  n->mpi = str_id(S, "MPI");
+  n->omp = str_id(S, "OpenMP");
+  n->world = str_id(S, "MPI_COMM_WORLD");
+  n->self = str_id(S, "MPI_COMM_SELF");
+  n->comm = str_id(S, "MPI communicator");
+  n->team = str_id(S, "OpenMP thread team");
+  n->mlocs = str_id(S, "MPI locations");
+  n->olocs = str_id(S, "OpenMP locations");
+  n->useful = str_id(S, "useful time");
+  n->useful_d = str_id(S, "cumulative time the location spent in useful computation (popmeter)");
+  n->sec = str_id(S, "s");
+  n->group = calloc((size_t)u->np + 1, sizeof *n->group);
+  n->host = calloc((size_t)u->np + 1, sizeof *n->host);
+  n->node_of = calloc((size_t)u->np + 1, sizeof *n->node_of);
+  n->gnames = calloc((size_t)u->np + 1, sizeof *n->gnames);
+  if (!n->group || !n->host || !n->node_of || !n->gnames) return -1;
+  for (int i = 0; i < u->np; i++) {
+    dproc *p = &u->p[i];
+    n->node_of[i] = smap_get(&n->hosts, p->host, NULL) + 1;
+    n->host[i] = str_id(S, p->host);
+    n->gnames[i] = strdup(proc_group_name(p, buf, sizeof buf));
+    n->group[i] = str_id(S, n->gnames[i] ? n->gnames[i] : "Process");
+    for (int k = 0; k < p->nloc; k++) str_id(S, p->loc[k].name);
+  }
+  for (uint32_t r = 0; r < u->ngreg; r++) str_id(S, u->greg[r]->name);
+  return S->oom ? -1 : 0;
+}
+
+/* The clock (the earliest first and latest last event of any process), the strings, the
+ * paradigms, the system tree (a machine and its hosts), the processes, their locations and the
+ * regions. */
+static int write_system(OTF2_GlobalDefWriter *g, unify *u, const gids *n, int mpi, int omp) {
   strtab *S = &u->str;
   uint64_t t0 = UINT64_MAX, t1 = 0;
-  int mpi = 0, omp = 0;
   for (int i = 0; i < u->np; i++) {
     if (u->p[i].t0 < t0) t0 = u->p[i].t0;
     if (u->p[i].t1 > t1) t1 = u->p[i].t1;
   }
-  for (uint32_t c = 0; c < u->ngcomm; c++) {
-    if (u->gcomm[c]->kind == PM_TCOMM_TEAM)
-      omp = 1;
-    else
-      mpi = 1;
-  }
   if (t0 == UINT64_MAX) t0 = 0;
   if (t1 < t0) t1 = t0;
-  /* ---- strings used below, in the order of first use ---- */
-  uint32_t s_empty = str_id(S, ""), s_machine = str_id(S, "machine"), s_node = str_id(S, "node");
-  uint32_t s_mpi = str_id(S, "MPI"), s_omp = str_id(S, "OpenMP"), s_world = str_id(S, "MPI_COMM_WORLD");
-  uint32_t s_self = str_id(S, "MPI_COMM_SELF"), s_comm = str_id(S, "MPI communicator");
-  uint32_t s_team = str_id(S, "OpenMP thread team"), s_mlocs = str_id(S, "MPI locations");
-  uint32_t s_olocs = str_id(S, "OpenMP locations"), s_useful = str_id(S, "useful time");
-  uint32_t s_useful_d = str_id(S, "cumulative time the location spent in useful computation (popmeter)");
-  uint32_t s_sec = str_id(S, "s");
-  char buf[64];
-  uint32_t *s_group = calloc((size_t)u->np + 1, sizeof *s_group),
-           *s_host_of = calloc((size_t)u->np + 1, sizeof *s_host_of);
-  uint32_t *node_of = calloc((size_t)u->np + 1, sizeof *node_of);
-  char **gnames = calloc((size_t)u->np + 1, sizeof *gnames);
-  if (!s_group || !s_host_of || !node_of || !gnames) {
-    free(s_group);
-    free(s_host_of);
-    free(node_of);
-    free(gnames);
-    return -1;
-  }
-  smap hosts = {0};
-  for (int i = 0; i < u->np; i++) {
-    dproc *p = &u->p[i];
-    node_of[i] = smap_get(&hosts, p->host, NULL) + 1;
-    s_host_of[i] = str_id(S, p->host);
-    gnames[i] = strdup(proc_group_name(p, buf, sizeof buf));
-    s_group[i] = str_id(S, gnames[i] ? gnames[i] : "Process");
-    for (int k = 0; k < p->nloc; k++) str_id(S, p->loc[k].name);
-  }
-  for (uint32_t r = 0; r < u->ngreg; r++) str_id(S, u->greg[r]->name);
-  int rc = S->oom ? -1 : 0;
-  /* ---- records ---- */
-  if (!rc)
-    rc = OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, t0, t1 - t0, realtime_of(t0)) != OTF2_SUCCESS;
+  int rc = OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, t0, t1 - t0, realtime_of(t0)) != OTF2_SUCCESS;
   for (uint32_t s = 0; !rc && s < S->map.n; s++)
     rc = OTF2_GlobalDefWriter_WriteString(g, s, S->list[s]) != OTF2_SUCCESS;
   if (!rc && mpi)
-    rc = OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, s_mpi, OTF2_PARADIGM_CLASS_PROCESS) != OTF2_SUCCESS;
+    rc = OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, n->mpi, OTF2_PARADIGM_CLASS_PROCESS) != OTF2_SUCCESS;
   if (!rc && omp)
-    rc = OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_OPENMP, s_omp, OTF2_PARADIGM_CLASS_THREAD_FORK_JOIN) !=
+    rc = OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_OPENMP, n->omp, OTF2_PARADIGM_CLASS_THREAD_FORK_JOIN) !=
          OTF2_SUCCESS;
   if (!rc)
-    rc = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE) !=
+    rc = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, n->machine, n->machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE) !=
          OTF2_SUCCESS;
   for (int i = 0, done = 0; !rc && i < u->np; i++) {
-    if ((int)node_of[i] <= done) continue; /* hosts in order of first appearance */
-    done = (int)node_of[i];
-    rc = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, node_of[i], s_host_of[i], s_node, 0) != OTF2_SUCCESS;
+    if ((int)n->node_of[i] <= done) continue; /* hosts in order of first appearance */
+    done = (int)n->node_of[i];
+    rc = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, n->node_of[i], n->host[i], n->node, 0) != OTF2_SUCCESS;
   }
   for (int i = 0; !rc && i < u->np; i++)
-    rc =
-        OTF2_GlobalDefWriter_WriteLocationGroup(g, (uint32_t)u->p[i].rank, s_group[i], OTF2_LOCATION_GROUP_TYPE_PROCESS,
-                                                node_of[i], OTF2_UNDEFINED_LOCATION_GROUP) != OTF2_SUCCESS;
+    rc = OTF2_GlobalDefWriter_WriteLocationGroup(g, (uint32_t)u->p[i].rank, n->group[i],
+                                                 OTF2_LOCATION_GROUP_TYPE_PROCESS, n->node_of[i],
+                                                 OTF2_UNDEFINED_LOCATION_GROUP) != OTF2_SUCCESS;
   for (int i = 0; !rc && i < u->np; i++) {
     dproc *p = &u->p[i];
     for (int k = 0; !rc && k < p->nloc; k++)
@@ -642,106 +658,135 @@ static int write_global(OTF2_Archive *a, unify *u) {
   for (uint32_t r = 0; !rc && r < u->ngreg; r++) {
     dreg *d = u->greg[r];
     uint32_t s = str_id(S, d->name);
-    rc = OTF2_GlobalDefWriter_WriteRegion(g, r, s, s, s_empty, region_role(d->name, d->paradigm, d->role),
-                                          paradigm_of(d->paradigm), OTF2_REGION_FLAG_NONE, s_empty, 0,
+    rc = OTF2_GlobalDefWriter_WriteRegion(g, r, s, s, n->empty, region_role(d->name, d->paradigm, d->role),
+                                          paradigm_of(d->paradigm), OTF2_REGION_FLAG_NONE, n->empty, 0,
                                           0) != OTF2_SUCCESS;
   }
-  /* ---- groups and communicators ---- */
-  uint32_t next_group = 0, g_mpilocs = UINT32_MAX, g_omplocs = UINT32_MAX;
-  smap omplocs = {0};
-  uint64_t *members = NULL;
-  uint32_t nmembers_cap = 0;
-  if (!rc && mpi) {
-    members = calloc((size_t)u->np + 1, sizeof *members);
-    if (!members) rc = -1;
-    for (int i = 0; !rc && i < u->np; i++) members[u->p[i].rank < u->np ? u->p[i].rank : i] = u->p[i].mpi_loc;
-    g_mpilocs = next_group++;
-    if (!rc)
-      rc = OTF2_GlobalDefWriter_WriteGroup(g, g_mpilocs, s_mlocs, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+  return rc;
+}
+
+/* The group of the MPI locations, one per process in rank order. */
+static int write_mpi_locations(OTF2_GlobalDefWriter *g, const unify *u, const gids *n, uint32_t id) {
+  uint64_t *members = calloc((size_t)u->np + 1, sizeof *members);
+  if (!members) return -1;
+  for (int i = 0; i < u->np; i++) members[u->p[i].rank < u->np ? u->p[i].rank : i] = u->p[i].mpi_loc;
+  int rc = OTF2_GlobalDefWriter_WriteGroup(g, id, n->mlocs, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
                                            OTF2_GROUP_FLAG_NONE, (uint32_t)u->np, members) != OTF2_SUCCESS;
-    free(members);
-    members = NULL;
-  }
-  if (!rc && omp) { /* every location that took part in a thread team, in order of appearance */
-    uint32_t n = 0;
-    for (uint32_t c = 0; c < u->ngcomm; c++) {
-      dcomm *d = u->gcomm[c];
-      if (d->kind != PM_TCOMM_TEAM) continue;
-      for (uint32_t k = 0; k < d->n; k++) {
-        if (d->m[k] == UINT64_MAX) continue;
-        snprintf(buf, sizeof buf, "%llu", (unsigned long long)d->m[k]);
-        int is_new;
-        if (smap_get(&omplocs, buf, &is_new) == UINT32_MAX) {
-          rc = -1;
-          break;
-        }
-        if (!is_new) continue;
-        if (n == nmembers_cap) {
-          nmembers_cap = nmembers_cap ? 2 * nmembers_cap : 64;
-          uint64_t *m = realloc(members, nmembers_cap * sizeof *m);
-          if (!m) {
-            rc = -1;
-            break;
-          }
-          members = m;
-        }
-        members[n++] = d->m[k];
-      }
-    }
-    g_omplocs = next_group++;
-    if (!rc)
-      rc = OTF2_GlobalDefWriter_WriteGroup(g, g_omplocs, s_olocs, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP,
-                                           OTF2_GROUP_FLAG_NONE, n, members) != OTF2_SUCCESS;
-  }
+  free(members);
+  return rc;
+}
+
+/* The group of every location that took part in a thread team, in order of appearance; omplocs
+ * gets each one's index in it. */
+static int write_omp_locations(OTF2_GlobalDefWriter *g, const unify *u, const gids *n, uint32_t id, smap *omplocs) {
+  char buf[64];
+  uint64_t *members = NULL;
+  uint32_t nm = 0, cap = 0;
+  int rc = 0;
   for (uint32_t c = 0; !rc && c < u->ngcomm; c++) {
     dcomm *d = u->gcomm[c];
-    uint32_t grp = next_group++;
-    uint32_t name = s_comm;
-    if (d->kind == PM_TCOMM_SELF) {
-      rc = OTF2_GlobalDefWriter_WriteGroup(g, grp, s_empty, OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI,
-                                           OTF2_GROUP_FLAG_NONE, 0, NULL) != OTF2_SUCCESS;
-      name = s_self;
-    } else if (d->kind == PM_TCOMM_MPI) {
-      rc = OTF2_GlobalDefWriter_WriteGroup(g, grp, s_empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                           OTF2_GROUP_FLAG_NONE, d->n, d->m) != OTF2_SUCCESS;
-      if (d->id == 0) name = s_world;
-    } else {
-      uint64_t *idx = malloc(sizeof *idx * ((size_t)d->n + 1));
-      uint32_t n = 0;
-      if (!idx) {
+    if (d->kind != PM_TCOMM_TEAM) continue;
+    for (uint32_t k = 0; k < d->n; k++) {
+      if (d->m[k] == UINT64_MAX) continue;
+      snprintf(buf, sizeof buf, "%llu", (unsigned long long)d->m[k]);
+      int is_new;
+      if (smap_get(omplocs, buf, &is_new) == UINT32_MAX) {
         rc = -1;
         break;
       }
-      for (uint32_t k = 0; k < d->n; k++) {
-        if (d->m[k] == UINT64_MAX) continue;
-        snprintf(buf, sizeof buf, "%llu", (unsigned long long)d->m[k]);
-        idx[n++] = smap_get(&omplocs, buf, NULL);
+      if (!is_new) continue;
+      if (nm == cap) {
+        cap = cap ? 2 * cap : 64;
+        uint64_t *m = realloc(members, cap * sizeof *m);
+        if (!m) {
+          rc = -1;
+          break;
+        }
+        members = m;
       }
-      rc = OTF2_GlobalDefWriter_WriteGroup(g, grp, s_empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP,
-                                           OTF2_GROUP_FLAG_NONE, n, idx) != OTF2_SUCCESS;
-      free(idx);
-      name = s_team;
+      members[nm++] = d->m[k];
     }
-    if (!rc)
-      rc = OTF2_GlobalDefWriter_WriteComm(g, c, name, grp, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE) != OTF2_SUCCESS;
   }
-  free(members);
-  smap_free(&omplocs);
-  /* ---- the metric ---- */
-  OTF2_MetricMemberRef member = 0;
   if (!rc)
-    rc = OTF2_GlobalDefWriter_WriteMetricMember(g, 0, s_useful, s_useful_d, OTF2_METRIC_TYPE_OTHER,
-                                                OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, -9,
-                                                s_sec) != OTF2_SUCCESS;
+    rc = OTF2_GlobalDefWriter_WriteGroup(g, id, n->olocs, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP,
+                                         OTF2_GROUP_FLAG_NONE, nm, members) != OTF2_SUCCESS;
+  free(members);
+  return rc;
+}
+
+/* Communicator c and its group grp: MPI_COMM_SELF, an MPI communicator (its members are ranks) or
+ * a thread team (its members are indices in the OpenMP locations group). */
+static int write_comm(OTF2_GlobalDefWriter *g, const dcomm *d, uint32_t c, uint32_t grp, const gids *n, smap *omplocs) {
+  char buf[64];
+  uint32_t name = n->comm;
+  int rc;
+  if (d->kind == PM_TCOMM_SELF) {
+    rc = OTF2_GlobalDefWriter_WriteGroup(g, grp, n->empty, OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI,
+                                         OTF2_GROUP_FLAG_NONE, 0, NULL) != OTF2_SUCCESS;
+    name = n->self;
+  } else if (d->kind == PM_TCOMM_MPI) {
+    rc = OTF2_GlobalDefWriter_WriteGroup(g, grp, n->empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                         OTF2_GROUP_FLAG_NONE, d->n, d->m) != OTF2_SUCCESS;
+    if (d->id == 0) name = n->world;
+  } else {
+    uint64_t *idx = malloc(sizeof *idx * ((size_t)d->n + 1));
+    uint32_t k, m = 0;
+    if (!idx) return -1;
+    for (k = 0; k < d->n; k++) {
+      if (d->m[k] == UINT64_MAX) continue;
+      snprintf(buf, sizeof buf, "%llu", (unsigned long long)d->m[k]);
+      idx[m++] = smap_get(omplocs, buf, NULL);
+    }
+    rc = OTF2_GlobalDefWriter_WriteGroup(g, grp, n->empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP,
+                                         OTF2_GROUP_FLAG_NONE, m, idx) != OTF2_SUCCESS;
+    free(idx);
+    name = n->team;
+  }
+  if (!rc)
+    rc = OTF2_GlobalDefWriter_WriteComm(g, c, name, grp, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE) != OTF2_SUCCESS;
+  return rc;
+}
+
+/* The groups (MPI locations, OpenMP locations, then one per communicator) and the communicators. */
+static int write_comms(OTF2_GlobalDefWriter *g, const unify *u, const gids *n, int mpi, int omp) {
+  uint32_t next_group = 0;
+  smap omplocs = {0};
+  int rc = 0;
+  if (mpi) rc = write_mpi_locations(g, u, n, next_group++);
+  if (!rc && omp) rc = write_omp_locations(g, u, n, next_group++, &omplocs);
+  for (uint32_t c = 0; !rc && c < u->ngcomm; c++) rc = write_comm(g, u->gcomm[c], c, next_group++, n, &omplocs);
+  smap_free(&omplocs);
+  return rc;
+}
+
+/* The one metric of the trace: the useful time of a location, accumulated since the start. */
+static int write_metric(OTF2_GlobalDefWriter *g, const gids *n) {
+  OTF2_MetricMemberRef member = 0;
+  int rc = OTF2_GlobalDefWriter_WriteMetricMember(g, 0, n->useful, n->useful_d, OTF2_METRIC_TYPE_OTHER,
+                                                  OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL,
+                                                  -9, n->sec) != OTF2_SUCCESS;
   if (!rc)
     rc = OTF2_GlobalDefWriter_WriteMetricClass(g, PM_TR_METRIC, 1, &member, OTF2_METRIC_ASYNCHRONOUS,
                                                OTF2_RECORDER_KIND_ABSTRACT) != OTF2_SUCCESS;
-  for (int i = 0; i < u->np; i++) free(gnames[i]);
-  free(gnames);
-  free(s_group);
-  free(s_host_of);
-  free(node_of);
-  smap_free(&hosts);
+  return rc;
+}
+
+static int write_global(OTF2_Archive *a, unify *u) {
+  OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
+  if (!g) return -1;
+  int mpi = 0, omp = 0; /* the paradigms of the communicators */
+  for (uint32_t c = 0; c < u->ngcomm; c++) {
+    if (u->gcomm[c]->kind == PM_TCOMM_TEAM)
+      omp = 1;
+    else
+      mpi = 1;
+  }
+  gids n;
+  int rc = intern_strings(u, &n);
+  if (!rc) rc = write_system(g, u, &n, mpi, omp);
+  if (!rc) rc = write_comms(g, u, &n, mpi, omp);
+  if (!rc) rc = write_metric(g, &n);
+  gids_free(&n, u->np);
   return rc ? -1 : 0;
 }
 

@@ -121,15 +121,19 @@ static int after_open(io_call_ctx *X, int fd) {
   return fd;
 }
 
+/* The third argument of open: present only when the flags create a file. */
+#define OPEN_MODE(mode, flags) \
+  int mode = 0;                \
+  if (mode_needed(flags)) {    \
+    va_list ap;                \
+    va_start(ap, flags);       \
+    mode = va_arg(ap, int);    \
+    va_end(ap);                \
+  }
+
 #define OPEN_WRAPPER(name)                                  \
   PM_EXPORT int name(const char *path, int flags, ...) {    \
-    int mode = 0;                                           \
-    if (mode_needed(flags)) {                               \
-      va_list ap;                                           \
-      va_start(ap, flags);                                  \
-      mode = va_arg(ap, int);                               \
-      va_end(ap);                                           \
-    }                                                       \
+    OPEN_MODE(mode, flags)                                  \
     io_call_ctx X = io_begin(-1, IO_OPEN);                  \
     return after_open(&X, get_##name()(path, flags, mode)); \
   }
@@ -138,13 +142,7 @@ OPEN_WRAPPER(open64)
 
 #define OPENAT_WRAPPER(name)                                        \
   PM_EXPORT int name(int dirfd, const char *path, int flags, ...) { \
-    int mode = 0;                                                   \
-    if (mode_needed(flags)) {                                       \
-      va_list ap;                                                   \
-      va_start(ap, flags);                                          \
-      mode = va_arg(ap, int);                                       \
-      va_end(ap);                                                   \
-    }                                                               \
+    OPEN_MODE(mode, flags)                                          \
     io_call_ctx X = io_begin(-1, IO_OPEN);                          \
     return after_open(&X, get_##name()(dirfd, path, flags, mode));  \
   }

@@ -422,6 +422,12 @@ static uint64_t sum_counts(const int *counts, int n, int skip, uint64_t tsize) {
     if (i != skip && counts[i] > 0) s += (uint64_t)counts[i];
   return s * tsize;
 }
+/* counts[] summed over the peers: the remote group (inter), every rank but this one (intra). */
+static inline uint64_t peer_counts(const cinfo *ci, const int *counts, uint64_t tsize) {
+  return sum_counts(counts, ci->inter ? ci->rsize : ci->size, ci->inter ? -1 : ci->rank, tsize);
+}
+/* This process is the root of a rooted collective (inter: the root group's process passes MPI_ROOT). */
+static inline int is_root(const cinfo *ci, int root) { return ci->inter ? root == MPI_ROOT : root == ci->rank; }
 
 void pm_mpi_b_barrier(pm_mpi_ctx *X, MPI_Comm comm) {
   (void)comm;
@@ -485,8 +491,8 @@ void pm_mpi_b_gather(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype s
   if (!X->L) return;
   cinfo ci;
   comm_info(comm, &ci);
-  int is_root = ci.inter ? root == MPI_ROOT : root == ci.rank;
-  rooted_in(X, &ci, root, is_root ? 0 : pm_mpi_type_bytes(scount, st), is_root ? pm_mpi_type_bytes(rcount, rt) : 0, -1);
+  int r = is_root(&ci, root);
+  rooted_in(X, &ci, root, r ? 0 : pm_mpi_type_bytes(scount, st), r ? pm_mpi_type_bytes(rcount, rt) : 0, -1);
 }
 
 void pm_mpi_b_gatherv(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st, const void *rbuf,
@@ -496,11 +502,9 @@ void pm_mpi_b_gatherv(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype 
   if (!X->L) return;
   cinfo ci;
   comm_info(comm, &ci);
-  int is_root = ci.inter ? root == MPI_ROOT : root == ci.rank;
-  int64_t total = 0;
-  if (is_root)
-    total = (int64_t)sum_counts(rcounts, ci.inter ? ci.rsize : ci.size, ci.inter ? -1 : ci.rank, type_size(rt));
-  rooted_in(X, &ci, root, is_root ? 0 : pm_mpi_type_bytes(scount, st), 0, total);
+  int r = is_root(&ci, root);
+  int64_t total = r ? (int64_t)peer_counts(&ci, rcounts, type_size(rt)) : 0;
+  rooted_in(X, &ci, root, r ? 0 : pm_mpi_type_bytes(scount, st), 0, total);
 }
 
 void pm_mpi_b_scatter(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st, const void *rbuf, int rcount,
@@ -510,9 +514,8 @@ void pm_mpi_b_scatter(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype 
   if (!X->L) return;
   cinfo ci;
   comm_info(comm, &ci);
-  int is_root = ci.inter ? root == MPI_ROOT : root == ci.rank;
-  rooted_out(X, &ci, root, -1, is_root ? pm_mpi_type_bytes(scount, st) : 0,
-             is_root ? 0 : pm_mpi_type_bytes(rcount, rt));
+  int r = is_root(&ci, root);
+  rooted_out(X, &ci, root, -1, r ? pm_mpi_type_bytes(scount, st) : 0, r ? 0 : pm_mpi_type_bytes(rcount, rt));
 }
 
 void pm_mpi_b_scatterv(pm_mpi_ctx *X, const void *sbuf, const int *scounts, MPI_Datatype st, const void *rbuf,
@@ -522,11 +525,9 @@ void pm_mpi_b_scatterv(pm_mpi_ctx *X, const void *sbuf, const int *scounts, MPI_
   if (!X->L) return;
   cinfo ci;
   comm_info(comm, &ci);
-  int is_root = ci.inter ? root == MPI_ROOT : root == ci.rank;
-  int64_t total = 0;
-  if (is_root)
-    total = (int64_t)sum_counts(scounts, ci.inter ? ci.rsize : ci.size, ci.inter ? -1 : ci.rank, type_size(st));
-  rooted_out(X, &ci, root, total, 0, is_root ? 0 : pm_mpi_type_bytes(rcount, rt));
+  int r = is_root(&ci, root);
+  int64_t total = r ? (int64_t)peer_counts(&ci, scounts, type_size(st)) : 0;
+  rooted_out(X, &ci, root, total, 0, r ? 0 : pm_mpi_type_bytes(rcount, rt));
 }
 
 void pm_mpi_b_allgather(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st, int rcount, MPI_Datatype rt,
@@ -548,7 +549,7 @@ void pm_mpi_b_allgatherv(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Dataty
   uint64_t sb = (sbuf == MPI_IN_PLACE && !ci.inter)
                     ? (rcounts && rcounts[ci.rank] > 0 ? (uint64_t)rcounts[ci.rank] * rts : 0)
                     : pm_mpi_type_bytes(scount, st);
-  coll(X, peers(&ci) * sb, sum_counts(rcounts, ci.inter ? ci.rsize : ci.size, ci.inter ? -1 : ci.rank, rts));
+  coll(X, peers(&ci) * sb, peer_counts(&ci, rcounts, rts));
 }
 
 void pm_mpi_b_alltoall(pm_mpi_ctx *X, const void *sbuf, int scount, MPI_Datatype st, int rcount, MPI_Datatype rt,
@@ -561,9 +562,8 @@ void pm_mpi_b_alltoallv(pm_mpi_ctx *X, const void *sbuf, const int *scounts, MPI
   if (!X->L) return;
   cinfo ci;
   comm_info(comm, &ci);
-  int n = ci.inter ? ci.rsize : ci.size, skip = ci.inter ? -1 : ci.rank;
-  uint64_t in = sum_counts(rcounts, n, skip, type_size(rt));
-  uint64_t out = (sbuf == MPI_IN_PLACE) ? in : sum_counts(scounts, n, skip, type_size(st));
+  uint64_t in = peer_counts(&ci, rcounts, type_size(rt));
+  uint64_t out = (sbuf == MPI_IN_PLACE) ? in : peer_counts(&ci, scounts, type_size(st));
   coll(X, out, in);
 }
 
