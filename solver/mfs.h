@@ -70,7 +70,9 @@ typedef struct {
 
 /* Matrix Market "matrix coordinate real|integer general|symmetric". General files must hold a
  * numerically symmetric matrix; duplicates are summed; upper-triangle entries of symmetric files are
- * mirrored. Errors name the line. `name` is used in messages only. */
+ * mirrored. A file declaring fewer entries than its order n is refused (MFS_ERR_UNSUPPORTED) before
+ * anything of size n is allocated: an SPD matrix has n nonzero diagonal entries. Errors name the
+ * line. `name` is used in messages only. */
 mfs_status mfs_matrix_read_mm(const char *path, mfs_matrix *A, mfs_error *err);
 mfs_status mfs_matrix_read_mm_stream(FILE *f, const char *name, mfs_matrix *A, mfs_error *err);
 

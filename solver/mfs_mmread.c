@@ -5,6 +5,8 @@
  * number, never in a crash: lines are read with getline (any length), numbers with strtoll/strtod and
  * full end-of-token checks, the entry count is checked both ways, and memory grows with the entries
  * actually read rather than trusting the header's NNZ (a lying header must not allocate terabytes).
+ * Nor is the header's order trusted beyond the entries: NNZ >= N is required before the reader goes
+ * on, so what is allocated for N is bounded by the entries actually read.
  */
 #include "mfs_internal.h"
 #include "mfs_matrix_build.h"
@@ -216,6 +218,14 @@ static mfs_status read_size(reader *rd, const char *name, int symmetric, int32_t
   if ((double)nz > (double)m * (double)m || (symmetric && (double)nz > (double)m * (m + 1) / 2))
     FAIL(MFS_ERR_FORMAT, "%s:%ld: NNZ = %lld is larger than a %lld x %lld %s matrix can hold", name, rd->line, nz, m, m,
          symmetric ? "symmetric" : "general");
+  /* An SPD matrix has a positive diagonal, so its file holds at least n entries (a symmetric one,
+   * its lower triangle). Checked here, before anything of size n is allocated: a header declaring
+   * a huge n over a handful of entries would otherwise cost gigabytes before failing. */
+  if (nz < m)
+    FAIL(MFS_ERR_UNSUPPORTED,
+         "%s:%ld: NNZ = %lld is less than the order n = %lld: a symmetric positive definite matrix has n nonzero "
+         "diagonal entries, so its file holds at least %lld entries",
+         name, rd->line, nz, m, m);
   *n = (int32_t)m;
   *nnz = nz;
   return MFS_OK;

@@ -229,6 +229,40 @@ static void test_generated_run(void **state) {
   assert_int_equal(r.code, 0);
 }
 
+/* Writes text to a new temporary file whose path goes to path. */
+static void write_tmp(char *path, size_t n, const char *stem, const char *text) {
+  tmp_template(path, n, stem);
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+  close(fd);
+}
+
+/* A file declaring n = 10^7 and one entry is refused at its size line, naming the file and the
+ * reason (it used to allocate gigabytes and fail in the factorization, after printing a negative
+ * entry count); the full count of a matrix whose diagonal is incomplete is 2 nnz - (diagonal
+ * entries), not 2 nnz - n. */
+static void test_too_few_entries(void **state) {
+  (void)state;
+  result r;
+  char path[4096];
+  write_tmp(path, sizeof path, "mfs_cli_huge",
+            "%%MatrixMarket matrix coordinate real symmetric\n10000000 10000000 1\n1 1 1.0\n");
+  RUN(&r, "-m", path, "-q");
+  unlink(path);
+  assert_int_equal(r.code, 1);
+  if (!strstr(r.err, path) || !strstr(r.err, "at least 10000000 entries"))
+    fail_msg("stderr does not name the file and the reason: %s", r.err);
+  assert_string_equal(r.out, "");
+
+  write_tmp(path, sizeof path, "mfs_cli_nodiag",
+            "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n2 1 1\n3 1 1\n3 2 1\n");
+  RUN(&r, "-m", path, "-o", "natural", "-q");
+  unlink(path);
+  assert_int_equal(r.code, 1);
+  if (!strstr(r.out, "nnz = 3 (lower triangle), 6 (full)")) fail_msg("summary: %s", r.out);
+}
+
 static void test_files(void **state) {
   (void)state;
   result r;
@@ -263,7 +297,7 @@ int main(void) {
   }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_help),  cmocka_unit_test(test_bad_arguments), cmocka_unit_test(test_generated_run),
-      cmocka_unit_test(test_files), cmocka_unit_test(test_executors),
+      cmocka_unit_test(test_files), cmocka_unit_test(test_executors),     cmocka_unit_test(test_too_few_entries),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
