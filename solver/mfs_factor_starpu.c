@@ -75,10 +75,7 @@ static mfs_status prio_init(prio_state *P, const mfs_symbolic *S, int64_t *table
   }
   P->pmin = starpu_sched_get_min_priority();
   P->pmax = starpu_sched_get_max_priority();
-  if (P->pmax - P->pmin > 100000) { /* an unbounded range: use a slice of it */
-    P->pmin = P->pmin < 0 && P->pmax > 0 ? 0 : P->pmin;
-    P->pmax = P->pmin + 100000;
-  }
+  exec__priority_slice(&P->pmin, &P->pmax);
   return MFS_OK;
 }
 
