@@ -16,19 +16,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 typedef struct {
   FILE *f;
   char *buf;
   size_t cap;
-  long line; /* number of the line in buf */
+  long line;  /* number of the line in buf */
+  int errnum; /* errno of a failed read */
 } reader;
 
-/* Reads the next line; returns 0 at end of file, -1 on a read error. */
+/* Reads the next line; returns 0 at end of file, -1 on a read error (its errno in r->errnum). */
 static int next_line(reader *r) {
   errno = 0;
   ssize_t len = getline(&r->buf, &r->cap, r->f);
-  if (len < 0) return (ferror(r->f) || errno == ENOMEM) ? -1 : 0;
+  if (len < 0 && (ferror(r->f) || errno == ENOMEM)) {
+    r->errnum = errno ? errno : EIO;
+    return -1;
+  }
+  if (len < 0) return 0;
   r->line++;
   if (memchr(r->buf, '\0', (size_t)len)) r->buf[0] = '\x01'; /* NUL inside a line: make it invalid */
   return 1;
@@ -154,7 +160,7 @@ static mfs_status check_symmetric(const mfs_matrix *L, const long *lline, const 
 
 /* In the functions below: fail with a message naming the current line (rd->line). */
 #define FAIL(status, ...) return err__set(err, status, rd->line, -1, __VA_ARGS__)
-#define READ_FAIL() FAIL(MFS_ERR_IO, "%s: read error after line %ld", name, rd->line)
+#define READ_FAIL() FAIL(MFS_ERR_IO, "%s: read error after line %ld: %s", name, rd->line, strerror(rd->errnum))
 
 /* The banner, "%%MatrixMarket matrix coordinate <field> <symmetry>"; *symmetric: whether the file
  * stores one triangle. */
@@ -307,7 +313,7 @@ static mfs_status build_matrix(int32_t n, const triplets *lo, const triplets *up
 }
 
 mfs_status mfs_matrix_read_mm_stream(FILE *f, const char *name, mfs_matrix *A, mfs_error *err) {
-  reader rd = {f, NULL, 0, 0};
+  reader rd = {f, NULL, 0, 0, 0};
   triplets lo = {0}, up = {0};
   int symmetric = 0;
   int32_t n = 0;
@@ -328,6 +334,12 @@ mfs_status mfs_matrix_read_mm(const char *path, mfs_matrix *A, mfs_error *err) {
   memset(A, 0, sizeof *A);
   FILE *f = fopen(path, "r");
   if (!f) return err__set(err, MFS_ERR_IO, 0, -1, "%s: cannot open: %s", path, strerror(errno));
+  /* a directory opens for reading, and only the first read fails (EISDIR): say what it is */
+  struct stat sb;
+  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    fclose(f);
+    return err__set(err, MFS_ERR_IO, 0, -1, "%s: is a directory, not a Matrix Market file", path);
+  }
   mfs_status st = mfs_matrix_read_mm_stream(f, path, A, err);
   fclose(f);
   return st;

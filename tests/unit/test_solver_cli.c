@@ -274,7 +274,10 @@ static void test_files(void **state) {
   assert_non_null(strstr(r.err, "solver_malformed.mtx:7:"));
   RUN(&r, "-m", "/nonexistent/file.mtx");
   assert_int_equal(r.code, 1);
-  assert_non_null(strstr(r.err, "cannot open"));
+  assert_non_null(strstr(r.err, "/nonexistent/file.mtx: cannot open: No such file or directory"));
+  RUN(&r, "-m", MFS_GOLDEN_DIR);
+  assert_int_equal(r.code, 1);
+  if (!strstr(r.err, MFS_GOLDEN_DIR ": is a directory")) fail_msg("stderr: %s", r.err);
 
   char path[4096];
   tmp_template(path, sizeof path, "mfs_cli_indef");

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,23 @@ static void test_missing_file(void **state) {
   assert_int_equal(mfs_matrix_read_mm("/nonexistent/dir/none.mtx", &A, &err), MFS_ERR_IO);
   assert_non_null(strstr(err.msg, "/nonexistent/dir/none.mtx"));
   assert_non_null(strstr(err.msg, "cannot open"));
+  assert_non_null(strstr(err.msg, strerror(ENOENT)));
+}
+
+/* A directory opens for reading but cannot be read: say so rather than "read error after line 0";
+ * a stream that fails to read names the system's reason. */
+static void test_directory(void **state) {
+  (void)state;
+  mfs_matrix A;
+  mfs_error err;
+  assert_int_equal(mfs_matrix_read_mm(MFS_GOLDEN_DIR, &A, &err), MFS_ERR_IO);
+  if (!strstr(err.msg, MFS_GOLDEN_DIR) || !strstr(err.msg, "is a directory")) fail_msg("message: %s", err.msg);
+  assert_null(A.colptr);
+  FILE *f = fopen(MFS_GOLDEN_DIR, "r");
+  assert_non_null(f);
+  assert_int_equal(mfs_matrix_read_mm_stream(f, "dir", &A, &err), MFS_ERR_IO);
+  fclose(f);
+  if (!strstr(err.msg, "dir: read error") || !strstr(err.msg, strerror(EISDIR))) fail_msg("message: %s", err.msg);
 }
 
 typedef struct {
@@ -415,7 +433,7 @@ int main(void) {
       cmocka_unit_test(test_malformed_cases),        cmocka_unit_test(test_lenient_forms),
       cmocka_unit_test(test_mutations_never_crash),  cmocka_unit_test(test_generators_nnz),
       cmocka_unit_test(test_triplets_symv_norm),     cmocka_unit_test(test_check_rejects),
-      cmocka_unit_test(test_huge_order_few_entries),
+      cmocka_unit_test(test_huge_order_few_entries), cmocka_unit_test(test_directory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
