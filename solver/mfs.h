@@ -33,7 +33,7 @@ typedef enum {
   MFS_ERR_FORMAT,        /* malformed Matrix Market file (err->line names the line) */
   MFS_ERR_UNSUPPORTED,   /* well-formed input this solver does not handle (complex, non-square, ...) */
   MFS_ERR_NOT_SYMMETRIC, /* "general" matrix whose values are not symmetric */
-  MFS_ERR_NOT_SPD,       /* non-positive pivot (err->column names the column) */
+  MFS_ERR_NOT_SPD,       /* pivot not positive, or denormal (err->column names the column) */
   MFS_ERR_ORDERING,      /* the ordering library failed or is not built in */
   MFS_ERR_OVERFLOW,      /* a size does not fit the index types */
   MFS_ERR_INTERNAL       /* an internal consistency check failed (a bug) */

@@ -29,6 +29,10 @@ mfs_status pattern__upper(int32_t n, const int64_t *colptr, const int32_t *rowin
 
 double time__now(void); /* CLOCK_MONOTONIC seconds */
 
+/* Clears flush-to-zero for a computation that must see denormals (mfs_kernels.c); returns the
+ * previous state for mfs_fpu_restore. */
+unsigned fpu__keep_denormals(void);
+
 /* Executors (mfs_factor_seq.c): the computing operations on F->tile, and one diagonal block's
  * Cholesky with the not-SPD message. */
 mfs_status factor__compute_op(const mfs_factor *F, const mfs_op *op, mfs_error *err);

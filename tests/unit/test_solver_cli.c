@@ -291,6 +291,21 @@ static void test_files(void **state) {
   assert_int_equal(r.code, 1);
   assert_non_null(strstr(r.err, "not positive definite"));
   assert_non_null(strstr(r.err, "column 3 "));
+
+  /* a denormal pivot is too small, not "not positive" (both executors: the codelets share the check) */
+  write_tmp(path, sizeof path, "mfs_cli_denormal",
+            "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 2\n2 2 1e-320\n");
+  RUN(&r, "-m", path, "-q");
+  assert_int_equal(r.code, 1);
+  if (!strstr(r.err, "column 2 ") || !strstr(r.err, "1e-320") || !strstr(r.err, "too small"))
+    fail_msg("stderr: %s", r.err);
+  if (mfs_starpu_built()) {
+    RUN(&r, "-m", path, "-q", "--workers", "2");
+    assert_int_equal(r.code, 1);
+    if (!strstr(r.err, "column 2 ") || !strstr(r.err, "1e-320") || !strstr(r.err, "too small"))
+      fail_msg("stderr: %s", r.err);
+  }
+  unlink(path);
 }
 
 int main(void) {
