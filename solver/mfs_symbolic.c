@@ -204,8 +204,9 @@ static mfs_status postordered_etree(const mfs_matrix *A, work *W, mfs_error *err
   ALLOC(W->post, n);
   ALLOC(W->cc0, n);
   if (mfs_etree(n, W->bp, W->bi, W->parent0) != MFS_OK) return err__nomem(err);
-  if (mfs_postorder(n, W->parent0, W->post) != MFS_OK)
-    return err__set(err, MFS_ERR_INTERNAL, 0, -1, "elimination tree is not a forest");
+  mfs_status st = mfs_postorder(n, W->parent0, W->post);
+  if (st == MFS_ERR_NOMEM) return err__nomem(err);
+  if (st != MFS_OK) return err__set(err, MFS_ERR_INTERNAL, 0, -1, "elimination tree is not a forest");
   if (mfs_colcounts(n, W->bp, W->bi, W->parent0, W->post, W->cc0) != MFS_OK) return err__nomem(err);
   mem__free(W->bp);
   mem__free(W->bi);
