@@ -33,7 +33,7 @@ typedef enum {
   MFS_ERR_FORMAT,        /* malformed Matrix Market file (err->line names the line) */
   MFS_ERR_UNSUPPORTED,   /* well-formed input this solver does not handle (complex, non-square, ...) */
   MFS_ERR_NOT_SYMMETRIC, /* "general" matrix whose values are not symmetric */
-  MFS_ERR_NOT_SPD,       /* non-positive pivot (err->column names the column) */
+  MFS_ERR_NOT_SPD,       /* pivot not positive, or denormal (err->column names the column) */
   MFS_ERR_ORDERING,      /* the ordering library failed or is not built in */
   MFS_ERR_OVERFLOW,      /* a size does not fit the index types */
   MFS_ERR_INTERNAL       /* an internal consistency check failed (a bug) */
@@ -70,7 +70,9 @@ typedef struct {
 
 /* Matrix Market "matrix coordinate real|integer general|symmetric". General files must hold a
  * numerically symmetric matrix; duplicates are summed; upper-triangle entries of symmetric files are
- * mirrored. Errors name the line. `name` is used in messages only. */
+ * mirrored. A file declaring fewer entries than its order n is refused (MFS_ERR_UNSUPPORTED) before
+ * anything of size n is allocated: an SPD matrix has n nonzero diagonal entries. Errors name the
+ * line. `name` is used in messages only. */
 mfs_status mfs_matrix_read_mm(const char *path, mfs_matrix *A, mfs_error *err);
 mfs_status mfs_matrix_read_mm_stream(FILE *f, const char *name, mfs_matrix *A, mfs_error *err);
 

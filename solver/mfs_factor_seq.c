@@ -6,7 +6,9 @@
 #include "mfs_arena.h"
 #include "mfs_dist.h"
 
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Blocks come from an arena, or from the tracked heap when the arena could not be mapped or is
@@ -165,11 +167,47 @@ mfs_status factor__compute_op(const mfs_factor *F, const mfs_op *op, mfs_error *
   return err__set(err, MFS_ERR_INTERNAL, 0, -1, "operation type %d is not a computation", op->type);
 }
 
-/* Cholesky of diagonal tile k of front f; a non-positive (or NaN) pivot names its input column. */
+/* The value of the pivot t that made the factorization of the nk x nk tile a fail: recomputed from
+ * the tile's diagonal before the kernel (diag) and the row of L the kernel left, because the
+ * kernel flushed a denormal pivot to 0 before rejecting it. Without diag (no memory for it) or for
+ * a pivot that is not finite, the value the kernel left. Runs with denormals kept. */
+static double failed_pivot(const double *a, int nk, int t, const double *diag) {
+  double kept = a[t + (int64_t)t * nk];
+  if (!diag || !isfinite(kept)) return kept;
+  double p = diag[t];
+  for (int s = 0; s < t; s++) p -= a[t + (int64_t)s * nk] * a[t + (int64_t)s * nk];
+  return p;
+}
+
+/* What is wrong with a pivot the kernel rejected, with its value (a denormal with the digits it
+ * holds). Runs with denormals kept: flushed, a denormal compares as 0. */
+static void describe_pivot(double p, char *buf, size_t size) {
+  if (isnan(p))
+    snprintf(buf, size, "is not a number");
+  else if (isinf(p))
+    snprintf(buf, size, "is infinite");
+  else if (p <= 0)
+    snprintf(buf, size, "is not positive: %.6g", p);
+  else if (p < DBL_MIN)
+    snprintf(buf, size,
+             "is too small: %.*g is a denormal number (below %.6g, the smallest normal double), which the "
+             "factorization flushes to zero",
+             (int)fmax(1, floor(log10(p / DBL_TRUE_MIN))), p, DBL_MIN);
+  else /* the kernel's rounding made it <= 0 */
+    snprintf(buf, size, "is not positive or too small: %.6g", p);
+}
+
+/* Cholesky of diagonal tile k of front f. A rejected pivot (not positive, a denormal flushed to
+ * zero, or NaN) names its input column and its value. */
 mfs_status factor__potrf(const mfs_symbolic *S, int32_t f, int32_t k, double *a, mfs_error *err) {
   const mfs_front *Fr = &S->fronts[f];
   const int32_t *b = S->blkptr + Fr->blk;
   int nk = b[k + 1] - b[k];
+  /* the diagonal before the kernel overwrites it, for the value of a failed pivot: O(nk) against
+   * the kernel's O(nk^3), on the stack for tiles of the default size */
+  double small[256], *diag = nk <= 256 ? small : mem__alloc((size_t)nk * sizeof *diag);
+  if (diag)
+    for (int t = 0; t < nk; t++) diag[t] = a[t + (int64_t)t * nk];
   int info = mfs_kernel_potrf(nk, a, nk);
   if (info == 0) /* dpotrf lets NaN through (NaN <= 0 is false): check the pivots */
     for (int t = 0; t < nk; t++)
@@ -177,13 +215,21 @@ mfs_status factor__potrf(const mfs_symbolic *S, int32_t f, int32_t k, double *a,
         info = t + 1;
         break;
       }
-  if (info == 0) return MFS_OK;
-  int32_t pc = Fr->col0 + b[k] + info - 1;
-  int32_t oc = S->perm[pc];
-  return err__set(err, MFS_ERR_NOT_SPD, 0, oc,
-                  "matrix is not positive definite: the pivot of column %d (1-based, input "
-                  "numbering) is not positive (elimination step %d of %d)",
-                  oc + 1, pc + 1, S->n);
+  mfs_status st = MFS_OK;
+  if (info != 0) {
+    int32_t pc = Fr->col0 + b[k] + info - 1;
+    int32_t oc = S->perm[pc];
+    char what[200];
+    unsigned csr = fpu__keep_denormals();
+    describe_pivot(failed_pivot(a, nk, info - 1, diag), what, sizeof what);
+    mfs_fpu_restore(csr);
+    st = err__set(err, MFS_ERR_NOT_SPD, 0, oc,
+                  "matrix is not positive definite: the pivot of column %d (1-based, input numbering) %s "
+                  "(elimination step %d of %d)",
+                  oc + 1, what, pc + 1, S->n);
+  }
+  if (diag != small) mem__free(diag);
+  return st;
 }
 
 mfs_status mfs_op_execute(mfs_factor *F, const mfs_matrix *A, const mfs_op *op, mfs_error *err) {

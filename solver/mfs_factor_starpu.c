@@ -75,10 +75,7 @@ static mfs_status prio_init(prio_state *P, const mfs_symbolic *S, int64_t *table
   }
   P->pmin = starpu_sched_get_min_priority();
   P->pmax = starpu_sched_get_max_priority();
-  if (P->pmax - P->pmin > 100000) { /* an unbounded range: use a slice of it */
-    P->pmin = P->pmin < 0 && P->pmax > 0 ? 0 : P->pmin;
-    P->pmax = P->pmin + 100000;
-  }
+  exec__priority_slice(&P->pmin, &P->pmax);
   return MFS_OK;
 }
 
@@ -537,17 +534,17 @@ static void free_exec(exec_state *E, prio_state *P) {
   pthread_cond_destroy(&E->freed);
 }
 
-mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, const mfs_starpu_options *o,
-                                mfs_factor **Fout, mfs_progress_fn progress, void *ctx, mfs_error *err) {
-  *Fout = NULL;
-  runtime_state *R = &runtime__state;
+/* The arguments; with several processes, that they all got the same matrix and analysis (each
+ * one reads its input and runs the analysis itself). Resumes the paused workers. */
+static mfs_status check_problem(const mfs_symbolic *S, const mfs_matrix *A, const mfs_starpu_options *o,
+                                mfs_starpu_options *opt, mfs_error *err) {
+  const runtime_state *R = &runtime__state;
   if (!R->started) return err__set(err, MFS_ERR_ARG, 0, -1, "the StarPU runtime is not running (mfs_runtime_start)");
   if (!S || !A || A->n != S->n) return err__set(err, MFS_ERR_ARG, 0, -1, "matrix does not match the analysis");
   mfs_runtime_resume();
-  mfs_starpu_options opt;
-  mfs_starpu_options_default(&opt);
-  if (o) opt = *o;
-  if (!(opt.mem_relax >= 1.0)) return err__set(err, MFS_ERR_ARG, 0, -1, "memory relaxation must be >= 1");
+  mfs_starpu_options_default(opt);
+  if (o) *opt = *o;
+  if (!(opt->mem_relax >= 1.0)) return err__set(err, MFS_ERR_ARG, 0, -1, "memory relaxation must be >= 1");
   if (R->mpi && R->nranks > 1) {
     uint64_t h = problem_hash(S, A), lo, hi;
     MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, R->comm);
@@ -557,112 +554,98 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
                       "the processes do not share the same matrix and analysis (give every process the same "
                       "input and options)");
   }
-  static int codelets_ready;
-  if (!codelets_ready) {
-    exec__codelets_init();
-    codelets_ready = 1;
-  }
-  mfs_kernels_init();
-  mfs_dist *D;
-  mfs_status st = dist__create(S, R->rank, R->nranks, R->nranks * R->workers, opt.prune, &D, err);
-  if (!all_ok(st == MFS_OK)) {
-    if (st == MFS_OK) dist__free(D);
-    return st != MFS_OK ? st : others_failed(err);
-  }
+  return MFS_OK;
+}
 
-  /* ---- the numeric phase starts here (time and memory; the sequential executor counts the
-     * creation of the factor and its arenas too) */
-  if (R->mpi && R->nranks > 1) MPI_Barrier(R->comm);
-  double t0 = time__now();
-  int64_t base = mfs_mem_current();
-  mfs_mem_reset_peak();
-  runtime__recv_reset_peak();
-  int64_t cb_cap = (int64_t)ceil(opt.mem_relax * (double)D->cb_min);
-  mfs_factor *F;
+/* This process's factor: the factor tiles the distribution gives it, the CB arena sized for the
+ * window. Collective: a process that fails makes all of them fail. */
+static mfs_status create_factor(const mfs_symbolic *S, const mfs_dist *D, int64_t cb_cap, mfs_factor **F,
+                                mfs_error *err) {
+  const runtime_state *R = &runtime__state;
   arena__set_populate_threads(R->workers); /* the workers' cores are idle until the first task */
-  st = factor__create(S, D->factor_local, cb_cap, S->flops / R->nranks / (R->workers * MFS_EXPECTED_FLOPS_PER_WORKER),
-                      &F, err);
+  mfs_status st = factor__create(S, D->factor_local, cb_cap,
+                                 S->flops / R->nranks / (R->workers * MFS_EXPECTED_FLOPS_PER_WORKER), F, err);
   arena__set_populate_threads(1);
-  if (!all_ok(st == MFS_OK)) {
-    if (st == MFS_OK) mfs_factor_free(F);
-    dist__free(D);
-    return st != MFS_OK ? st : others_failed(err);
-  }
-  F->mem_base = base;
-  int64_t tables = factor__table_bytes(S);
-  exec_state E;
-  memset(&E, 0, sizeof E);
-  E.S = S;
-  E.A = A;
-  E.F = F;
-  E.D = D;
-  E.rank = R->rank;
-  E.nranks = R->nranks;
-  E.mpi = R->mpi;
-  E.cb_cap = (size_t)cb_cap;
-  pthread_mutex_init(&E.lock, NULL);
-  pthread_cond_init(&E.freed, NULL);
-  const size_t nt = (size_t)(S->ntiles ? S->ntiles : 1), nfa = (size_t)S->nfronts + 1;
-  E.h = mem__calloc(nt, sizeof *E.h);
-  E.rtile = mem__calloc(nt, sizeof *E.rtile);
-  E.sub = mem__calloc(nfa, sizeof *E.sub);
-  E.recv_l = mem__calloc(nfa, sizeof *E.recv_l);
-  E.recv_cb = mem__calloc(nfa, sizeof *E.recv_cb);
-  E.rel = mem__calloc(2 * nfa, sizeof *E.rel);
-  tables += (int64_t)(nt * (sizeof *E.h + sizeof *E.rtile) +
-                      nfa * (sizeof *E.sub + sizeof *E.recv_l + sizeof *E.recv_cb + 2 * sizeof *E.rel));
-  submit_state T;
-  memset(&T, 0, sizeof T);
-  T.E = &E;
-  int ok = E.h && E.rtile && E.sub && E.recv_l && E.recv_cb && E.rel && prio_init(&T.P, S, &tables) == MFS_OK;
-  if (!all_ok(ok)) {
-    free_exec(&E, &T.P);
-    mfs_factor_free(F);
-    dist__free(D);
-    return ok ? others_failed(err) : err__nomem(err);
-  }
-  T.progress = progress;
-  T.ctx = ctx;
-  /* for the progress display until submission ends: an even share (then this process's own) */
-  T.flops_total = (S->flops + S->flops_type[MFS_OP_ASSEMBLE]) / R->nranks;
-  exec__current = &E;
-  double t_setup = time__now() - t0;
+  if (all_ok(st == MFS_OK)) return MFS_OK;
+  if (st == MFS_OK) mfs_factor_free(*F);
+  *F = NULL;
+  return st != MFS_OK ? st : others_failed(err);
+}
 
-  int drained = R->nranks == 1;
+/* The executor's state for a run on F, and its tables (per tile and per front), whose bytes are
+ * added to *tables. Collective, like create_factor; on failure nothing is left to free. */
+static mfs_status setup_exec(exec_state *E, submit_state *T, mfs_factor *F, const mfs_matrix *A, mfs_dist *D,
+                             int64_t cb_cap, int64_t *tables, mfs_error *err) {
+  const runtime_state *R = &runtime__state;
+  const mfs_symbolic *S = F->S;
+  memset(E, 0, sizeof *E);
+  E->S = S;
+  E->A = A;
+  E->F = F;
+  E->D = D;
+  E->rank = R->rank;
+  E->nranks = R->nranks;
+  E->mpi = R->mpi;
+  E->cb_cap = (size_t)cb_cap;
+  pthread_mutex_init(&E->lock, NULL);
+  pthread_cond_init(&E->freed, NULL);
+  const size_t nt = (size_t)(S->ntiles ? S->ntiles : 1), nfa = (size_t)S->nfronts + 1;
+  E->h = mem__calloc(nt, sizeof *E->h);
+  E->rtile = mem__calloc(nt, sizeof *E->rtile);
+  E->sub = mem__calloc(nfa, sizeof *E->sub);
+  E->recv_l = mem__calloc(nfa, sizeof *E->recv_l);
+  E->recv_cb = mem__calloc(nfa, sizeof *E->recv_cb);
+  E->rel = mem__calloc(2 * nfa, sizeof *E->rel);
+  *tables += (int64_t)(nt * (sizeof *E->h + sizeof *E->rtile) +
+                       nfa * (sizeof *E->sub + sizeof *E->recv_l + sizeof *E->recv_cb + 2 * sizeof *E->rel));
+  memset(T, 0, sizeof *T);
+  T->E = E;
+  int ok = E->h && E->rtile && E->sub && E->recv_l && E->recv_cb && E->rel && prio_init(&T->P, S, tables) == MFS_OK;
+  if (all_ok(ok)) return MFS_OK;
+  free_exec(E, &T->P);
+  return ok ? others_failed(err) : err__nomem(err);
+}
+
+/* Submits every front in this process's order, then waits until the tasks have run. */
+static void submit_fronts(submit_state *T) {
+  exec_state *E = T->E;
+  const mfs_dist *D = E->D;
+  int drained = E->nranks == 1;
   for (int32_t k = 0; k < D->norder; k++) {
     int32_t f = D->order[k];
-    if (!drained && (dist__shared(D, f) || D->lo[f] != E.rank)) {
-      /* This process's own work is all submitted; the rest exchanges tiles with others. Let
-             * the own work finish first: StarPU-MPI's progress thread polls (a core's worth of CPU)
-             * from the moment a transfer is posted, and on a machine with one core per worker it
-             * would take that time from the workers while they still have local work. */
-      wait_for_tasks(&T);
+    if (!drained && (dist__shared(D, f) || D->lo[f] != E->rank)) {
+      /* This process's own work is all submitted; the rest exchanges tiles with others. Let the
+       * own work finish first: StarPU-MPI's progress thread polls (a core's worth of CPU) from
+       * the moment a transfer is posted, and on a machine with one core per worker it would take
+       * that time from the workers while they still have local work. */
+      wait_for_tasks(T);
       drained = 1;
     }
     if (D->subtree_root[f] == f)
-      submit_subtree(&T, f);
+      submit_subtree(T, f);
     else
-      submit_tiled(&T, f);
+      submit_tiled(T, f);
   }
-  T.flops_total = T.flops_local > 0 ? T.flops_local : 1;
-  wait_for_tasks(&T);
-  if (R->mpi)
+  T->flops_total = T->flops_local > 0 ? T->flops_local : 1;
+  wait_for_tasks(T);
+  if (E->mpi)
     starpu_mpi_wait_for_all(MPI_COMM_WORLD);
   else
     starpu_task_wait_for_all();
-  F->time = time__now() - t0;
-  exec__current = NULL;
-  F->mem_peak = mfs_mem_peak() - base;
-  F->flops_done = T.flops_local;
-  factor__release_cb_arena(F);
+}
 
+/* F->exec: this process's figures, then the sums and maxima over processes (collective). */
+static void record_stats(mfs_factor *F, const exec_state *E, const submit_state *T, int64_t cb_cap, int64_t tables,
+                         double t_setup) {
+  const runtime_state *R = &runtime__state;
+  const mfs_dist *D = E->D;
   mfs_exec_stats *X = &F->exec;
   X->rank = R->rank;
   X->nranks = R->nranks;
   X->workers = R->workers;
   snprintf(X->sched, sizeof X->sched, "%.*s", (int)sizeof X->sched - 1, R->sched);
-  memcpy(X->tasks_local, T.tasks_local, sizeof X->tasks_local);
-  X->flops_local = T.flops_local;
+  memcpy(X->tasks_local, T->tasks_local, sizeof X->tasks_local);
+  X->flops_local = T->flops_local;
   X->tiled_fronts = D->ntiled;
   X->shared_fronts = D->nshared;
   X->subtrees = D->nsubtrees;
@@ -673,11 +656,11 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
   X->mem_window = cb_cap;
   X->mem_predicted = tables + D->factor_local + cb_cap;
   X->mem_recv_peak = runtime__recv_peak();
-  X->window_waits = E.waits;
-  X->window_overflows = E.overflows;
+  X->window_waits = E->waits;
+  X->window_overflows = E->overflows;
   double red[MFS_NTASKTYPES + 4];
-  for (int t = 0; t < MFS_NTASKTYPES; t++) red[t] = (double)T.tasks_local[t];
-  red[MFS_NTASKTYPES] = T.flops_local;
+  for (int t = 0; t < MFS_NTASKTYPES; t++) red[t] = (double)T->tasks_local[t];
+  red[MFS_NTASKTYPES] = T->flops_local;
   mfs_runtime_allreduce(red, MFS_NTASKTYPES + 1, 0);
   for (int t = 0; t < MFS_NTASKTYPES; t++) X->tasks[t] = (int64_t)red[t];
   X->flops_tasks = red[MFS_NTASKTYPES];
@@ -693,6 +676,45 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
   X->small_pages = (int)red[0];
   X->mem_predicted_max = (int64_t)red[1];
   X->mem_peak_max = (int64_t)red[2];
+}
+
+/* The numeric phase proper, timed and measured from t0 and the memory base: the factor, the
+ * executor, the tasks, the statistics. On success *Fout is the factor and D belongs to it (or
+ * was freed); on failure both are freed. */
+static mfs_status run_factorization(const mfs_symbolic *S, const mfs_matrix *A, const mfs_starpu_options *opt,
+                                    mfs_dist *D, mfs_factor **Fout, mfs_progress_fn progress, void *ctx,
+                                    mfs_error *err) {
+  const runtime_state *R = &runtime__state;
+  if (R->mpi && R->nranks > 1) MPI_Barrier(R->comm);
+  double t0 = time__now();
+  int64_t base = mfs_mem_current();
+  mfs_mem_reset_peak();
+  runtime__recv_reset_peak();
+  int64_t cb_cap = (int64_t)ceil(opt->mem_relax * (double)D->cb_min);
+  mfs_factor *F;
+  exec_state E;
+  submit_state T;
+  int64_t tables = factor__table_bytes(S);
+  mfs_status st = create_factor(S, D, cb_cap, &F, err);
+  if (st == MFS_OK && (st = setup_exec(&E, &T, F, A, D, cb_cap, &tables, err)) != MFS_OK) mfs_factor_free(F);
+  if (st != MFS_OK) {
+    dist__free(D);
+    return st;
+  }
+  F->mem_base = base;
+  T.progress = progress;
+  T.ctx = ctx;
+  /* for the progress display until submission ends: an even share (then this process's own) */
+  T.flops_total = (S->flops + S->flops_type[MFS_OP_ASSEMBLE]) / R->nranks;
+  exec__current = &E;
+  double t_setup = time__now() - t0;
+  submit_fronts(&T);
+  F->time = time__now() - t0;
+  exec__current = NULL;
+  F->mem_peak = mfs_mem_peak() - base;
+  F->flops_done = T.flops_local;
+  factor__release_cb_arena(F);
+  record_stats(F, &E, &T, cb_cap, tables, t_setup);
 
   st = agree_on_errors(&E, err);
   free_exec(&E, &T.P);
@@ -708,4 +730,28 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
   if (progress) progress(ctx, T.flops_total, T.flops_total);
   *Fout = F;
   return MFS_OK;
+}
+
+mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, const mfs_starpu_options *o,
+                                mfs_factor **Fout, mfs_progress_fn progress, void *ctx, mfs_error *err) {
+  *Fout = NULL;
+  const runtime_state *R = &runtime__state;
+  mfs_starpu_options opt;
+  mfs_status st = check_problem(S, A, o, &opt, err);
+  if (st != MFS_OK) return st;
+  static int codelets_ready;
+  if (!codelets_ready) {
+    exec__codelets_init();
+    codelets_ready = 1;
+  }
+  mfs_kernels_init();
+  mfs_dist *D;
+  st = dist__create(S, R->rank, R->nranks, R->nranks * R->workers, opt.prune, &D, err);
+  if (!all_ok(st == MFS_OK)) {
+    if (st == MFS_OK) dist__free(D);
+    return st != MFS_OK ? st : others_failed(err);
+  }
+  /* the numeric phase starts there (time and memory; the sequential executor counts the creation
+   * of the factor and its arenas too) */
+  return run_factorization(S, A, &opt, D, Fout, progress, ctx, err);
 }

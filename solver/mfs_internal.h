@@ -29,6 +29,10 @@ mfs_status pattern__upper(int32_t n, const int64_t *colptr, const int32_t *rowin
 
 double time__now(void); /* CLOCK_MONOTONIC seconds */
 
+/* Clears flush-to-zero for a computation that must see denormals (mfs_kernels.c); returns the
+ * previous state for mfs_fpu_restore. */
+unsigned fpu__keep_denormals(void);
+
 /* Executors (mfs_factor_seq.c): the computing operations on F->tile, and one diagonal block's
  * Cholesky with the not-SPD message. */
 mfs_status factor__compute_op(const mfs_factor *F, const mfs_op *op, mfs_error *err);
@@ -50,6 +54,17 @@ void solve__backward_front(const mfs_factor *F, int32_t f, int nrhs, double *x, 
 
 /* The distributed solve (mfs_solve_dist.c; a stub without MPI): mfs_solve on a factor with F->dist. */
 mfs_status solve__distributed(const mfs_factor *F, int nrhs, double *b, int ldb, mfs_error *err);
+
+/* The slice [*pmin, *pmax] of a scheduler's priority range that the task-based executor maps its
+ * priorities onto (mfs_factor_starpu.c): a range wider than 100000 levels (lws, prio, ws and dmdas
+ * allow all of int) becomes 100000 levels starting at 0, or at *pmin when the range does not span
+ * 0. The width is computed in 64 bits: INT_MAX - INT_MIN overflows an int. */
+static inline void exec__priority_slice(int *pmin, int *pmax) {
+  if ((int64_t)*pmax - (int64_t)*pmin > 100000) {
+    *pmin = *pmin < 0 && *pmax > 0 ? 0 : *pmin;
+    *pmax = *pmin + 100000;
+  }
+}
 
 /* Analysis stages that fill parts of mfs_symbolic (mfs_front.c, mfs_memory.c). */
 mfs_status front__build_ops(mfs_symbolic *S, mfs_error *err);

@@ -30,6 +30,16 @@ unsigned mfs_fpu_flush_denormals(void) {
 #endif
 }
 
+unsigned fpu__keep_denormals(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned old = _mm_getcsr();
+  _mm_setcsr(old & ~0x8040u);
+  return old;
+#else
+  return 0;
+#endif
+}
+
 void mfs_fpu_restore(unsigned csr) {
 #if defined(__x86_64__) || defined(__i386__)
   _mm_setcsr(csr);

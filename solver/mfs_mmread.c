@@ -5,6 +5,8 @@
  * number, never in a crash: lines are read with getline (any length), numbers with strtoll/strtod and
  * full end-of-token checks, the entry count is checked both ways, and memory grows with the entries
  * actually read rather than trusting the header's NNZ (a lying header must not allocate terabytes).
+ * Nor is the header's order trusted beyond the entries: NNZ >= N is required before the reader goes
+ * on, so what is allocated for N is bounded by the entries actually read.
  */
 #include "mfs_internal.h"
 #include "mfs_matrix_build.h"
@@ -14,19 +16,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 typedef struct {
   FILE *f;
   char *buf;
   size_t cap;
-  long line; /* number of the line in buf */
+  long line;  /* number of the line in buf */
+  int errnum; /* errno of a failed read */
 } reader;
 
-/* Reads the next line; returns 0 at end of file, -1 on a read error. */
+/* Reads the next line; returns 0 at end of file, -1 on a read error (its errno in r->errnum). */
 static int next_line(reader *r) {
   errno = 0;
   ssize_t len = getline(&r->buf, &r->cap, r->f);
-  if (len < 0) return (ferror(r->f) || errno == ENOMEM) ? -1 : 0;
+  if (len < 0 && (ferror(r->f) || errno == ENOMEM)) {
+    r->errnum = errno ? errno : EIO;
+    return -1;
+  }
+  if (len < 0) return 0;
   r->line++;
   if (memchr(r->buf, '\0', (size_t)len)) r->buf[0] = '\x01'; /* NUL inside a line: make it invalid */
   return 1;
@@ -150,29 +158,21 @@ static mfs_status check_symmetric(const mfs_matrix *L, const long *lline, const 
   return MFS_OK;
 }
 
-mfs_status mfs_matrix_read_mm_stream(FILE *f, const char *name, mfs_matrix *A, mfs_error *err) {
-  reader rd = {f, NULL, 0, 0};
-  triplets lo = {0}, up = {0};
-  mfs_status st = MFS_OK;
+/* In the functions below: fail with a message naming the current line (rd->line). */
+#define FAIL(status, ...) return err__set(err, status, rd->line, -1, __VA_ARGS__)
+#define READ_FAIL() FAIL(MFS_ERR_IO, "%s: read error after line %ld: %s", name, rd->line, strerror(rd->errnum))
+
+/* The banner, "%%MatrixMarket matrix coordinate <field> <symmetry>"; *symmetric: whether the file
+ * stores one triangle. */
+static mfs_status read_banner(reader *rd, const char *name, int *symmetric, mfs_error *err) {
   char *tok[6];
-  int symmetric = 0, rc;
-  memset(A, 0, sizeof *A);
-  if (!name) name = "<stream>";
-
-#define FAIL(status, ...)                                 \
-  do {                                                    \
-    st = err__set(err, status, rd.line, -1, __VA_ARGS__); \
-    goto out;                                             \
-  } while (0)
-#define READ_FAIL() FAIL(MFS_ERR_IO, "%s: read error after line %ld", name, rd.line)
-
-  /* --- banner */
-  if ((rc = next_line(&rd)) < 0) READ_FAIL();
+  int rc = next_line(rd);
+  if (rc < 0) READ_FAIL();
   if (rc == 0) {
-    rd.line = 1;
+    rd->line = 1;
     FAIL(MFS_ERR_FORMAT, "%s:1: empty file (expected a %%%%MatrixMarket banner)", name);
   }
-  int nt = tokenize(rd.buf, tok, 5);
+  int nt = tokenize(rd->buf, tok, 5);
   if (nt < 1 || strcmp(tok[0], "%%MatrixMarket") != 0)
     FAIL(MFS_ERR_FORMAT, "%s:1: missing '%%%%MatrixMarket' banner", name);
   if (nt != 5)
@@ -188,95 +188,142 @@ mfs_status mfs_matrix_read_mm_stream(FILE *f, const char *name, mfs_matrix *A, m
   if (strcasecmp(tok[3], "real") != 0 && strcasecmp(tok[3], "integer") != 0 && strcasecmp(tok[3], "double") != 0)
     FAIL(MFS_ERR_FORMAT, "%s:1: unknown field '%s'", name, tok[3]);
   if (strcasecmp(tok[4], "symmetric") == 0)
-    symmetric = 1;
+    *symmetric = 1;
   else if (strcasecmp(tok[4], "general") == 0)
-    symmetric = 0;
+    *symmetric = 0;
   else if (strcasecmp(tok[4], "skew-symmetric") == 0 || strcasecmp(tok[4], "hermitian") == 0)
     FAIL(MFS_ERR_UNSUPPORTED, "%s:1: '%s' matrices are not supported (Cholesky needs symmetric)", name, tok[4]);
   else
     FAIL(MFS_ERR_FORMAT, "%s:1: unknown symmetry '%s'", name, tok[4]);
+  return MFS_OK;
+}
 
-  /* --- size line (after comments and blank lines) */
+/* The size line 'M N NNZ' (after comments and blank lines): a square matrix of order *n whose
+ * file declares *nnz entries, both within what the index types and the matrix can hold. */
+static mfs_status read_size(reader *rd, const char *name, int symmetric, int32_t *n, long long *nnz, mfs_error *err) {
+  char *tok[4];
+  int rc;
   do {
-    if ((rc = next_line(&rd)) < 0) READ_FAIL();
+    if ((rc = next_line(rd)) < 0) READ_FAIL();
     if (rc == 0) {
-      rd.line++;
-      FAIL(MFS_ERR_FORMAT, "%s:%ld: file ends before the size line 'M N NNZ'", name, rd.line);
+      rd->line++;
+      FAIL(MFS_ERR_FORMAT, "%s:%ld: file ends before the size line 'M N NNZ'", name, rd->line);
     }
-  } while (is_skippable(rd.buf));
-  long long m, ncols, nnz;
-  nt = tokenize(rd.buf, tok, 3);
-  if (nt != 3) FAIL(MFS_ERR_FORMAT, "%s:%ld: size line must hold exactly 3 integers 'M N NNZ'", name, rd.line);
-  if (!parse_int(tok[0], &m) || !parse_int(tok[1], &ncols) || !parse_int(tok[2], &nnz))
-    FAIL(MFS_ERR_FORMAT, "%s:%ld: size line must hold exactly 3 integers 'M N NNZ'", name, rd.line);
-  if (m <= 0 || ncols <= 0 || nnz < 0)
-    FAIL(MFS_ERR_FORMAT, "%s:%ld: dimensions must be positive and NNZ non-negative", name, rd.line);
+  } while (is_skippable(rd->buf));
+  long long m, ncols, nz;
+  int nt = tokenize(rd->buf, tok, 3);
+  if (nt != 3 || !parse_int(tok[0], &m) || !parse_int(tok[1], &ncols) || !parse_int(tok[2], &nz))
+    FAIL(MFS_ERR_FORMAT, "%s:%ld: size line must hold exactly 3 integers 'M N NNZ'", name, rd->line);
+  if (m <= 0 || ncols <= 0 || nz < 0)
+    FAIL(MFS_ERR_FORMAT, "%s:%ld: dimensions must be positive and NNZ non-negative", name, rd->line);
   if (m != ncols)
-    FAIL(MFS_ERR_UNSUPPORTED, "%s:%ld: matrix is %lld x %lld; Cholesky needs a square matrix", name, rd.line, m, ncols);
-  if (m >= INT32_MAX) FAIL(MFS_ERR_OVERFLOW, "%s:%ld: dimension %lld exceeds the 32-bit index range", name, rd.line, m);
-  if ((double)nnz > (double)m * (double)m || (symmetric && (double)nnz > (double)m * (m + 1) / 2))
-    FAIL(MFS_ERR_FORMAT, "%s:%ld: NNZ = %lld is larger than a %lld x %lld %s matrix can hold", name, rd.line, nnz, m, m,
+    FAIL(MFS_ERR_UNSUPPORTED, "%s:%ld: matrix is %lld x %lld; Cholesky needs a square matrix", name, rd->line, m,
+         ncols);
+  if (m >= INT32_MAX)
+    FAIL(MFS_ERR_OVERFLOW, "%s:%ld: dimension %lld exceeds the 32-bit index range", name, rd->line, m);
+  if ((double)nz > (double)m * (double)m || (symmetric && (double)nz > (double)m * (m + 1) / 2))
+    FAIL(MFS_ERR_FORMAT, "%s:%ld: NNZ = %lld is larger than a %lld x %lld %s matrix can hold", name, rd->line, nz, m, m,
          symmetric ? "symmetric" : "general");
+  /* An SPD matrix has a positive diagonal, so its file holds at least n entries (a symmetric one,
+   * its lower triangle). Checked here, before anything of size n is allocated: a header declaring
+   * a huge n over a handful of entries would otherwise cost gigabytes before failing. */
+  if (nz < m)
+    FAIL(MFS_ERR_UNSUPPORTED,
+         "%s:%ld: NNZ = %lld is less than the order n = %lld: a symmetric positive definite matrix has n nonzero "
+         "diagonal entries, so its file holds at least %lld entries",
+         name, rd->line, nz, m, m);
+  *n = (int32_t)m;
+  *nnz = nz;
+  return MFS_OK;
+}
 
-  /* --- entries */
+/* One entry line 'row column value' of an n x n matrix, checked, into the lower triangle lo or (a
+ * general file's upper entries) up, transposed. */
+static mfs_status read_entry(reader *rd, const char *name, int32_t n, int symmetric, triplets *lo, triplets *up,
+                             mfs_error *err) {
+  char *tok[4];
+  int nt = tokenize(rd->buf, tok, 3);
+  if (nt != 3)
+    FAIL(MFS_ERR_FORMAT, "%s:%ld: entry must be 'row column value' (found %s%d field%s)", name, rd->line,
+         nt > 3 ? "more than " : "", nt > 3 ? 3 : nt, (nt == 1) ? "" : "s");
+  long long i, j;
+  double v;
+  if (!parse_int(tok[0], &i)) FAIL(MFS_ERR_FORMAT, "%s:%ld: row index '%s' is not an integer", name, rd->line, tok[0]);
+  if (!parse_int(tok[1], &j))
+    FAIL(MFS_ERR_FORMAT, "%s:%ld: column index '%s' is not an integer", name, rd->line, tok[1]);
+  if (!parse_real(tok[2], &v)) FAIL(MFS_ERR_FORMAT, "%s:%ld: value '%s' is not a number", name, rd->line, tok[2]);
+  if (!isfinite(v)) FAIL(MFS_ERR_FORMAT, "%s:%ld: value '%s' is not finite", name, rd->line, tok[2]);
+  if (i < 1 || i > n || j < 1 || j > n)
+    FAIL(MFS_ERR_FORMAT, "%s:%ld: index (%lld,%lld) is outside the %d x %d matrix", name, rd->line, i, j, n, n);
+  int32_t r = (int32_t)(i - 1), c = (int32_t)(j - 1);
+  int ok;
+  if (r >= c)
+    ok = trip_push(lo, r, c, v, rd->line);
+  else if (symmetric) /* upper entry in a symmetric file: same entry, mirrored */
+    ok = trip_push(lo, c, r, v, rd->line);
+  else
+    ok = trip_push(up, c, r, v, rd->line);
+  return ok ? MFS_OK : err__nomem(err);
+}
+
+/* The entry lines up to the end of the file: exactly the nnz declared (comments and blank lines
+ * skipped). */
+static mfs_status read_entries(reader *rd, const char *name, int32_t n, long long nnz, int symmetric, triplets *lo,
+                               triplets *up, mfs_error *err) {
   long long got = 0;
-  lo.limit = up.limit = nnz;
+  lo->limit = up->limit = nnz;
   for (;;) {
-    if ((rc = next_line(&rd)) < 0) READ_FAIL();
+    int rc = next_line(rd);
+    if (rc < 0) READ_FAIL();
     if (rc == 0) break;
-    if (is_skippable(rd.buf)) continue;
+    if (is_skippable(rd->buf)) continue;
     if (got == nnz)
-      FAIL(MFS_ERR_FORMAT, "%s:%ld: more entries than the %lld declared in the size line", name, rd.line, nnz);
-    nt = tokenize(rd.buf, tok, 3);
-    if (nt != 3)
-      FAIL(MFS_ERR_FORMAT, "%s:%ld: entry must be 'row column value' (found %s%d field%s)", name, rd.line,
-           nt > 3 ? "more than " : "", nt > 3 ? 3 : nt, (nt == 1) ? "" : "s");
-    long long i, j;
-    double v;
-    if (!parse_int(tok[0], &i)) FAIL(MFS_ERR_FORMAT, "%s:%ld: row index '%s' is not an integer", name, rd.line, tok[0]);
-    if (!parse_int(tok[1], &j))
-      FAIL(MFS_ERR_FORMAT, "%s:%ld: column index '%s' is not an integer", name, rd.line, tok[1]);
-    if (!parse_real(tok[2], &v)) FAIL(MFS_ERR_FORMAT, "%s:%ld: value '%s' is not a number", name, rd.line, tok[2]);
-    if (!isfinite(v)) FAIL(MFS_ERR_FORMAT, "%s:%ld: value '%s' is not finite", name, rd.line, tok[2]);
-    if (i < 1 || i > m || j < 1 || j > m)
-      FAIL(MFS_ERR_FORMAT, "%s:%ld: index (%lld,%lld) is outside the %lld x %lld matrix", name, rd.line, i, j, m, m);
-    int32_t r = (int32_t)(i - 1), c = (int32_t)(j - 1);
-    int ok;
-    if (r >= c)
-      ok = trip_push(&lo, r, c, v, rd.line);
-    else if (symmetric) /* upper entry in a symmetric file: same entry, mirrored */
-      ok = trip_push(&lo, c, r, v, rd.line);
-    else
-      ok = trip_push(&up, c, r, v, rd.line);
-    if (!ok) {
-      st = err__nomem(err);
-      goto out;
-    }
+      FAIL(MFS_ERR_FORMAT, "%s:%ld: more entries than the %lld declared in the size line", name, rd->line, nnz);
+    mfs_status st = read_entry(rd, name, n, symmetric, lo, up, err);
+    if (st != MFS_OK) return st;
     got++;
   }
   if (got < nnz) {
-    rd.line++;
-    FAIL(MFS_ERR_FORMAT, "%s:%ld: file ends after %lld of the %lld declared entries", name, rd.line, got, nnz);
+    rd->line++;
+    FAIL(MFS_ERR_FORMAT, "%s:%ld: file ends after %lld of the %lld declared entries", name, rd->line, got, nnz);
   }
+  return MFS_OK;
+}
 
-  /* --- build */
-  long *lline = NULL, *uline = NULL;
-  st = csc__build((int32_t)m, lo.n, lo.r, lo.c, lo.v, lo.line, A, symmetric ? NULL : &lline, err);
-  if (st != MFS_OK) goto out;
-  if (!symmetric) {
-    mfs_matrix U;
-    st = csc__build((int32_t)m, up.n, up.r, up.c, up.v, up.line, &U, &uline, err);
-    if (st == MFS_OK) {
-      st = check_symmetric(A, lline, &U, uline, name, err);
-      mfs_matrix_free(&U);
-    }
-    mem__free(lline);
-    mem__free(uline);
-    if (st != MFS_OK) mfs_matrix_free(A);
-  }
-out:
 #undef FAIL
 #undef READ_FAIL
+
+/* A from the triplets (duplicates summed). A general file's upper triangle only serves to check
+ * that the matrix is symmetric; the lines kept with the entries let the message name one. */
+static mfs_status build_matrix(int32_t n, const triplets *lo, const triplets *up, int symmetric, const char *name,
+                               mfs_matrix *A, mfs_error *err) {
+  long *lline = NULL, *uline = NULL;
+  mfs_status st = csc__build(n, lo->n, lo->r, lo->c, lo->v, lo->line, A, symmetric ? NULL : &lline, err);
+  if (st != MFS_OK || symmetric) return st;
+  mfs_matrix U;
+  st = csc__build(n, up->n, up->r, up->c, up->v, up->line, &U, &uline, err);
+  if (st == MFS_OK) {
+    st = check_symmetric(A, lline, &U, uline, name, err);
+    mfs_matrix_free(&U);
+  }
+  mem__free(lline);
+  mem__free(uline);
+  if (st != MFS_OK) mfs_matrix_free(A);
+  return st;
+}
+
+mfs_status mfs_matrix_read_mm_stream(FILE *f, const char *name, mfs_matrix *A, mfs_error *err) {
+  reader rd = {f, NULL, 0, 0, 0};
+  triplets lo = {0}, up = {0};
+  int symmetric = 0;
+  int32_t n = 0;
+  long long nnz = 0;
+  memset(A, 0, sizeof *A);
+  if (!name) name = "<stream>";
+  mfs_status st = read_banner(&rd, name, &symmetric, err);
+  if (st == MFS_OK) st = read_size(&rd, name, symmetric, &n, &nnz, err);
+  if (st == MFS_OK) st = read_entries(&rd, name, n, nnz, symmetric, &lo, &up, err);
+  if (st == MFS_OK) st = build_matrix(n, &lo, &up, symmetric, name, A, err);
   trip_free(&lo);
   trip_free(&up);
   free(rd.buf);
@@ -287,6 +334,12 @@ mfs_status mfs_matrix_read_mm(const char *path, mfs_matrix *A, mfs_error *err) {
   memset(A, 0, sizeof *A);
   FILE *f = fopen(path, "r");
   if (!f) return err__set(err, MFS_ERR_IO, 0, -1, "%s: cannot open: %s", path, strerror(errno));
+  /* a directory opens for reading, and only the first read fails (EISDIR): say what it is */
+  struct stat sb;
+  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    fclose(f);
+    return err__set(err, MFS_ERR_IO, 0, -1, "%s: is a directory, not a Matrix Market file", path);
+  }
   mfs_status st = mfs_matrix_read_mm_stream(f, path, A, err);
   fclose(f);
   return st;

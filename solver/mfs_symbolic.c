@@ -1,14 +1,19 @@
 /*
- * mfs_symbolic.c — the analysis driver (mfs_analyze):
+ * mfs_symbolic.c — the analysis driver (mfs_analyze), one static function per phase:
  *
- *   1. fill-reducing ordering P0                                  (mfs_ordering.c)
- *   2. etree, postorder, column counts of P0 A P0^T               (mfs_etree.c, mfs_colcount.c)
- *   3. fundamental supernodes, relaxed amalgamation               (mfs_supernode.c)
+ *   1. fill-reducing ordering P0                     order_columns       (mfs_ordering.c)
+ *   2. etree, postorder, column counts of P0 A P0^T  postordered_etree   (mfs_etree.c, mfs_colcount.c)
+ *   3. fundamental supernodes, relaxed amalgamation  find_supernodes     (mfs_supernode.c)
  *   4. a postorder of the fronts whose child order minimises the multifrontal memory peak (Liu
  *      1986: children by decreasing peak minus what they leave behind), and the final column
  *      numbering it induces — every front owns a contiguous range of columns
- *   5. front row structures, relative index maps, tiles           (here)
- *   6. operation list, flops, memory prediction                   (mfs_front.c, mfs_memory.c)
+ *                                                    build_front_tree
+ *   5. front row structures, relative index maps, tiles
+ *                                                    build_front_structures
+ *   6. operation list, flops, memory prediction      count_operations    (mfs_front.c, mfs_memory.c)
+ *
+ * A phase returns MFS_OK or an error it has set in *err; whatever it allocated is in the working
+ * state or in S, which the driver frees in one place.
  *
  * Step 2 uses only O(nnz(A)) work; step 5 touches each front's rows once (the structure of a front
  * is its own columns plus the rows below it found in its A columns and its children's CBs).
@@ -124,14 +129,21 @@ static int cmp_keyed_desc(const void *a, const void *b) {
   return (x->id > y->id) - (x->id < y->id); /* deterministic ties */
 }
 
-/* Working state of the analysis, freed in one place. */
+/* Working state of the analysis: the buffers of all phases, freed in one place. work_free walks the
+ * struct as an array of pointers, so it holds nothing else. A few buffers are reused once their
+ * first content is dead, which keeps the analysis's peak memory down; the phase that reuses one says
+ * so in a comment. */
 typedef struct {
-  int32_t *perm0, *iperm0, *parent0, *post, *cc0;
-  int64_t *bp;
-  int32_t *bi;
-  int32_t *perm1, *parent1, *cc1, *first, *snode, *sparent, *sncol, *snstruct, *rep;
-  int32_t *top2front, *front2top, *gptr, *glist, *newcol, *kid_ptr, *kids, *stack, *mark, *pos;
-  int32_t *order;
+  int32_t *perm0, *iperm0, *parent0, *post, *cc0; /* 1-2: ordering P0, etree, counts of P0 A P0^T */
+  int64_t *bp;                                    /* 2: P0 A P0^T, lower CSC (freed after the counts) */
+  int32_t *bi;                                    /* 2: its rows; 5: the rows of A in the final numbering */
+  int32_t *perm1, *parent1, *cc1;                 /* 2: the same relabelled in postorder */
+  /* 3: supernodes; 4 overwrites sncol, snstruct, sparent with the provisional fronts' columns, rows
+   * and parents */
+  int32_t *first, *snode, *sparent, *sncol, *snstruct, *rep;
+  int32_t *top2front, *front2top, *gptr, *glist; /* 4: supernodes grouped into fronts */
+  int32_t *newcol, *kid_ptr, *kids, *stack, *mark, *pos;
+  int32_t *order; /* 4: the final postorder of the provisional fronts */
   int64_t *lbytes, *cbbytes, *subf;
   double *peak;
   keyed *tmp;
@@ -142,392 +154,495 @@ static void work_free(work *w) {
   for (size_t t = 0; t < sizeof *w / sizeof(void *); t++) mem__free(p[t]);
 }
 
+/* Allocation inside a phase: a failure returns MFS_ERR_NOMEM at once; what was allocated before is
+ * in work or in S, and the driver frees both. */
 #define ALLOC(ptr, count)                                                    \
   do {                                                                       \
     (ptr) = mem__alloc((size_t)((count) > 0 ? (count) : 1) * sizeof *(ptr)); \
-    if (!(ptr)) goto nomem;                                                  \
+    if (!(ptr)) return err__nomem(err);                                      \
   } while (0)
 
-mfs_status mfs_analyze(const mfs_matrix *A, const mfs_options *opt_in, mfs_symbolic **Sout, mfs_error *err) {
-  work W;
-  memset(&W, 0, sizeof W);
-  mfs_symbolic *S = NULL;
-  mfs_status st;
-  *Sout = NULL;
-  if ((st = mfs_matrix_check(A, err)) != MFS_OK) return st;
-  mfs_options opt;
-  if (opt_in)
-    opt = *opt_in;
-  else
-    mfs_options_default(&opt);
-  if (opt.nb < 1 || opt.nb > 65536)
-    return err__set(err, MFS_ERR_ARG, 0, -1, "tile size nb = %d is outside 1..65536", opt.nb);
-  if (!isfinite(opt.amalg)) return err__set(err, MFS_ERR_ARG, 0, -1, "amalgamation threshold is not a finite number");
-  const int32_t n = A->n;
-  if (n < 1) return err__set(err, MFS_ERR_ARG, 0, -1, "empty matrix");
-  double t0 = time__now();
-
-  S = mem__calloc(1, sizeof *S);
-  if (!S) return err__nomem(err);
-  S->n = n;
-  S->opts = opt;
-  S->opts.given_perm = NULL; /* not owned: do not keep a pointer the caller may free */
-
-  /* ---- 1. ordering */
-  ALLOC(W.perm0, n);
-  ALLOC(W.iperm0, n);
-  if (opt.ordering == MFS_ORDER_GIVEN) {
-    if (!opt.given_perm) {
-      st = err__set(err, MFS_ERR_ARG, 0, -1, "MFS_ORDER_GIVEN without a permutation");
-      goto fail;
-    }
-    for (int32_t k = 0; k < n; k++) W.iperm0[k] = -1;
-    for (int32_t k = 0; k < n; k++) {
-      int32_t c = opt.given_perm[k];
-      if (c < 0 || c >= n || W.iperm0[c] != -1) {
-        st = err__set(err, MFS_ERR_ARG, 0, -1, "given ordering is not a permutation (entry %d)", k);
-        goto fail;
-      }
-      W.iperm0[c] = k;
-      W.perm0[k] = c;
-    }
-  } else {
-    if ((st = mfs_order(A, opt.ordering, W.perm0, err)) != MFS_OK) goto fail;
-    for (int32_t k = 0; k < n; k++) W.iperm0[k] = -1;
-    for (int32_t k = 0; k < n; k++) {
-      int32_t c = W.perm0[k];
-      if (c < 0 || c >= n || W.iperm0[c] != -1) {
-        st = err__set(err, MFS_ERR_ORDERING, 0, -1, "%s returned an invalid permutation",
-                      mfs_ordering_name(opt.ordering));
-        goto fail;
-      }
-      W.iperm0[c] = k;
-    }
-  }
-  double t1 = time__now();
-  S->time_order = t1 - t0;
-
-  /* ---- 2. etree, postorder, column counts of P0 A P0^T */
-  if (permuted_lower(A, W.iperm0, &W.bp, &W.bi, NULL) != MFS_OK) goto nomem;
-  ALLOC(W.parent0, n);
-  ALLOC(W.post, n);
-  ALLOC(W.cc0, n);
-  if (mfs_etree(n, W.bp, W.bi, W.parent0) != MFS_OK) goto nomem;
-  if (mfs_postorder(n, W.parent0, W.post) != MFS_OK) {
-    st = err__set(err, MFS_ERR_INTERNAL, 0, -1, "elimination tree is not a forest");
-    goto fail;
-  }
-  if (mfs_colcounts(n, W.bp, W.bi, W.parent0, W.post, W.cc0) != MFS_OK) goto nomem;
-  mem__free(W.bp);
-  mem__free(W.bi);
-  W.bp = NULL;
-  W.bi = NULL;
-
-  /* relabel so that the tree is postordered: column k is old column post[k] */
-  ALLOC(W.perm1, n);
-  ALLOC(W.parent1, n);
-  ALLOC(W.cc1, n);
-  for (int32_t k = 0; k < n; k++) W.iperm0[W.post[k]] = k; /* iperm0 reused as ipost */
+/* iperm := inverse of perm; returns the first k whose perm[k] is out of range or repeated, else -1. */
+static int32_t invert_permutation(int32_t n, const int32_t *perm, int32_t *iperm) {
+  for (int32_t k = 0; k < n; k++) iperm[k] = -1;
   for (int32_t k = 0; k < n; k++) {
-    int32_t old = W.post[k];
-    W.perm1[k] = W.perm0[old];
-    W.parent1[k] = W.parent0[old] < 0 ? -1 : W.iperm0[W.parent0[old]];
-    W.cc1[k] = W.cc0[old];
+    int32_t c = perm[k];
+    if (c < 0 || c >= n || iperm[c] != -1) return k;
+    iperm[c] = k;
   }
+  return -1;
+}
 
-  /* ---- 3. supernodes and amalgamation */
-  ALLOC(W.first, (int64_t)n + 1);
-  int32_t ns = mfs_fundamental_supernodes(n, W.parent1, W.cc1, W.first);
-  if (ns < 0) goto nomem;
-  S->nsupernodes = ns;
-  ALLOC(W.snode, n);
-  ALLOC(W.sparent, ns);
-  ALLOC(W.sncol, ns);
-  ALLOC(W.snstruct, ns);
-  ALLOC(W.rep, ns);
+/* 1. The fill-reducing ordering P0: the caller's or the library's, checked to be a permutation
+ * (an ordering library's output is checked too: a bad one would corrupt everything after). */
+static mfs_status order_columns(const mfs_matrix *A, const mfs_options *opt, work *W, mfs_error *err) {
+  const int32_t n = A->n;
+  ALLOC(W->perm0, n);
+  ALLOC(W->iperm0, n);
+  if (opt->ordering == MFS_ORDER_GIVEN) {
+    if (!opt->given_perm) return err__set(err, MFS_ERR_ARG, 0, -1, "MFS_ORDER_GIVEN without a permutation");
+    memcpy(W->perm0, opt->given_perm, (size_t)n * sizeof *W->perm0);
+    int32_t bad = invert_permutation(n, W->perm0, W->iperm0);
+    if (bad >= 0) return err__set(err, MFS_ERR_ARG, 0, -1, "given ordering is not a permutation (entry %d)", bad);
+    return MFS_OK;
+  }
+  mfs_status st = mfs_order(A, opt->ordering, W->perm0, err);
+  if (st != MFS_OK) return st;
+  if (invert_permutation(n, W->perm0, W->iperm0) >= 0)
+    return err__set(err, MFS_ERR_ORDERING, 0, -1, "%s returned an invalid permutation",
+                    mfs_ordering_name(opt->ordering));
+  return MFS_OK;
+}
+
+/* 2. Elimination tree, postorder and column counts of P0 A P0^T, then everything relabelled so
+ * that the tree is postordered (column k is old column post[k]): a postorder has the same fill, and
+ * the supernode detection needs parent[j] > j with every subtree a contiguous range. */
+static mfs_status postordered_etree(const mfs_matrix *A, work *W, mfs_error *err) {
+  const int32_t n = A->n;
+  if (permuted_lower(A, W->iperm0, &W->bp, &W->bi, NULL) != MFS_OK) return err__nomem(err);
+  ALLOC(W->parent0, n);
+  ALLOC(W->post, n);
+  ALLOC(W->cc0, n);
+  if (mfs_etree(n, W->bp, W->bi, W->parent0) != MFS_OK) return err__nomem(err);
+  mfs_status st = mfs_postorder(n, W->parent0, W->post);
+  if (st == MFS_ERR_NOMEM) return err__nomem(err);
+  if (st != MFS_OK) return err__set(err, MFS_ERR_INTERNAL, 0, -1, "elimination tree is not a forest");
+  if (mfs_colcounts(n, W->bp, W->bi, W->parent0, W->post, W->cc0) != MFS_OK) return err__nomem(err);
+  mem__free(W->bp);
+  mem__free(W->bi);
+  W->bp = NULL;
+  W->bi = NULL;
+
+  ALLOC(W->perm1, n);
+  ALLOC(W->parent1, n);
+  ALLOC(W->cc1, n);
+  for (int32_t k = 0; k < n; k++) W->iperm0[W->post[k]] = k; /* iperm0 (dead now) reused as ipost */
+  for (int32_t k = 0; k < n; k++) {
+    int32_t old = W->post[k];
+    W->perm1[k] = W->perm0[old];
+    W->parent1[k] = W->parent0[old] < 0 ? -1 : W->iperm0[W->parent0[old]];
+    W->cc1[k] = W->cc0[old];
+  }
+  return MFS_OK;
+}
+
+/* 3. Fundamental supernodes of the postordered tree (*ns of them), their tree (sparent), columns,
+ * rows below them, then relaxed amalgamation: rep[s] is the supernode that absorbed s. */
+static mfs_status find_supernodes(int32_t n, double amalg, work *W, int32_t *ns_out, mfs_error *err) {
+  ALLOC(W->first, (int64_t)n + 1);
+  int32_t ns = mfs_fundamental_supernodes(n, W->parent1, W->cc1, W->first);
+  if (ns < 0) return err__nomem(err);
+  ALLOC(W->snode, n);
+  ALLOC(W->sparent, ns);
+  ALLOC(W->sncol, ns);
+  ALLOC(W->snstruct, ns);
+  ALLOC(W->rep, ns);
   for (int32_t s = 0; s < ns; s++)
-    for (int32_t j = W.first[s]; j < W.first[s + 1]; j++) W.snode[j] = s;
+    for (int32_t j = W->first[s]; j < W->first[s + 1]; j++) W->snode[j] = s;
   for (int32_t s = 0; s < ns; s++) {
-    int32_t last = W.first[s + 1] - 1;
-    W.sparent[s] = W.parent1[last] < 0 ? -1 : W.snode[W.parent1[last]];
-    W.sncol[s] = W.first[s + 1] - W.first[s];
-    W.snstruct[s] = W.cc1[last] - 1;
+    int32_t last = W->first[s + 1] - 1;
+    W->sparent[s] = W->parent1[last] < 0 ? -1 : W->snode[W->parent1[last]];
+    W->sncol[s] = W->first[s + 1] - W->first[s];
+    W->snstruct[s] = W->cc1[last] - 1;
   }
-  mfs_amalgamate(ns, W.sparent, W.sncol, W.snstruct, opt.amalg, W.rep, NULL);
+  mfs_amalgamate(ns, W->sparent, W->sncol, W->snstruct, amalg, W->rep, NULL);
+  *ns_out = ns;
+  return MFS_OK;
+}
 
-  /* ---- 4. fronts (surviving supernodes), memory-minimising postorder, final numbering */
+/* 4a. The fronts are the supernodes that survived amalgamation (top2front / front2top), numbered
+ * like their supernodes for now ("provisional" fronts); group t lists the supernodes merged into
+ * front t, ascending, which is a topological order of their columns. */
+static mfs_status group_fronts(int32_t ns, work *W, int32_t *nf_out, mfs_error *err) {
   int32_t nf = 0;
-  ALLOC(W.top2front, ns);
-  for (int32_t s = 0; s < ns; s++) W.top2front[s] = (W.rep[s] == s) ? nf++ : -1;
-  ALLOC(W.front2top, nf);
+  ALLOC(W->top2front, ns);
+  for (int32_t s = 0; s < ns; s++) W->top2front[s] = (W->rep[s] == s) ? nf++ : -1;
+  ALLOC(W->front2top, nf);
   for (int32_t s = 0; s < ns; s++)
-    if (W.rep[s] == s) W.front2top[W.top2front[s]] = s;
-  /* groups: the supernodes of each surviving front, ascending (a topological order) */
-  ALLOC(W.gptr, (int64_t)nf + 1);
-  ALLOC(W.glist, ns);
-  memset(W.gptr, 0, ((size_t)nf + 1) * sizeof *W.gptr);
-  for (int32_t s = 0; s < ns; s++) W.gptr[W.top2front[W.rep[s]] + 1]++;
-  for (int32_t t = 0; t < nf; t++) W.gptr[t + 1] += W.gptr[t];
-  {
-    int32_t *fill;
-    ALLOC(fill, nf);
-    memcpy(fill, W.gptr, (size_t)nf * sizeof *fill);
-    for (int32_t s = 0; s < ns; s++) W.glist[fill[W.top2front[W.rep[s]]]++] = s;
-    mem__free(fill);
-  }
-  /* provisional front t (ordered like the supernodes): columns, rows, parent, bytes */
-  int32_t *tcol, *trow, *tpar;
-  ALLOC(W.lbytes, nf);
-  ALLOC(W.cbbytes, nf);
-  ALLOC(W.subf, nf);
-  ALLOC(W.peak, nf);
-  ALLOC(W.kid_ptr, (int64_t)nf + 1);
-  ALLOC(W.kids, nf);
-  ALLOC(W.stack, nf);
-  tcol = W.sncol; /* reuse the per-supernode arrays, indexed by provisional front now */
-  trow = W.snstruct;
-  tpar = W.sparent;
+    if (W->rep[s] == s) W->front2top[W->top2front[s]] = s;
+  ALLOC(W->gptr, (int64_t)nf + 1);
+  ALLOC(W->glist, ns);
+  memset(W->gptr, 0, ((size_t)nf + 1) * sizeof *W->gptr);
+  for (int32_t s = 0; s < ns; s++) W->gptr[W->top2front[W->rep[s]] + 1]++;
+  for (int32_t t = 0; t < nf; t++) W->gptr[t + 1] += W->gptr[t];
+  int32_t *fill;
+  ALLOC(fill, nf);
+  memcpy(fill, W->gptr, (size_t)nf * sizeof *fill);
+  for (int32_t s = 0; s < ns; s++) W->glist[fill[W->top2front[W->rep[s]]]++] = s;
+  mem__free(fill);
+  *nf_out = nf;
+  return MFS_OK;
+}
+
+/* 4b. Columns, rows, parent and bytes of each provisional front. They go to sncol, snstruct and
+ * sparent, which index supernodes no longer: t ascends with its top supernode, and top >= t, so
+ * writing index t never clobbers an entry of a later top still to be read. */
+static mfs_status size_fronts(int32_t nf, int nb, work *W, mfs_error *err) {
+  int32_t *tcol = W->sncol, *trow = W->snstruct, *tpar = W->sparent;
+  ALLOC(W->lbytes, nf);
+  ALLOC(W->cbbytes, nf);
   for (int32_t t = 0; t < nf; t++) {
-    int32_t top = W.front2top[t];
+    int32_t top = W->front2top[t];
     int32_t nc = 0;
-    for (int32_t g = W.gptr[t]; g < W.gptr[t + 1]; g++) nc += W.first[W.glist[g] + 1] - W.first[W.glist[g]];
-    int32_t nrow = nc + W.cc1[W.first[top + 1] - 1] - 1;
-    int32_t par = W.sparent[top] < 0 ? -1 : W.top2front[W.rep[W.sparent[top]]];
-    /* t ascends with top, and top > every supernode below it: writing index t never clobbers
-         * data of a later top still to be read */
+    for (int32_t g = W->gptr[t]; g < W->gptr[t + 1]; g++) nc += W->first[W->glist[g] + 1] - W->first[W->glist[g]];
+    int32_t nrow = nc + W->cc1[W->first[top + 1] - 1] - 1;
+    int32_t par = W->sparent[top] < 0 ? -1 : W->top2front[W->rep[W->sparent[top]]];
     tcol[t] = nc;
     trow[t] = nrow;
     tpar[t] = par;
-    mfs_front_bytes(nc, nrow, opt.nb, &W.lbytes[t], &W.cbbytes[t]);
+    mfs_front_bytes(nc, nrow, nb, &W->lbytes[t], &W->cbbytes[t]);
   }
-  /* children lists, then Liu's order bottom-up (children have smaller t than their parent) */
-  memset(W.kid_ptr, 0, ((size_t)nf + 1) * sizeof *W.kid_ptr);
+  return MFS_OK;
+}
+
+/* 4c. Children lists of the provisional fronts (kid_ptr, kids) and the number of roots. */
+static mfs_status link_provisional(int32_t nf, work *W, int32_t *nroots_out, mfs_error *err) {
+  const int32_t *tpar = W->sparent;
+  ALLOC(W->kid_ptr, (int64_t)nf + 1);
+  ALLOC(W->kids, nf);
+  memset(W->kid_ptr, 0, ((size_t)nf + 1) * sizeof *W->kid_ptr);
   for (int32_t t = 0; t < nf; t++)
-    if (tpar[t] >= 0) W.kid_ptr[tpar[t] + 1]++;
+    if (tpar[t] >= 0) W->kid_ptr[tpar[t] + 1]++;
   int32_t nroots = 0;
   for (int32_t t = 0; t < nf; t++) {
-    W.kid_ptr[t + 1] += W.kid_ptr[t];
+    W->kid_ptr[t + 1] += W->kid_ptr[t];
     if (tpar[t] < 0) nroots++;
   }
-  {
-    int32_t *fill;
-    ALLOC(fill, nf);
-    memcpy(fill, W.kid_ptr, (size_t)nf * sizeof *fill);
-    for (int32_t t = 0; t < nf; t++)
-      if (tpar[t] >= 0) W.kids[fill[tpar[t]]++] = t;
-    mem__free(fill);
-  }
-  ALLOC(W.tmp, nf > nroots ? nf : nroots);
+  int32_t *fill;
+  ALLOC(fill, nf);
+  memcpy(fill, W->kid_ptr, (size_t)nf * sizeof *fill);
+  for (int32_t t = 0; t < nf; t++)
+    if (tpar[t] >= 0) W->kids[fill[tpar[t]]++] = t;
+  mem__free(fill);
+  *nroots_out = nroots;
+  return MFS_OK;
+}
+
+/* 4d. Liu's order, bottom-up (children have smaller t than their parent): the children of each
+ * front sorted by decreasing peak minus what they leave behind (subtree factor + CB), which
+ * minimises the front's multifrontal peak (peak[t]); subf[t] is the factor of t's subtree. */
+static mfs_status order_children(int32_t nf, int32_t nroots, work *W, mfs_error *err) {
+  ALLOC(W->subf, nf);
+  ALLOC(W->peak, nf);
+  ALLOC(W->tmp, nf > nroots ? nf : nroots);
   for (int32_t t = 0; t < nf; t++) {
-    int32_t k0 = W.kid_ptr[t], k1 = W.kid_ptr[t + 1];
+    int32_t k0 = W->kid_ptr[t], k1 = W->kid_ptr[t + 1];
     for (int32_t q = k0; q < k1; q++) {
-      int32_t c = W.kids[q];
-      W.tmp[q - k0] = (keyed){W.peak[c] - (double)(W.subf[c] + W.cbbytes[c]), c};
+      int32_t c = W->kids[q];
+      W->tmp[q - k0] = (keyed){W->peak[c] - (double)(W->subf[c] + W->cbbytes[c]), c};
     }
-    qsort(W.tmp, (size_t)(k1 - k0), sizeof *W.tmp, cmp_keyed_desc);
+    qsort(W->tmp, (size_t)(k1 - k0), sizeof *W->tmp, cmp_keyed_desc);
     double acc = 0, pk = 0;
-    int64_t sf = W.lbytes[t];
+    int64_t sf = W->lbytes[t];
     for (int32_t q = k0; q < k1; q++) {
-      int32_t c = W.tmp[q - k0].id;
-      W.kids[q] = c;
-      if (acc + W.peak[c] > pk) pk = acc + W.peak[c];
-      acc += (double)(W.subf[c] + W.cbbytes[c]);
-      sf += W.subf[c];
+      int32_t c = W->tmp[q - k0].id;
+      W->kids[q] = c;
+      if (acc + W->peak[c] > pk) pk = acc + W->peak[c];
+      acc += (double)(W->subf[c] + W->cbbytes[c]);
+      sf += W->subf[c];
     }
-    if (acc + (double)(W.lbytes[t] + W.cbbytes[t]) > pk) pk = acc + (double)(W.lbytes[t] + W.cbbytes[t]);
-    W.peak[t] = pk;
-    W.subf[t] = sf;
+    if (acc + (double)(W->lbytes[t] + W->cbbytes[t]) > pk) pk = acc + (double)(W->lbytes[t] + W->cbbytes[t]);
+    W->peak[t] = pk;
+    W->subf[t] = sf;
   }
-  /* roots in the same order; then an explicit-stack DFS emits the final postorder */
-  ALLOC(W.order, nf);
-  int32_t *order = W.order;
-  {
-    int32_t r = 0;
-    for (int32_t t = 0; t < nf; t++)
-      if (tpar[t] < 0) W.tmp[r++] = (keyed){W.peak[t] - (double)W.subf[t], t};
-    qsort(W.tmp, (size_t)nroots, sizeof *W.tmp, cmp_keyed_desc);
-    int32_t k = 0;
-    int32_t *cursor = W.top2front; /* reuse (ns >= nf): next child to visit per front */
-    for (int32_t t = 0; t < nf; t++) cursor[t] = W.kid_ptr[t];
-    for (int32_t q = 0; q < nroots; q++) {
-      int32_t top = 0;
-      W.stack[0] = W.tmp[q].id;
-      while (top >= 0) {
-        int32_t v = W.stack[top];
-        if (cursor[v] < W.kid_ptr[v + 1])
-          W.stack[++top] = W.kids[cursor[v]++];
-        else {
-          order[k++] = v;
-          top--;
-        }
+  return MFS_OK;
+}
+
+/* 4e. The final postorder of the fronts (order[f] = provisional front run f-th): roots sorted like
+ * children, then an explicit-stack depth-first search (a tree may be as deep as n). */
+static mfs_status postorder_fronts(int32_t nf, int32_t nroots, work *W, mfs_error *err) {
+  const int32_t *tpar = W->sparent;
+  ALLOC(W->stack, nf);
+  ALLOC(W->order, nf);
+  int32_t r = 0;
+  for (int32_t t = 0; t < nf; t++)
+    if (tpar[t] < 0) W->tmp[r++] = (keyed){W->peak[t] - (double)W->subf[t], t};
+  qsort(W->tmp, (size_t)nroots, sizeof *W->tmp, cmp_keyed_desc);
+  int32_t k = 0;
+  int32_t *cursor = W->top2front; /* reused (ns >= nf): next child to visit per front */
+  for (int32_t t = 0; t < nf; t++) cursor[t] = W->kid_ptr[t];
+  for (int32_t q = 0; q < nroots; q++) {
+    int32_t top = 0;
+    W->stack[0] = W->tmp[q].id;
+    while (top >= 0) {
+      int32_t v = W->stack[top];
+      if (cursor[v] < W->kid_ptr[v + 1])
+        W->stack[++top] = W->kids[cursor[v]++];
+      else {
+        W->order[k++] = v;
+        top--;
       }
     }
-    if (k != nf) {
-      st = err__set(err, MFS_ERR_INTERNAL, 0, -1, "front tree traversal lost fronts");
-      goto fail;
-    }
   }
+  if (k != nf) return err__set(err, MFS_ERR_INTERNAL, 0, -1, "front tree traversal lost fronts");
+  return MFS_OK;
+}
 
-  /* final numbering: fronts in `order`, columns of each front group by group */
+/* 4f. The final numbering: fronts in `order`, the columns of each front group by group, so that
+ * every front owns a contiguous range of columns (newcol: postordered column -> final column). */
+static mfs_status number_fronts(mfs_symbolic *S, int32_t nf, work *W, mfs_error *err) {
+  const int32_t *tcol = W->sncol, *trow = W->snstruct, *tpar = W->sparent;
   S->nfronts = nf;
   S->fronts = mem__calloc((size_t)(nf ? nf : 1), sizeof *S->fronts);
+  if (!S->fronts) return err__nomem(err);
+  ALLOC(S->col2front, S->n);
+  ALLOC(W->newcol, S->n);
+  int32_t *t2f = W->stack; /* reused: provisional -> final front index */
+  int32_t col = 0;
+  for (int32_t f = 0; f < nf; f++) {
+    int32_t t = W->order[f];
+    t2f[t] = f;
+    mfs_front *F = &S->fronts[f];
+    F->col0 = col;
+    F->ncol = tcol[t];
+    F->nrow = trow[t];
+    F->l_bytes = W->lbytes[t];
+    F->cb_bytes = W->cbbytes[t];
+    for (int32_t g = W->gptr[t]; g < W->gptr[t + 1]; g++) {
+      int32_t s = W->glist[g];
+      for (int32_t j = W->first[s]; j < W->first[s + 1]; j++) {
+        W->newcol[j] = col;
+        S->col2front[col] = f;
+        col++;
+      }
+    }
+  }
+  for (int32_t f = 0; f < nf; f++) {
+    int32_t t = W->order[f];
+    S->fronts[f].parent = tpar[t] < 0 ? -1 : t2f[tpar[t]];
+  }
+  return MFS_OK;
+}
+
+/* 4g. The column arrays of S in the final numbering. */
+static mfs_status renumber_columns(mfs_symbolic *S, work *W, mfs_error *err) {
+  const int32_t n = S->n;
   ALLOC(S->perm, n);
   ALLOC(S->iperm, n);
   ALLOC(S->parent, n);
   ALLOC(S->colcount, n);
-  ALLOC(S->col2front, n);
-  ALLOC(W.newcol, n);
-  if (!S->fronts) goto nomem;
-  {
-    int32_t *t2f = W.stack; /* reuse: provisional -> final front index */
-    int32_t col = 0;
-    for (int32_t f = 0; f < nf; f++) {
-      int32_t t = order[f];
-      t2f[t] = f;
-      mfs_front *F = &S->fronts[f];
-      F->col0 = col;
-      F->ncol = tcol[t];
-      F->nrow = trow[t];
-      F->l_bytes = W.lbytes[t];
-      F->cb_bytes = W.cbbytes[t];
-      for (int32_t g = W.gptr[t]; g < W.gptr[t + 1]; g++) {
-        int32_t s = W.glist[g];
-        for (int32_t j = W.first[s]; j < W.first[s + 1]; j++) {
-          W.newcol[j] = col;
-          S->col2front[col] = f;
-          col++;
-        }
-      }
-    }
-    for (int32_t f = 0; f < nf; f++) {
-      int32_t t = order[f];
-      S->fronts[f].parent = tpar[t] < 0 ? -1 : t2f[tpar[t]];
-    }
-  }
   for (int32_t k = 0; k < n; k++) {
-    int32_t nk = W.newcol[k];
-    S->perm[nk] = W.perm1[k];
-    S->parent[nk] = W.parent1[k] < 0 ? -1 : W.newcol[W.parent1[k]];
-    S->colcount[nk] = W.cc1[k];
+    int32_t nk = W->newcol[k];
+    S->perm[nk] = W->perm1[k];
+    S->parent[nk] = W->parent1[k] < 0 ? -1 : W->newcol[W->parent1[k]];
+    S->colcount[nk] = W->cc1[k];
   }
   for (int32_t k = 0; k < n; k++) S->iperm[S->perm[k]] = k;
-  /* children lists in execution order (fronts are postordered: children come in index order) */
-  ALLOC(S->child, nf);
-  {
-    int32_t *cnt = W.kid_ptr; /* reuse */
-    memset(cnt, 0, ((size_t)nf + 1) * sizeof *cnt);
-    for (int32_t f = 0; f < nf; f++)
-      if (S->fronts[f].parent >= 0) cnt[S->fronts[f].parent + 1]++;
-    for (int32_t f = 0; f < nf; f++) cnt[f + 1] += cnt[f];
-    for (int32_t f = 0; f < nf; f++) {
-      S->fronts[f].child0 = cnt[f];
-      S->fronts[f].nchild = 0;
-    }
-    for (int32_t f = 0; f < nf; f++) {
-      int32_t p = S->fronts[f].parent;
-      if (p >= 0) S->child[S->fronts[p].child0 + S->fronts[p].nchild++] = f;
-    }
-  }
+  return MFS_OK;
+}
 
-  /* ---- 5. A in the final numbering, front structures, maps, tiles */
-  if (permuted_lower(A, S->iperm, &S->a_colptr, &W.bi, &S->a_src) != MFS_OK) goto nomem;
-  ALLOC(S->a_lrow, A->nnz);
-  int64_t totrows = 0, totcb = 0, totblk = 0;
+/* 4h. Children lists in execution order (fronts are postordered: children come in index order). */
+static mfs_status link_children(mfs_symbolic *S, work *W, mfs_error *err) {
+  const int32_t nf = S->nfronts;
+  ALLOC(S->child, nf);
+  int32_t *cnt = W->kid_ptr; /* reused */
+  memset(cnt, 0, ((size_t)nf + 1) * sizeof *cnt);
+  for (int32_t f = 0; f < nf; f++)
+    if (S->fronts[f].parent >= 0) cnt[S->fronts[f].parent + 1]++;
+  for (int32_t f = 0; f < nf; f++) cnt[f + 1] += cnt[f];
   for (int32_t f = 0; f < nf; f++) {
+    S->fronts[f].child0 = cnt[f];
+    S->fronts[f].nchild = 0;
+  }
+  for (int32_t f = 0; f < nf; f++) {
+    int32_t p = S->fronts[f].parent;
+    if (p >= 0) S->child[S->fronts[p].child0 + S->fronts[p].nchild++] = f;
+  }
+  return MFS_OK;
+}
+
+/* 4. From the supernodes to the fronts in their final order and numbering. */
+static mfs_status build_front_tree(mfs_symbolic *S, int32_t ns, work *W, mfs_error *err) {
+  int32_t nf = 0, nroots = 0;
+  mfs_status st;
+  if ((st = group_fronts(ns, W, &nf, err)) != MFS_OK) return st;
+  if ((st = size_fronts(nf, S->opts.nb, W, err)) != MFS_OK) return st;
+  if ((st = link_provisional(nf, W, &nroots, err)) != MFS_OK) return st;
+  if ((st = order_children(nf, nroots, W, err)) != MFS_OK) return st;
+  if ((st = postorder_fronts(nf, nroots, W, err)) != MFS_OK) return st;
+  if ((st = number_fronts(S, nf, W, err)) != MFS_OK) return st;
+  if ((st = renumber_columns(S, W, err)) != MFS_OK) return st;
+  return link_children(S, W, err);
+}
+
+/* 5a. Where each front's rows, CB map and tile boundaries go in S's shared arrays, and its tile
+ * counts; allocates those arrays. */
+static mfs_status lay_out_fronts(mfs_symbolic *S, mfs_error *err) {
+  const int nb = S->opts.nb;
+  int64_t totrows = 0, totcb = 0, totblk = 0;
+  for (int32_t f = 0; f < S->nfronts; f++) {
     mfs_front *F = &S->fronts[f];
     F->rows = totrows;
     F->cmap = totcb;
     totrows += F->nrow;
     totcb += F->nrow - F->ncol;
-    F->nbp = mfs_split_blocks(F->ncol, opt.nb, 0, NULL);
-    F->nbt = F->nbp + mfs_split_blocks(F->nrow - F->ncol, opt.nb, 0, NULL);
+    F->nbp = mfs_split_blocks(F->ncol, nb, 0, NULL);
+    F->nbt = F->nbp + mfs_split_blocks(F->nrow - F->ncol, nb, 0, NULL);
     F->blk = totblk;
     totblk += F->nbt + 1;
   }
   ALLOC(S->rowind, totrows);
   ALLOC(S->cmap, totcb);
   ALLOC(S->blkptr, totblk);
-  ALLOC(W.mark, n);
-  ALLOC(W.pos, n);
-  for (int32_t i = 0; i < n; i++) W.mark[i] = -1;
+  return MFS_OK;
+}
+
+/* 5b. The rows of front f: its own columns, then the rows below them found in its columns of A
+ * (W->bi) and in its children's CBs, sorted. The count must come out as the column counts said
+ * (F->nrow); returns 0 when it does not. Adds the front's exact factor entries and flops to S. */
+static int front_rows(mfs_symbolic *S, int32_t f, work *W, int64_t *exact_out) {
+  mfs_front *F = &S->fronts[f];
+  int32_t *rows = S->rowind + F->rows;
+  int32_t last = F->col0 + F->ncol - 1, w = 0;
+  int64_t exact = 0;
+  for (int32_t j = F->col0; j <= last; j++) {
+    rows[w++] = j;
+    exact += S->colcount[j];
+    S->flops_exact += (double)S->colcount[j] * (double)S->colcount[j];
+  }
+  S->nnz_l += exact;
+  *exact_out = exact;
+  int32_t s0 = w;
+  for (int32_t j = F->col0; j <= last; j++)
+    for (int64_t p = S->a_colptr[j]; p < S->a_colptr[j + 1]; p++) {
+      int32_t i = W->bi[p];
+      if (i > last && W->mark[i] != f) {
+        if (w == F->nrow) return 0;
+        W->mark[i] = f;
+        rows[w++] = i;
+      }
+    }
+  for (int32_t q = 0; q < F->nchild; q++) {
+    const mfs_front *C = &S->fronts[S->child[F->child0 + q]];
+    const int32_t *crows = S->rowind + C->rows;
+    for (int32_t r = C->ncol; r < C->nrow; r++) {
+      int32_t i = crows[r];
+      if (i < F->col0) return 0;
+      if (i > last && W->mark[i] != f) {
+        if (w == F->nrow) return 0;
+        W->mark[i] = f;
+        rows[w++] = i;
+      }
+    }
+  }
+  if (w != F->nrow) return 0;
+  qsort(rows + s0, (size_t)(w - s0), sizeof *rows, cmp_i32);
+  return 1;
+}
+
+/* 5c. Front f's relative index maps (where each child CB row and each A entry lands in f, through
+ * W->pos), its tile boundaries, its place in the tile table and its explicit zeros. */
+static void front_maps(mfs_symbolic *S, int32_t f, work *W, int64_t exact) {
+  mfs_front *F = &S->fronts[f];
+  const int nb = S->opts.nb;
+  const int32_t *rows = S->rowind + F->rows;
+  const int32_t last = F->col0 + F->ncol - 1;
+  for (int32_t t = 0; t < F->nrow; t++) W->pos[rows[t]] = t;
+  for (int32_t q = 0; q < F->nchild; q++) {
+    const mfs_front *C = &S->fronts[S->child[F->child0 + q]];
+    const int32_t *crows = S->rowind + C->rows;
+    int32_t *cm = S->cmap + C->cmap;
+    for (int32_t r = C->ncol; r < C->nrow; r++) cm[r - C->ncol] = W->pos[crows[r]];
+  }
+  for (int64_t p = S->a_colptr[F->col0]; p < S->a_colptr[last + 1]; p++) S->a_lrow[p] = W->pos[W->bi[p]];
+  mfs_split_blocks(F->ncol, nb, 0, S->blkptr + F->blk);
+  mfs_split_blocks(F->nrow - F->ncol, nb, F->ncol, S->blkptr + F->blk + F->nbp);
+  F->tile0 = S->ntiles;
+  S->ntiles += (int64_t)F->nbt * (F->nbt + 1) / 2;
+  int64_t stored = (int64_t)F->ncol * F->nrow - (int64_t)F->ncol * (F->ncol - 1) / 2;
+  F->zeros = stored - exact;
+  S->nnz_l_stored += stored;
+}
+
+/* 5. A in the final numbering, then the fronts in postorder (a child's rows are known before its
+ * parent's): rows, index maps, tiles. */
+static mfs_status build_front_structures(const mfs_matrix *A, mfs_symbolic *S, work *W, mfs_error *err) {
+  const int32_t n = S->n;
+  if (permuted_lower(A, S->iperm, &S->a_colptr, &W->bi, &S->a_src) != MFS_OK) return err__nomem(err);
+  ALLOC(S->a_lrow, A->nnz);
+  mfs_status st = lay_out_fronts(S, err);
+  if (st != MFS_OK) return st;
+  ALLOC(W->mark, n);
+  ALLOC(W->pos, n);
+  for (int32_t i = 0; i < n; i++) W->mark[i] = -1;
   S->ntiles = 0;
   S->nnz_l = 0;
   S->nnz_l_stored = 0;
   S->flops_exact = 0;
-  for (int32_t f = 0; f < nf; f++) {
-    mfs_front *F = &S->fronts[f];
-    int32_t *rows = S->rowind + F->rows;
-    int32_t last = F->col0 + F->ncol - 1, w = 0;
-    int64_t exact = 0;
-    for (int32_t j = F->col0; j <= last; j++) {
-      rows[w++] = j;
-      exact += S->colcount[j];
-      S->flops_exact += (double)S->colcount[j] * (double)S->colcount[j];
-    }
-    S->nnz_l += exact;
-    int32_t s0 = w;
-    for (int32_t j = F->col0; j <= last; j++)
-      for (int64_t p = S->a_colptr[j]; p < S->a_colptr[j + 1]; p++) {
-        int32_t i = W.bi[p];
-        if (i > last && W.mark[i] != f) {
-          if (w == F->nrow) goto structure_mismatch;
-          W.mark[i] = f;
-          rows[w++] = i;
-        }
-      }
-    for (int32_t q = 0; q < F->nchild; q++) {
-      const mfs_front *C = &S->fronts[S->child[F->child0 + q]];
-      const int32_t *crows = S->rowind + C->rows;
-      for (int32_t r = C->ncol; r < C->nrow; r++) {
-        int32_t i = crows[r];
-        if (i < F->col0) goto structure_mismatch;
-        if (i > last && W.mark[i] != f) {
-          if (w == F->nrow) goto structure_mismatch;
-          W.mark[i] = f;
-          rows[w++] = i;
-        }
-      }
-    }
-    if (w != F->nrow) goto structure_mismatch;
-    qsort(rows + s0, (size_t)(w - s0), sizeof *rows, cmp_i32);
-    for (int32_t t = 0; t < F->nrow; t++) W.pos[rows[t]] = t;
-    /* relative index maps: children's CB rows and the A entries of this front */
-    for (int32_t q = 0; q < F->nchild; q++) {
-      const mfs_front *C = &S->fronts[S->child[F->child0 + q]];
-      const int32_t *crows = S->rowind + C->rows;
-      int32_t *cm = S->cmap + C->cmap;
-      for (int32_t r = C->ncol; r < C->nrow; r++) cm[r - C->ncol] = W.pos[crows[r]];
-    }
-    for (int64_t p = S->a_colptr[F->col0]; p < S->a_colptr[last + 1]; p++) S->a_lrow[p] = W.pos[W.bi[p]];
-    mfs_split_blocks(F->ncol, opt.nb, 0, S->blkptr + F->blk);
-    mfs_split_blocks(F->nrow - F->ncol, opt.nb, F->ncol, S->blkptr + F->blk + F->nbp);
-    F->tile0 = S->ntiles;
-    S->ntiles += (int64_t)F->nbt * (F->nbt + 1) / 2;
-    int64_t stored = (int64_t)F->ncol * F->nrow - (int64_t)F->ncol * (F->ncol - 1) / 2;
-    F->zeros = stored - exact;
-    S->nnz_l_stored += stored;
+  for (int32_t f = 0; f < S->nfronts; f++) {
+    int64_t exact;
+    if (!front_rows(S, f, W, &exact))
+      return err__set(err, MFS_ERR_INTERNAL, 0, -1, "front structure disagrees with the column counts");
+    front_maps(S, f, W, exact);
   }
+  return MFS_OK;
+}
 
-  /* ---- 6. operations, flops, memory */
-  if ((st = front__build_ops(S, err)) != MFS_OK) goto fail;
-  for (int32_t f = 0; f < nf; f++) {
+/* 6. The operation list and its flops, the subtree flops (children, with lower indices, are done
+ * before their parent), the memory prediction. */
+static mfs_status count_operations(mfs_symbolic *S, mfs_error *err) {
+  mfs_status st = front__build_ops(S, err);
+  if (st != MFS_OK) return st;
+  for (int32_t f = 0; f < S->nfronts; f++) {
     mfs_front *F = &S->fronts[f];
-    F->subtree_flops += F->flops; /* children (lower index) have already added theirs */
+    F->subtree_flops += F->flops;
     if (F->parent >= 0) S->fronts[F->parent].subtree_flops += F->subtree_flops;
   }
   memory__predict(S);
-  S->time_symbolic = time__now() - t1;
+  return MFS_OK;
+}
+
+#undef ALLOC
+
+/* The options, checked (the caller's or the defaults). */
+static mfs_status check_options(const mfs_options *opt_in, mfs_options *opt, mfs_error *err) {
+  if (opt_in)
+    *opt = *opt_in;
+  else
+    mfs_options_default(opt);
+  if (opt->nb < 1 || opt->nb > 65536)
+    return err__set(err, MFS_ERR_ARG, 0, -1, "tile size nb = %d is outside 1..65536", opt->nb);
+  if (!isfinite(opt->amalg)) return err__set(err, MFS_ERR_ARG, 0, -1, "amalgamation threshold is not a finite number");
+  return MFS_OK;
+}
+
+mfs_status mfs_analyze(const mfs_matrix *A, const mfs_options *opt_in, mfs_symbolic **Sout, mfs_error *err) {
+  *Sout = NULL;
+  mfs_options opt;
+  mfs_status st = mfs_matrix_check(A, err);
+  if (st == MFS_OK) st = check_options(opt_in, &opt, err);
+  if (st != MFS_OK) return st;
+  if (A->n < 1) return err__set(err, MFS_ERR_ARG, 0, -1, "empty matrix");
+  double t0 = time__now();
+  mfs_symbolic *S = mem__calloc(1, sizeof *S);
+  if (!S) return err__nomem(err);
+  S->n = A->n;
+  S->opts = opt;
+  S->opts.given_perm = NULL; /* not owned: do not keep a pointer the caller may free */
+
+  work W;
+  memset(&W, 0, sizeof W);
+  int32_t ns = 0;
+  double t1 = t0;
+  st = order_columns(A, &opt, &W, err);
+  if (st == MFS_OK) {
+    t1 = time__now();
+    S->time_order = t1 - t0;
+    st = postordered_etree(A, &W, err);
+  }
+  if (st == MFS_OK) st = find_supernodes(A->n, opt.amalg, &W, &ns, err);
+  if (st == MFS_OK) {
+    S->nsupernodes = ns;
+    st = build_front_tree(S, ns, &W, err);
+  }
+  if (st == MFS_OK) st = build_front_structures(A, S, &W, err);
+  if (st == MFS_OK) st = count_operations(S, err);
+  if (st == MFS_OK) S->time_symbolic = time__now() - t1;
   work_free(&W);
+  if (st != MFS_OK) {
+    mfs_symbolic_free(S);
+    return st;
+  }
   *Sout = S;
   return MFS_OK;
-
-structure_mismatch:
-  st = err__set(err, MFS_ERR_INTERNAL, 0, -1, "front structure disagrees with the column counts");
-  goto fail;
-nomem:
-  st = err__nomem(err);
-fail:
-  work_free(&W);
-  mfs_symbolic_free(S);
-  return st;
 }

@@ -419,6 +419,14 @@ static int solve_and_check(const cli *c, const mfs_matrix *A, const mfs_factor *
   return code;
 }
 
+/* Entries of the full symmetric matrix: every stored off-diagonal entry stands for two. Rows
+ * ascend from the column, so a column's diagonal entry, when stored, is its first. */
+static int64_t full_nnz(const mfs_matrix *A) {
+  int64_t diag = 0;
+  for (int32_t j = 0; j < A->n; j++) diag += A->colptr[j] < A->colptr[j + 1] && A->rowind[A->colptr[j]] == j;
+  return 2 * A->nnz - diag;
+}
+
 static int run(const cli *c, int root, int nranks) {
   progress_state ps = {root && !c->quiet && isatty(STDERR_FILENO), 0, ""};
   mfs_error err;
@@ -442,7 +450,7 @@ static int run(const cli *c, int root, int nranks) {
   }
   if (root)
     printf("matrix          %s: n = %d, nnz = %lld (lower triangle), %lld (full)\n", c->gen ? c->gen : c->matrix, A.n,
-           (long long)A.nnz, (long long)(2 * A.nnz - A.n));
+           (long long)A.nnz, (long long)full_nnz(&A));
 
   progress_phase(&ps, "analysis");
   mfs_symbolic *S;

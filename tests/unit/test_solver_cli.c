@@ -229,6 +229,40 @@ static void test_generated_run(void **state) {
   assert_int_equal(r.code, 0);
 }
 
+/* Writes text to a new temporary file whose path goes to path. */
+static void write_tmp(char *path, size_t n, const char *stem, const char *text) {
+  tmp_template(path, n, stem);
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+  close(fd);
+}
+
+/* A file declaring n = 10^7 and one entry is refused at its size line, naming the file and the
+ * reason (it used to allocate gigabytes and fail in the factorization, after printing a negative
+ * entry count); the full count of a matrix whose diagonal is incomplete is 2 nnz - (diagonal
+ * entries), not 2 nnz - n. */
+static void test_too_few_entries(void **state) {
+  (void)state;
+  result r;
+  char path[4096];
+  write_tmp(path, sizeof path, "mfs_cli_huge",
+            "%%MatrixMarket matrix coordinate real symmetric\n10000000 10000000 1\n1 1 1.0\n");
+  RUN(&r, "-m", path, "-q");
+  unlink(path);
+  assert_int_equal(r.code, 1);
+  if (!strstr(r.err, path) || !strstr(r.err, "at least 10000000 entries"))
+    fail_msg("stderr does not name the file and the reason: %s", r.err);
+  assert_string_equal(r.out, "");
+
+  write_tmp(path, sizeof path, "mfs_cli_nodiag",
+            "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n2 1 1\n3 1 1\n3 2 1\n");
+  RUN(&r, "-m", path, "-o", "natural", "-q");
+  unlink(path);
+  assert_int_equal(r.code, 1);
+  if (!strstr(r.out, "nnz = 3 (lower triangle), 6 (full)")) fail_msg("summary: %s", r.out);
+}
+
 static void test_files(void **state) {
   (void)state;
   result r;
@@ -240,7 +274,10 @@ static void test_files(void **state) {
   assert_non_null(strstr(r.err, "solver_malformed.mtx:7:"));
   RUN(&r, "-m", "/nonexistent/file.mtx");
   assert_int_equal(r.code, 1);
-  assert_non_null(strstr(r.err, "cannot open"));
+  assert_non_null(strstr(r.err, "/nonexistent/file.mtx: cannot open: No such file or directory"));
+  RUN(&r, "-m", MFS_GOLDEN_DIR);
+  assert_int_equal(r.code, 1);
+  if (!strstr(r.err, MFS_GOLDEN_DIR ": is a directory")) fail_msg("stderr: %s", r.err);
 
   char path[4096];
   tmp_template(path, sizeof path, "mfs_cli_indef");
@@ -254,6 +291,21 @@ static void test_files(void **state) {
   assert_int_equal(r.code, 1);
   assert_non_null(strstr(r.err, "not positive definite"));
   assert_non_null(strstr(r.err, "column 3 "));
+
+  /* a denormal pivot is too small, not "not positive" (both executors: the codelets share the check) */
+  write_tmp(path, sizeof path, "mfs_cli_denormal",
+            "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 2\n2 2 1e-320\n");
+  RUN(&r, "-m", path, "-q");
+  assert_int_equal(r.code, 1);
+  if (!strstr(r.err, "column 2 ") || !strstr(r.err, "1e-320") || !strstr(r.err, "too small"))
+    fail_msg("stderr: %s", r.err);
+  if (mfs_starpu_built()) {
+    RUN(&r, "-m", path, "-q", "--workers", "2");
+    assert_int_equal(r.code, 1);
+    if (!strstr(r.err, "column 2 ") || !strstr(r.err, "1e-320") || !strstr(r.err, "too small"))
+      fail_msg("stderr: %s", r.err);
+  }
+  unlink(path);
 }
 
 int main(void) {
@@ -263,7 +315,7 @@ int main(void) {
   }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_help),  cmocka_unit_test(test_bad_arguments), cmocka_unit_test(test_generated_run),
-      cmocka_unit_test(test_files), cmocka_unit_test(test_executors),
+      cmocka_unit_test(test_files), cmocka_unit_test(test_executors),     cmocka_unit_test(test_too_few_entries),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

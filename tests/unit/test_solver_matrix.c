@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,23 @@ static void test_missing_file(void **state) {
   assert_int_equal(mfs_matrix_read_mm("/nonexistent/dir/none.mtx", &A, &err), MFS_ERR_IO);
   assert_non_null(strstr(err.msg, "/nonexistent/dir/none.mtx"));
   assert_non_null(strstr(err.msg, "cannot open"));
+  assert_non_null(strstr(err.msg, strerror(ENOENT)));
+}
+
+/* A directory opens for reading but cannot be read: say so rather than "read error after line 0";
+ * a stream that fails to read names the system's reason. */
+static void test_directory(void **state) {
+  (void)state;
+  mfs_matrix A;
+  mfs_error err;
+  assert_int_equal(mfs_matrix_read_mm(MFS_GOLDEN_DIR, &A, &err), MFS_ERR_IO);
+  if (!strstr(err.msg, MFS_GOLDEN_DIR) || !strstr(err.msg, "is a directory")) fail_msg("message: %s", err.msg);
+  assert_null(A.colptr);
+  FILE *f = fopen(MFS_GOLDEN_DIR, "r");
+  assert_non_null(f);
+  assert_int_equal(mfs_matrix_read_mm_stream(f, "dir", &A, &err), MFS_ERR_IO);
+  fclose(f);
+  if (!strstr(err.msg, "dir: read error") || !strstr(err.msg, strerror(EISDIR))) fail_msg("message: %s", err.msg);
 }
 
 typedef struct {
@@ -130,24 +148,30 @@ static const bad_case bad_cases[] = {
     {"too many for symmetric", SYM "2 2 4\n", MFS_ERR_FORMAT, 2, "NNZ"},
     {"huge dimension", SYM "99999999999 99999999999 1\n", MFS_ERR_OVERFLOW, 2, "32-bit"},
     {"overflowing integer", SYM "999999999999999999999999 3 1\n", MFS_ERR_FORMAT, 2, "integers"},
-    {"entry with two fields", SYM "3 3 2\n1 1 1.0\n2 2\n", MFS_ERR_FORMAT, 4, "row column value"},
-    {"entry with four fields", SYM "3 3 2\n1 1 1.0\n2 2 1.0 5\n", MFS_ERR_FORMAT, 4, "row column value"},
-    {"real row index", SYM "3 3 1\n1.5 1 2.0\n", MFS_ERR_FORMAT, 3, "row index"},
-    {"bad column index", SYM "3 3 1\n1 one 2.0\n", MFS_ERR_FORMAT, 3, "column index"},
-    {"bad value", SYM "3 3 1\n1 1 abc\n", MFS_ERR_FORMAT, 3, "not a number"},
-    {"trailing junk value", SYM "3 3 1\n1 1 2.0x\n", MFS_ERR_FORMAT, 3, "not a number"},
-    {"infinite value", SYM "3 3 1\n1 1 inf\n", MFS_ERR_FORMAT, 3, "finite"},
-    {"overflowing value", SYM "3 3 1\n1 1 1e999\n", MFS_ERR_FORMAT, 3, "finite"},
-    {"nan value", SYM "3 3 1\n1 1 nan\n", MFS_ERR_FORMAT, 3, "finite"},
-    {"row out of range", SYM "3 3 2\n1 1 1\n4 1 1\n", MFS_ERR_FORMAT, 4, "outside"},
-    {"zero index", SYM "3 3 1\n0 1 1\n", MFS_ERR_FORMAT, 3, "outside"},
-    {"negative column", SYM "3 3 1\n1 -1 1\n", MFS_ERR_FORMAT, 3, "outside"},
+    {"entry with two fields", SYM "3 3 3\n1 1 1.0\n2 2\n", MFS_ERR_FORMAT, 4, "row column value"},
+    {"entry with four fields", SYM "3 3 3\n1 1 1.0\n2 2 1.0 5\n", MFS_ERR_FORMAT, 4, "row column value"},
+    {"real row index", SYM "3 3 3\n1.5 1 2.0\n", MFS_ERR_FORMAT, 3, "row index"},
+    {"bad column index", SYM "3 3 3\n1 one 2.0\n", MFS_ERR_FORMAT, 3, "column index"},
+    {"bad value", SYM "3 3 3\n1 1 abc\n", MFS_ERR_FORMAT, 3, "not a number"},
+    {"trailing junk value", SYM "3 3 3\n1 1 2.0x\n", MFS_ERR_FORMAT, 3, "not a number"},
+    {"infinite value", SYM "3 3 3\n1 1 inf\n", MFS_ERR_FORMAT, 3, "finite"},
+    {"overflowing value", SYM "3 3 3\n1 1 1e999\n", MFS_ERR_FORMAT, 3, "finite"},
+    {"nan value", SYM "3 3 3\n1 1 nan\n", MFS_ERR_FORMAT, 3, "finite"},
+    {"row out of range", SYM "3 3 3\n1 1 1\n4 1 1\n", MFS_ERR_FORMAT, 4, "outside"},
+    {"zero index", SYM "3 3 3\n0 1 1\n", MFS_ERR_FORMAT, 3, "outside"},
+    {"negative column", SYM "3 3 3\n1 -1 1\n", MFS_ERR_FORMAT, 3, "outside"},
     {"too few entries", SYM "% c\n3 3 3\n1 1 1\n2 2 1\n", MFS_ERR_FORMAT, 6, "2 of the 3"},
-    {"too many entries", SYM "3 3 1\n1 1 1\n\n2 2 1\n", MFS_ERR_FORMAT, 5, "more entries"},
-    {"binary garbage", SYM "3 3 1\n\x01\x02\xff\xfe 1 1\n", MFS_ERR_FORMAT, 3, "row index"},
+    {"too many entries", SYM "2 2 2\n1 1 1\n2 2 1\n\n2 1 1\n", MFS_ERR_FORMAT, 6, "more entries"},
+    {"binary garbage", SYM "3 3 3\n\x01\x02\xff\xfe 1 1\n", MFS_ERR_FORMAT, 3, "row index"},
     {"general not symmetric", GEN "3 3 4\n1 1 4\n2 1 -1\n1 2 -2\n2 2 4\n", MFS_ERR_NOT_SYMMETRIC, 4, "not symmetric"},
     {"general missing mirror", GEN "3 3 4\n1 1 4\n2 2 4\n3 3 4\n3 1 -1\n", MFS_ERR_NOT_SYMMETRIC, 6, "A(3,1)"},
     {"general upper only", GEN "2 2 3\n1 1 4\n1 2 -1\n2 2 4\n", MFS_ERR_NOT_SYMMETRIC, 4, "not symmetric"},
+    /* an SPD matrix has a full diagonal: a file declaring fewer than n entries is refused at its
+     * size line, before anything of size n exists */
+    {"fewer entries than the order", SYM "3 3 2\n1 1 1\n2 2 1\n", MFS_ERR_UNSUPPORTED, 2, "at least 3 entries"},
+    {"general: fewer entries than the order", GEN "3 3 2\n1 1 1\n2 2 1\n", MFS_ERR_UNSUPPORTED, 2, "diagonal"},
+    {"no entries", SYM "2 2 0\n", MFS_ERR_UNSUPPORTED, 2, "NNZ = 0"},
+    {"huge order, one entry", SYM "10000000 10000000 1\n1 1 1.0\n", MFS_ERR_UNSUPPORTED, 2, "positive definite"},
 };
 
 static void test_malformed_cases(void **state) {
@@ -200,10 +224,26 @@ static void test_lenient_forms(void **state) {
   assert_true(entry(&A, 0, 1) == -1.0);
   mfs_matrix_free(&A);
 
-  /* header NNZ 0 and an empty body is a valid (if singular) matrix */
-  assert_int_equal(read_text(SYM "2 2 0\n", &A, &err), MFS_OK);
-  assert_int_equal(A.nnz, 0);
+  /* exactly n entries (a diagonal matrix) is the least an SPD file holds */
+  assert_int_equal(read_text(SYM "3 3 3\n1 1 1\n2 2 2\n3 3 3\n", &A, &err), MFS_OK);
+  assert_int_equal(A.nnz, 3);
   mfs_matrix_free(&A);
+}
+
+/* A header declaring a huge order and a single entry is refused before O(n) memory is taken
+ * (it used to take 4 GB and seconds to fail in the factorization). */
+static void test_huge_order_few_entries(void **state) {
+  (void)state;
+  mfs_matrix A;
+  mfs_error err;
+  mfs_mem_reset_peak();
+  int64_t base = mfs_mem_current();
+  assert_int_equal(read_text(SYM "10000000 10000000 1\n1 1 1.0\n", &A, &err), MFS_ERR_UNSUPPORTED);
+  assert_true(mfs_mem_peak() - base < (1 << 20));
+  assert_null(A.colptr);
+  assert_non_null(strstr(err.msg, "mem.mtx:2: "));
+  assert_non_null(strstr(err.msg, "NNZ = 1 "));
+  assert_non_null(strstr(err.msg, "n = 10000000"));
 }
 
 /* Random corruptions of a valid file: every outcome is a clean status, errors carry a line. */
@@ -388,11 +428,12 @@ static void test_check_rejects(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_golden_symmetric),      cmocka_unit_test(test_golden_general_equals_generator),
-      cmocka_unit_test(test_golden_malformed),      cmocka_unit_test(test_missing_file),
-      cmocka_unit_test(test_malformed_cases),       cmocka_unit_test(test_lenient_forms),
-      cmocka_unit_test(test_mutations_never_crash), cmocka_unit_test(test_generators_nnz),
-      cmocka_unit_test(test_triplets_symv_norm),    cmocka_unit_test(test_check_rejects),
+      cmocka_unit_test(test_golden_symmetric),       cmocka_unit_test(test_golden_general_equals_generator),
+      cmocka_unit_test(test_golden_malformed),       cmocka_unit_test(test_missing_file),
+      cmocka_unit_test(test_malformed_cases),        cmocka_unit_test(test_lenient_forms),
+      cmocka_unit_test(test_mutations_never_crash),  cmocka_unit_test(test_generators_nnz),
+      cmocka_unit_test(test_triplets_symv_norm),     cmocka_unit_test(test_check_rejects),
+      cmocka_unit_test(test_huge_order_few_entries), cmocka_unit_test(test_directory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -372,6 +372,74 @@ static void test_not_spd(void **state) {
   }
 }
 
+/* The message of a failed factorization of the n x n matrix given by its lower triplets (natural
+ * order, tiles of nb); the failing column (0-based) goes to *column. */
+static const char *pivot_message(int32_t n, int nz, const int32_t *ri, const int32_t *ci, const double *v, int nb,
+                                 int64_t *column) {
+  static mfs_error err;
+  mfs_matrix A;
+  assert_int_equal(mfs_matrix_from_triplets(n, nz, ri, ci, v, &A, &err), MFS_OK);
+  mfs_options o;
+  mfs_options_default(&o);
+  o.ordering = MFS_ORDER_NATURAL;
+  o.nb = nb;
+  mfs_symbolic *S;
+  mfs_factor *F;
+  assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_OK);
+  assert_int_equal(mfs_factorize_seq(S, &A, &F, NULL, NULL, &err), MFS_ERR_NOT_SPD);
+  mfs_symbolic_free(S);
+  mfs_matrix_free(&A);
+  *column = err.column;
+  return err.msg;
+}
+
+static void expect_in(const char *msg, const char *needle) {
+  if (!strstr(msg, needle)) fail_msg("message '%s' lacks '%s'", msg, needle);
+}
+
+/* A failed pivot is named with its value, and told apart: not positive, or positive but a denormal
+ * that the kernels flush to zero (a pivot of 1e-320 is not "not positive"). */
+static void test_pivot_messages(void **state) {
+  (void)state;
+  int64_t col;
+  const char *msg;
+  {
+    int32_t ri[] = {0}, ci[] = {0};
+    double v[] = {1e-320};
+    msg = pivot_message(1, 1, ri, ci, v, 8, &col);
+    assert_int_equal(col, 0);
+    expect_in(msg, "column 1 ");
+    expect_in(msg, "too small");
+    expect_in(msg, "1e-320");
+    expect_in(msg, "denormal");
+    assert_null(strstr(msg, "not positive:"));
+  }
+  { /* the denormal second pivot, in the same tile as the first and in a tile of its own */
+    int32_t ri[] = {0, 1}, ci[] = {0, 1};
+    double v[] = {4.0, 1e-320};
+    for (int nb = 1; nb <= 8; nb += 7) {
+      msg = pivot_message(2, 2, ri, ci, v, nb, &col);
+      assert_int_equal(col, 1);
+      expect_in(msg, "column 2 ");
+      expect_in(msg, "1e-320");
+      expect_in(msg, "denormal");
+    }
+  }
+  { /* [[1 2][2 1]]: the second pivot is 1 - 4 = -3 */
+    int32_t ri[] = {0, 1, 1}, ci[] = {0, 0, 1};
+    double v[] = {1, 2, 1};
+    msg = pivot_message(2, 3, ri, ci, v, 64, &col);
+    assert_int_equal(col, 1);
+    expect_in(msg, "not positive: -3 ");
+  }
+  { /* exactly zero */
+    int32_t ri[] = {0}, ci[] = {0};
+    double v[] = {0.0};
+    msg = pivot_message(1, 1, ri, ci, v, 8, &col);
+    expect_in(msg, "not positive: 0 ");
+  }
+}
+
 static void test_memory_prediction(void **state) {
   (void)state;
   static const char *specs[] = {"lap2d:120", "lap3d:18", "lap3d27:12", "lap3d:9x30x4"};
@@ -529,6 +597,7 @@ int main(void) {
       cmocka_unit_test(test_multiple_rhs_and_refine),
       cmocka_unit_test(test_ops_out_of_order),
       cmocka_unit_test(test_not_spd),
+      cmocka_unit_test(test_pivot_messages),
       cmocka_unit_test(test_memory_prediction),
       cmocka_unit_test(test_progress_and_args),
       cmocka_unit_test(test_arena_populate_threads),

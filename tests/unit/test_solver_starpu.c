@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,17 +292,41 @@ static int group_teardown(void **state) {
   return 0;
 }
 
+/* The priority slice: schedulers allowing all of int (lws, prio, ws, dmdas) get 100000 levels; the
+ * width INT_MAX - INT_MIN must not overflow (it did, and the slice was never taken). */
+static void test_priority_slice(void **state) {
+  (void)state;
+  static const struct {
+    int lo, hi, want_lo, want_hi;
+  } cases[] = {
+      {INT_MIN, INT_MAX, 0, 100000},                          /* lws, prio, ws, dmdas */
+      {0, INT_MAX, 0, 100000},                                /* unbounded above */
+      {1, INT_MAX, 1, 100001},                                /* all positive: starts at its minimum */
+      {INT_MIN, 0, INT_MIN, INT_MIN + 100000},                /* all negative */
+      {INT_MIN, -1, INT_MIN, INT_MIN + 100000},               /* */
+      {INT_MIN, INT_MIN + 100000, INT_MIN, INT_MIN + 100000}, /* exactly 100000 levels: kept */
+      {INT_MAX - 100000, INT_MAX, INT_MAX - 100000, INT_MAX},
+      {-5, 5, -5, 5}, /* eager, dmda: small ranges are kept */
+      {0, 0, 0, 0},   /* no priorities */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    int lo = cases[c].lo, hi = cases[c].hi;
+    exec__priority_slice(&lo, &hi);
+    if (lo != cases[c].want_lo || hi != cases[c].want_hi)
+      fail_msg("[%d, %d] gave [%d, %d], expected [%d, %d]", cases[c].lo, cases[c].hi, lo, hi, cases[c].want_lo,
+               cases[c].want_hi);
+  }
+}
+
 int main(void) {
   if (!mfs_starpu_built()) {
     printf("1..0 # SKIP libmfsolve was built without StarPU\n");
     return 0;
   }
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_bitwise_and_residuals),
-      cmocka_unit_test(test_schedulers),
-      cmocka_unit_test(test_tasks_and_flops),
-      cmocka_unit_test(test_memory),
-      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_priority_slice), cmocka_unit_test(test_bitwise_and_residuals),
+      cmocka_unit_test(test_schedulers),     cmocka_unit_test(test_tasks_and_flops),
+      cmocka_unit_test(test_memory),         cmocka_unit_test(test_errors),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
