@@ -7,6 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Capacities and hash indices of the tables that grow by pm_profile_add_* and merges: building a
+ * process profile with 10^5 call paths, or merging thousands of processes, stays linear. Created
+ * on first need; tables filled otherwise (the JSON reader) are indexed when first searched. */
+typedef struct pm_prof_index {
+  int cap_reg, cap_cnode, cap_proc, cap_loc, cap_val, cap_omp;
+  uint32_t *reg_slot, reg_mask; /* region index + 1, by (paradigm, name) */
+  int reg_n;                    /* regions indexed so far */
+  uint32_t *cn_slot, cn_mask;   /* call-path index + 1, by (parent, region) */
+  int cn_n;
+} pm_prof_index;
+
 pm_profile *pm_profile_new(void) { return calloc(1, sizeof(pm_profile)); }
 
 void pm_profile_free(pm_profile *p) {
@@ -26,37 +37,126 @@ void pm_profile_free(pm_profile *p) {
   pm_prof_tasks_free(p->tasks);
   pm_prof_io_free(p->io);
   pm_prof_counters_free(p->counters);
+  if (p->index) {
+    free(p->index->reg_slot);
+    free(p->index->cn_slot);
+    free(p->index);
+  }
   free(p);
 }
 
-/* Grows *arr (of n elements of size sz) to hold n+k; returns 0 or -1. */
-static int grow(void **arr, int n, int k, size_t sz) {
-  void *q = realloc(*arr, (size_t)(n + k) * sz + 1);
+static pm_prof_index *index_of(pm_profile *p) {
+  if (!p->index && (p->index = calloc(1, sizeof *p->index)) != NULL) {
+    pm_prof_index *x = p->index;
+    x->cap_reg = p->nregions;
+    x->cap_cnode = p->ncnodes;
+    x->cap_proc = p->nprocesses;
+    x->cap_loc = p->nlocations;
+    x->cap_val = p->nvalues;
+    x->cap_omp = p->nomp_regions;
+  }
+  return p->index;
+}
+
+/* Makes room for n + k elements of size sz in *arr, doubling: 0 or -1. */
+static int reserve(void **arr, int n, int k, size_t sz, int *cap) {
+  if (n + k <= *cap) return 0;
+  long want = (long)*cap * 2;
+  if (want < n + k) want = n + k;
+  if (want < 16) want = 16;
+  void *q = realloc(*arr, (size_t)want * sz);
   if (!q) return -1;
   *arr = q;
+  *cap = (int)want;
+  return 0;
+}
+
+static uint64_t mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
+}
+static uint64_t region_key(const char *name, int paradigm) {
+  uint64_t h = 1469598103934665603ull ^ (uint64_t)(unsigned)paradigm; /* FNV-1a */
+  for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 1099511628211ull;
+  return mix(h);
+}
+static uint64_t cnode_key(int parent, int region) { return mix(((uint64_t)(uint32_t)parent << 32) ^ (uint32_t)region); }
+
+/* Open addressing with linear probing, kept at most half full; slot values are index + 1. */
+static int table_grow(uint32_t **slot, uint32_t *mask, int n) {
+  if (*slot && (uint64_t)(n + 1) * 2 <= (uint64_t)*mask + 1) return 0;
+  uint32_t size = 64;
+  while ((uint64_t)size < (uint64_t)(n + 1) * 4) size *= 2;
+  uint32_t *t = calloc(size, sizeof *t);
+  if (!t) return -1;
+  free(*slot);
+  *slot = t;
+  *mask = size - 1;
+  return 1; /* rebuilt empty: the caller re-inserts */
+}
+
+static void reg_insert(pm_prof_index *x, const pm_profile *p, int i) {
+  uint32_t j = (uint32_t)region_key(p->reg[i].name, p->reg[i].paradigm) & x->reg_mask;
+  while (x->reg_slot[j]) j = (j + 1) & x->reg_mask;
+  x->reg_slot[j] = (uint32_t)i + 1;
+}
+static void cn_insert(pm_prof_index *x, const pm_profile *p, int i) {
+  uint32_t j = (uint32_t)cnode_key(p->cnode[i].parent, p->cnode[i].region) & x->cn_mask;
+  while (x->cn_slot[j]) j = (j + 1) & x->cn_mask;
+  x->cn_slot[j] = (uint32_t)i + 1;
+}
+
+/* The index of the regions, brought up to date with p's table (room for one more). 0 or -1. */
+static int reg_index(pm_profile *p, pm_prof_index *x) {
+  int r = table_grow(&x->reg_slot, &x->reg_mask, p->nregions);
+  if (r < 0) return -1;
+  if (r > 0) x->reg_n = 0;
+  for (; x->reg_n < p->nregions; x->reg_n++) reg_insert(x, p, x->reg_n);
+  return 0;
+}
+static int cn_index(pm_profile *p, pm_prof_index *x) {
+  int r = table_grow(&x->cn_slot, &x->cn_mask, p->ncnodes);
+  if (r < 0) return -1;
+  if (r > 0) x->cn_n = 0;
+  for (; x->cn_n < p->ncnodes; x->cn_n++) cn_insert(x, p, x->cn_n);
   return 0;
 }
 
 int pm_profile_add_region(pm_profile *p, const char *name, int paradigm, int role) {
-  for (int i = 0; i < p->nregions; i++)
-    if (p->reg[i].paradigm == paradigm && strcmp(p->reg[i].name, name) == 0) return i;
-  if (grow((void **)&p->reg, p->nregions, 1, sizeof *p->reg)) return -1;
+  pm_prof_index *x = index_of(p);
+  if (!x || reg_index(p, x) != 0) return -1;
+  for (uint32_t j = (uint32_t)region_key(name, paradigm) & x->reg_mask; x->reg_slot[j]; j = (j + 1) & x->reg_mask) {
+    const pm_prof_region *r = &p->reg[x->reg_slot[j] - 1];
+    if (r->paradigm == paradigm && strcmp(r->name, name) == 0) return (int)x->reg_slot[j] - 1;
+  }
+  if (reserve((void **)&p->reg, p->nregions, 1, sizeof *p->reg, &x->cap_reg)) return -1;
   char *copy = strdup(name);
   if (!copy) return -1;
   p->reg[p->nregions] = (pm_prof_region){copy, paradigm, role};
+  reg_insert(x, p, p->nregions);
+  x->reg_n = p->nregions + 1;
   return p->nregions++;
 }
 
 int pm_profile_add_cnode(pm_profile *p, int parent, int region) {
-  for (int i = 0; i < p->ncnodes; i++)
-    if (p->cnode[i].parent == parent && p->cnode[i].region == region) return i;
-  if (grow((void **)&p->cnode, p->ncnodes, 1, sizeof *p->cnode)) return -1;
+  pm_prof_index *x = index_of(p);
+  if (!x || cn_index(p, x) != 0) return -1;
+  for (uint32_t j = (uint32_t)cnode_key(parent, region) & x->cn_mask; x->cn_slot[j]; j = (j + 1) & x->cn_mask) {
+    const pm_prof_cnode *c = &p->cnode[x->cn_slot[j] - 1];
+    if (c->parent == parent && c->region == region) return (int)x->cn_slot[j] - 1;
+  }
+  if (reserve((void **)&p->cnode, p->ncnodes, 1, sizeof *p->cnode, &x->cap_cnode)) return -1;
   p->cnode[p->ncnodes] = (pm_prof_cnode){parent, region};
+  cn_insert(x, p, p->ncnodes);
+  x->cn_n = p->ncnodes + 1;
   return p->ncnodes++;
 }
 
 int pm_profile_add_omp_region(pm_profile *p, const pm_prof_omp_region *r) {
-  if (r->nthreads < 0 || grow((void **)&p->omp_region, p->nomp_regions, 1, sizeof *p->omp_region)) return -1;
+  pm_prof_index *x = index_of(p);
+  if (!x || r->nthreads < 0 || reserve((void **)&p->omp_region, p->nomp_regions, 1, sizeof *p->omp_region, &x->cap_omp))
+    return -1;
   size_t n = (size_t)r->nthreads;
   pm_prof_omp_region c = *r;
   c.name = strdup(r->name ? r->name : "");
@@ -98,9 +198,10 @@ int pm_profile_merge(pm_profile *dst, const pm_profile *src) {
     if ((cmap[i] = pm_profile_add_cnode(dst, par < 0 ? -1 : cmap[par], regmap[src->cnode[i].region])) < 0) goto out;
   }
   int p0 = dst->nprocesses, l0 = dst->nlocations, v0 = dst->nvalues;
-  if (grow((void **)&dst->proc, dst->nprocesses, src->nprocesses, sizeof *dst->proc) ||
-      grow((void **)&dst->loc, dst->nlocations, src->nlocations, sizeof *dst->loc) ||
-      grow((void **)&dst->val, dst->nvalues, src->nvalues, sizeof *dst->val))
+  pm_prof_index *x = index_of(dst);
+  if (!x || reserve((void **)&dst->proc, dst->nprocesses, src->nprocesses, sizeof *dst->proc, &x->cap_proc) ||
+      reserve((void **)&dst->loc, dst->nlocations, src->nlocations, sizeof *dst->loc, &x->cap_loc) ||
+      reserve((void **)&dst->val, dst->nvalues, src->nvalues, sizeof *dst->val, &x->cap_val))
     goto out;
   memcpy(dst->proc + p0, src->proc, sizeof *src->proc * (size_t)src->nprocesses);
   dst->nprocesses += src->nprocesses;

@@ -110,6 +110,8 @@ typedef struct pm_profile {
   struct pm_prof_io *io;
   /* ---- hardware counters: NULL when the counter module was not part of the measurement ---- */
   struct pm_prof_counters *counters;
+  /* ---- internal (pm_profile.c): capacities and hash indices of the growing tables ---- */
+  struct pm_prof_index *index;
 } pm_profile;
 
 pm_profile *pm_profile_new(void);
