@@ -154,6 +154,10 @@ static int cmd_show(int argc, char **argv) {
     fprintf(stderr, "popmeter show: expected one run directory or popmeter.json\n");
     return 2;
   }
+  unsigned mask;
+  char bad[64] = "";
+  if (models && strcmp(models, "auto") != 0 && pm_models_parse(models, &mask, bad, sizeof bad) != 0)
+    fprintf(stderr, "popmeter show: unknown model '%s' in '%s'; using the default models\n", bad, models);
   char path[PATH_MAX + 16], dir[PATH_MAX], err[PATH_MAX + 512];
   json_path(argv[optind], path, sizeof path, dir, sizeof dir);
   pm_profile *p = pm_profile_read_file(path, err, sizeof err);

@@ -25,7 +25,8 @@
 #include <strings.h>
 
 /* ---------------------------------------------------------------------------------- module state */
-typedef struct {
+typedef struct ctr_loc {
+  struct ctr_loc *next_all; /* every context of this activation (freed at the next one) */
   pm_loc *L;
   void *ctx;      /* backend per-thread context; NULL: not counting now */
   int counting;   /* counting started on this thread (data are valid) */
@@ -157,6 +158,19 @@ static void transition(pm_loc *L, unsigned slot, unsigned from, unsigned to) {
 }
 
 /* --------------------------------------------------------------------------------- the observer */
+static ctr_loc *all_contexts; /* pushed lock-free by the threads whose locations attach */
+
+/* A re-activation (a test's reset) frees what the previous one attached: its locations are gone. */
+static void free_contexts(void) {
+  ctr_loc *c = __atomic_exchange_n(&all_contexts, NULL, __ATOMIC_ACQ_REL);
+  while (c) {
+    ctr_loc *n = c->next_all;
+    for (int k = 0; k < PM_MAX_NODE_CHUNKS; k++) free(c->node[k]);
+    free(c);
+    c = n;
+  }
+}
+
 static void thread_failed(const char *why) {
   if (__atomic_fetch_add(&M.threads_failed, 1, __ATOMIC_RELAXED) == 0) {
     snprintf(M.thread_why, sizeof M.thread_why, "%s", why);
@@ -173,6 +187,8 @@ static void on_attach(pm_loc *L, unsigned slot) {
   }
   c->L = L;
   L->obs_data[slot] = c;
+  c->next_all = __atomic_load_n(&all_contexts, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(&all_contexts, &c->next_all, c, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
   char why[PM_CTR_WHY] = "";
   /* the thread's location is being created: a call the backend makes into an interposed function
    * (a file it opens) must pass through, not register the thread a second time */
@@ -298,6 +314,7 @@ void pm_counters_activate(const pm_config *cfg) {
   /* a re-activation (a forked child, a test's reset) starts without this thread's old context: its
    * location was freed with the old core */
   tls_self = NULL;
+  free_contexts();
   M.slot = -1;
 #ifdef PM_HAVE_SDE
   pm_sde_activate(); /* popmeter's own live metrics, read through PAPI */

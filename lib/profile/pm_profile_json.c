@@ -455,7 +455,10 @@ pm_profile *pm_profile_read_file(const char *path, char *err, size_t errlen) {
   json_error_t je;
   json_t *root = json_load_file(path, 0, &je);
   if (!root) {
-    snprintf(err, errlen, "%s: %s (line %d)", path, je.text, je.line);
+    if (je.line > 0)
+      snprintf(err, errlen, "%s: %s (line %d)", path, je.text, je.line);
+    else /* not even opened: jansson's text says why (no such file, a directory...) */
+      snprintf(err, errlen, "%s: %s", path, je.text);
     return NULL;
   }
   char inner[400];

@@ -1,4 +1,5 @@
 #include "pm_report_format.h"
+#include <math.h>
 #include <stdio.h>
 
 const char *pm_fmt_time(double s, char *buf, size_t n) {
@@ -23,4 +24,9 @@ const char *pm_fmt_bytes(double b, char *buf, size_t n) {
   else
     snprintf(buf, n, "%.0f B", b);
   return buf;
+}
+
+double pm_pct(double part, double whole) {
+  double x = 100.0 * part / whole;
+  return whole > 0 && isfinite(x) ? x : 0.0;
 }

@@ -86,8 +86,7 @@ static void time_breakdown(FILE *out, const pm_profile *p) {
     if (max == 0 && k > 1) continue;
     char a[32], b[32];
     fprintf(out, "   %-10s %12s / %-12s (%5.1f %% of runtime on average)\n", cls[k].name,
-            pm_fmt_time(sum / n, a, sizeof a), pm_fmt_time(max, b, sizeof b),
-            p->runtime > 0 ? 100.0 * sum / n / p->runtime : 0.0);
+            pm_fmt_time(sum / n, a, sizeof a), pm_fmt_time(max, b, sizeof b), pm_pct(sum / n, p->runtime));
   }
 }
 
@@ -123,8 +122,7 @@ static void top_regions(FILE *out, const pm_profile *p, int width) {
     if (!shown++) fprintf(out, " Top regions (exclusive time summed over locations):\n");
     char a[32];
     fprintf(out, "   %-*.*s %12s %6.1f %%  %10llu calls\n", width - 42, width - 42, p->reg[t[i].region].name,
-            pm_fmt_time(t[i].time, a, sizeof a), total > 0 ? 100.0 * t[i].time / total : 0.0,
-            (unsigned long long)t[i].visits);
+            pm_fmt_time(t[i].time, a, sizeof a), pm_pct(t[i].time, total), (unsigned long long)t[i].visits);
   }
   free(t);
 }
@@ -141,7 +139,7 @@ static void trace_line(FILE *out, const pm_profile *p) {
   }
   if (!ev) return;
   char t[32];
-  double share = p->runtime > 0 && p->nprocesses ? 100.0 * ft / (p->runtime * p->nprocesses) : 0;
+  double share = pm_pct(ft, p->runtime * p->nprocesses);
   fprintf(out,
           " Trace (traces.otf2): %llu events, %.1f MiB (%.0f B/event), %llu buffer flush%s during the run: "
           "%s (%.2f %% of the processes' time)\n",

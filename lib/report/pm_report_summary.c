@@ -236,15 +236,15 @@ static void critical_path_line(pm_lines *t, const pm_profile *p, const pm_run_in
   pm_prof_task_cp cp;
   if (p->tasks && pm_prof_tasks_cp(p, &cp)) {
     pm_lines_add(t, "   Critical path (task DAG): %s, %.0f %% of the runtime", pm_fmt_time(cp.len.cue, a, sizeof a),
-                 100 * cp.len.cue / R);
+                 pm_pct(cp.len.cue, R));
     if (cp.nparts > 0 && cp.len.cue > 0) {
-      pm_lines_add(t, "; %.0f %% in %s", 100 * cp.part[0].time / cp.len.cue, cp.part[0].name);
+      pm_lines_add(t, "; %.0f %% in %s", pm_pct(cp.part[0].time, cp.len.cue), cp.part[0].name);
       if (cp.part[0].rank >= 0 && p->nprocesses > 1) pm_lines_add(t, " on rank %d", cp.part[0].rank);
     }
     pm_lines_end(t);
   } else if (in->has_critical_path) {
     pm_lines_add(t, "   Critical path: %s of useful work (%.0f %% of the runtime): the runtime on an ideal network",
-                 pm_fmt_time(in->g_cue, a, sizeof a), 100 * in->g_cue / R);
+                 pm_fmt_time(in->g_cue, a, sizeof a), pm_pct(in->g_cue, R));
     pm_lines_end(t);
   }
 }

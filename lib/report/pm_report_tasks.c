@@ -13,7 +13,7 @@ static void critical_path(FILE *out, const pm_profile *p) {
   fprintf(out,
           " Critical path (task DAG, longest dependency chain of useful time): %s = %.1f %% of runtime,"
           " ends on rank %d\n",
-          pm_fmt_time(cp.len.cue, a, sizeof a), 100.0 * cp.len.cue / R, p->proc[cp.process].rank);
+          pm_fmt_time(cp.len.cue, a, sizeof a), pm_pct(cp.len.cue, R), p->proc[cp.process].rank);
   fprintf(out, "   with runtime overhead (COM) %s; with MPI transfers (COO) %s, of which MPI %s\n",
           pm_fmt_time(cp.len.com, b, sizeof b), pm_fmt_time(cp.len.coo, c, sizeof c),
           pm_fmt_time(cp.coo_mpi, d, sizeof d));
@@ -21,7 +21,7 @@ static void critical_path(FILE *out, const pm_profile *p) {
     char rk[24] = "";
     if (cp.part[i].rank >= 0 && p->nprocesses > 1) snprintf(rk, sizeof rk, " (rank %d)", cp.part[i].rank);
     fprintf(out, "   %s %-32.*s%-10s %12s %6.1f %%\n", i ? "          " : "on path:  ", 32, cp.part[i].name, rk,
-            pm_fmt_time(cp.part[i].time, a, sizeof a), cp.len.cue > 0 ? 100.0 * cp.part[i].time / cp.len.cue : 0.0);
+            pm_fmt_time(cp.part[i].time, a, sizeof a), pm_pct(cp.part[i].time, cp.len.cue));
   }
   if (cp.nranks > 1) {
     fprintf(out, "   per rank:");
@@ -153,10 +153,10 @@ static void worker_types(FILE *out, const pm_profile *p) {
     if (!n) continue;
     if (unobserved) /* the workers' runtime overhead is inside their idle time */
       fprintf(out, " %-20s %3d: executing %5.1f %%, runtime and idle %5.1f %% of their time (average)\n", types[k].name,
-              n, 100 * use / (n * R), 100 * (rt + idle) / (n * R));
+              n, pm_pct(use, n * R), pm_pct(rt + idle, n * R));
     else
       fprintf(out, " %-20s %3d: executing %5.1f %%, runtime %5.1f %%, idle %5.1f %% of their time (average)\n",
-              types[k].name, n, 100 * use / (n * R), 100 * rt / (n * R), 100 * idle / (n * R));
+              types[k].name, n, pm_pct(use, n * R), pm_pct(rt, n * R), pm_pct(idle, n * R));
   }
   if (unobserved)
     fprintf(out, " (StarPU's tool interface reports task bodies only: runtime overhead, submission and waits are "

@@ -104,7 +104,7 @@ int pm_tc_snapshot_get(pm_tc_snapshot *s) {
     int n = 0;
     for (int i = 0; handles && i < HANDLE_SLOTS; i++)
       if (handles[i].count) all[n++] = handles[i];
-    qsort(all, (size_t)n, sizeof *all, by_bytes_desc);
+    if (n > 1) qsort(all, (size_t)n, sizeof *all, by_bytes_desc); /* qsort(NULL, 0): undefined */
     s->nhandles = n < PM_TC_TOP_HANDLES ? n : PM_TC_TOP_HANDLES;
     s->handle = all;
     s->handles_untracked = untracked;

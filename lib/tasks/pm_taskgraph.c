@@ -790,10 +790,13 @@ static void free_tag(const void *key, void *val, void *arg) {
   free(e->deps);
   free(e);
 }
-static void free_handle_c(const void *key, void *val, void *arg) {
+/* A mapped handle's own allocations (the handles themselves go with their pool): its commuting
+ * group's clock and its links' array. */
+static void free_handle_parts(const void *key, void *val, void *arg) {
   (void)key;
   (void)arg;
   free(((pm_tg_handle *)val)->c);
+  free(((pm_tg_handle *)val)->from);
 }
 
 static int runtime_unobserved;
@@ -803,7 +806,7 @@ int pm_tg_runtime_observed(void) { return !__atomic_load_n(&runtime_unobserved, 
 void pm_tg_reset(void) {
   runtime_unobserved = 0;
   pm_ptrmap_foreach(&tag_map, free_tag, NULL);
-  pm_ptrmap_foreach(&handle_map, free_handle_c, NULL);
+  pm_ptrmap_foreach(&handle_map, free_handle_parts, NULL);
   pm_ptrmap_destroy(&tag_map);
   pm_ptrmap_destroy(&handle_map);
   pm_ptrmap_destroy(&task_map);

@@ -63,6 +63,17 @@ p = json.load(open(sys.argv[1])); p["locations"][0]["process"] = int(sys.argv[2]
   "$top_builddir/reports/popmeter-report" "$work/big.json" -o "$work/big_report" 2>"$work/err_big"; rc=$?
   check "popmeter-report process $big: refused naming the field" sh -c "test $rc -ne 0 && test $rc -lt 128 && grep -q '\"process\" $big out of range' '$work/err_big'"
 done
+"$pm" show "$work/missing.json" 2>"$work/err_missing"
+check "show missing file: names the file and the reason, no line number" \
+  sh -c "grep -q 'missing.json: unable to open .*No such file' '$work/err_missing' && ! grep -q 'line -1' '$work/err_missing'"
+"$pm" show --models bogus "$work/cfg" >/dev/null 2>"$work/err_bogus"
+check "show --models bogus: warned, the defaults used" grep -q "unknown model 'bogus'" "$work/err_bogus"
+/usr/bin/python3 -c 'import json, sys
+p = json.load(open(sys.argv[1])); p["runtime"] = 1e-320
+for q in p["processes"]: q["window"] = 1e-320
+json.dump(p, open(sys.argv[2], "w"))' "$work/cfg/popmeter.json" "$work/denormal.json"
+"$pm" show --full "$work/denormal.json" >"$work/denormal.out" 2>&1
+check "show a denormal runtime: no inf or nan printed" sh -c "! grep -qiwE 'inf|nan' '$work/denormal.out'"
 "$pm" --help-env | grep -q POPMETER_OUTPUT
 check "popmeter --help-env lists the variables" test $? -eq 0
 tap_done
