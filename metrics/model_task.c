@@ -23,6 +23,7 @@
 #include "pm_util.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NA_NO_WORKERS "no task workers"
 #define NA_RUNTIME_UNOBSERVED "runtime overhead not observable through StarPU's tool interface (task bodies only)"
@@ -74,9 +75,10 @@ out:
 }
 
 /* Online locality estimate from duration models, or the reference-run value. */
-static pm_val locality(const pm_run_input *in, double sumexec) {
+static pm_val locality(const pm_run_input *in, double sumexec, const pm_task_ref *ref) {
   double pred = 0.0, obs = 0.0;
   int i;
+  if (ref->valid) return pm_v_div(pm_v(ref->one), pm_v(ref->w_matched), "no task execution time");
   if (in->task_ref_exec_1worker > 0.0)
     return pm_v_div(pm_v(in->task_ref_exec_1worker), pm_v(sumexec), "no task execution time");
   for (i = 0; in->codelets && i < in->ncodelets; i++)
@@ -86,6 +88,57 @@ static pm_val locality(const pm_run_input *in, double sumexec) {
     }
   if (pred == 0.0) return pm_v_na("no reference run and no duration-model predictions");
   return pm_v_div(pm_v(pred), pm_v(obs), "no observed time for the predicted codelets");
+}
+
+/* With reference runs: the share of the task time they cover, granularity and locality per worker
+ * type (two types: each codelet's reference times split in proportion to its time on each type)
+ * and per matched codelet (in the order of the run's codelets). */
+static int first_of_name(const pm_run_input *in, int i) {
+  for (int j = 0; j < i; j++)
+    if (in->codelets[j].name && !strcmp(in->codelets[j].name, in->codelets[i].name)) return 0;
+  return in->codelets[i].name != NULL;
+}
+static void add_references(pm_metric *root, const pm_run_input *in, const pm_task_ref *ref) {
+  pm_metric *r = pm_metric_add_new(root, "reference", "Reference runs", "",
+                                   "Granularity and locality from the one-worker and sequential reference runs.");
+  pm__leaf(r, "coverage", "Task time matched by the reference runs", "%",
+           "Share of the task time whose codelets the reference runs have, with the same task counts.",
+           pm_v(100.0 * ref->w_matched / ref->w_total));
+  char id[32], name[160], why[96];
+  for (int type = 0; in->nworker_types > 1 && type < 2; type++) {
+    double w = 0, one = 0, seq = 0, cw, c1, cs;
+    for (int i = 0; i < in->ncodelets; i++) {
+      const pm_codelet_input *c = &in->codelets[i];
+      if (c->worker_type != type || !c->name) continue;
+      if (!pm_task_reference_codelet(in, c->name, &cw, &c1, &cs, why, sizeof why) || cw <= 0) continue;
+      w += c->exec;
+      one += c1 * c->exec / cw;
+      seq += cs * c->exec / cw;
+    }
+    if (w <= 0) continue;
+    const char *t = type ? "Accelerator" : "CPU";
+    snprintf(id, sizeof id, "type%d_granularity", type);
+    snprintf(name, sizeof name, "%s workers: granularity", t);
+    pm__leaf(r, id, name, "", "Sequential kernel time over one-worker task time (matched codelets).", pm_v(seq / one));
+    snprintf(id, sizeof id, "type%d_locality", type);
+    snprintf(name, sizeof name, "%s workers: locality", t);
+    pm__leaf(r, id, name, "", "One-worker task time over this worker type's task time (matched codelets).",
+             pm_v(one / w));
+  }
+  for (int i = 0, k = 0; i < in->ncodelets; i++) {
+    double cw, c1, cs;
+    if (!first_of_name(in, i) || !pm_task_reference_codelet(in, in->codelets[i].name, &cw, &c1, &cs, why, sizeof why))
+      continue;
+    snprintf(id, sizeof id, "c%d_granularity", k);
+    snprintf(name, sizeof name, "%.100s: granularity", in->codelets[i].name);
+    pm__leaf(r, id, name, "", "Sequential kernel time over one-worker task time, this codelet.",
+             pm_v_div(pm_v(cs), pm_v(c1), "no one-worker time"));
+    snprintf(id, sizeof id, "c%d_locality", k);
+    snprintf(name, sizeof name, "%.100s: locality", in->codelets[i].name);
+    pm__leaf(r, id, name, "", "One-worker task time over the task time of this run, this codelet.",
+             pm_v_div(pm_v(c1), pm_v(cw), "no task time"));
+    k++;
+  }
 }
 
 /* What lies on the critical path: children of the critical-path bound, in seconds. Parts by
@@ -119,6 +172,7 @@ static void add_cp_composition(pm_metric *cpb, const pm_run_input *in) {
 pm_metric *pm_model_task(const pm_run_input *in) {
   pm_metric *root, *n;
   pm_val e, gran, loc, rte, ppl, bound, cpb, abe;
+  pm_task_ref ref = {0};
   const char *why = pm__input_problem(in);
   int i, W = 0, w0 = 0, w1 = 0;
   double sexec = 0.0, sruntime = 0.0;
@@ -150,8 +204,13 @@ pm_metric *pm_model_task(const pm_run_input *in) {
               ? pm_v_na(NA_RUNTIME_UNOBSERVED)
               : pm_v_div(pm_v(sexec), pm_v(sexec + sruntime), "no task execution or runtime time");
     ppl = pm_v_div(pm_v(sexec + sruntime), pm_v(W * in->runtime), PM_NA_ZERO_RUNTIME);
-    loc = locality(in, sexec);
-    if (in->task_ref_exec_seq > 0.0 && in->task_ref_exec_1worker > 0.0)
+    pm_task_reference(in, &ref);
+    loc = locality(in, sexec, &ref);
+    if (ref.valid)
+      gran = pm_v(ref.seq / ref.one);
+    else if (in->ref_one && in->ref_seq)
+      gran = pm_v_na("no codelet matched the reference runs by name and task count");
+    else if (in->task_ref_exec_seq > 0.0 && in->task_ref_exec_1worker > 0.0)
       gran = pm_v(in->task_ref_exec_seq / in->task_ref_exec_1worker);
     else
       gran = pm_v_na("needs a reference run (sequential kernels and one worker)");
@@ -182,8 +241,16 @@ pm_metric *pm_model_task(const pm_run_input *in) {
                e);
   pm_metric_set_combine(n, PM_COMBINE_PRODUCT);
   pm_metric_set_may_exceed_one(n, 1);
-  pm__leaf(n, "e_granularity", "Granularity efficiency", "",
-           "Sequential kernel time over task time on one worker (from reference runs).", gran);
+  pm_metric *g = pm__leaf(n, "e_granularity", "Granularity efficiency", "",
+                          "Sequential kernel time over task time on one worker (from reference runs).", gran);
+  if (g && !ref.valid && ref.nunmatched) /* nothing matched: the reason says what differed */
+    pm_metric_set_na_fmt(g, "no codelet matched the reference runs by name and task count: %s", ref.unmatched);
+  else if (g && ref.nunmatched) {
+    char w[700];
+    snprintf(w, sizeof w, "on %.1f %% of the task time; not matched: %s", 100.0 * ref.w_matched / ref.w_total,
+             ref.unmatched);
+    pm_metric_set_warning(g, w);
+  }
   pm_metric_set_may_exceed_one(pm__leaf(n, "e_locality", "Locality efficiency", "",
                                         "Expected task time (reference run or duration model) over observed task time.",
                                         loc),
@@ -202,5 +269,6 @@ pm_metric *pm_model_task(const pm_run_input *in) {
   }
   pm__leaf(n, "abe", "Area bound", "s", "Least makespan if the task work were spread perfectly over the workers.", abe);
   if (!why) add_per_process(root, in);
+  if (!why && in->ref_one && in->ref_seq && ref.w_total > 0) add_references(root, in, &ref);
   return pm__finish(root);
 }

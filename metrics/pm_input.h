@@ -106,6 +106,11 @@ typedef struct {
    * sum of task execution time of the same work with one worker, and of the sequential kernels */
   double task_ref_exec_1worker;
   double task_ref_exec_seq;
+  /* the same, per codelet (docs/metrics.md §6.3): the one-worker run's codelets and the sequential
+   * kernels (name, exec = total time, count = tasks or kernel calls; worker_type unused). When both
+   * are given they replace the two totals above: codelets are matched by name and task count. */
+  int nref_one, nref_seq;
+  const pm_codelet_input *ref_one, *ref_seq;
   /* 1 when the runtime's overhead outside task bodies was not observable (StarPU 1.4's tool
    * interface): the workers' runtime time is then 0 without meaning it, and e_runtime is n/a */
   int task_runtime_unobserved;

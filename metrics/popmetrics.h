@@ -30,6 +30,20 @@ pm_metric *pm_model_vectorization(const pm_run_input *in);  /* §7, root id "vec
  * stores a static reason in *why. */
 int pm_task_area_bound(const pm_codelet_input *codelets, int ncodelets, int w0, int w1, double *T, const char **why);
 
+/* Reference runs of the task model (§6.3): in's codelets matched by name and task count with
+ * in->ref_one and in->ref_seq. Returns 1 (r->valid) when some codelet matched. */
+typedef struct {
+  int valid;
+  double w_total, w_matched; /* the W-worker run's task time: all codelets, the matched ones */
+  double one, seq;           /* the references' time of the matched codelets */
+  int nmatched, nunmatched;
+  char unmatched[512]; /* "name (why), ..." */
+} pm_task_ref;
+int pm_task_reference(const pm_run_input *in, pm_task_ref *r);
+/* One codelet name: its total time in in (w) and in the references; 1 when matched, else 0 with why. */
+int pm_task_reference_codelet(const pm_run_input *in, const char *name, double *w, double *one, double *seq, char *why,
+                              size_t whylen);
+
 /* ------------------------------------------------------------------ scalability across runs (§8) */
 typedef enum {
   PM_SCALING_AUTO = 0, /* detect from the runs (pm_scaling_detect) */

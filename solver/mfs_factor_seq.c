@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "popmeter.h"
 
 /* Blocks come from an arena, or from the tracked heap when the arena could not be mapped or is
  * full (never in a sequential run: its reservation covers the predicted footprint twice). */
@@ -258,6 +259,19 @@ mfs_status mfs_op_execute(mfs_factor *F, const mfs_matrix *A, const mfs_op *op, 
   return MFS_OK;
 }
 
+/* The sequential kernels, declared to popmeter when it measures the run (preloaded or linked): each
+ * operation runs inside a user region named like its codelet in the task-based executor
+ * ("mfs_gemm"...), so that this run is the sequential reference of the task model (docs/metrics.md
+ * §6.3: popmeter show --ref-seq). Without popmeter the weak references are NULL and cost a test. */
+#pragma weak pm_region_begin
+#pragma weak pm_region_end
+static const char *kernel_region(int type) {
+  static char names[MFS_NOPTYPES][24];
+  if (type < 0 || type >= MFS_NOPTYPES) return NULL;
+  if (!names[type][0]) snprintf(names[type], sizeof names[type], "mfs_%s", mfs_task_name(type));
+  return names[type];
+}
+
 mfs_status mfs_factorize_seq(const mfs_symbolic *S, const mfs_matrix *A, mfs_factor **Fout, mfs_progress_fn progress,
                              void *ctx, mfs_error *err) {
   *Fout = NULL;
@@ -276,8 +290,12 @@ mfs_status mfs_factorize_seq(const mfs_symbolic *S, const mfs_matrix *A, mfs_fac
   F->mem_base = base;
   F->exec.time_setup = time__now() - t0;
   double total = S->flops + S->flops_type[MFS_OP_ASSEMBLE], step = total / 200, next = step;
+  int declare = pm_region_begin && pm_region_end;
   for (int64_t o = 0; o < S->nops; o++) {
+    const char *kernel = declare ? kernel_region(S->ops[o].type) : NULL;
+    if (kernel) pm_region_begin(kernel);
     st = mfs_op_execute(F, A, &S->ops[o], err);
+    if (kernel) pm_region_end(kernel);
     if (st != MFS_OK) break;
     if (progress && F->flops_done >= next) {
       progress(ctx, F->flops_done, total);

@@ -23,7 +23,7 @@
 
 static void usage(FILE *out) {
   fprintf(out, "Usage: popmeter run [--output DIR] [--models LIST] [--trace] [--quiet] -- APP [ARGS...]\n"
-               "       popmeter show [--full] [--models LIST] DIR|FILE.json\n"
+               "       popmeter show [--full|--json] [--models LIST] [--ref-one RUN --ref-seq RUN] DIR|FILE.json\n"
                "       popmeter scale --ranks 1,2,4 [--threads 1,2] [--repeat N] [--out DIR] -- APP [ARGS...]\n"
                "       popmeter --help-env [--markdown]\n"
                "       popmeter --version\n"
@@ -32,7 +32,10 @@ static void usage(FILE *out) {
                "       printed on standard error and popmeter.json written into the output directory.\n"
                "       With MPI: mpirun -np 4 popmeter run -- ./app\n"
                "show   recomputes every model from a run's popmeter.json (or the directory holding it) and\n"
-               "       prints the summary table; --full prints every model and section.\n"
+               "       prints the summary table; --full prints every model and section, --json the models as JSON\n"
+               "       (popmeter.json's \"models\"). --ref-one and --ref-seq\n"
+               "       give the task model its reference runs: the same program on one worker, and its\n"
+               "       sequential kernels (docs/metrics.md 6.3).\n"
                "scale  runs APP at every processes x threads configuration and writes the POP scaling\n"
                "       report (popmeter scale --help; popmeter-report builds it from existing runs).\n");
 }
@@ -129,19 +132,27 @@ static void json_path(const char *arg, char *path, size_t n, char *dir, size_t d
 static int cmd_show(int argc, char **argv) {
   static const struct option opts[] = {{"models", required_argument, 0, 'm'},
                                        {"full", no_argument, 0, 'f'},
+                                       {"json", no_argument, 0, 'j'},
+                                       {"ref-one", required_argument, 0, '1'},
+                                       {"ref-seq", required_argument, 0, 's'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   /* the table follows the same POPMETER_* settings as at the end of a run (width, models, I/O) */
   pm_config cfg;
   pm_config_load(&cfg, (const char *(*)(const char *))getenv, show_warn);
   const char *models = cfg.s[PM_CFG_MODELS];
-  int c, full = cfg.i[PM_CFG_REPORT] == PM_REPORT_FULL;
+  int c, full = cfg.i[PM_CFG_REPORT] == PM_REPORT_FULL, as_json = 0;
+  const char *ref_arg[2] = {NULL, NULL}; /* one worker, sequential kernels */
   optind = 1;
-  while ((c = getopt_long(argc, argv, "m:fh", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "m:fjh1:s:", opts, NULL)) != -1) {
     if (c == 'm')
       models = optarg;
     else if (c == 'f')
       full = 1;
+    else if (c == 'j')
+      as_json = 1;
+    else if (c == '1' || c == 's')
+      ref_arg[c == 's'] = optarg;
     else if (c == 'h') {
       usage(stdout);
       return 0;
@@ -165,16 +176,46 @@ static int cmd_show(int argc, char **argv) {
     fprintf(stderr, "popmeter show: %s\n", err);
     return 1;
   }
-  pm_report_options o = {
-      .models = models, .width = (int)cfg.i[PM_CFG_TABLE_WIDTH], .io_as_useful = (int)cfg.i[PM_CFG_IO_AS_USEFUL]};
+  pm_profile *ref[2] = {NULL, NULL};
+  for (int k = 0; k < 2; k++) {
+    if (!ref_arg[k]) continue;
+    char rpath[PATH_MAX + 16], rdir[PATH_MAX];
+    json_path(ref_arg[k], rpath, sizeof rpath, rdir, sizeof rdir);
+    if (!(ref[k] = pm_profile_read_file(rpath, err, sizeof err))) {
+      fprintf(stderr, "popmeter show: reference run: %s\n", err);
+      pm_profile_free(ref[0]);
+      pm_profile_free(p);
+      return 1;
+    }
+  }
+  if (!ref[0] != !ref[1]) fprintf(stderr, "popmeter show: the task decomposition needs both --ref-one and --ref-seq\n");
+  pm_report_options o = {.models = models,
+                         .width = (int)cfg.i[PM_CFG_TABLE_WIDTH],
+                         .io_as_useful = (int)cfg.i[PM_CFG_IO_AS_USEFUL],
+                         .ref_one = ref[0],
+                         .ref_seq = ref[1]};
   int rc;
-  if (full) {
+  if (as_json) { /* the models as popmeter.json's "models" holds them, recomputed (with any references) */
+    pm_model_set set;
+    rc = pm_report_compute(p, &o, &set);
+    json_t *j = rc == 0 ? pm_report_models_json(&set) : NULL;
+    rc = j && json_dumpf(j, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) == 0 ? 0 : -1;
+    putchar('\n');
+    json_decref(j);
+    pm_model_set_free(&set);
+  } else if (full) {
     rc = pm_report_print_table(stdout, p, &o, NULL, 0);
   } else {
-    pm_summary_options so = {
-        .width = o.width, .color = pm_report_color_wanted(stdout), .where = dir, .io_as_useful = o.io_as_useful};
+    pm_summary_options so = {.width = o.width,
+                             .color = pm_report_color_wanted(stdout),
+                             .where = dir,
+                             .io_as_useful = o.io_as_useful,
+                             .ref_one = ref[0],
+                             .ref_seq = ref[1]};
     rc = pm_report_write_summary(stdout, p, &so);
   }
+  pm_profile_free(ref[0]);
+  pm_profile_free(ref[1]);
   pm_profile_free(p);
   return rc == 0 ? 0 : 1;
 }

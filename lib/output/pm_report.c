@@ -40,7 +40,9 @@ static int write_json(const char *dir, const pm_profile *run, const pm_model_set
 
 void pm_report_run(pm_profile *run, const char *note, double reduce_seconds) {
   const pm_config *cfg = pm_config_get();
-  pm_report_options o = {cfg->s[PM_CFG_MODELS], (int)cfg->i[PM_CFG_TABLE_WIDTH], (int)cfg->i[PM_CFG_IO_AS_USEFUL]};
+  pm_report_options o = {.models = cfg->s[PM_CFG_MODELS],
+                         .width = (int)cfg->i[PM_CFG_TABLE_WIDTH],
+                         .io_as_useful = (int)cfg->i[PM_CFG_IO_AS_USEFUL]};
   pm_model_set set;
   if (pm_report_compute(run, &o, &set) != 0) pm_warn("out of memory while computing the models: some are missing");
   if (set.bad_model[0]) pm_warn("POPMETER_MODELS: unknown model '%s'; using the default models", set.bad_model);

@@ -124,7 +124,66 @@ int pm_profile_to_input(const pm_profile *p, int io_as_useful, pm_run_input_buf 
   return 0;
 }
 
+/* A run's work per codelet name: its tasks, or its user regions (see pm_profile_input_references). */
+static int codelets_of(const pm_profile *p, pm_codelet_input **out, int *n) {
+  *out = NULL;
+  *n = 0;
+  if (p->tasks && p->tasks->ncodelets) {
+    pm_codelet_input *c = calloc((size_t)p->tasks->ncodelets, sizeof *c);
+    if (!c) return -1;
+    for (int i = 0; i < p->tasks->ncodelets; i++) {
+      const pm_prof_codelet *x = &p->tasks->codelet[i];
+      c[i] = (pm_codelet_input){x->name, x->worker_type, x->total, 0, (int64_t)x->count};
+    }
+    *out = c;
+    *n = p->tasks->ncodelets;
+    return 0;
+  }
+  /* inclusive time per call path: children follow their parents, so one backward pass sums them */
+  double *incl = calloc((size_t)p->ncnodes + 1, sizeof *incl);
+  uint64_t *visits = calloc((size_t)p->ncnodes + 1, sizeof *visits);
+  pm_codelet_input *c = calloc((size_t)p->nregions + 1, sizeof *c);
+  if (!incl || !visits || !c) {
+    free(incl);
+    free(visits);
+    free(c);
+    return -1;
+  }
+  for (int i = 0; i < p->nvalues; i++) {
+    const pm_prof_value *v = &p->val[i];
+    for (int s = 0; s < PM_STATE_COUNT; s++)
+      if (s != PM_STATE_OFF && s != PM_STATE_TOOL) incl[v->cnode] += v->time[s];
+    visits[v->cnode] += v->visits;
+  }
+  for (int i = p->ncnodes - 1; i >= 0; i--)
+    if (p->cnode[i].parent >= 0) incl[p->cnode[i].parent] += incl[i];
+  for (int r = 0; r < p->nregions; r++) c[r] = (pm_codelet_input){p->reg[r].name, 0, 0, 0, 0};
+  for (int i = 0; i < p->ncnodes; i++) {
+    int r = p->cnode[i].region;
+    if (p->reg[r].paradigm != PM_PARADIGM_USER) continue;
+    int nested = 0; /* a region inside itself: its time is in the outer one already */
+    for (int a = p->cnode[i].parent; a >= 0 && !nested; a = p->cnode[a].parent) nested = p->cnode[a].region == r;
+    if (!nested) c[r].exec += incl[i];
+    c[r].count += (int64_t)visits[i];
+  }
+  free(incl);
+  free(visits);
+  *out = c;
+  *n = p->nregions;
+  return 0;
+}
+
+int pm_profile_input_references(pm_run_input_buf *buf, const pm_profile *one, const pm_profile *seq) {
+  if (one && codelets_of(one, &buf->ref_one, &buf->in.nref_one) != 0) return -1;
+  if (seq && codelets_of(seq, &buf->ref_seq, &buf->in.nref_seq) != 0) return -1;
+  buf->in.ref_one = buf->ref_one;
+  buf->in.ref_seq = buf->ref_seq;
+  return 0;
+}
+
 void pm_run_input_buf_free(pm_run_input_buf *buf) {
+  free(buf->ref_one);
+  free(buf->ref_seq);
   free(buf->loc);
   free(buf->pl_cue);
   free(buf->omp);

@@ -12,6 +12,10 @@ int pm_report_compute(const pm_profile *p, const pm_report_options *o, pm_model_
   memset(set, 0, sizeof *set);
   pm_run_input_buf buf;
   if (pm_profile_to_input(p, o->io_as_useful, &buf) != 0) return -1;
+  if (pm_profile_input_references(&buf, o->ref_one, o->ref_seq) != 0) {
+    pm_run_input_buf_free(&buf);
+    return -1;
+  }
   unsigned mask = 0;
   const char *list = o->models && o->models[0] ? o->models : "auto";
   if (strcmp(list, "auto") == 0 || pm_models_parse(list, &mask, set->bad_model, sizeof set->bad_model) != 0)

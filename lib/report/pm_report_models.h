@@ -11,6 +11,8 @@ typedef struct {
   const char *models; /* POPMETER_MODELS syntax: "auto", "all" or a list */
   int width;          /* table width in columns */
   int io_as_useful;
+  /* task-model reference runs (pm_profile_input_references), or NULL */
+  const pm_profile *ref_one, *ref_seq;
 } pm_report_options;
 
 typedef struct {

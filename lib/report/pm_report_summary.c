@@ -129,6 +129,16 @@ static void task_line(pm_lines *t, const pm_metric *task) {
   split(t, "pipeline", task, "e/e_pipeline", any ? COL_SPLIT + 4 : COL_VALUE);
   split(t, "bounds", task, "bound", COL_SPLIT + 25);
   pm_lines_end(t);
+  if (!pm_metric_get_path(task, "e/e_granularity", &v)) return; /* reference runs given: the whole split */
+  pm_lines_add(t, "   Task efficiency");
+  pm_lines_pad(t, COL_VALUE);
+  if (pm_metric_get_path(task, "e", &v))
+    pm_lines_value(t, v, PM_SUMMARY_FLAG);
+  else
+    pm_lines_add(t, "n/a");
+  split(t, "granularity", task, "e/e_granularity", COL_SPLIT);
+  split(t, "locality", task, "e/e_locality", COL_SPLIT + 25);
+  pm_lines_end(t);
 }
 static void device_line(pm_lines *t, const pm_metric *talp) {
   double v;
@@ -184,8 +194,13 @@ static void explain(pm_lines *t, const pm_profile *p, const run_kind *k, const p
     hint = "reorder or pipeline the dependencies between processes; overlap them with computation";
     break;
   case PM_LOSS_TRANSFER_MPI:
-    pm_lines_add(t, "waiting for MPI transfers (on the critical path)");
-    hint = "fewer, larger messages; overlap transfers with computation";
+    if (k->mpi) {
+      pm_lines_add(t, "waiting for MPI transfers (on the critical path)");
+      hint = "fewer, larger messages; overlap transfers with computation";
+    } else { /* no MPI: what the critical path counts besides useful and runtime time */
+      pm_lines_add(t, "file I/O and device waits on the critical path");
+      hint = "overlap I/O and device transfers with computation";
+    }
     break;
   case PM_LOSS_TRANSFER_RUNTIME:
     pm_lines_add(t, "%s runtime on the critical path (%s)", k->tasks ? "task" : k->x,
@@ -367,6 +382,10 @@ static void files_line(pm_lines *t, const pm_summary_options *o) {
 int pm_report_write_summary(FILE *out, const pm_profile *p, const pm_summary_options *o) {
   pm_run_input_buf buf;
   if (pm_profile_to_input(p, o->io_as_useful, &buf) != 0) return -1;
+  if (pm_profile_input_references(&buf, o->ref_one, o->ref_seq) != 0) {
+    pm_run_input_buf_free(&buf);
+    return -1;
+  }
   const pm_run_input *in = &buf.in;
   run_kind k = classify(p);
   pm_metric *cp = in->has_critical_path ? pm_model_critical_path(in) : NULL;

@@ -18,12 +18,13 @@
 #define PM_SUMMARY_FLAG 0.8
 
 typedef struct {
-  int width;             /* columns (at least 60) */
-  int color;             /* 1: ANSI colour on flagged values (pm_report_color_wanted) */
-  const char *where;     /* the output directory, or the profile's path offline; NULL: none written */
-  const char *note;      /* a note of the run (may be NULL), e.g. "MPI_Finalize was not called" */
-  int io_as_useful;      /* POPMETER_IO_AS_USEFUL */
-  const char *bad_model; /* an unknown POPMETER_MODELS name to mention, or NULL */
+  int width;                           /* columns (at least 60) */
+  int color;                           /* 1: ANSI colour on flagged values (pm_report_color_wanted) */
+  const char *where;                   /* the output directory, or the profile's path offline; NULL: none written */
+  const char *note;                    /* a note of the run (may be NULL), e.g. "MPI_Finalize was not called" */
+  int io_as_useful;                    /* POPMETER_IO_AS_USEFUL */
+  const char *bad_model;               /* an unknown POPMETER_MODELS name to mention, or NULL */
+  const pm_profile *ref_one, *ref_seq; /* task-model reference runs, or NULL */
 } pm_summary_options;
 
 /* Writes the summary; 0, or -1 out of memory or on a write error. */

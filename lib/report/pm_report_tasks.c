@@ -163,10 +163,31 @@ static void worker_types(FILE *out, const pm_profile *p) {
                  "not observable)\n");
 }
 
+/* Which codelets the online locality estimate could use: those whose every task had a prediction
+ * from StarPU's calibrated duration models (docs/metrics.md §6). */
+static void duration_models(FILE *out, const pm_prof_tasks *t) {
+  char with[256] = "", without[256] = "";
+  for (int i = 0; i < t->ncodelets; i++) {
+    const pm_prof_codelet *c = &t->codelet[i];
+    char *list = c->count && c->with_prediction == c->count ? with : without;
+    if (strstr(list, c->name)) continue; /* a name per worker type and process: once */
+    size_t n = strlen(list);
+    if (n + strlen(c->name) + 3 < sizeof with) snprintf(list + n, sizeof with - n, "%s%s", n ? ", " : "", c->name);
+  }
+  if (!with[0]) {
+    fprintf(out, " Locality estimate: no codelet had a calibrated duration model (run once with STARPU_CALIBRATE=1, "
+                 "or give reference runs: popmeter show --ref-one DIR --ref-seq DIR)\n");
+    return;
+  }
+  fprintf(out, " Locality estimate from StarPU's duration models of: %s\n", with);
+  if (without[0]) fprintf(out, "   no model for: %s (calibrate with STARPU_CALIBRATE=1)\n", without);
+}
+
 void pm_report_tasks(FILE *out, const pm_profile *p, int width) {
   if (!p->tasks) return;
   worker_types(out, p);
   critical_path(out, p);
   top_codelets(out, p->tasks, p->nprocesses, width);
+  duration_models(out, p->tasks);
   data_movement(out, p->tasks);
 }

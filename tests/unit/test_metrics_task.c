@@ -349,12 +349,84 @@ static void test_edges(void **state) {
   pm_metric_free(t);
 }
 
+/* Reference runs per codelet (docs/metrics.md §6.3). 1 process, 2 CPU workers, R = 10, each with
+ * exec 6, runtime 1 (idle 3). This run's codelets: A 6 s (3 tasks), B 4 s (2), C 2 s (1).
+ * One worker: A 5 s (3 tasks), B 3 s (2); sequential kernels: A 4 s (3 calls), B 2.4 s (2), C 1 s.
+ * C is not in the one-worker run: A and B are matched, 10 of the 12 s of task time (83.33 %).
+ *   e_locality = (5 + 3)/(6 + 4) = 0.8, e_granularity = (4 + 2.4)/(5 + 3) = 0.8
+ *   e_runtime = 12/14 = 6/7, e_pipeline = 14/20 = 0.7, e = 0.8 x 0.8 x 6/7 x 0.7 = 0.384
+ *   per codelet: A granularity 4/5, locality 5/6; B granularity 2.4/3 = 0.8, locality 3/4.
+ * With C on one worker too (1 task, 1.5 s): all matched, one = 9.5, seq = 7.4:
+ *   e = 7.4/9.5 x 9.5/12 x 6/7 x 0.7 = 0.37 and e x W x R = 0.37 x 2 x 10 = 7.4 = the kernels' time.
+ * With B's task count different on one worker (3 tasks): B is not matched either. */
+static void test_reference_runs(void **state) {
+  (void)state;
+  pm_location_input l[2] = {worker(0, PM_LOC_WORKER, 6, 1), worker(0, PM_LOC_WORKER, 6, 1)};
+  pm_codelet_input run[3] = {{"A", 0, 6, 0, 3}, {"B", 0, 4, 0, 2}, {"C", 0, 2, 0, 1}};
+  pm_codelet_input one[3] = {{"A", 0, 5, 0, 3}, {"B", 0, 3, 0, 2}, {"C", 0, 1.5, 0, 1}};
+  pm_codelet_input seq[3] = {{"A", 0, 4, 0, 3}, {"B", 0, 2.4, 0, 2}, {"C", 0, 1, 0, 1}};
+  pm_run_input in = tm_run(l, 2, 1, 10.0);
+  in.codelets = run;
+  in.ncodelets = 3;
+  in.nworker_types = 1;
+  in.ref_one = one;
+  in.nref_one = 2; /* without C */
+  in.ref_seq = seq;
+  in.nref_seq = 3;
+  pm_metric *t = pm_model_task(&in);
+  ASSERT_VAL(t, "e/e_locality", 0.8);
+  ASSERT_VAL(t, "e/e_granularity", 0.8);
+  ASSERT_VAL(t, "e/e_runtime", 6.0 / 7.0);
+  ASSERT_VAL(t, "e/e_pipeline", 0.7);
+  ASSERT_VAL(t, "e", 0.384);
+  ASSERT_VAL(t, "reference/coverage", 100.0 * 10.0 / 12.0);
+  ASSERT_VAL(t, "reference/c0_granularity", 0.8);
+  ASSERT_VAL(t, "reference/c0_locality", 5.0 / 6.0);
+  ASSERT_VAL(t, "reference/c1_granularity", 0.8);
+  ASSERT_VAL(t, "reference/c1_locality", 0.75);
+  assert_null(pm_metric_find(t, "reference/c2_locality"));
+  assert_string_equal(pm_metric_find(t, "e/e_granularity")->warning,
+                      "on 83.3 % of the task time; not matched: C (not in the one-worker run)");
+  tm_check_tree(t, 0);
+  pm_metric_free(t);
+
+  in.nref_one = 3;
+  t = pm_model_task(&in);
+  ASSERT_VAL(t, "e", 0.37);
+  assert_double_equal(VAL(t, "e") * 2 * 10.0, 7.4, 1e-12);
+  ASSERT_VAL(t, "reference/coverage", 100.0);
+  assert_null(pm_metric_find(t, "e/e_granularity")->warning);
+  pm_metric_free(t);
+
+  one[1].count = 3;
+  t = pm_model_task(&in);
+  ASSERT_VAL(t, "e/e_locality", 6.5 / 8.0); /* A and C: (5 + 1.5)/(6 + 2) */
+  ASSERT_VAL(t, "e/e_granularity", 5.0 / 6.5);
+  assert_string_equal(pm_metric_find(t, "e/e_granularity")->warning,
+                      "on 66.7 % of the task time; not matched: B (2 tasks, 3 on one worker, 2 sequential)");
+  pm_metric_free(t);
+
+  /* nothing matched: n/a, saying so */
+  in.nref_seq = 0;
+  in.ref_seq = seq;
+  pm_codelet_input other = {"Z", 0, 1, 0, 1};
+  in.ref_seq = &other;
+  in.nref_seq = 1;
+  t = pm_model_task(&in);
+  ASSERT_NA(t, "e/e_granularity",
+            "no codelet matched the reference runs by name and task count: A (not among the sequential kernels), "
+            "B (not among the sequential kernels), C (not among the sequential kernels)");
+  ASSERT_VAL(t, "reference/coverage", 0.0);
+  pm_metric_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_balanced),           cmocka_unit_test(test_imbalanced),
       cmocka_unit_test(test_runtime_unobserved), cmocka_unit_test(test_serialized),
       cmocka_unit_test(test_cp_composition),     cmocka_unit_test(test_area_bound_two_types),
       cmocka_unit_test(test_area_bound_cases),   cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_reference_runs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

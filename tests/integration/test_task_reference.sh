@@ -1,0 +1,71 @@
+#!/bin/sh
+# The whole task-efficiency decomposition from reference runs (docs/metrics.md §6.3): mfsolve
+# lap3d:30 run under popmeter with its sequential kernels (--executor seq: every kernel in a user
+# region named like its codelet), on one worker and on two (--no-subtrees: the same tasks in every
+# run). popmeter show --ref-one --ref-seq gives granularity, locality, runtime and pipeline
+# efficiency: each in (0, 1.2], their product the task efficiency e, and e x W x makespan the
+# sequential kernels' time. A one-worker run with subtree tasks does not match: the unmatched
+# codelet is named and the share of the task time still covered is given.
+. "$top_srcdir/tests/integration/solver_common.sh"
+launcher="$top_builddir/tools/popmeter"
+py=/usr/bin/python3
+POPMETER_REPORT=0; export POPMETER_REPORT
+POPMETER_CUBE=0; export POPMETER_CUBE
+run() { # NAME ARGS...: mfsolve lap3d:30 under popmeter into $work/NAME
+  n=$1; shift
+  timeout 300 "$launcher" run --output "$work/$n" -- "$mfsolve" -q --gen lap3d:30 "$@" >"$work/$n.out" 2>"$work/$n.err"
+  check "$n: mfsolve exits 0 with its residual" sh -c "test $? -eq 0 && grep -q '^residual ' '$work/$n.out'"
+}
+run seq --executor seq --no-subtrees
+run one --executor starpu --workers 1 --no-subtrees
+run two --executor starpu --workers 2 --no-subtrees
+run one_sub --executor starpu --workers 1
+
+"$launcher" show --json --ref-one "$work/one" --ref-seq "$work/seq" "$work/two" >"$work/models.json" 2>"$work/show.err"
+check "popmeter show --json with both references: exit 0" test $? -eq 0
+$py - "$work/models.json" "$work/two/popmeter.json" "$work/seq/popmeter.json" >"$work/check" 2>&1 <<'PY'
+import json, sys
+models, two, seq = (json.load(open(f)) for f in sys.argv[1:4])
+
+def find(node, path):
+    for part in path.split("/"):
+        node = next(c for c in node.get("children", []) if c["id"] == part)
+    return node
+
+def value(path):
+    return find(models["task"], path).get("value")
+
+factors = {k: value("e/" + k) for k in ("e_granularity", "e_locality", "e_runtime", "e_pipeline")}
+e = value("e")
+for k, v in factors.items():
+    print(("PASS" if v is not None and 0 < v <= 1.2 else "FAIL") + " %s = %s in (0, 1.2]" % (k, v))
+prod = 1.0
+for v in factors.values():
+    prod *= v if v is not None else float("nan")
+print(("PASS" if e is not None and abs(prod - e) <= 1e-12 * e else "FAIL") +
+      " the product of the four factors (%r) is the task efficiency (%r)" % (prod, e))
+W = sum(1 for l in two["locations"] if l["role"] in ("worker", "accel_worker"))
+R = two["runtime"]
+names = [r["name"] for r in seq["regions"]]
+kernels = sum(sum(v[10:]) for v in seq["values"] if names[seq["callpaths"][v[0]][1]].startswith("mfs_"))
+print(("PASS" if e is not None and abs(e * W * R - kernels) <= 1e-9 * kernels else "FAIL") +
+      " e x W x makespan = %r x %d x %r = %r, the sequential kernels' time %r" % (e, W, R, e * W * R if e else 0, kernels))
+print(("PASS" if value("reference/coverage") == 100.0 else "FAIL") +
+      " every codelet matched (coverage %s %%)" % value("reference/coverage"))
+PY
+tap_lines "$work/check"
+
+# a one-worker run with subtree tasks (mfsolve prunes subtrees by the worker count): its task set
+# differs from the two-worker run's, codelet by codelet; each is named with its counts, and the share
+# of the task time covered (none) is given
+POPMETER_TABLE_WIDTH=400 "$launcher" show --full --ref-one "$work/one_sub" --ref-seq "$work/seq" "$work/two" \
+  >"$work/sub.out" 2>&1
+check "mismatched task sets: the codelets are named with their counts" \
+  grep -q "no codelet matched the reference runs by name and task count: mfs_.* ([0-9]* tasks, [0-9]* on one worker, [0-9]* sequential)" "$work/sub.out"
+check "mismatched task sets: the share covered is given (0 %)" \
+  grep -qE "Task time matched by the reference runs \[%\] +0\.00" "$work/sub.out"
+# without references the summary says nothing of granularity; the full table says how to get them
+"$launcher" show --full "$work/two" >"$work/noref.out" 2>&1
+check "no references: the table says how to give them or to calibrate" \
+  grep -qE "STARPU_CALIBRATE|--ref-one DIR --ref-seq DIR" "$work/noref.out"
+tap_done
