@@ -93,7 +93,28 @@ static void header(pm_cube_buf *b, const pm_profile *p, const pm_cube_layout *la
   }
 }
 
-static void metrics(pm_cube_buf *b, int ncompute, const pm_cube_counter_metrics *cm) {
+/* One derived metric's CubePL: <cubepl>, the <cubeplinit> that fills ${pop_compute}, and the
+ * aggregation expressions. CubeLib entity-decodes these texts, but its CubePL parser rejects a
+ * literal '<' however it is written, so the expressions avoid '<' and '&' (a unit test checks);
+ * they are written raw. The cubeplaggrtype value is unquoted: CubeLib's grammar for this element. */
+static void derived_expressions(pm_cube_buf *b, const pm_cube_metric_def *m, const pm_profile *p,
+                                const pm_cube_layout *lay) {
+  char *e = pm_cube_expression(m, lay->ncompute);
+  char *init = m->init ? pm_cube_init_expression(p, lay) : NULL;
+  if (!e || (m->init && !init)) {
+    b->failed = 1;
+  } else {
+    pm_cube_buf_printf(b, "<cubepl>%s</cubepl>\n", e);
+    if (init) pm_cube_buf_printf(b, "<cubeplinit>%s</cubeplinit>\n", init);
+    if (m->aggr) pm_cube_buf_printf(b, "<cubeplaggr cubeplaggrtype=aggr>%s</cubeplaggr>\n", m->aggr);
+    if (m->plus) pm_cube_buf_printf(b, "<cubeplaggr cubeplaggrtype=plus>%s</cubeplaggr>\n", m->plus);
+    if (m->minus) pm_cube_buf_printf(b, "<cubeplaggr cubeplaggrtype=minus>%s</cubeplaggr>\n", m->minus);
+  }
+  free(e);
+  free(init);
+}
+
+static void metrics(pm_cube_buf *b, const pm_profile *p, const pm_cube_layout *lay, const pm_cube_counter_metrics *cm) {
   int stack[64], sp = 0;          /* open <metric> elements; the table is shallow (checked by a unit test) */
   int ncounters = cm ? cm->n : 0; /* hardware counters: roots after the table (pm_cube_counters.c) */
   pm_cube_buf_puts(b, "<metrics title=\"popmeter\">\n");
@@ -103,27 +124,19 @@ static void metrics(pm_cube_buf *b, int ncompute, const pm_cube_counter_metrics 
       pm_cube_buf_puts(b, "</metric>\n");
       sp--;
     }
-    static const char *const types[] = {"EXCLUSIVE", "POSTDERIVED"};
-    pm_cube_buf_printf(b, "<metric id=\"%d\" type=\"%s\"%s>\n", i, types[m->type],
+    static const char *const types[] = {[PM_CUBE_EXCLUSIVE] = "EXCLUSIVE",
+                                        [PM_CUBE_POSTDERIVED] = "POSTDERIVED",
+                                        [PM_CUBE_PREDERIVED_INCLUSIVE] = "PREDERIVED_INCLUSIVE"};
+    pm_cube_buf_printf(b, "<metric id=\"%d\" type=\"%s\"%s%s>\n", i, types[m->type],
+                       m->ghost ? " viztype=\"GHOST\"" : "",
                        m->src == PM_CUBE_SRC_DERIVED ? " convertible=\"false\"" : "");
     element(b, "disp_name", m->disp);
     element(b, "uniq_name", m->uniq);
     element(b, "dtype", m->dtype == PM_CUBE_UINT64 ? "UINT64" : "DOUBLE");
     element(b, "uom", m->uom);
     element(b, "descr", m->descr);
-    if (m->src == PM_CUBE_SRC_DERIVED) {
-      /* CubeLib copies <cubepl> content verbatim (no entity decoding), so the expressions are
-       * written raw; they contain no '<' or '&' (checked by a unit test) */
-      char *e = pm_cube_expression(m, ncompute);
-      if (!e) {
-        b->failed = 1;
-        return;
-      }
-      pm_cube_buf_printf(b, "<cubepl>%s</cubepl>\n", e);
-      free(e);
-      /* the attribute value is unquoted: that is CubeLib's grammar for this one element */
-      if (m->aggr) pm_cube_buf_printf(b, "<cubeplaggr cubeplaggrtype=aggr>%s</cubeplaggr>\n", m->aggr);
-    }
+    if (m->src == PM_CUBE_SRC_DERIVED) derived_expressions(b, m, p, lay);
+    if (b->failed) return;
     if (sp < (int)(sizeof stack / sizeof stack[0])) stack[sp++] = i;
   }
   while (sp-- > 0) pm_cube_buf_puts(b, "</metric>\n");
@@ -196,7 +209,7 @@ static void system_tree(pm_cube_buf *b, const pm_profile *p, const pm_cube_layou
 void pm_cube_anchor(pm_cube_buf *b, const pm_profile *p, const pm_cube_layout *lay,
                     const struct pm_metric *const *models, int nmodels, const pm_cube_counter_metrics *counters) {
   header(b, p, lay, models, nmodels);
-  metrics(b, lay->ncompute, counters);
+  metrics(b, p, lay, counters);
   program(b, p);
   system_tree(b, p, lay);
   pm_cube_buf_puts(b, "</cube>\n");

@@ -27,7 +27,7 @@ void pm_cube_buf_free(pm_cube_buf *b);
 /* Stored metrics are all EXCLUSIVE along the call tree (CubeLib derives the inclusive view); a
  * metric stored INCLUSIVE would need its own row order (CubeLib's "wide search"), which only the
  * checker in tests/golden implements. */
-typedef enum { PM_CUBE_EXCLUSIVE, PM_CUBE_POSTDERIVED } pm_cube_mtype;
+typedef enum { PM_CUBE_EXCLUSIVE, PM_CUBE_POSTDERIVED, PM_CUBE_PREDERIVED_INCLUSIVE } pm_cube_mtype;
 typedef enum { PM_CUBE_DOUBLE, PM_CUBE_UINT64 } pm_cube_dtype;
 typedef enum {
   PM_CUBE_SRC_STATES,  /* sum of the exclusive times of the states in `states` */
@@ -46,6 +46,11 @@ typedef struct {
   size_t count_offset; /* SRC_COUNT */
   const char *cubepl;  /* SRC_DERIVED: expression; "@N@" stands for the number of compute locations */
   const char *aggr;    /* SRC_DERIVED: system-tree aggregation expression (arg1, arg2), or NULL (sum) */
+  /* PREDERIVED only: how CubeLib folds call paths (plus) and takes a call path's exclusive value
+   * from its inclusive one (minus); NULL: its defaults (+, -) */
+  const char *plus, *minus;
+  int ghost; /* a helper the GUI does not show (viztype GHOST) */
+  int init;  /* carries the <cubeplinit> that fills ${pop_compute} (pm_cube_init_expression) */
 } pm_cube_metric_def;
 
 /* The table, in pre-order of the metric tree (a parent precedes its children, and each subtree is
@@ -54,6 +59,10 @@ extern const pm_cube_metric_def pm_cube_metrics[];
 extern const int pm_cube_nmetrics;
 /* The CubePL text of a derived metric with @N@ replaced by ncompute; malloc'd, NULL out of memory. */
 char *pm_cube_expression(const pm_cube_metric_def *m, int ncompute);
+struct pm_cube_layout;
+/* The <cubeplinit> program: the global array ${pop_compute}[location id] = 1 for a compute location,
+ * 0 for a progress thread or a device stream. malloc'd, NULL out of memory. */
+char *pm_cube_init_expression(const pm_profile *p, const struct pm_cube_layout *lay);
 /* Value of a stored metric for one profile value (a UINT64 metric's value is exact in the double
  * only up to 2^53; pm_cube_count gives the exact integer). */
 double pm_cube_time_of(const pm_cube_metric_def *m, const pm_prof_value *v);
@@ -84,7 +93,7 @@ int pm_cube_preorder(const pm_prof_cnode *cn, int n, int *order);
 /* CUBE numbers locations (= data columns) in document order of the system tree, which nests them
  * machine -> node -> process -> location. col[i] is the CUBE location id of profile location i;
  * loc_of_col is the inverse; group_of_proc[p] the location-group id of process p. */
-typedef struct {
+typedef struct pm_cube_layout {
   int *col, *loc_of_col, *group_of_proc, *proc_of_group;
   int ncompute; /* locations counted by the basic POP model (all but progress/device) */
   int has_gpu;  /* a device location exists: needs anchor version 4.7 */

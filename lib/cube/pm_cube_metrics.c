@@ -21,15 +21,33 @@
 /* Every state but "off" (paused, before activation, after finalize: not measured) */
 #define ALL_STATES (((1u << PM_STATE_COUNT) - 1) & ~S(PM_STATE_OFF))
 
-#define TIME(u, d, parent, states, descr) \
-  { u, d, "sec", descr, parent, PM_CUBE_EXCLUSIVE, PM_CUBE_DOUBLE, PM_CUBE_SRC_STATES, states, 0, NULL, NULL }
-#define COUNT(u, d, uom, field, descr)                                                                             \
-  {                                                                                                                \
-    u, d, uom, descr, -1, PM_CUBE_EXCLUSIVE, PM_CUBE_UINT64, PM_CUBE_SRC_COUNT, 0, offsetof(pm_prof_value, field), \
-        NULL, NULL                                                                                                 \
+/* Designated initialisers: a field a kind does not use stays 0 / NULL. */
+#define TIME(u, d, parent_, states_, descr_)                                                           \
+  {                                                                                                    \
+    .uniq = u, .disp = d, .uom = "sec", .descr = descr_, .parent = parent_, .type = PM_CUBE_EXCLUSIVE, \
+    .dtype = PM_CUBE_DOUBLE, .src = PM_CUBE_SRC_STATES, .states = states_                              \
   }
-#define DERIVED(u, d, uom, expr, aggr, descr) \
-  { u, d, uom, descr, -1, PM_CUBE_POSTDERIVED, PM_CUBE_DOUBLE, PM_CUBE_SRC_DERIVED, 0, 0, expr, aggr }
+#define COUNT(u, d, uom_, field, descr_)                                                              \
+  {                                                                                                   \
+    .uniq = u, .disp = d, .uom = uom_, .descr = descr_, .parent = -1, .type = PM_CUBE_EXCLUSIVE,      \
+    .dtype = PM_CUBE_UINT64, .src = PM_CUBE_SRC_COUNT, .count_offset = offsetof(pm_prof_value, field) \
+  }
+/* POSTDERIVED: evaluated once on the selection (metric::x(i) are sums over its locations) */
+#define DERIVED(u, d, uom_, expr, descr_, ghost_)                                                  \
+  {                                                                                                \
+    .uniq = u, .disp = d, .uom = uom_, .descr = descr_, .parent = -1, .type = PM_CUBE_POSTDERIVED, \
+    .dtype = PM_CUBE_DOUBLE, .src = PM_CUBE_SRC_DERIVED, .cubepl = expr, .ghost = ghost_           \
+  }
+/* PREDERIVED_INCLUSIVE: evaluated per (call path inclusive, location), folded over locations with
+ * aggr and over call paths with plus; minus arg1 makes the exclusive value the inclusive one */
+#define PREDERIVED(u, d, uom_, expr, aggr_, plus_, descr_, ghost_, init_)                                   \
+  {                                                                                                         \
+    .uniq = u, .disp = d, .uom = uom_, .descr = descr_, .parent = -1, .type = PM_CUBE_PREDERIVED_INCLUSIVE, \
+    .dtype = PM_CUBE_DOUBLE, .src = PM_CUBE_SRC_DERIVED, .cubepl = expr, .aggr = aggr_, .plus = plus_,      \
+    .minus = "arg1", .ghost = ghost_, .init = init_                                                         \
+  }
+/* ${pop_compute}[location]: 1 for a compute location (pm_cube_init_expression) */
+#define COMPUTE "${pop_compute}[${calculation::sysres::id}]"
 
 /* Indices used as parents below; the unit test checks them against the rows. */
 enum { M_TIME = 0, M_MPI = 2, M_IDLE = 9 };
@@ -66,24 +84,48 @@ const pm_cube_metric_def pm_cube_metrics[] = {
     COUNT("messages_received", "Messages received", "occ", msgs_received, "Point-to-point messages received."),
     COUNT("io_bytes_read", "File bytes read", "bytes", io_bytes_read, "Bytes read by file I/O calls."),
     COUNT("io_bytes_written", "File bytes written", "bytes", io_bytes_written, "Bytes written by file I/O calls."),
-    /* POP efficiencies per call path (POSTDERIVED: evaluated after aggregation, for the selected call
-   * path; metric::x(i) takes the call path inclusive of its callees whatever the GUI's expansion
-   * state, because an efficiency is not additive along the call tree). With a cubeplaggr "aggr"
-   * expression CubeLib evaluates the expression per location and folds the results with it, which
-   * is how a maximum over locations is expressed. A referenced metric must be defined before the
-   * metric that refers to it. */
-    DERIVED("pop_max_useful", "Max useful time", "sec", "metric::useful(i)", "max(arg1, arg2)",
-            "Largest useful time of a single location at this call path (inclusive)."),
-    DERIVED("pop_max_time", "Max time", "sec", "metric::time(i)", "max(arg1, arg2)",
-            "Largest measured time of a single location at this call path (inclusive): the call path's runtime R."),
-    DERIVED("pop_pe", "Parallel efficiency", "", "metric::useful(i) / (@N@ * metric::pop_max_time())", NULL,
-            "Sum of useful time over locations / (N * max time): LB * CommE. N = number of compute locations."),
-    DERIVED("pop_lb", "Load balance", "", "metric::useful(i) / (@N@ * metric::pop_max_useful())", NULL,
-            "Average useful time / max useful time over the N compute locations."),
-    DERIVED("pop_comme", "Communication efficiency", "", "metric::pop_max_useful() / metric::pop_max_time()", NULL,
-            "Max useful time / max time: the loss to communication, synchronisation and waiting."),
+    /* POP efficiencies per call path and per selection of the system tree (docs/cube.md). CubeLib
+     * (4.6 to 4.8) does not apply a POSTDERIVED metric's aggr expression when it reads the metric from
+     * a file, so a maximum over locations is a PREDERIVED_INCLUSIVE metric aggregated with max; the
+     * efficiencies are POSTDERIVED ratios of them. The helpers are GHOSTs; a metric must be defined
+     * before the metrics that refer to it. */
+    PREDERIVED("pop_nloc", "Compute locations (count)", "", COMPUTE, NULL, "max(arg1, arg2)",
+               "Number of compute locations (not progress threads or device streams) among the selected ones.", 1, 1),
+    DERIVED("pop_nsel", "Compute locations in the selection", "", "min(@N@, metric::pop_nloc(i))",
+            "The N of the efficiencies: compute locations in the selection (at most the run's @N@).", 1),
+    PREDERIVED("pop_useful_c", "Useful time of compute locations", "sec", COMPUTE " * metric::useful(i)", NULL, NULL,
+               "Useful time summed over the compute locations of the selection (inclusive).", 1, 0),
+    PREDERIVED("pop_max_useful", "Max useful time", "sec", COMPUTE " * metric::useful(i)", "max(arg1, arg2)",
+               "max(arg1, arg2)", "Largest useful time of a single compute location at this call path (inclusive).", 0,
+               0),
+    PREDERIVED("pop_max_time", "Max time", "sec", COMPUTE " * metric::time(i)", "max(arg1, arg2)", "max(arg1, arg2)",
+               "Largest measured time of a single compute location at this call path (inclusive): its runtime R.", 0,
+               0),
+    DERIVED("pop_pe", "Parallel efficiency", "",
+            "metric::pop_useful_c(i) / (metric::pop_nsel(i) * metric::pop_max_time(i))",
+            "Sum of useful time / (N * max time) over the compute locations of the selection: LB * CommE.", 0),
+    DERIVED("pop_lb", "Load balance", "", "metric::pop_useful_c(i) / (metric::pop_nsel(i) * metric::pop_max_useful(i))",
+            "Average useful time / max useful time over the compute locations of the selection.", 0),
+    DERIVED("pop_comme", "Communication efficiency", "", "metric::pop_max_useful(i) / metric::pop_max_time(i)",
+            "Max useful time / max time: the loss to communication, synchronisation and waiting.", 0),
 };
 const int pm_cube_nmetrics = (int)(sizeof pm_cube_metrics / sizeof pm_cube_metrics[0]);
+
+char *pm_cube_init_expression(const pm_profile *p, const pm_cube_layout *lay) {
+  pm_cube_buf b = {0};
+  pm_cube_buf_puts(&b, "{ global(pop_compute); ${i} = 0; while ( ${cube::#locations} > ${i} ) { "
+                       "${pop_compute}[${i}] = 1; ${i} = ${i} + 1; };");
+  for (int c = 0; c < p->nlocations; c++) {
+    int role = p->loc[lay->loc_of_col[c]].role;
+    if (role == PM_ROLE_PROGRESS || role == PM_ROLE_DEVICE) pm_cube_buf_printf(&b, " ${pop_compute}[%d] = 0;", c);
+  }
+  pm_cube_buf_puts(&b, " return 0; }");
+  if (b.failed) {
+    pm_cube_buf_free(&b);
+    return NULL;
+  }
+  return b.s;
+}
 
 char *pm_cube_expression(const pm_cube_metric_def *m, int ncompute) {
   const char *e = m->cubepl ? m->cubepl : "";

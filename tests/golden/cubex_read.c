@@ -257,9 +257,10 @@ static int metric(ctx *x, cx_node *n, int parent) {
   for (int i = 0; i < n->nchild; i++) {
     cx_node *ch = n->child[i];
     if (!is_cubepl_tag(ch->tag)) continue;
-    /* CubeLib hands this text to CubePL verbatim: an entity or '<' would reach CubePL as is */
+    /* CubeLib decodes entities in this text, but its CubePL parser then rejects a '<' ("syntax
+     * error, unexpected <"); '&' is kept out with it so the text needs no decoding at all */
     if (strchr(ch->text, '&') || strchr(ch->text, '<'))
-      return fail(x, ch, "<%s> contains '&' or '<', which CubeLib passes to CubePL undecoded", ch->tag);
+      return fail(x, ch, "<%s> contains '&' or '<': CubeLib's CubePL parser rejects '<', even as an entity", ch->tag);
     for (int a = 0; a < ch->nattr; a++) {
       int good = !strcmp(ch->tag, "cubepl") ? !strcmp(ch->key[a], "rowwise") && !strcmp(ch->val[a], "false")
                  : !strcmp(ch->tag, "cubeplaggr")
@@ -274,6 +275,13 @@ static int metric(ctx *x, cx_node *n, int parent) {
       if (!strcmp(k, "aggr")) aggr = ch;
     }
   }
+  /* CubeLib compiles the plus/minus/aggr rules of PREDERIVED metrics only when it reads a file: a
+   * POSTDERIVED metric's rule is parsed and silently dropped, and its maximum becomes a sum */
+  if (m->derived && !strcmp(m->type, "POSTDERIVED") && child(n, "cubeplaggr"))
+    return fail(x, n,
+                "POSTDERIVED metric %s has a <cubeplaggr> rule, which CubeLib ignores when reading the file "
+                "(use PREDERIVED_INCLUSIVE)",
+                m->uniq);
   m->cubepl = pl ? trimmed(pl) : NULL;
   m->aggr = aggr ? trimmed(aggr) : NULL;
   m->id = (int)id;

@@ -167,13 +167,19 @@ static void test_rejects_metric_definitions(void **state) {
                           "<dtype>UINT64</dtype><uom></uom><cubepl>1</cubepl></metric>",
                   PROGRAM0, SYSTEM1),
            0, "DOUBLE");
-  rejected(anchor("4.4", METRIC0 DERIVED("<cubepl>metric::time() &lt; 1</cubepl>"), PROGRAM0, SYSTEM1), 0, "undecoded");
+  rejected(anchor("4.4", METRIC0 DERIVED("<cubepl>metric::time() &lt; 1</cubepl>"), PROGRAM0, SYSTEM1), 0,
+           "even as an entity");
   rejected(anchor("4.4", METRIC0 DERIVED("<cubepl>1</cubepl><cubeplaggr cubeplaggrtype=max>1</cubeplaggr>"), PROGRAM0,
                   SYSTEM1),
            0, "not understood");
   rejected(anchor("4.4", METRIC0 DERIVED("<cubepl>1</cubepl><cubeplaggr cubeplaggrtype=\"aggr\">1</cubeplaggr>"),
                   PROGRAM0, SYSTEM1),
            0, "unquoted");
+  /* read from a file, a POSTDERIVED metric's max rule is dropped by CubeLib: the maximum is a sum */
+  rejected(anchor("4.4",
+                  METRIC0 DERIVED("<cubepl>1</cubepl><cubeplaggr cubeplaggrtype=aggr>max(arg1, arg2)</cubeplaggr>"),
+                  PROGRAM0, SYSTEM1),
+           0, "CubeLib ignores");
   rejected(anchor("4.4",
                   "<metric id=\"0\" type=\"INCLUSIVE\"><disp_name>T</disp_name><uniq_name>time</uniq_name>"
                   "<dtype>MAXDOUBLE</dtype><uom>sec</uom></metric>",

@@ -45,8 +45,10 @@ static void test_table_names_and_types(void **state) {
     for (int j = 0; j < i; j++) assert_string_not_equal(m->uniq, pm_cube_metrics[j].uniq);
     assert_true(m->disp[0] && m->descr[0] && m->uom);
     if (m->src == PM_CUBE_SRC_DERIVED) {
-      assert_int_equal(m->type, PM_CUBE_POSTDERIVED);
+      assert_true(m->type == PM_CUBE_POSTDERIVED || m->type == PM_CUBE_PREDERIVED_INCLUSIVE);
       assert_int_equal(m->dtype, PM_CUBE_DOUBLE); /* CubeLib: derived metrics are DOUBLE */
+      /* CubeLib ignores the aggregation rules of a POSTDERIVED metric read from a file */
+      if (m->type == PM_CUBE_POSTDERIVED) assert_true(!m->aggr && !m->plus && !m->minus && !m->init);
     } else {
       assert_int_equal(m->type, PM_CUBE_EXCLUSIVE);
       assert_int_equal(m->dtype, m->src == PM_CUBE_SRC_STATES ? PM_CUBE_DOUBLE : PM_CUBE_UINT64);
@@ -87,8 +89,8 @@ static void test_table_metric_tree_inclusive(void **state) {
   }
 }
 
-/* CubePL: no '<' or '&' (CubeLib does not decode entities there), and every metric::NAME refers to
- * a metric defined earlier in the table. */
+/* CubePL: no '<' (CubeLib's CubePL parser rejects it even as an entity) or '&', and every
+ * metric::NAME refers to a metric defined earlier in the table. */
 static void test_table_cubepl(void **state) {
   (void)state;
   int nderived = 0;
@@ -114,13 +116,14 @@ static void test_table_cubepl(void **state) {
     }
     free(e);
   }
-  assert_int_equal(nderived, 5);
-  const pm_cube_metric_def *lb = NULL;
+  assert_int_equal(nderived, 8);
+  /* @N@ is the run's number of compute locations, the cap of a selection's count */
+  const pm_cube_metric_def *nsel = NULL;
   for (int i = 0; i < pm_cube_nmetrics; i++)
-    if (!strcmp(pm_cube_metrics[i].uniq, "pop_lb")) lb = &pm_cube_metrics[i];
-  assert_non_null(lb);
-  char *e = pm_cube_expression(lb, 12);
-  assert_string_equal(e, "metric::useful(i) / (12 * metric::pop_max_useful())");
+    if (!strcmp(pm_cube_metrics[i].uniq, "pop_nsel")) nsel = &pm_cube_metrics[i];
+  assert_non_null(nsel);
+  char *e = pm_cube_expression(nsel, 12);
+  assert_string_equal(e, "min(12, metric::pop_nloc(i))");
   free(e);
 }
 
@@ -198,6 +201,13 @@ static void test_layout(void **state) {
   for (int c = 0; c < 5; c++) assert_int_equal(lay.col[cols[c]], c);
   assert_int_equal(lay.ncompute, 3);
   assert_int_equal(lay.has_gpu, 1);
+  /* the CubePL init marks CUBE locations 1 (the device, profile location 4) and 3 (the progress
+   * thread, profile location 2) as non-compute: no '<', which CubeLib's CubePL parser rejects */
+  char *init = pm_cube_init_expression(p, &lay);
+  assert_string_equal(init, "{ global(pop_compute); ${i} = 0; while ( ${cube::#locations} > ${i} ) { "
+                            "${pop_compute}[${i}] = 1; ${i} = ${i} + 1; }; ${pop_compute}[1] = 0; "
+                            "${pop_compute}[3] = 0; return 0; }");
+  free(init);
   pm_cube_layout_free(&lay);
   pm_profile_free(p);
 }
