@@ -103,7 +103,7 @@ static void add_references(pm_metric *root, const pm_run_input *in, const pm_tas
                                    "Granularity and locality from the one-worker and sequential reference runs.");
   pm__leaf(r, "coverage", "Task time matched by the reference runs", "%",
            "Share of the task time whose codelets the reference runs have, with the same task counts.",
-           pm_v(100.0 * ref->w_matched / ref->w_total));
+           pm_v(100.0 * (ref->w_matched / ref->w_total))); /* exactly 100 when all matched */
   char id[32], name[160], why[96];
   for (int type = 0; in->nworker_types > 1 && type < 2; type++) {
     double w = 0, one = 0, seq = 0, cw, c1, cs;
