@@ -71,6 +71,11 @@ PM_HIDDEN void pm_loc_backdate(pm_loc *L, uint64_t t, pm_state s, uint64_t now);
 /* Called on every new thread location right after its registration, on that thread (adapters use
  * it to recognise threads they do not create, e.g. StarPU-MPI's progress thread by its name). */
 PM_HIDDEN void pm_loc_set_thread_classifier(void (*fn)(pm_loc *L));
+/* Every location's call tree has the root "main", so one root holds the whole process. A thread
+ * with no fork point in the program (a task-runtime worker, a progress thread) keeps what it does
+ * under a child of the root that says what it is, region r (e.g. "StarPU worker"): called by the
+ * adapter that recognises the thread, while the thread is at the root (else it does nothing). */
+PM_HIDDEN void pm_loc_set_base(pm_loc *L, pm_region_id r);
 
 /* ------------------------------------------------------------------------------- state accounting */
 /* Move the location to state s at time now; returns the previous state. One clock read per
@@ -84,6 +89,14 @@ PM_HIDDEN void pm_ctx_set(pm_loc *L, int ctx, uint64_t now); /* enter/leave Open
  * levels (pm_location.h): deeper regions are charged to the deepest node, in their own states. */
 PM_HIDDEN void pm_call_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now);
 PM_HIDDEN void pm_call_exit(pm_loc *L, uint64_t now);
+/* Where a team's members attach their implicit task: the current call path of L (the master, at
+ * the fork), as a reference another location of the process can enter under. */
+PM_HIDDEN uint32_t pm_loc_fork_point(const pm_loc *L);
+/* pm_call_enter for a team member: region r is entered as a child of the call path fork_point of
+ * the team's master (pm_loc_fork_point), not of L's current one, so the profile merges the master's
+ * and the members' parallel-region time into one call path (as Score-P does); leaving it returns
+ * L to its own call path. */
+PM_HIDDEN void pm_call_enter_under(pm_loc *L, pm_region_id r, pm_state s, uint32_t fork_point, uint64_t now);
 /* Region enter/exit without a state change (user regions, codelets whose state is set apart). */
 PM_HIDDEN void pm_region_enter(pm_loc *L, pm_region_id r, uint64_t now);
 PM_HIDDEN void pm_region_exit(pm_loc *L, uint64_t now);

@@ -138,7 +138,8 @@ static pm_loc *loc_new(pm_loc_role role, const char *name, int is_virtual) {
   L->role = role;
   L->is_virtual = is_virtual;
   snprintf(L->name, sizeof L->name, "%s", name ? name : pm_loc_role_name(role));
-  pm_region_id root = pm_region_register(role == PM_ROLE_MAIN ? "main" : "thread", PM_PARADIGM_USER, PM_ROLE_FUNCTION);
+  /* one root for every thread of the process (pm_loc_set_base, pm_call_enter_under) */
+  pm_region_id root = pm_region_register("main", PM_PARADIGM_USER, PM_ROLE_FUNCTION);
   if (hash_grow(L) != 0 || node_new(L, UINT32_MAX, root) != 0) {
     free(L->hash);
     free(L->chunks[0]);
@@ -223,6 +224,16 @@ void pm_loc_set_role(pm_loc *L, pm_loc_role role, const char *name) {
   if (name) snprintf(L->name, sizeof L->name, "%s", name);
 }
 
+/* The interval since the last transition is charged to the base node too: it is the same
+ * activity, recognised a little late. */
+void pm_loc_set_base(pm_loc *L, pm_region_id r) {
+  if (L->depth != 0 || L->cur != 0 || r == PM_REGION_NONE) return;
+  uint32_t c = node_child(L, 0, r);
+  L->cur = c;
+  L->cur_node = L->byte_node = pm_loc_node(L, c);
+  L->cur_node->visits = 1;
+}
+
 /* -------------------------------------------------------------------------------- state machine */
 /* Time never runs backwards for a location: an event stamped before the last transition (a caller
  * that read the clock before popmeter activated, or a skewed device timestamp) charges nothing. */
@@ -276,12 +287,13 @@ void pm_ctx_set(pm_loc *L, int ctx, uint64_t now) {
   L->ctx = ctx ? PM_CTX_PARALLEL : PM_CTX_SERIAL;
 }
 
-/* The current node's child for region r, through the cache: a failure (no room: the current
- * node itself) is not cached, so it is tried again. */
-static inline uint32_t child_cached(pm_loc *L, pm_child_cache *cc, pm_region_id r) {
-  uint64_t key = (((uint64_t)L->cur << 32) | r) + 1;
+/* The child of node 'parent' (L's current node, or a remote parent) for region r, through the
+ * cache: a failure (no room: the current node itself) is not cached, so it is tried again. */
+static inline uint32_t child_cached(pm_loc *L, pm_child_cache *cc, uint32_t parent, pm_region_id r) {
+  uint64_t key = (((uint64_t)parent << 32) | r) + 1;
   if (PM_LIKELY(cc->key == key)) return cc->child;
-  uint32_t c = node_child(L, L->cur, r);
+  uint32_t c = node_child(L, parent, r);
+  if (c == parent) c = L->cur;
   if (c != L->cur) {
     cc->key = key;
     cc->child = c;
@@ -289,7 +301,7 @@ static inline uint32_t child_cached(pm_loc *L, pm_child_cache *cc, pm_region_id 
   return c;
 }
 
-static inline void push(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
+static inline void push(pm_loc *L, pm_region_id r, pm_state s, uint32_t parent, uint64_t now) {
   charge(L, now);
   uint32_t d = L->depth++;
   if (PM_UNLIKELY(d >= PM_MAX_DEPTH)) { /* folded into the deepest node, state kept (PM_MAX_DEPTH) */
@@ -303,7 +315,7 @@ static inline void push(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
   }
   L->stack_node[d] = L->cur;
   L->stack_state[d] = (uint8_t)L->state;
-  uint32_t c = child_cached(L, &L->push_cache, r);
+  uint32_t c = child_cached(L, &L->push_cache, parent, r);
   L->cur = c;
   L->cur_node = L->byte_node = pm_loc_node(L, c);
   L->cur_node->visits++;
@@ -329,13 +341,20 @@ static inline void pop(pm_loc *L, uint64_t now) {
   L->state = L->stack_state[d];
 }
 
-void pm_call_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) { push(L, r, s, now); }
+void pm_call_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) { push(L, r, s, L->cur, now); }
 void pm_call_exit(pm_loc *L, uint64_t now) { pop(L, now); }
-void pm_region_enter(pm_loc *L, pm_region_id r, uint64_t now) { push(L, r, (pm_state)L->state, now); }
+void pm_region_enter(pm_loc *L, pm_region_id r, uint64_t now) { push(L, r, (pm_state)L->state, L->cur, now); }
+uint32_t pm_loc_fork_point(const pm_loc *L) { return pm_node_remote(L->id, L->cur); }
+void pm_call_enter_under(pm_loc *L, pm_region_id r, pm_state s, uint32_t fork_point, uint64_t now) {
+  /* a reference to L itself is its own node (a thread can be member of a team it did not fork
+   * only when its master is another location; this keeps a bad reference harmless) */
+  if (!pm_node_is_remote(fork_point) || pm_node_remote_loc(fork_point) == L->id) fork_point = L->cur;
+  push(L, r, s, fork_point, now);
+}
 void pm_region_exit(pm_loc *L, uint64_t now) { pop(L, now); }
 
 void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end) {
-  pm_cpnode *n = pm_loc_node(L, child_cached(L, &L->poll_cache, r));
+  pm_cpnode *n = pm_loc_node(L, child_cached(L, &L->poll_cache, L->cur, r));
   n->polls++;
   L->polls++;
   if (PM_UNLIKELY(t_end <= t_start || t_start < L->t_last)) return; /* before the window: not ours */
@@ -410,8 +429,8 @@ void pm_loc_restart(pm_loc *L, uint64_t now) {
   }
   /* the nodes on the current stack are being visited now */
   pm_loc_node(L, 0)->visits = 1;
-  for (uint32_t d = 1; d < L->depth && d < PM_MAX_DEPTH; d++) pm_loc_node(L, L->stack_node[d])->visits = 1;
-  if (L->depth > 0 && L->depth <= PM_MAX_DEPTH) L->cur_node->visits = 1;
+  for (uint32_t d = 0; d < L->depth && d < PM_MAX_DEPTH; d++) pm_loc_node(L, L->stack_node[d])->visits = 1;
+  if (L->depth <= PM_MAX_DEPTH) L->cur_node->visits = 1; /* at depth 0: the root or the base node */
   L->t_last = L->t_registered = now;
   for (unsigned k = 0; k < L->nobs; k++)
     if (observers[k]->restart) observers[k]->restart(L, k, now);

@@ -16,11 +16,23 @@
 #define PM_MAX_NODE_CHUNKS 256 /* => at most 65536 call paths per location (bounded memory) */
 #define PM_MAX_LOCATIONS 4096
 
+/* A node's parent is a node of the same location, UINT32_MAX for the root, or a node of another
+ * location of the process: PM_NODE_REMOTE | location id << 16 | node index (pm_call_enter_under:
+ * a team member's parallel region hangs under its master's fork point). */
+#define PM_NODE_REMOTE 0x80000000u
+_Static_assert(PM_MAX_LOCATIONS <= (1 << 15) && PM_NODE_CHUNK * PM_MAX_NODE_CHUNKS <= (1 << 16),
+               "a remote parent packs a location id and a node index into 31 bits");
+static inline uint32_t pm_node_remote(uint32_t loc, uint32_t node) { return PM_NODE_REMOTE | loc << 16 | node; }
+static inline int pm_node_is_remote(uint32_t parent) { return parent != UINT32_MAX && (parent & PM_NODE_REMOTE); }
+static inline uint32_t pm_node_remote_loc(uint32_t parent) { return (parent & ~PM_NODE_REMOTE) >> 16; }
+static inline uint32_t pm_node_remote_node(uint32_t parent) { return parent & 0xffffu; }
+
 /* One call path as seen by one location. Times are exclusive (charged while this is the current
- * node), per state. Node 0 is the root ("main"/thread root). */
+ * node), per state. Node 0 is the root "main"; a thread without fork point may have a base node
+ * under it (pm_loc_set_base). */
 typedef struct {
   pm_region_id region;
-  uint32_t parent; /* node index; UINT32_MAX for the root */
+  uint32_t parent; /* node index, UINT32_MAX for the root, or a remote parent (PM_NODE_REMOTE) */
   uint64_t visits;
   uint64_t polls;
   uint64_t time[PM_STATE_COUNT]; /* ns, exclusive */

@@ -9,31 +9,56 @@
 
 #define NS 1e-9
 
-/* Appends location L's call paths; lmap maps L's node index -> profile cnode. */
-static int add_callpaths(pm_profile *p, const pm_loc *L, int loc_index, int *regmap) {
-  uint32_t n = pm_loc_node_count(L);
-  int *nmap = malloc(sizeof(int) * (n + 1));
-  pm_prof_value *v = realloc(p->val, sizeof *p->val * (size_t)(p->nvalues + (int)n + 1));
-  if (!nmap || !v) {
-    free(nmap);
-    if (v) p->val = v;
-    return -1;
+/* Maps every location's call-path nodes to profile cnodes. A node whose parent belongs to another
+ * location (a team member's parallel region under its master's fork point, PM_NODE_REMOTE) needs
+ * that location's node first: resolution is recursive over locations, memoised in nmap. */
+typedef struct {
+  pm_profile *p;
+  int *regmap;      /* region id -> profile region, -1 until used */
+  int **nmap;       /* [location id][node] -> cnode; -1 not yet, -2 being resolved */
+  uint32_t *nnodes; /* nodes per location, read once (threads may still add nodes) */
+  uint32_t nloc;
+} cnode_map;
+
+static int cnode_of(cnode_map *m, uint32_t loc, uint32_t i, int depth) {
+  int *map = m->nmap[loc];
+  if (map[i] >= 0) return map[i];
+  const pm_cpnode *c = pm_loc_node(pm_loc_at(loc), i);
+  int parent = -1;
+  /* a reference cycle or an absurd chain (never built by the core) falls back to the root */
+  if (map[i] == -2 || depth > 4 * PM_MAX_DEPTH) {
+    parent = i == 0 ? -1 : cnode_of(m, loc, 0, depth + 1);
+  } else if (pm_node_is_remote(c->parent)) {
+    uint32_t rl = pm_node_remote_loc(c->parent), rn = pm_node_remote_node(c->parent);
+    map[i] = -2;
+    parent = rl < m->nloc && rn < m->nnodes[rl] ? cnode_of(m, rl, rn, depth + 1) : cnode_of(m, loc, 0, depth + 1);
+  } else if (c->parent != UINT32_MAX) {
+    map[i] = -2;
+    parent = cnode_of(m, loc, c->parent, depth + 1);
   }
+  if (parent < 0 && c->parent != UINT32_MAX) return -1;
+  pm_region_id r = c->region;
+  if (m->regmap[r] < 0)
+    m->regmap[r] = pm_profile_add_region(m->p, pm_region_name(r), pm_region_paradigm(r), pm_region_role_of(r));
+  if (m->regmap[r] < 0) return -1;
+  map[i] = pm_profile_add_cnode(m->p, parent, m->regmap[r]);
+  return map[i];
+}
+
+/* Appends the values of location L (id) at its call paths, as profile location loc_index. */
+static int add_values(pm_profile *p, cnode_map *m, uint32_t id, int loc_index) {
+  const pm_loc *L = pm_loc_at(id);
+  uint32_t n = m->nnodes[id];
+  pm_prof_value *v = realloc(p->val, sizeof *p->val * (size_t)(p->nvalues + (int)n + 1));
+  if (!v) return -1;
   p->val = v;
   for (uint32_t i = 0; i < n; i++) {
     const pm_cpnode *c = pm_loc_node(L, i);
-    pm_region_id r = c->region;
-    if (regmap[r] < 0)
-      regmap[r] = pm_profile_add_region(p, pm_region_name(r), pm_region_paradigm(r), pm_region_role_of(r));
-    int parent = c->parent == UINT32_MAX ? -1 : nmap[c->parent]; /* parents precede children */
-    nmap[i] = pm_profile_add_cnode(p, parent, regmap[r]);
-    if (regmap[r] < 0 || nmap[i] < 0) {
-      free(nmap);
-      return -1;
-    }
+    int cnode = cnode_of(m, id, i, 0);
+    if (cnode < 0) return -1;
     pm_prof_value *pv = &p->val[p->nvalues++];
     memset(pv, 0, sizeof *pv);
-    pv->cnode = nmap[i];
+    pv->cnode = cnode;
     pv->location = loc_index;
     pv->visits = c->visits;
     pv->polls = c->polls;
@@ -45,7 +70,29 @@ static int add_callpaths(pm_profile *p, const pm_loc *L, int loc_index, int *reg
     pv->io_bytes_written = c->io_bytes_written;
     for (int s = 0; s < PM_STATE_COUNT; s++) pv->time[s] = (double)c->time[s] * NS;
   }
-  free(nmap);
+  return 0;
+}
+
+static void cnode_map_free(cnode_map *m) {
+  for (uint32_t i = 0; m->nmap && i < m->nloc; i++) free(m->nmap[i]);
+  free(m->nmap);
+  free(m->nnodes);
+}
+
+static int cnode_map_init(cnode_map *m, pm_profile *p, int *regmap, uint32_t nloc) {
+  memset(m, 0, sizeof *m);
+  m->p = p;
+  m->regmap = regmap;
+  m->nloc = nloc;
+  m->nmap = calloc(nloc + 1, sizeof *m->nmap);
+  m->nnodes = calloc(nloc + 1, sizeof *m->nnodes);
+  if (!m->nmap || !m->nnodes) return -1;
+  for (uint32_t i = 0; i < nloc; i++) {
+    m->nnodes[i] = pm_loc_node_count(pm_loc_at(i));
+    m->nmap[i] = malloc(sizeof(int) * (m->nnodes[i] + 1));
+    if (!m->nmap[i]) return -1;
+    for (uint32_t k = 0; k < m->nnodes[i]; k++) m->nmap[i][k] = -1;
+  }
   return 0;
 }
 
@@ -66,6 +113,7 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
   pm_profile *p = pm_profile_new();
   int *regmap = NULL;
   uint32_t *order = NULL;
+  cnode_map cm = {0};
   if (!p) return NULL;
   uint32_t nreg = pm_region_count(), nloc = pm_loc_count();
   regmap = malloc(sizeof(int) * (nreg + 1));
@@ -86,7 +134,7 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
    * the others in registration order. MPI may be initialised on another thread, which would
    * otherwise come first. */
   order = malloc(sizeof *order * (nloc + 1));
-  if (!order) goto fail;
+  if (!order || cnode_map_init(&cm, p, regmap, nloc) != 0) goto fail;
   for (uint32_t i = 0; i < nloc; i++) order[pm_profile_loc_index(i)] = i;
   for (uint32_t j = 0; j < nloc; j++) {
     uint32_t i = order[j];
@@ -112,16 +160,18 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
     l->cp_process = (pm_prof_cp){L->cp_process.cue * NS, L->cp_process.com * NS, L->cp_process.coo * NS};
     l->cp_global = (pm_prof_cp){L->cp_global.cue * NS, L->cp_global.com * NS, L->cp_global.coo * NS};
     l->callpaths_truncated = L->nodes_exhausted;
-    if (add_callpaths(p, L, p->nlocations, regmap) != 0) goto fail;
+    if (add_values(p, &cm, i, p->nlocations) != 0) goto fail;
     p->nlocations++;
   }
   if (pm_modules_to_profile(p, t_start) != 0) goto fail; /* models and substrates (pm_module.h) */
+  cnode_map_free(&cm);
   free(regmap);
   free(order);
   if (pm_profile_clean_text(p) != 0) goto fail; /* names are byte strings; outputs need UTF-8 */
   pm_profile_finish(p);
   return p;
 fail:
+  cnode_map_free(&cm);
   free(regmap);
   free(order);
   pm_profile_free(p);

@@ -73,6 +73,7 @@ struct pm_omp_team {
   uint32_t cap, nthreads;
   uint32_t ctx_saved, state_saved; /* master's context, state and stack depth before the fork */
   uint32_t depth0;
+  uint32_t fork_point; /* the master's call path at the fork: members enter rid under it */
   uint64_t t_fork, m_useful0, m_idle0;
   pm_omp_cp2 fork_cp;        /* master's clocks at the fork */
   pm_omp_cp2 task_cp[2];     /* max end clock of the tasks completed in each barrier phase */

@@ -169,6 +169,7 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
     t->trace_team = pm_event_team_define(L, cap);
   }
   pm_ctx_set(L, PM_CTX_PARALLEL, now);
+  t->fork_point = pm_loc_fork_point(L);
   push(L, r->rid, PM_STATE_RUNTIME, now);
   t->t_fork = now;
   t->m_useful0 = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL];
@@ -259,7 +260,10 @@ pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uin
     f->state_saved = th->depth == 1 ? PM_STATE_IDLE : pm_state_get(L);
     f->depth0 = L->depth;
     pm_ctx_set(L, PM_CTX_PARALLEL, now);
-    push(L, t->rid, PM_STATE_USEFUL, now);
+    /* the member's region node is the master's: the same call path in the profile (Score-P's
+     * placement; a Cube user selecting the region sees every thread of the team) */
+    pm_call_enter_under(L, t->rid != PM_REGION_NONE ? t->rid : L->cur_node->region, PM_STATE_USEFUL, t->fork_point,
+                        now);
     pm_omp_merge(L, &t->fork_cp);
   }
   f->useful0 = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL];

@@ -91,6 +91,86 @@ static void test_build_and_roundtrip(void **state) {
   pm_profile_free(q);
 }
 
+/* The call path of a cnode as "a/b/c" (region names from the root). */
+static void path_of(const pm_profile *p, int c, char *out, size_t len) {
+  if (p->cnode[c].parent >= 0) {
+    path_of(p, p->cnode[c].parent, out, len);
+    strncat(out, "/", len - strlen(out) - 1);
+  }
+  strncat(out, p->reg[p->cnode[c].region].name, len - strlen(out) - 1);
+}
+/* Useful time of profile location loc at the call path named path (0 when it has none). */
+static double useful_at(const pm_profile *p, const char *path, int loc, int *found) {
+  for (int i = 0; i < p->nvalues; i++) {
+    char s[256] = "";
+    path_of(p, p->val[i].cnode, s, sizeof s);
+    if (!strcmp(s, path) && p->val[i].location == loc) {
+      *found = 1;
+      return p->val[i].time[PM_STATE_USEFUL];
+    }
+  }
+  *found = 0;
+  return 0;
+}
+
+/* Team members attach their implicit task under the master's fork point, as Score-P does: the
+ * master enters "solve" at 100 and forks the outer region at 200; the worker L1 runs [210, 410)
+ * there and, at 250, forks an inner team whose member L2 runs [260, 300). Every location has the
+ * one root "main"; L1's useful time at main/solve/<outer> is [210, 250) + [300, 410) = 150 ns (the
+ * fork [250, 260) is runtime), its 40 ns as the inner master and L2's 40 ns lie at
+ * main/solve/<outer>/<inner>. */
+volatile int omp_profile_inner_sink;
+void omp_profile_inner(void) { omp_profile_inner_sink = 1; }
+static void test_members_under_fork_point(void **state) {
+  (void)state;
+  pm_loc *L0 = pm_loc_self(), *L1 = pm_loc_create_virtual(PM_ROLE_THREAD, NULL),
+         *L2 = pm_loc_create_virtual(PM_ROLE_THREAD, NULL);
+  pm_state_set(L1, PM_STATE_IDLE, pm_clock_now());
+  pm_state_set(L2, PM_STATE_IDLE, pm_clock_now());
+  at(100);
+  pm_region_enter(L0, pm_region_register("solve", PM_PARADIGM_USER, PM_ROLE_FUNCTION), pm_clock_now());
+  at(200);
+  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_profile_region, 2, pm_clock_now());
+  at(210);
+  pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, pm_clock_now());
+  pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, pm_clock_now());
+  at(250);
+  pm_omp_team *ti = pm_omp_fork(L1, (const void *)omp_profile_inner, 2, pm_clock_now());
+  at(260);
+  pm_omp_frame *g1 = pm_omp_implicit_begin(L1, ti, 0, 2, pm_clock_now());
+  pm_omp_frame *g2 = pm_omp_implicit_begin(L2, ti, 1, 2, pm_clock_now());
+  at(300);
+  pm_omp_implicit_end(L2, g2, 0, pm_clock_now());
+  pm_omp_implicit_end(L1, g1, 0, pm_clock_now());
+  pm_omp_join(L1, ti, pm_clock_now());
+  at(310);
+  pm_omp_implicit_end(L0, f0, 1, pm_clock_now());
+  at(410);
+  pm_omp_implicit_end(L1, f1, 1, pm_clock_now());
+  at(415);
+  pm_omp_join(L0, t, pm_clock_now());
+  at(500);
+  pm_profile *p = pm_profile_build_process(T0, pm_clock_now());
+  assert_non_null(p);
+  int roots = 0;
+  for (int c = 0; c < p->ncnodes; c++) roots += p->cnode[c].parent < 0;
+  assert_int_equal(roots, 1);
+  int found;
+  /* the master: 100 ns in its implicit task, [210, 310) */
+  assert_double_equal(useful_at(p, "main/solve/omp_profile_region", 0, &found), 100 * NS, 1e-18);
+  assert_true(found);
+  /* the worker: [210, 250) + [300, 410) at the outer region (its fork [250, 260) is runtime) */
+  assert_double_equal(useful_at(p, "main/solve/omp_profile_region", 1, &found), 150 * NS, 1e-18);
+  assert_true(found);
+  /* ... and as the inner team's master, [260, 300) at the inner region, under its own path */
+  assert_double_equal(useful_at(p, "main/solve/omp_profile_region/omp_profile_inner", 1, &found), 40 * NS, 1e-18);
+  assert_true(found);
+  /* the inner member: under the inner master's fork point, which is itself a member's call path */
+  assert_double_equal(useful_at(p, "main/solve/omp_profile_region/omp_profile_inner", 2, &found), 40 * NS, 1e-18);
+  assert_true(found);
+  pm_profile_free(p);
+}
+
 /* Applies one corruption to omp_regions[0] of a valid file; the reader must refuse it naming the
  * region, never crash. */
 typedef void (*corrupt_fn)(json_t *region, json_t *root);
@@ -236,6 +316,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_build_and_roundtrip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_reader_validates, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_members_under_fork_point, setup, teardown),
       cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
       cmocka_unit_test(test_input_models),
   };

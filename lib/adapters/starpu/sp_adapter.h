@@ -68,7 +68,18 @@ _Static_assert((int)STARPU_R == SP_MODE_R && (int)STARPU_W == SP_MODE_W && (int)
 PM_HIDDEN extern int sp_on;            /* StarPU 1.3 initialised and hooks installed */
 PM_HIDDEN extern int sp_end_deps_used; /* some task got end dependencies (sp_sync.c) */
 PM_HIDDEN extern uint64_t sp_t_init;   /* start of the first starpu_initialize */
-enum { SP_R_INIT, SP_R_SHUTDOWN, SP_R_SUBMIT, SP_R_WAIT, SP_R_ACQUIRE, SP_R_MPI, SP_R_COUNT };
+/* SP_R_WORKER, SP_R_PROGRESS: the base call path of StarPU's own threads (pm_loc_set_base) */
+enum {
+  SP_R_INIT,
+  SP_R_SHUTDOWN,
+  SP_R_SUBMIT,
+  SP_R_WAIT,
+  SP_R_ACQUIRE,
+  SP_R_MPI,
+  SP_R_WORKER,
+  SP_R_PROGRESS,
+  SP_R_COUNT
+};
 PM_HIDDEN extern pm_region_id sp_region[SP_R_COUNT];
 PM_HIDDEN void sp_regions_init(void);      /* registers sp_region[] once (after activation) */
 PM_HIDDEN void sp_patch_ctx(unsigned ctx); /* installs the exec hooks on a context's policy */

@@ -32,6 +32,9 @@ void sp_worker_init(sp_thread *T, pm_loc *L, int id, int accel, const char *name
   T->workerid = id;
   T->wtype = accel ? 1 : 0;
   pm_loc_set_role(L, T->wtype ? PM_ROLE_ACCEL_WORKER : PM_ROLE_WORKER, name && name[0] ? name : NULL);
+  /* a worker has no fork point in the program: its tasks go under main -> "StarPU worker" */
+  sp_regions_init();
+  pm_loc_set_base(L, sp_region[SP_R_WORKER]);
   /* the worker existed (idle) since StarPU's initialisation began */
   pm_loc_backdate(L, sp_t_init, PM_STATE_IDLE, pm_clock_now());
   T->memnode = memnode;
@@ -45,6 +48,8 @@ void sp_classify_thread(pm_loc *L) {
   sp_thread *T = sp_self();
   if (T) T->kind = SP_THREAD_PROGRESS;
   pm_loc_set_role(L, PM_ROLE_PROGRESS, "StarPU-MPI progress");
+  sp_regions_init();
+  pm_loc_set_base(L, sp_region[SP_R_PROGRESS]);
   /* outside MPI calls the progress thread runs StarPU-MPI's own logic: runtime, never useful */
   pm_state_set(L, PM_STATE_RUNTIME, pm_clock_now());
 }
@@ -53,10 +58,15 @@ void sp_regions_init(void) {
   static int done;
   if (__atomic_load_n(&done, __ATOMIC_ACQUIRE)) return;
   static const char *const names[SP_R_COUNT] = {
-      [SP_R_INIT] = "starpu_init", [SP_R_SHUTDOWN] = "starpu_shutdown",    [SP_R_SUBMIT] = "starpu_task_submit",
-      [SP_R_WAIT] = "starpu_wait", [SP_R_ACQUIRE] = "starpu_data_acquire", [SP_R_MPI] = "starpu_mpi"};
-  for (int i = 0; i < SP_R_COUNT; i++)
-    sp_region[i] = pm_region_register(names[i], PM_PARADIGM_STARPU, i == SP_R_WAIT ? PM_ROLE_BARRIER : PM_ROLE_WRAPPER);
+      [SP_R_INIT] = "starpu_init",     [SP_R_SHUTDOWN] = "starpu_shutdown",    [SP_R_SUBMIT] = "starpu_task_submit",
+      [SP_R_WAIT] = "starpu_wait",     [SP_R_ACQUIRE] = "starpu_data_acquire", [SP_R_MPI] = "starpu_mpi",
+      [SP_R_WORKER] = "StarPU worker", [SP_R_PROGRESS] = "StarPU-MPI progress"};
+  for (int i = 0; i < SP_R_COUNT; i++) {
+    pm_region_role role = i == SP_R_WAIT                           ? PM_ROLE_BARRIER
+                          : i == SP_R_WORKER || i == SP_R_PROGRESS ? PM_ROLE_ARTIFICIAL
+                                                                   : PM_ROLE_WRAPPER;
+    sp_region[i] = pm_region_register(names[i], PM_PARADIGM_STARPU, role);
+  }
   __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 }
 
