@@ -37,6 +37,9 @@ AC_DEFUN([PM_OPTIONAL_PKG], [
 ])
 PM_OPTIONAL_PKG([starpu], [starpu-1.3 starpumpi-1.3], [StarPU 1.3 and StarPU-MPI])
 PM_OPTIONAL_PKG([papi], [papi], [PAPI hardware counters])
+dnl elfutils' libdw: function names and source lines of OpenMP regions from the program's symbols and
+dnl DWARF (lib/omp/pm_symbol.c); without it, names come from the ELF symbol tables only
+PM_OPTIONAL_PKG([libdw], [libdw], [elfutils libdw (source locations of OpenMP regions)])
 
 dnl PAPI software-defined events (libsde, from the PAPI packages): popmeter exports its live metrics
 have_sde=no

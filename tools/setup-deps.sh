@@ -13,7 +13,7 @@ PACKAGES="
   libomp-dev
   pocl-opencl-icd ocl-icd-opencl-dev
   libopenblas-dev libmetis-dev libsuitesparse-dev libmumps-dev
-  libjansson-dev libcmocka-dev
+  libjansson-dev libcmocka-dev libdw-dev
   gcovr gnuplot-nox python3 python3-html5lib
 "
 

@@ -1,4 +1,5 @@
-/* Code address -> function name, for parallel regions.
+/* Code address -> function name, for parallel regions, without elfutils' libdw (pm_symbol_dw.c is
+ * used when configure found it: it adds source lines).
  *
  * dladdr only sees dynamic symbols, and the functions that identify OpenMP regions are usually
  * local: GCC's outlined bodies ("main._omp_fn.0") and the static functions of an executable that
@@ -7,6 +8,10 @@
  * the regions of a program mostly live in one executable. Called once per new region, under the
  * region table's lock and inside the tool guard (the I/O adapter does not count these reads). */
 #define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifndef PM_HAVE_LIBDW
 #include "pm_symbol.h"
 #include <dlfcn.h>
 #include <elf.h>
@@ -147,3 +152,4 @@ void pm_symbol_reset(void) {
   memset(&cache, 0, sizeof cache);
   pthread_mutex_unlock(&lock);
 }
+#endif /* !PM_HAVE_LIBDW */

@@ -6,7 +6,8 @@
     pmjson.py FILE --count-locations         -> number of locations
     pmjson.py FILE --region-visits NAME      -> visits of region NAME summed over call paths/locations
   OpenMP (regions matched by the first name that starts with NAME, e.g. "imbalanced_region" for
-  "imbalanced_region._omp_fn.0" (GCC) or "imbalanced_region+0x23" (OMPT)):
+  "imbalanced_region @omp_imbalance.c:27" (with libdw), "imbalanced_region._omp_fn.0" (GCC) or
+  "imbalanced_region+0x23" (OMPT)):
     pmjson.py FILE --omp-region NAME KEY [J] -> omp_regions entry: name, span, instances, nthreads, or
                                                 element J of thread_useful / thread_idle
     pmjson.py FILE --omp-region-sum NAME KEY -> sum over the threads of thread_useful / thread_idle

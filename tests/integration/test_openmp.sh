@@ -90,25 +90,43 @@ check_variant() {   # NAME: the analytic checks on $work/NAME/popmeter.json
   check_near "$v: transfer efficiency (critical path)" "$(m basic/pe/comme/te)" 1.0 $TE
 }
 
+# Region names: with libdw and -g (both test programs), "function @file:line" of the parallel
+# construct, the same for gcc and clang; without libdw the function of the outlined body (GCC) or
+# of the fork call (OMPT).
+line=$(grep -n "pragma omp parallel" "$top_srcdir/tests/integration/progs/omp_imbalance.c" | head -n 1 | cut -d: -f1)
+located="imbalanced_region @omp_imbalance.c:$line"
+region_name() { $pmjson "$work/$1/popmeter.json" --omp-region imbalanced_region name; }
 ran=""
 if run_variant gomp "$progs/omp_imbalance_gcc"; then
   check_variant gomp
-  check "gomp: region named after GCC's outlined function" \
-    test "$($pmjson "$work/gomp/popmeter.json" --omp-region imbalanced_region name)" = "imbalanced_region._omp_fn.0"
+  if [ "${PM_LIBDW:-}" = yes ]; then
+    check "gomp: region named by its source line ($located): $(region_name gomp)" test "$(region_name gomp)" = "$located"
+  else
+    check "gomp: region named after GCC's outlined function" test "$(region_name gomp)" = "imbalanced_region._omp_fn.0"
+  fi
   ran="$ran gomp"
 fi
 if run_variant ompt "$progs/omp_imbalance_clang"; then
   check_variant ompt
-  check "ompt: region named after the function of the fork call" \
-    sh -c "$pmjson '$work/ompt/popmeter.json' --omp-region imbalanced_region name | grep -q '^imbalanced_region+0x'"
+  if [ "${PM_LIBDW:-}" = yes ]; then
+    check "ompt: region named by its source line ($located): $(region_name ompt)" test "$(region_name ompt)" = "$located"
+  else
+    check "ompt: region named after the function of the fork call" \
+      sh -c "$pmjson '$work/ompt/popmeter.json' --omp-region imbalanced_region name | grep -q '^imbalanced_region+0x'"
+  fi
   ran="$ran ompt"
 fi
 # A GCC binary on libomp: libomp serves the GOMP ABI and reports through OMPT (docs/openmp.md).
 so=$(libomp_so)
 if [ -n "$so" ] && run_variant gomp_on_libomp "$progs/omp_imbalance_gcc" "$so"; then
   check_variant gomp_on_libomp
-  check "gomp_on_libomp: measured by OMPT (region named by its call site)" \
-    sh -c "$pmjson '$work/gomp_on_libomp/popmeter.json' --omp-region imbalanced_region name | grep -q '^imbalanced_region+0x'"
+  if [ "${PM_LIBDW:-}" = yes ]; then
+    check "gomp_on_libomp: region named by the source line of its call site: $(region_name gomp_on_libomp)" \
+      test "$(region_name gomp_on_libomp)" = "$located"
+  else
+    check "gomp_on_libomp: measured by OMPT (region named by its call site)" \
+      sh -c "$pmjson '$work/gomp_on_libomp/popmeter.json' --omp-region imbalanced_region name | grep -q '^imbalanced_region+0x'"
+  fi
 elif [ -z "$so" ]; then
   skip "gomp_on_libomp: libomp.so.5 not found"
 fi

@@ -18,12 +18,15 @@
 #include "pm_profile_input.h"
 #include "popmetrics.h"
 #include "pm_module.h"
+#include "omp_region_name.h"
 
 #define T0 1000000000ull
 #define NS 1e-9
 
 volatile int omp_profile_sink;
 void omp_profile_region(void) { omp_profile_sink = 1; }
+enum { REGION_LINE = __LINE__ - 1 };
+#define REGION omp_region_name("omp_profile_region", "test_omp_profile.c", REGION_LINE)
 
 static void at(uint64_t t) { pm_clock_advance(T0 + t - pm_clock_now()); }
 
@@ -62,7 +65,7 @@ static pm_profile *live_profile(void) {
 }
 
 static void check_region(const pm_prof_omp_region *r, int process) {
-  assert_string_equal(r->name, "omp_profile_region");
+  assert_string_equal(r->name, REGION);
   assert_int_equal(r->process, process);
   assert_int_equal(r->nthreads, 2);
   assert_int_equal(r->instances, 1);
@@ -121,6 +124,7 @@ static double useful_at(const pm_profile *p, const char *path, int loc, int *fou
  * main/solve/<outer>/<inner>. */
 volatile int omp_profile_inner_sink;
 void omp_profile_inner(void) { omp_profile_inner_sink = 1; }
+enum { INNER_LINE = __LINE__ - 1 };
 static void test_members_under_fork_point(void **state) {
   (void)state;
   pm_loc *L0 = pm_loc_self(), *L1 = pm_loc_create_virtual(PM_ROLE_THREAD, NULL),
@@ -156,17 +160,20 @@ static void test_members_under_fork_point(void **state) {
   for (int c = 0; c < p->ncnodes; c++) roots += p->cnode[c].parent < 0;
   assert_int_equal(roots, 1);
   int found;
+  char outer[256], inner[256];
+  snprintf(outer, sizeof outer, "main/solve/%s", REGION);
+  snprintf(inner, sizeof inner, "%s/%s", outer, omp_region_name("omp_profile_inner", "test_omp_profile.c", INNER_LINE));
   /* the master: 100 ns in its implicit task, [210, 310) */
-  assert_double_equal(useful_at(p, "main/solve/omp_profile_region", 0, &found), 100 * NS, 1e-18);
+  assert_double_equal(useful_at(p, outer, 0, &found), 100 * NS, 1e-18);
   assert_true(found);
   /* the worker: [210, 250) + [300, 410) at the outer region (its fork [250, 260) is runtime) */
-  assert_double_equal(useful_at(p, "main/solve/omp_profile_region", 1, &found), 150 * NS, 1e-18);
+  assert_double_equal(useful_at(p, outer, 1, &found), 150 * NS, 1e-18);
   assert_true(found);
   /* ... and as the inner team's master, [260, 300) at the inner region, under its own path */
-  assert_double_equal(useful_at(p, "main/solve/omp_profile_region/omp_profile_inner", 1, &found), 40 * NS, 1e-18);
+  assert_double_equal(useful_at(p, inner, 1, &found), 40 * NS, 1e-18);
   assert_true(found);
   /* the inner member: under the inner master's fork point, which is itself a member's call path */
-  assert_double_equal(useful_at(p, "main/solve/omp_profile_region/omp_profile_inner", 2, &found), 40 * NS, 1e-18);
+  assert_double_equal(useful_at(p, inner, 2, &found), 40 * NS, 1e-18);
   assert_true(found);
   pm_profile_free(p);
 }

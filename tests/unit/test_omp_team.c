@@ -14,13 +14,16 @@
 #include "pm_location.h"
 #include "pm_lifecycle.h"
 #include "pm_omp_internal.h"
+#include "omp_region_name.h"
 
 #define T0 1000000000ull
 
 /* Code addresses that identify regions (named through the executable's symbol table). */
 volatile int omp_test_sink;
 void omp_test_region_a(void) { omp_test_sink = 1; }
+enum { REGION_A_LINE = __LINE__ - 1 };
 void omp_test_region_b(void) { omp_test_sink = 2; }
+#define REGION_A omp_region_name("omp_test_region_a", "test_omp_team.c", REGION_A_LINE)
 
 static pm_loc *L0, *L1;
 
@@ -96,8 +99,8 @@ static void test_fork_join_lazy_close(void **state) {
   assert_int_equal(L1->depth, 0);
 
   pm_omp_rstat *r = region_of((const void *)omp_test_region_a);
-  assert_string_equal(r->name, "omp_test_region_a");
-  assert_string_equal(pm_region_name(r->rid), "omp_test_region_a");
+  assert_string_equal(r->name, REGION_A);
+  assert_string_equal(pm_region_name(r->rid), REGION_A);
   assert_int_equal(r->instances, 1);
   assert_int_equal(r->nthreads, 2);
   assert_int_equal(r->span, 215);
