@@ -384,8 +384,8 @@ void pm_add_collective(pm_loc *L, uint64_t bytes_out, uint64_t bytes_in) {
   L->coll_bytes_out += bytes_out;
   L->coll_bytes_in += bytes_in;
   L->coll_calls++;
-  L->byte_node->bytes_sent += bytes_out;
-  L->byte_node->bytes_received += bytes_in;
+  L->byte_node->coll_bytes_out += bytes_out;
+  L->byte_node->coll_bytes_in += bytes_in;
 }
 void pm_add_io(pm_loc *L, uint64_t bytes_read, uint64_t bytes_written) {
   L->io_bytes_read += bytes_read;

@@ -35,8 +35,9 @@ typedef struct {
   uint32_t parent; /* node index, UINT32_MAX for the root, or a remote parent (PM_NODE_REMOTE) */
   uint64_t visits;
   uint64_t polls;
-  uint64_t time[PM_STATE_COUNT]; /* ns, exclusive */
-  uint64_t bytes_sent, bytes_received, msgs_sent, msgs_received;
+  uint64_t time[PM_STATE_COUNT];                                 /* ns, exclusive */
+  uint64_t bytes_sent, bytes_received, msgs_sent, msgs_received; /* point-to-point */
+  uint64_t coll_bytes_out, coll_bytes_in;                        /* collective calls */
   uint64_t io_bytes_read, io_bytes_written;
 } pm_cpnode;
 

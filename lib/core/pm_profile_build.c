@@ -68,6 +68,8 @@ static int add_values(pm_profile *p, cnode_map *m, uint32_t id, int loc_index) {
     pv->msgs_received = c->msgs_received;
     pv->io_bytes_read = c->io_bytes_read;
     pv->io_bytes_written = c->io_bytes_written;
+    pv->coll_bytes_out = c->coll_bytes_out;
+    pv->coll_bytes_in = c->coll_bytes_in;
     for (int s = 0; s < PM_STATE_COUNT; s++) pv->time[s] = (double)c->time[s] * NS;
   }
   return 0;

@@ -82,6 +82,10 @@ const pm_cube_metric_def pm_cube_metrics[] = {
     COUNT("bytes_received", "Bytes received", "bytes", bytes_received, "Point-to-point bytes received."),
     COUNT("messages_sent", "Messages sent", "occ", msgs_sent, "Point-to-point messages sent."),
     COUNT("messages_received", "Messages received", "occ", msgs_received, "Point-to-point messages received."),
+    COUNT("coll_bytes_out", "Collective bytes out", "bytes", coll_bytes_out,
+          "Bytes collective calls sent to other processes (a broadcast root: its buffer once per peer)."),
+    COUNT("coll_bytes_in", "Collective bytes in", "bytes", coll_bytes_in,
+          "Bytes collective calls received from other processes."),
     COUNT("io_bytes_read", "File bytes read", "bytes", io_bytes_read, "Bytes read by file I/O calls."),
     COUNT("io_bytes_written", "File bytes written", "bytes", io_bytes_written, "Bytes written by file I/O calls."),
     /* POP efficiencies per call path and per selection of the system tree (docs/cube.md). CubeLib

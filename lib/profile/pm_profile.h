@@ -66,6 +66,9 @@ typedef struct {
   uint64_t visits, polls, bytes_sent, bytes_received, msgs_sent, msgs_received;
   uint64_t io_bytes_read, io_bytes_written;
   double time[PM_STATE_COUNT]; /* exclusive time per state at this call path */
+  /* bytes of collective calls at this call path (docs/json.md "collective_bytes"); bytes_sent and
+   * bytes_received are point-to-point only */
+  uint64_t coll_bytes_out, coll_bytes_in;
 } pm_prof_value;
 
 /* ---- OpenMP parallel regions (lib/adapters/ompt, lib/adapters/gomp; lib/omp/pm_omp*.c) ----

@@ -34,6 +34,21 @@ static json_t *omp_regions_json(const pm_profile *p) {
   return a;
 }
 
+/* "collective_bytes": [value index, bytes out, bytes in] for the values with collective traffic
+ * (most have none; the key is left out when no value has any). */
+static void collective_bytes_write(json_t *root, const pm_profile *p) {
+  json_t *rows = json_array();
+  for (int i = 0; rows && i < p->nvalues; i++) {
+    const pm_prof_value *v = &p->val[i];
+    if (v->coll_bytes_out || v->coll_bytes_in)
+      json_array_append_new(rows, json_pack("[i,I,I]", i, (json_int_t)v->coll_bytes_out, (json_int_t)v->coll_bytes_in));
+  }
+  if (rows && json_array_size(rows) > 0)
+    json_object_set_new(root, "collective_bytes", rows);
+  else
+    json_decref(rows);
+}
+
 json_t *pm_profile_to_json(const pm_profile *p) {
   json_t *procs = json_array(), *locs = json_array(), *regs = json_array(), *cps = json_array(), *vals = json_array();
   for (int i = 0; i < p->nprocesses; i++) {
@@ -97,6 +112,7 @@ json_t *pm_profile_to_json(const pm_profile *p) {
                 p->runtime, "has_critical_path", p->has_critical_path, "nnodes", p->nnodes, "states", states,
                 "processes", procs, "locations", locs, "regions", regs, "callpaths", cps, "values", vals);
   if (root && p->nomp_regions > 0) json_object_set_new(root, "omp_regions", omp_regions_json(p));
+  if (root) collective_bytes_write(root, p);
   if (root && p->regions_folded) /* the region registry was full */
     json_object_set_new(root, "regions_folded", json_integer((json_int_t)p->regions_folded));
   if (root && p->tasks) json_object_set_new(root, "tasks", pm_prof_tasks_to_json(p->tasks)); /* task runtime */
@@ -373,17 +389,16 @@ static void read_values(pm_jr *c, const parts *a, pm_profile *p) {
       break;
     }
     pm_prof_value *v = &p->val[i];
-    *v = (pm_prof_value){(int)k[0],
-                         (int)k[1],
-                         (uint64_t)k[2],
-                         (uint64_t)k[3],
-                         (uint64_t)k[4],
-                         (uint64_t)k[5],
-                         (uint64_t)k[6],
-                         (uint64_t)k[7],
-                         (uint64_t)k[8],
-                         (uint64_t)k[9],
-                         {0}};
+    *v = (pm_prof_value){.cnode = (int)k[0],
+                         .location = (int)k[1],
+                         .visits = (uint64_t)k[2],
+                         .polls = (uint64_t)k[3],
+                         .bytes_sent = (uint64_t)k[4],
+                         .bytes_received = (uint64_t)k[5],
+                         .msgs_sent = (uint64_t)k[6],
+                         .msgs_received = (uint64_t)k[7],
+                         .io_bytes_read = (uint64_t)k[8],
+                         .io_bytes_written = (uint64_t)k[9]};
     for (int s = 0; s < PM_STATE_COUNT; s++) {
       const json_t *x = json_array_get(e, (size_t)(10 + s));
       if (!json_is_number(x) || !(json_number_value(x) >= 0)) {
@@ -393,6 +408,31 @@ static void read_values(pm_jr *c, const parts *a, pm_profile *p) {
       v->time[s] = json_number_value(x);
     }
     p->nvalues++;
+  }
+}
+
+/* "collective_bytes" (optional: files without collective traffic, or written before it existed). */
+static void read_collective_bytes(pm_jr *c, const json_t *rows, pm_profile *p) {
+  if (!rows || c->failed) return;
+  if (!json_is_array(rows)) {
+    pm_jr_fail(c, "collective_bytes: not an array");
+    return;
+  }
+  for (size_t i = 0; i < json_array_size(rows) && !c->failed; i++) {
+    const json_t *e = json_array_get(rows, i);
+    json_int_t k[3];
+    int good = json_is_array(e) && json_array_size(e) == 3;
+    for (int j = 0; good && j < 3; j++) {
+      const json_t *x = json_array_get(e, (size_t)j);
+      good = json_is_integer(x) && json_integer_value(x) >= 0;
+      k[j] = good ? json_integer_value(x) : 0;
+    }
+    if (!good || k[0] >= p->nvalues) {
+      pm_jr_fail(c, "collective_bytes[%zu]: not [value index, bytes out, bytes in]", i);
+      return;
+    }
+    p->val[k[0]].coll_bytes_out = (uint64_t)k[1];
+    p->val[k[0]].coll_bytes_in = (uint64_t)k[2];
   }
 }
 
@@ -425,6 +465,7 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
   read_callpaths(&c, &a, p);
   read_locations(&c, &a, p);
   read_values(&c, &a, p);
+  read_collective_bytes(&c, json_object_get(root, "collective_bytes"), p);
   omp_regions_read(&c, json_object_get(root, "omp_regions"), p);
   if (c.failed || read_modules(root, p, err, errlen) != 0) goto bad;
   /* jansson guarantees UTF-8, not the absence of control characters (\u0001) that XML refuses */

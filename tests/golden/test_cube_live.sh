@@ -52,6 +52,22 @@ check "bytes sent in the cube = popmeter.json ($($pmjson "$j" --sum bytes_sent))
 check "messages received in the cube = popmeter.json ($($pmjson "$j" --sum msgs_received))" \
   test "$(dumpsum "$work/msgs" .)" = "$($pmjson "$j" --sum msgs_received)"
 
+# point-to-point and collective bytes keep one meaning in both files (progs/mpi_counts: traffic of
+# every kind): the cube's bytes_sent is point-to-point, its coll_bytes_out / coll_bytes_in collective
+out="$work/counts"
+$MPIRUN -np 2 -x LD_PRELOAD="$lib" -x POPMETER_OUTPUT="$out" -x POPMETER_REPORT=0 \
+  "$top_builddir/tests/integration/progs/mpi_counts" "$work/scratch.dat" >/dev/null 2>"$work/err3"
+check "mpi_counts 2 ranks: exit 0" test $? -eq 0
+j="$out/popmeter.json"
+c="$out/profile.cubex"
+"$check_bin" --dump bytes_sent --dump coll_bytes_out --dump coll_bytes_in "$c" >"$work/comm3" 2>&1
+for m in bytes_sent coll_bytes_out coll_bytes_in; do
+  awk -v m="$m" '/^# / { on = ($2 == m) } on' "$work/comm3" >"$work/$m"
+  want=$($pmjson "$j" --sum $m)
+  check "$m in the cube = popmeter.json's locations ($want)" test "$(dumpsum "$work/$m" .)" = "$want"
+done
+check "collective bytes were counted" test "$($pmjson "$j" --sum coll_bytes_out)" -gt 0
+
 # POPMETER_CUBE=0: no cube
 out="$work/off"
 $MPIRUN -np 2 -x LD_PRELOAD="$lib" -x POPMETER_OUTPUT="$out" -x POPMETER_REPORT=0 -x POPMETER_CUBE=0 \

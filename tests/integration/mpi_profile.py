@@ -15,6 +15,10 @@ EXPECTFILE holds lines 'EXPECT <rank> <key> <op> <value>' (other lines are ignor
 <state>:<MPI region> (seconds of that state on the region's call paths, e.g. mpi_sync:MPI_Test),
 <state> (seconds over the rank's locations, e.g. useful), cp_global_cue / cp_global_com /
 cp_global_coo (seconds), locations.
+
+--check also checks, for every rank, that the bytes per call path add up to the locations' totals
+with the same meaning: bytes_sent / bytes_received point-to-point, coll_bytes_out / coll_bytes_in
+collective (docs/json.md).
 """
 import glob
 import json
@@ -38,6 +42,8 @@ REGIONS = "regions"                 # list of {"name": ...}
 CALLPATHS = "callpaths"             # list of [parent, region]
 VALUES = "values"                   # list of [cnode, location, visits, polls, ...]
 VAL_CNODE, VAL_LOCATION, VAL_VISITS, VAL_POLLS = 0, 1, 2, 3
+VAL_BYTES_SENT, VAL_BYTES_RECEIVED = 4, 5   # point-to-point
+COLL_BYTES = "collective_bytes"     # optional list of [value index, bytes out, bytes in]
 VAL_TIMES = 10                      # first per-state time column (in the order of "states")
 STATES = "states"                   # state names
 TIME_KEYS = ("time", "time_in_parallel")   # location -> {state: seconds}
@@ -74,11 +80,17 @@ def load(outdir):
             region = names[doc[CALLPATHS][v[VAL_CNODE]][1]]
             r = ranks[locs[v[VAL_LOCATION]][LOC_PROCESS]]
             d = per_rank.setdefault(r, {})
+            d["callpaths:bytes_sent"] = d.get("callpaths:bytes_sent", 0) + v[VAL_BYTES_SENT]
+            d["callpaths:bytes_received"] = d.get("callpaths:bytes_received", 0) + v[VAL_BYTES_RECEIVED]
             d["visits:" + region] = d.get("visits:" + region, 0) + v[VAL_VISITS]
             d["polls:" + region] = d.get("polls:" + region, 0) + v[VAL_POLLS]
             for i, state in enumerate(doc[STATES]):
                 key = state + ":" + region
                 d[key] = d.get(key, 0.0) + v[VAL_TIMES + i]
+        for index, out, into in doc.get(COLL_BYTES, []):
+            d = per_rank.setdefault(ranks[locs[doc[VALUES][index][VAL_LOCATION]][LOC_PROCESS]], {})
+            d["callpaths:coll_bytes_out"] = d.get("callpaths:coll_bytes_out", 0) + out
+            d["callpaths:coll_bytes_in"] = d.get("callpaths:coll_bytes_in", 0) + into
     return files, per_rank
 
 
@@ -109,6 +121,13 @@ def main():
             if not good:
                 bad += 1
                 print("# rank %d %s: got %s, expected %s %s" % (r, key, got, op, w[4]))
+    for r in sorted(data):
+        for key in ("bytes_sent", "bytes_received", "coll_bytes_out", "coll_bytes_in"):
+            got, want = data[r].get("callpaths:" + key, 0), data[r].get(key, 0)
+            n += 1
+            if got != want:
+                bad += 1
+                print("# rank %d %s: %s over the call paths, %s over the locations" % (r, key, got, want))
     print("# %d expectations checked, %d failed (%d profile file(s))" % (n, bad, len(files)))
     return 1 if bad or n == 0 else 0
 

@@ -227,6 +227,18 @@ static void test_bytes(void **state) {
   assert_int_equal(pm_loc_node(L, 1)->bytes_sent, 800);
   assert_int_equal(pm_loc_node(L, 1)->bytes_received, 16);
   assert_int_equal(pm_loc_node(L, 0)->bytes_sent, 0);
+  /* a collective's bytes are kept apart: bytes_sent / bytes_received stay point-to-point */
+  pm_region_id bcast = pm_region_register("MPI_Bcast", PM_PARADIGM_MPI, PM_ROLE_COLLECTIVE);
+  pm_call_enter(L, bcast, PM_STATE_MPI_COLL, pm_clock_now());
+  pm_call_exit(L, pm_clock_now());
+  pm_add_collective(L, 300, 40);
+  assert_int_equal(L->coll_bytes_out, 300);
+  assert_int_equal(L->coll_bytes_in, 40);
+  assert_int_equal(L->bytes_sent, 800);
+  assert_int_equal(pm_loc_node(L, 2)->coll_bytes_out, 300);
+  assert_int_equal(pm_loc_node(L, 2)->coll_bytes_in, 40);
+  assert_int_equal(pm_loc_node(L, 2)->bytes_sent, 0);
+  assert_int_equal(pm_loc_node(L, 2)->bytes_received, 0);
 }
 
 /* OpenMP context split: 40 serial useful, then 60 in a parallel region (useful 50 + sync 10). */

@@ -36,7 +36,7 @@ static pm_profile *sample(int rank, const char *host, double window, double usef
   p->val = calloc(2, sizeof *p->val);
   p->val[0] = (pm_prof_value){.cnode = c0, .location = 0, .visits = 1};
   p->val[0].time[PM_STATE_USEFUL] = useful;
-  p->val[1] = (pm_prof_value){.cnode = c1, .location = 0, .visits = 3};
+  p->val[1] = (pm_prof_value){.cnode = c1, .location = 0, .visits = 3, .coll_bytes_out = 96, .coll_bytes_in = 32};
   p->val[1].time[PM_STATE_MPI_COLL] = window - useful;
   p->nvalues = 2;
   pm_profile_finish(p);
@@ -57,6 +57,12 @@ static void test_roundtrip(void **state) {
   assert_int_equal(q->loc[0].role, PM_ROLE_MAIN);
   assert_int_equal(q->ncnodes, 2);
   assert_int_equal(q->val[1].visits, 3);
+  /* collective bytes travel apart from the point-to-point ones ("collective_bytes") */
+  assert_int_equal(q->val[1].coll_bytes_out, 96);
+  assert_int_equal(q->val[1].coll_bytes_in, 32);
+  assert_int_equal(q->val[1].bytes_sent, 0);
+  assert_int_equal(q->val[0].coll_bytes_out, 0);
+  assert_non_null(strstr(s, "\"collective_bytes\":[[1,96,32]]"));
   assert_string_equal(q->reg[q->cnode[1].region].name, "MPI_Barrier");
   char *s2 = pm_profile_to_json_string(q);
   assert_string_equal(s, s2); /* a second round trip is the identity */
