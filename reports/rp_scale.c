@@ -45,6 +45,8 @@ static void usage(FILE *out) {
         "  --threads LIST      threads per process, e.g. 1,2 (default 1): sets OMP_NUM_THREADS and\n"
         "                      STARPU_NCPU (a launcher that does not forward the environment needs\n"
         "                      e.g. --mpirun \"mpirun -x OMP_NUM_THREADS -x STARPU_NCPU\")\n"
+        "  {ranks}, {threads}  in APP ARGS: replaced by the configuration's counts, for programs that\n"
+        "                      take them as arguments (-- mfsolve --gen lap3d:30 --workers {threads})\n"
         "  --repeat N          runs per configuration (default 1): the report shows the median\n"
         "  --out DIR           study directory (default popmeter-scale)\n"
         "  --mpirun CMD        launcher, split on blanks (default mpirun); \"none\" runs APP\n"
@@ -72,8 +74,39 @@ static int parse_list(const char *s, int *v, int *n) {
   return *n ? 0 : -1;
 }
 
-/* argv of one run: the launcher's words, -np P, then popmeter run ... -- APP ARGS. */
-static char **run_argv(const scale_plan *pl, int ranks, const char *rundir, char *np, size_t npn, char **words) {
+/* arg with every "{ranks}" and "{threads}" replaced by the configuration's counts (malloc'd): a
+ * program that takes its counts from its arguments rather than from the environment
+ * (mfsolve --workers {threads}). NULL out of memory. */
+char *rp_scale_subst(const char *arg, int ranks, int threads) {
+  static const char *const keys[2] = {"{ranks}", "{threads}"};
+  char num[2][16];
+  size_t len = 0;
+  snprintf(num[0], sizeof num[0], "%d", ranks);
+  snprintf(num[1], sizeof num[1], "%d", threads);
+  for (int pass = 0; pass < 2; pass++) { /* measure, then write */
+    char *out = pass ? malloc(len + 1) : NULL;
+    if (pass && !out) return NULL;
+    len = 0;
+    for (const char *a = arg; *a;) {
+      int k = !strncmp(a, keys[0], strlen(keys[0])) ? 0 : !strncmp(a, keys[1], strlen(keys[1])) ? 1 : -1;
+      const char *piece = k >= 0 ? num[k] : a;
+      size_t n = k >= 0 ? strlen(num[k]) : 1;
+      if (out) memcpy(out + len, piece, n);
+      len += n;
+      a += k >= 0 ? strlen(keys[k]) : 1;
+    }
+    if (out) {
+      out[len] = '\0';
+      return out;
+    }
+  }
+  return NULL;
+}
+
+/* argv of one run: the launcher's words, -np P, then popmeter run ... -- APP ARGS (placeholders
+ * replaced: the strings are malloc'd and freed with argv by free_run_argv). */
+static char **run_argv(const scale_plan *pl, int ranks, int threads, const char *rundir, char *np, size_t npn,
+                       char **words) {
   size_t nw = 0, na = 0, i = 0;
   char **argv, *save = NULL, *w;
   while (pl->app[na]) na++;
@@ -91,8 +124,21 @@ static char **run_argv(const scale_plan *pl, int ranks, const char *rundir, char
   argv[i++] = "--output";
   argv[i++] = (char *)rundir;
   argv[i++] = "--";
-  memcpy(argv + i, pl->app, na * sizeof *argv);
+  for (size_t a = 0; a < na; a++)
+    if (!(argv[i + a] = rp_scale_subst(pl->app[a], ranks, threads))) {
+      while (a-- > 0) free(argv[i + a]);
+      free(argv);
+      return NULL;
+    }
   return argv;
+}
+
+static void free_run_argv(char **argv) {
+  size_t i = 0;
+  while (argv[i] && strcmp(argv[i], "--") != 0) i++;
+  if (argv[i])
+    for (i++; argv[i]; i++) free(argv[i]);
+  free(argv);
 }
 
 static int open_out(const char *dir, const char *name) {
@@ -114,7 +160,7 @@ static int run_one(const scale_plan *pl, int ranks, int threads, const char *run
   int out, err, st;
   pid_t pid;
   words[0] = strdup(pl->mpirun);
-  if (!words[0] || strlen(pl->mpirun) > 2000 || !(argv = run_argv(pl, ranks, rundir, np, sizeof np, words))) {
+  if (!words[0] || strlen(pl->mpirun) > 2000 || !(argv = run_argv(pl, ranks, threads, rundir, np, sizeof np, words))) {
     free(words[0]);
     return -1;
   }
@@ -140,7 +186,7 @@ static int run_one(const scale_plan *pl, int ranks, int threads, const char *run
       ;
   if (out >= 0) close(out);
   if (err >= 0) close(err);
-  free(argv);
+  free_run_argv(argv);
   free(words[0]);
   if (pid < 0 || st == -1) return -1;
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
