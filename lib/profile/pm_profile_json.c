@@ -3,6 +3,7 @@
 #include "pm_profile_json.h"
 #include "pm_profile_tasks.h"
 #include "pm_profile_io.h"
+#include "pm_profile_published.h"
 #include "pm_profile_counters.h"
 #include "pm_json_read.h"
 #include <limits.h>
@@ -118,6 +119,7 @@ json_t *pm_profile_to_json(const pm_profile *p) {
   if (root && p->tasks) json_object_set_new(root, "tasks", pm_prof_tasks_to_json(p->tasks)); /* task runtime */
   if (root && p->io) json_object_set_new(root, "io_classes", pm_prof_io_to_json(p->io));     /* file classes */
   if (root && p->counters) json_object_set_new(root, "counters", pm_prof_counters_to_json(p->counters)); /* counters */
+  if (root && p->published) pm_prof_published_to_json(root, p->published); /* tag tree, series */
   return root;
 }
 
@@ -445,7 +447,7 @@ static int read_modules(const json_t *root, pm_profile *p, char *err, size_t err
   if (io && !(p->io = pm_prof_io_from_json(io, p->nlocations, err, errlen))) return -1;
   const json_t *ctr = json_object_get(root, "counters");
   if (ctr && !(p->counters = pm_prof_counters_from_json(ctr, p->nlocations, p->nvalues, err, errlen))) return -1;
-  return 0;
+  return pm_prof_published_from_json(root, p->nprocesses, &p->published, err, errlen); /* tag tree, series */
 }
 
 /* Each part in turn; the first failure stops the rest (every reader checks c.failed first). */
