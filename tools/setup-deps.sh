@@ -15,6 +15,7 @@ PACKAGES="
   libopenblas-dev libmetis-dev libsuitesparse-dev libmumps-dev
   libjansson-dev libcmocka-dev libdw-dev
   gcovr gnuplot-nox python3 python3-html5lib
+  chromium
 "
 
 missing=""

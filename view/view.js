@@ -671,7 +671,39 @@
       view.t1 = Math.min(D.span, hi + mg);
     }
     redraw();
-    document.documentElement.setAttribute('data-ready', '1');
+    var root = document.documentElement;
+    root.setAttribute('data-drawn-ms', Math.round(performance.now()));
+    if (location.hash === '#selftest') selftest(root);
+    root.setAttribute('data-ready', '1');
+  }
+
+  /* With #selftest in its address the page plays a person's gestures on itself and writes what
+   * happened into attributes of its root element, for a test reading the page from a headless
+   * browser: the tooltip of the first task, the tasks highlighted by a click on the tag-tree node
+   * that took the most time, the window after a wheel step over the space-time view. */
+  function selftest(root) {
+    var rect = TRACE && stSvg.querySelector('rect.task');
+    if (rect) {
+      var b = rect.getBoundingClientRect();
+      rect.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: b.left + 1, clientY: b.top + 1}));
+      root.setAttribute('data-selftest-tip', tip.textContent.replace(/\n/g, ' | '));
+      var w0 = view.t1 - view.t0, sb = stSvg.getBoundingClientRect();
+      stSvg.dispatchEvent(new WheelEvent('wheel', {bubbles: true, cancelable: true, deltaY: -100,
+        clientX: sb.left + LABEL_W + PW / 2, clientY: sb.top + 5}));
+      root.setAttribute('data-selftest-zoom', ((view.t1 - view.t0) / w0).toFixed(3));
+      setWindow(0, D.span);
+    }
+    var tr = D.tree, best = -1;
+    for (var i = 0; tr && i < tr.n; i++) if (tr.time[i] && (best < 0 || tr.time[i] > tr.time[best])) best = i;
+    var front = best >= 0 && document.querySelector('rect.front[data-n="' + best + '"]');
+    if (front) {
+      front.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+      redraw();
+      root.setAttribute('data-selftest-tag', tr.tag[best]);
+      root.setAttribute('data-selftest-hl', TRACE ? stSvg.querySelectorAll('rect.task.hl').length : 0);
+      front.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+      redraw();
+    }
   }
   main();
 })();
