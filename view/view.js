@@ -6,9 +6,10 @@
  *   codelets[], kinds[]   class names: a task's class is its codelet, a state's ncodelets + kind
  *   tasks        {n[lane], cl, s (start - the lane's previous start), d, tag, fl, f (1 path, 2 IQR, 4 regression)}
  *   states       {n[lane], k, s, d}
- *   bins         {beta, lane, cls, i, n, busy}: tasks and states shorter than beta, merged per
- *                (lane, class, interval [i beta, (i + 1) beta))
- *   agg, msgs {from, to, s, r, b}, path {tasks, length, before, by, source}, series[] {name,
+ *   bins         {beta, n[lane], cls, di, count, busy}: tasks and states shorter than beta, merged per
+ *                (lane, class, interval [i beta, (i + 1) beta)); di: i - the lane's previous bin's i;
+ *                busy: thousandths of beta
+ *   agg, msgs {from, to, s, dr (received - sent), b}, path {tasks, length, before, by, source}, series[] {name,
  *   process, bytes, start, bin, v: [min, max, last] | null}, groups[], pgroups[], tree
  * Every drawing is SVG made here; nothing is fetched. Errors are recorded by the page's first
  * script (window.pmErrors); when drawn, the root element gets data-ready. */
@@ -110,15 +111,20 @@
       laneBins.push({start: [], i: []});
     }
     var b = D.bins, beta = b.beta;
-    for (i = 0; i < b.lane.length; i++) {
-      laneBins[b.lane[i]].start.push(b.i[i] * beta);
-      laneBins[b.lane[i]].i.push(i);
-    }
-    laneBins.forEach(function (x) { /* by start: binary search over the lane's bins */
+    D.msgs.r = D.msgs.s.map(function (s, n) { return s + D.msgs.dr[n]; });
+    b.busy = b.busy.map(function (x) { return x * beta / 1000; }); /* thousandths of beta: ns */
+    for (k = 0, L = 0; L < NL; L++) {
+      var x = laneBins[L], idx = 0;
+      for (j = 0; j < b.n[L]; j++, k++) {
+        idx += b.di[k];
+        x.start.push(idx * beta);
+        x.i.push(k);
+      }
+      /* by start (tasks' bins, then states'): binary search over the lane's bins */
       var ord = x.start.map(function (_, n) { return n; }).sort(function (p, q) { return x.start[p] - x.start[q]; });
       x.start = ord.map(function (n) { return x.start[n]; });
       x.i = ord.map(function (n) { return x.i[n]; });
-    });
+    }
   }
 
   /* lanes: processes in order; in a process the application threads, the workers, then the rest */
@@ -250,9 +256,12 @@
     if (a.merged_tasks || a.merged_states)
       el('p', {}, n, 'Aggregated: ' + a.merged_tasks + ' of ' + a.tasks + ' tasks and ' + a.merged_states + ' of ' +
         a.states + ' states shorter than ' + fmtT(D.bins.beta) + ' are drawn as density bins of ' + fmtT(D.bins.beta) +
-        ' per lane and codelet (opacity: the share of the bin they fill); critical-path tasks and the listed outliers ' +
-        'are always drawn. Every count, time, curve and statistic on this page includes all ' + a.tasks + ' tasks.');
+        ' per lane and codelet (stacked, each as high as the share of the interval it kept busy); critical-path tasks ' +
+        'and the listed outliers are always drawn. Every count, time, curve and statistic on this page includes all ' +
+        a.tasks + ' tasks.');
     else el('p', {}, n, 'Every one of the ' + a.tasks + ' tasks and ' + a.states + ' states is drawn on its own.');
+    el('p', {}, n, 'Messages: an arrow each when at most 500 are in the window, else a tick where each leaves ' +
+      '(top of the lane) and arrives (bottom).');
     if (D.msgs.total > D.msgs.s.length)
       el('p', {}, n, D.msgs.s.length + ' of ' + D.msgs.total + ' messages are drawn (those of at least ' +
         fmtB(D.msgs.min_bytes) + ').');
@@ -260,7 +269,12 @@
   }
 
   /* ---------------------------------------------------------------------- 1. space-time view */
-  var stSvg, stPlot;
+  /* What is drawn as SVG elements (each with its tooltip, counted by tests) and what on a canvas
+   * under them: a lane's tasks and states are elements while the lane shows at most four per pixel
+   * and the page at most ELEMENTS of them; beyond, and for the merged bins, the canvas draws them,
+   * and the tooltip finds the task under the pointer by its lane and time. */
+  var ELEMENTS = 30000;
+  var stSvg, stPlot, stCanvas;
   function drawSpaceTime(root) {
     var s = section('Space-time view: a lane per thread and worker, tasks by codelet', root);
     var ctl = el('div', {'class': 'controls'}, s);
@@ -284,24 +298,24 @@
     });
     var sp = el('span', {}, legend); el('i', {style: 'background:none;border-top:2px solid #c00;height:0'}, sp);
     sp.appendChild(document.createTextNode('critical path (dashed: across processes)'));
-    stSvg = sv('svg', {width: LABEL_W + PW + 10, height: plotH + 30}, s);
+    var box = el('div', {style: 'position:relative'}, s);
+    stCanvas = el('canvas', {width: PW, height: plotH, style: 'position:absolute;left:' + LABEL_W + 'px;top:0'}, box);
+    stSvg = sv('svg', {width: LABEL_W + PW + 10, height: plotH + 30, style: 'position:relative'}, box);
     order.forEach(function (L) {
       var l = D.lanes[L], t = sv('text', {x: 4, y: laneY[L] + LANE_H - 2, 'class': 'lane-label'}, stSvg,
         (l.role === 'main' || l.role === 'thread' ? 'r' + l.process + ' ' : '') + l.name);
-      if (l.useful !== undefined) {
-        var txt = l.name + ' (rank ' + l.process + ', ' + l.role + ')\nuseful ' + fmtS(l.useful) + ', runtime ' +
+      if (l.useful !== undefined)
+        t.__tip = l.name + ' (rank ' + l.process + ', ' + l.role + ')\nuseful ' + fmtS(l.useful) + ', runtime ' +
           fmtS(l.runtime) + ', idle ' + fmtS(l.idle) + ', MPI ' + fmtS(l.mpi);
-        t.addEventListener('mousemove', function (e) { showTip(e, txt); });
-        t.addEventListener('mouseleave', hideTip);
-      }
     });
     stPlot = sv('g', {}, stSvg);
     zoomable(stSvg);
     stSvg.addEventListener('mousemove', function (e) {
       var d = e.target.getAttribute && e.target.getAttribute('data-i');
-      if (d !== null && d !== undefined) showTip(e, taskText(+d));
-      else if (e.target.__tip) showTip(e, e.target.__tip);
-      else hideTip();
+      if (d !== null && d !== undefined) return showTip(e, taskText(+d));
+      if (e.target.__tip) return showTip(e, e.target.__tip);
+      var r = stSvg.getBoundingClientRect(), text = pointed(e.clientX - r.left, e.clientY - r.top);
+      if (text) showTip(e, text); else hideTip();
     });
     stSvg.addEventListener('mouseleave', hideTip);
     listeners.push(function () {
@@ -310,80 +324,124 @@
     });
   }
 
+  /* The task, bin or state under a point of the plot (canvas-drawn ones included), as text. */
+  function pointed(x, y) {
+    if (x < LABEL_W) return null;
+    var L = -1;
+    for (var n = 0; n < order.length; n++) if (y >= laneY[order[n]] && y < laneY[order[n]] + LANE_H) L = order[n];
+    if (L < 0) return null;
+    var t = view.t0 + (x - LABEL_W) / PW * (view.t1 - view.t0), slack = (view.t1 - view.t0) / PW;
+    var lt = laneTasks[L], i = lower(lt.end, t - slack);
+    if (i < lt.start.length && lt.start[i] <= t + slack) return taskText(lt.from + i);
+    var b = laneBins[L], beta = D.bins.beta;
+    i = lower(b.start, t - beta);
+    for (; i < b.start.length && b.start[i] <= t; i++) {
+      var j = b.i[i], cls = D.bins.cls[j];
+      return D.bins.count[j] + ' ' + clsName(cls) + (cls < D.codelets.length ? ' tasks' : ' states') + ' (merged)\n' +
+        fmtT(b.start[i]) + ' + ' + fmtT(beta) + ', busy ' + fmtT(D.bins.busy[j]);
+    }
+    var st = laneStates[L];
+    i = lower(st.end, t);
+    if (i < st.start.length && st.start[i] <= t)
+      return D.kinds[st.k[i]] + ' on ' + D.lanes[L].name + '\nstart ' + fmtT(st.start[i]) + '\nduration ' +
+        fmtT(st.end[i] - st.start[i]);
+    return null;
+  }
+
   function renderSpaceTime() {
     var g = sv('g', {'class': highlight === null ? '' : 'dim'}), ns = (view.t1 - view.t0) / PW;
+    var ctx = stCanvas.getContext('2d'), elements = ELEMENTS;
+    ctx.clearRect(0, 0, PW, plotH);
+    function cx(t) { return (t - view.t0) / ns; }
+    function box(t0, t1, y, h, fill, alpha) { /* on the canvas, at least a pixel wide */
+      var a = cx(Math.max(t0, view.t0)), w = Math.max(1, cx(Math.min(t1, view.t1)) - a);
+      ctx.globalAlpha = alpha;
+      ctx.fillStyle = fill;
+      ctx.fillRect(a, y, w, h);
+    }
     axis(g, plotH + 4, plotH + 4);
     order.forEach(function (L) {
-      var y = laneY[L], st = laneStates[L], b = laneBins[L], lt = laneTasks[L], i, n;
+      var y = laneY[L], st = laneStates[L], b = laneBins[L], lt = laneTasks[L], i;
       /* states, under the tasks; user regions as a thin band on top */
-      for (i = Math.max(0, lower(st.end, view.t0)); i < st.start.length && st.start[i] <= view.t1; i++) {
-        var kind = D.kinds[st.k[i]], user = kind === 'user', r = sv('rect', {x: X(Math.max(st.start[i], view.t0)),
-          y: user ? y : y + 1, width: Math.max(0.6, (Math.min(st.end[i], view.t1) - Math.max(st.start[i], view.t0)) / ns),
-          height: user ? 3 : LANE_H - 2, fill: KIND[kind], 'class': user ? 'st st-user' : 'st'}, g);
-        r.__tip = kind + ' on ' + D.lanes[L].name + '\nstart ' + fmtT(st.start[i]) + '\nduration ' + fmtT(st.end[i] - st.start[i]);
+      var s0 = lower(st.end, view.t0), s1 = lower(st.start, view.t1 + 1), svgStates = s1 - s0 <= 4 * PW && s1 - s0 <= elements;
+      if (svgStates) elements -= s1 - s0;
+      for (i = s0; i < s1; i++) {
+        var kind = D.kinds[st.k[i]], user = kind === 'user';
+        if (svgStates)
+          sv('rect', {x: X(Math.max(st.start[i], view.t0)), y: user ? y : y + 1, width: Math.max(0.6,
+            (Math.min(st.end[i], view.t1) - Math.max(st.start[i], view.t0)) / ns), height: user ? 3 : LANE_H - 2,
+            fill: KIND[kind], 'class': user ? 'st st-user' : 'st'}, g);
+        else box(st.start[i], st.end[i], user ? y : y + 1, user ? 3 : LANE_H - 2, KIND[kind], user ? 0.55 : 1);
       }
-      /* merged tasks and states: one rectangle per bin, as opaque as it is busy */
-      var beta = D.bins.beta;
-      for (i = Math.max(0, lower(b.start, view.t0 - beta)); i < b.start.length && b.start[i] <= view.t1; i++) {
-        var j = b.i[i], cls = D.bins.cls[j], busy = D.bins.busy[j];
-        var rb = sv('rect', {x: X(b.start[i]), y: y, width: Math.max(0.6, beta / ns), height: LANE_H, fill: color(cls),
-          'fill-opacity': Math.min(1, 0.15 + busy / beta), 'class': 'bin'}, g);
-        rb.__tip = D.bins.n[j] + ' ' + clsName(cls) + (cls < D.codelets.length ? ' tasks' : ' states') + ' (merged)\n' +
-          fmtT(b.start[i]) + ' + ' + fmtT(beta) + ', busy ' + fmtT(busy);
+      /* merged tasks and states: the bins of one interval stacked from the lane's bottom, each as
+       * high as the share of the interval its class kept busy (an idle interval stays empty) */
+      var beta = D.bins.beta, at = -1, filled = 0;
+      for (i = lower(b.start, view.t0 - beta); i < b.start.length && b.start[i] <= view.t1; i++) {
+        var j = b.i[i], h = Math.min(LANE_H - filled, LANE_H * D.bins.busy[j] / beta);
+        if (b.start[i] !== at) at = b.start[i], filled = 0, h = Math.min(LANE_H, LANE_H * D.bins.busy[j] / beta);
+        box(b.start[i], b.start[i] + beta, y + LANE_H - filled - h, h, color(D.bins.cls[j]), highlight === null ? 1 : 0.25);
+        filled += h;
       }
-      /* tasks: each one, unless a lane holds more than a few per pixel: then one column per pixel */
-      var from = lower(lt.end, view.t0), to = lower(lt.start, view.t1 + 1);
-      if (to - from <= 4 * PW) {
-        for (i = from; i < to; i++) {
-          var k = lt.from + i, f = T.f[k];
-          var cl = 'task' + (f & 1 ? ' cp' : '') + (highlight !== null && T.tag[k] === highlight ? ' hl' : '');
+      /* tasks */
+      var from = lower(lt.end, view.t0), to = lower(lt.start, view.t1 + 1), svgTasks = to - from <= 4 * PW && to - from <= elements;
+      if (svgTasks) elements -= to - from;
+      for (i = from; i < to; i++) {
+        var k = lt.from + i, f = T.f[k], hl = highlight !== null && T.tag[k] === highlight;
+        if (svgTasks) {
           sv('rect', {x: X(Math.max(T.start[k], view.t0)), y: y, width: Math.max(0.6, (Math.min(T.end[k], view.t1) -
-            Math.max(T.start[k], view.t0)) / ns), height: LANE_H, fill: color(T.cl[k]), 'class': cl, 'data-i': k}, g);
+            Math.max(T.start[k], view.t0)) / ns), height: LANE_H, fill: color(T.cl[k]),
+            'class': 'task' + (f & 1 ? ' cp' : '') + (hl ? ' hl' : ''), 'data-i': k}, g);
+        } else {
+          box(T.start[k], T.end[k], y, LANE_H, color(T.cl[k]), highlight === null || hl ? 1 : 0.25);
+          if (hl || f & 1) {
+            ctx.globalAlpha = 1;
+            ctx.strokeStyle = hl ? '#000' : '#c00';
+            ctx.strokeRect(cx(T.start[k]), y, Math.max(1, (T.end[k] - T.start[k]) / ns), LANE_H);
+          }
         }
-      } else {
-        var col = {};
-        for (i = from; i < to; i++) {
-          k = lt.from + i;
-          var px = Math.floor((T.start[k] - view.t0) / ns), c = col[px] || (col[px] = {busy: 0, n: 0, by: {}});
-          c.busy += T.end[k] - T.start[k]; c.n++; c.by[T.cl[k]] = (c.by[T.cl[k]] || 0) + T.end[k] - T.start[k];
-        }
-        Object.keys(col).forEach(function (px) {
-          var c = col[px], best = null;
-          for (var q in c.by) if (best === null || c.by[q] > c.by[best]) best = q;
-          var r = sv('rect', {x: LABEL_W + (+px), y: y, width: 1, height: LANE_H, fill: color(+best),
-            'fill-opacity': Math.min(1, 0.2 + c.busy / ns), 'class': 'tdens'}, g);
-          r.__tip = c.n + ' tasks in this pixel (mostly ' + D.codelets[best] + ')';
-        });
       }
     });
-    drawPath(g, ns);
+    ctx.globalAlpha = 1;
+    drawPath(g);
     drawMessages(g);
     stSvg.replaceChild(g, stPlot);
     stPlot = g;
   }
 
   function mid(L) { return laneY[L] + LANE_H / 2; }
-  function drawPath(g, ns) {
-    var p = D.path.tasks;
+  /* the path's steps as two paths (within a process, across processes): two elements however long */
+  function drawPath(g) {
+    var p = D.path.tasks, d = ['', ''];
     for (var n = 1; n < p.length; n++) {
       var a = p[n - 1], b = p[n];
       if (T.end[a] < view.t0 && T.start[b] < view.t0 || T.end[a] > view.t1 && T.start[b] > view.t1) continue;
-      var remote = D.lanes[T.lane[a]].process !== D.lanes[T.lane[b]].process;
-      sv('path', {d: 'M' + X(T.end[a]) + ',' + mid(T.lane[a]) + 'L' + X(T.start[b]) + ',' + mid(T.lane[b]),
-        'class': 'cpl' + (remote ? ' remote' : '')}, g);
+      var remote = D.lanes[T.lane[a]].process !== D.lanes[T.lane[b]].process ? 1 : 0;
+      d[remote] += 'M' + X(T.end[a]).toFixed(1) + ',' + mid(T.lane[a]) + 'L' + X(T.start[b]).toFixed(1) + ',' + mid(T.lane[b]);
     }
+    if (d[0]) sv('path', {d: d[0], 'class': 'cpl'}, g);
+    if (d[1]) sv('path', {d: d[1], 'class': 'cpl remote'}, g);
   }
+  /* messages in the window: each its own arrow with a tooltip while they are few; else a tick on the
+   * sending lane (above) and one on the receiving lane (below), on the canvas */
   function drawMessages(g) {
-    var m = D.msgs, shown = 0;
-    for (var i = 0; i < m.s.length && shown < 3000; i++) {
-      if (m.r[i] < view.t0 || m.s[i] > view.t1) continue;
-      shown++;
+    var m = D.msgs, vis = [];
+    for (var i = 0; i < m.s.length; i++) if (m.r[i] >= view.t0 && m.s[i] <= view.t1) vis.push(i);
+    if (vis.length > 500) {
+      var ctx = stCanvas.getContext('2d'), ns = (view.t1 - view.t0) / PW;
+      ctx.fillStyle = '#000';
+      vis.forEach(function (i) {
+        ctx.fillRect((m.s[i] - view.t0) / ns, laneY[m.from[i]], 1, 4);
+        ctx.fillRect((m.r[i] - view.t0) / ns, laneY[m.to[i]] + LANE_H - 4, 1, 4);
+      });
+      return;
+    }
+    vis.forEach(function (i) {
       var p = sv('path', {d: 'M' + X(m.s[i]) + ',' + mid(m.from[i]) + 'L' + X(m.r[i]) + ',' + mid(m.to[i]),
         'class': 'msg', 'marker-end': 'url(#arrow)'}, g);
       p.__tip = 'message of ' + fmtB(m.b[i]) + '\n' + D.lanes[m.from[i]].name + ' (rank ' + D.lanes[m.from[i]].process +
         ') \u2192 ' + D.lanes[m.to[i]].name + ' (rank ' + D.lanes[m.to[i]].process + ')\nsent ' + fmtT(m.s[i]) +
         ', received ' + fmtT(m.r[i]);
-    }
+    });
   }
 
   /* ------------------------------------------------------------------------ 2. over time */
@@ -477,11 +535,16 @@
     });
   }
 
+  /* One group's plot: axes, band and fit in SVG; the tasks drawn one by one as dots on a canvas under
+   * it (there may be tens of thousands), the merged ones as grey cells; outliers as SVG dots on top,
+   * each with its tooltip (up to 500 per group; more are red dots on the canvas). */
   function drawScatter(wrap, gr) {
     var box = el('div', {'class': 'scatter'}, wrap), name = D.codelets[gr.codelet] + (gr.wtype ? ' (accelerator)' : ' (CPU)');
     el('div', {'class': 'title'}, box, name + ': ' + gr.count + ' tasks, median ' + fmtS(gr.median) + ', total ' +
       fmtS(gr.total) + '; outliers: ' + gr.iqr + ' IQR, ' + gr.reg + ' regression');
-    var W = 320, H = 210, m = {l: 46, r: 8, t: 6, b: 30}, svg = sv('svg', {width: W, height: H}, box);
+    var W = 320, H = 210, m = {l: 46, r: 8, t: 6, b: 30}, pane = el('div', {style: 'position:relative'}, box);
+    var canvas = el('canvas', {width: W, height: H, style: 'position:absolute;left:0;top:0'}, pane);
+    var svg = sv('svg', {width: W, height: H, style: 'position:relative'}, pane);
     var pts = [], i;
     for (i = 0; i < T.cl.length; i++)
       if (T.cl[i] === gr.codelet && D.lanes[T.lane[i]].wtype === gr.wtype && T.fl[i] > 0) pts.push(i);
@@ -502,16 +565,18 @@
     for (e = Math.ceil(y0); e <= y1; e++) sv('text', {x: m.l - 3, y: py(e) + 4, 'text-anchor': 'end'}, svg, fmtPow(e));
     sv('text', {x: (W + m.l) / 2, y: H - 3, 'text-anchor': 'middle'}, svg, 'flops');
     sv('rect', {x: m.l, y: m.t, width: W - m.l - m.r, height: H - m.t - m.b, fill: 'none', stroke: '#ccc'}, svg);
+    var ctx = canvas.getContext('2d');
     if (gr.grid) {
-      var G = gr.grid, cx = (G.x1 - G.x0) / G.size, cy = (G.y1 - G.y0) / G.size, top = Math.max.apply(null, G.c);
+      var G = gr.grid, gx = (G.x1 - G.x0) / G.size, gy = (G.y1 - G.y0) / G.size, top = 1;
+      G.c.forEach(function (n) { top = Math.max(top, n); });
+      ctx.fillStyle = '#555';
       G.c.forEach(function (n, c) {
         if (!n) return;
-        var gx = G.x0 + (c % G.size) * cx, gy = G.y0 + Math.floor(c / G.size) * cy;
-        var r = sv('rect', {x: px(gx), y: py(gy + cy), width: Math.max(1, px(gx + cx) - px(gx)), height: Math.max(1, py(gy) - py(gy + cy)),
-          fill: '#555', 'fill-opacity': 0.15 + 0.6 * n / top}, svg);
-        r.addEventListener('mousemove', function (ev) { showTip(ev, n + ' merged tasks'); });
-        r.addEventListener('mouseleave', hideTip);
+        var a = G.x0 + (c % G.size) * gx, b = G.y0 + Math.floor(c / G.size) * gy;
+        ctx.globalAlpha = 0.15 + 0.6 * n / top;
+        ctx.fillRect(px(a), py(b + gy), Math.max(1, px(a + gx) - px(a)), Math.max(1, py(b) - py(b + gy)));
       });
+      ctx.globalAlpha = 1;
     }
     if (gr.fit) {
       var band = gr.fit.band, d = '';
@@ -521,14 +586,21 @@
       sv('path', {d: 'M' + px(band[0][0]) + ',' + py(gr.fit.a + gr.fit.b * band[0][0]) + 'L' + px(band[band.length - 1][0]) +
         ',' + py(gr.fit.a + gr.fit.b * band[band.length - 1][0]), 'class': 'fitl'}, svg);
     }
-    var dots = sv('g', {}, svg), step = pts.length > 4000 ? pts.length / 4000 : 1; /* at most 4000 dots */
-    for (var n = 0; n < pts.length; n += step) {
-      var k = pts[Math.floor(n)], f = T.f[k];
-      var c = sv('circle', {cx: px(Math.log10(T.fl[k])), cy: py(Math.log10((T.end[k] - T.start[k]) / 1e9)), r: f & 6 ? 2.6 : 1.8,
-        fill: color(gr.codelet), 'class': 'pt' + (f & 4 ? ' reg' : f & 2 ? ' iqr' : ''), 'data-i': k}, dots);
-      c.__k = k;
-    }
-    dots.addEventListener('mousemove', function (ev) { if (ev.target.__k !== undefined) showTip(ev, taskText(ev.target.__k)); });
+    var dots = sv('g', {}, svg), shown = 0;
+    pts.forEach(function (k) {
+      var f = T.f[k], x = px(Math.log10(T.fl[k])), y = py(Math.log10((T.end[k] - T.start[k]) / 1e9));
+      if (f & 6 && shown < 500) {
+        shown++;
+        sv('circle', {cx: x, cy: y, r: 2.6, fill: color(gr.codelet), 'class': 'pt' + (f & 4 ? ' reg' : ' iqr'), 'data-i': k}, dots);
+        return;
+      }
+      ctx.fillStyle = f & 6 ? '#c00' : color(gr.codelet);
+      ctx.fillRect(x - 1, y - 1, 2, 2);
+    });
+    dots.addEventListener('mousemove', function (ev) {
+      var k = ev.target.getAttribute('data-i');
+      if (k !== null) showTip(ev, taskText(+k));
+    });
     dots.addEventListener('mouseleave', hideTip);
   }
 
@@ -662,10 +734,11 @@
     if (TRACE && T.start.length) {
       var lo = Math.min.apply(null, laneTasks.map(function (l) { return l.start.length ? l.start[0] : Infinity; }));
       var hi = Math.max.apply(null, laneTasks.map(function (l) { return l.end.length ? l.end[l.end.length - 1] : -Infinity; }));
-      for (var b = 0; b < D.bins.i.length; b++) { /* (a loop: too many values for Math.min's arguments) */
-        lo = Math.min(lo, D.bins.i[b] * D.bins.beta);
-        hi = Math.max(hi, (D.bins.i[b] + 1) * D.bins.beta);
-      }
+      laneBins.forEach(function (x) {
+        if (!x.start.length) return;
+        lo = Math.min(lo, x.start[0]);
+        hi = Math.max(hi, x.start[x.start.length - 1] + D.bins.beta);
+      });
       var mg = (hi - lo) * 0.03;
       view.t0 = Math.max(0, lo - mg);
       view.t1 = Math.min(D.span, hi + mg);

@@ -174,6 +174,7 @@ typedef struct {
 } vw_bin;
 typedef struct {
   uint64_t beta; /* 0: everything kept */
+  size_t budget;
   size_t kept_tasks, kept_states, merged_tasks, merged_states;
   size_t nbins;
   vw_bin *bin;

@@ -100,6 +100,7 @@ int vw_aggregate(vw_trace *t, size_t budget, vw_agg *a) {
     if (beta == 0) beta = 1;
   }
   a->beta = beta;
+  a->budget = budget;
   size_t items = walk(t, beta, NULL, last, NULL);
   if (beta > 0 && !(a->bin = malloc(sizeof *a->bin * (items ? items : 1)))) {
     free(last);

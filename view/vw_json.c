@@ -30,6 +30,12 @@ static void num(FILE *f, double x) {
   else
     fputs("null", f);
 }
+static void num4(FILE *f, double x) {
+  if (isfinite(x))
+    fprintf(f, "%.4g", x);
+  else
+    fputs("null", f);
+}
 static void key(FILE *f, const char *k, int first) {
   if (!first) fputc(',', f);
   str(f, k);
@@ -165,9 +171,9 @@ static void states(FILE *f, const vw_trace *t, uint64_t beta) {
   fputc('}', f);
 }
 
-/* Columns of unsigned values: "name": [get(ctx, 0, c), get(ctx, 1, c)...] for the n rows kept by
- * keep (NULL: every row), at most max of them. */
-typedef uint64_t (*column_fn)(const void *ctx, size_t row, int col);
+/* Columns of integers: "name": [get(ctx, 0, c), get(ctx, 1, c)...] for the n rows kept by keep
+ * (NULL: every row), at most max of them. */
+typedef int64_t (*column_fn)(const void *ctx, size_t row, int col);
 static void columns(FILE *f, const char *const *names, int ncol, size_t n, size_t max, column_fn get,
                     int (*keep)(const void *ctx, size_t row), const void *ctx) {
   for (int c = 0; c < ncol; c++) {
@@ -176,15 +182,21 @@ static void columns(FILE *f, const char *const *names, int ncol, size_t n, size_
     for (size_t i = 0; i < n && m < max; i++) {
       if (keep && !keep(ctx, i)) continue;
       sep(f, m++);
-      fprintf(f, "%llu", (unsigned long long)get(ctx, i, c));
+      fprintf(f, "%lld", (long long)get(ctx, i, c));
     }
     fputc(']', f);
   }
 }
 
-static uint64_t bin_col(const void *ctx, size_t i, int c) {
-  const vw_bin *b = &((const vw_agg *)ctx)->bin[i];
-  return c == 0 ? (uint64_t)b->lane : c == 1 ? (uint64_t)b->cls : c == 2 ? b->idx : c == 3 ? b->count : b->busy;
+/* A bin: its class, its interval as the difference with the previous bin's of the lane (bins come
+ * lane by lane), its count, and how busy it is in thousandths of beta. */
+static int64_t bin_col(const void *ctx, size_t i, int c) {
+  const vw_agg *a = ctx;
+  const vw_bin *b = &a->bin[i];
+  if (c == 0) return b->cls;
+  if (c == 1) return (int64_t)b->idx - (i > 0 && a->bin[i - 1].lane == b->lane ? (int64_t)a->bin[i - 1].idx : 0);
+  if (c == 2) return b->count;
+  return llround((double)b->busy * 1000 / (double)a->beta);
 }
 
 static void bins(FILE *f, const vw_page *pg) {
@@ -192,14 +204,22 @@ static void bins(FILE *f, const vw_page *pg) {
   const vw_trace *t = pg->t;
   key(f, "bins", 0), fputc('{', f);
   key(f, "beta", 1), fprintf(f, "%llu", (unsigned long long)a->beta);
-  static const char *const col[5] = {"lane", "cls", "i", "n", "busy"};
-  columns(f, col, 5, a->nbins, SIZE_MAX, bin_col, NULL, a);
+  key(f, "n", 0), fputc('[', f);
+  size_t i = 0;
+  for (int lane = 0; lane < t->nlanes; lane++) {
+    size_t n = 0;
+    for (; i < a->nbins && a->bin[i].lane == lane; i++) n++;
+    sep(f, (size_t)lane), fprintf(f, "%zu", n);
+  }
+  fputc(']', f);
+  static const char *const col[4] = {"cls", "di", "count", "busy"};
+  columns(f, col, 4, a->nbins, SIZE_MAX, bin_col, NULL, a);
   fputc('}', f);
   key(f, "agg", 0);
   fprintf(f,
           "{\"tasks\":%zu,\"kept_tasks\":%zu,\"merged_tasks\":%zu,\"states\":%zu,\"kept_states\":%zu,"
-          "\"merged_states\":%zu,\"budget\":%d}",
-          t->ntasks, a->kept_tasks, a->merged_tasks, t->nstates, a->kept_states, a->merged_states, PM_VIEW_BUDGET);
+          "\"merged_states\":%zu,\"budget\":%zu}",
+          t->ntasks, a->kept_tasks, a->merged_tasks, t->nstates, a->kept_states, a->merged_states, a->budget);
 }
 
 #define VW_MSGS_MAX 20000
@@ -207,9 +227,14 @@ typedef struct {
   const vw_trace *t;
   uint64_t min_bytes;
 } msg_ctx;
-static uint64_t msg_col(const void *ctx, size_t i, int c) {
+/* a message: its lanes, when it was sent, how long after it was received, its size */
+static int64_t msg_col(const void *ctx, size_t i, int c) {
   const vw_msg *x = &((const msg_ctx *)ctx)->t->msg[i];
-  return c == 0 ? (uint64_t)x->from : c == 1 ? (uint64_t)x->to : c == 2 ? x->t_send : c == 3 ? x->t_recv : x->bytes;
+  return c == 0   ? x->from
+         : c == 1 ? x->to
+         : c == 2 ? (int64_t)x->t_send
+         : c == 3 ? (int64_t)(x->t_recv - x->t_send)
+                  : (int64_t)x->bytes;
 }
 static int msg_keep(const void *ctx, size_t i) {
   const msg_ctx *m = ctx;
@@ -232,7 +257,7 @@ static void msgs(FILE *f, const vw_trace *t) {
     }
     m.min_bytes = lo;
   }
-  static const char *const col[5] = {"from", "to", "s", "r", "b"};
+  static const char *const col[5] = {"from", "to", "s", "dr", "b"};
   key(f, "msgs", 0), fputc('{', f);
   key(f, "total", 1), fprintf(f, "%zu", t->nmsgs);
   key(f, "unmatched", 0), fprintf(f, "%llu", (unsigned long long)t->msgs_unmatched);
@@ -436,15 +461,15 @@ static void tree(FILE *f, const vw_tree *tr) {
       case 0: tagval(f, v->tag); break;
       case 1: fprintf(f, "%d", v->parent >= 0 ? idx[v->parent] : -1); break;
       case 2: fprintf(f, "%d", v->depth); break;
-      case 3: fprintf(f, "%.7g", v->x[0]); break;
-      case 4: fprintf(f, "%.7g", v->w[0]); break;
-      case 5: fprintf(f, "%.7g", v->x[1]); break;
-      case 6: fprintf(f, "%.7g", v->w[1]); break;
+      case 3: fprintf(f, "%.6g", v->x[0]); break; /* a millionth of the width: below a pixel */
+      case 4: fprintf(f, "%.6g", v->w[0]); break;
+      case 5: fprintf(f, "%.6g", v->x[1]); break;
+      case 6: fprintf(f, "%.6g", v->w[1]); break;
       case 7: fprintf(f, "%d", v->rank); break;
-      case 8: num(f, v->flops); break;
-      case 9: num(f, v->time); break;
-      case 10: num(f, v->timed > 0 ? v->predicted / v->timed : NAN); break;
-      case 11: num(f, v->time > 0 && v->tflops > 0 ? v->tflops / v->time : NAN); break;
+      case 8: num4(f, v->flops); break; /* shown with 3 or 4 digits */
+      case 9: num4(f, v->time); break;
+      case 10: num4(f, v->timed > 0 ? v->predicted / v->timed : NAN); break;
+      case 11: num4(f, v->time > 0 && v->tflops > 0 ? v->tflops / v->time : NAN); break;
       case 12: fprintf(f, "%d", v->on_path); break;
       default: fprintf(f, "%d", v->folded); break;
       }

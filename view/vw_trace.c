@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "vw.h"
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -539,8 +541,23 @@ static int read_events(OTF2_Reader *rdr, rd *r) {
   return rc == OTF2_SUCCESS && !r->oom ? 0 : -1;
 }
 
+/* OTF2's own messages: the first one of a read is kept for ours, none is printed. */
+static char otf2_msg[256];
+static OTF2_ErrorCode quiet(void *ud, const char *file, uint64_t line, const char *fn, OTF2_ErrorCode code,
+                            const char *fmt, va_list va) {
+  (void)ud, (void)file, (void)line, (void)fn;
+  if (!otf2_msg[0]) {
+    char m[200] = "";
+    if (fmt) vsnprintf(m, sizeof m, fmt, va);
+    snprintf(otf2_msg, sizeof otf2_msg, "%s%s%s", OTF2_Error_GetDescription(code), m[0] ? ": " : "", m);
+  }
+  return code;
+}
+
 int vw_trace_read(const char *path, const pm_profile *p, vw_trace *t, char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
+  otf2_msg[0] = '\0';
+  OTF2_ErrorCallback before = OTF2_Error_RegisterCallback(quiet, NULL);
   rd r;
   memset(&r, 0, sizeof r);
   r.t = t;
@@ -561,9 +578,12 @@ int vw_trace_read(const char *path, const pm_profile *p, vw_trace *t, char *err,
     }
   }
   if (rdr) OTF2_Reader_Close(rdr);
+  OTF2_Error_RegisterCallback(before, NULL);
   if (rc == 0 && r.oom) rc = -1;
   if (rc != 0) {
-    snprintf(err, errlen, "%s %s%s", path, r.oom ? "" : what, r.oom ? "out of memory" : "");
+    snprintf(err, errlen, "%s %s%s%s%s", path, r.oom ? "" : what, r.oom ? "out of memory" : "",
+             otf2_msg[0] ? " (OTF2: " : "", otf2_msg[0] ? otf2_msg : "");
+    if (otf2_msg[0]) strncat(err, ")", errlen - strlen(err) - 1);
     rd_free(&r);
     vw_trace_free(t);
     return -1;
