@@ -126,6 +126,10 @@ int rp_report_build(const char *prog, char *const *runs, int nruns, const rp_cli
     }
   }
   if (rc == RP_EXIT_OK && s.nproblems > 0) rc = RP_EXIT_PARTIAL;
+  /* a study of one run is a table of one column: say what shows one run */
+  if (rc != RP_EXIT_ERROR && s.nruns == 1 && !c->quiet)
+    fprintf(stderr, "%s: one run: a scaling study compares several; 'popmeter view %s' draws this one\n", prog,
+            runs[0]);
   rp_study_free(&s);
   return rc;
 }
