@@ -135,7 +135,7 @@
     order = D.lanes.map(function (_, i) { return i; });
     order.sort(function (a, b) {
       var x = D.lanes[a], y = D.lanes[b];
-      return x.process - y.process || rank(x.role) - rank(y.role) || a - b;
+      return x.process - y.process || rank(x.role) - rank(y.role) || x.name.localeCompare(y.name, 'en', {numeric: true});
     });
     var y = 0, lastP = null;
     order.forEach(function (L) {
@@ -521,7 +521,7 @@
     ['codelet', 'worker', 'tag', 'start', 'duration', 'threshold', 'x', 'rule'].forEach(function (c, n) {
       el('th', {'class': n < 2 ? 'l' : ''}, h, c);
     });
-    rows.slice(0, 100).forEach(function (r) {
+    function row(r) {
       var k = r[1].task, d = T.end[k] - T.start[k], tr = el('tr', {'class': 'go'}, tb);
       [D.codelets[T.cl[k]], D.lanes[T.lane[k]].name + ' (r' + D.lanes[T.lane[k]].process + ')', T.tag[k] === -1 ? '' : T.tag[k],
         fmtT(T.start[k]), fmtT(d), fmtS(r[1].thr), (d / 1e9 / r[1].thr).toFixed(1), r[1].kind].forEach(function (v, n) {
@@ -532,7 +532,12 @@
         setWindow(T.start[k] - 20 * d, T.end[k] + 20 * d);
         stSvg.scrollIntoView({behavior: 'smooth', block: 'center'});
       });
-    });
+    }
+    rows.slice(0, 40).forEach(row);
+    if (rows.length > 40) {
+      var more = el('button', {}, s, 'show the other ' + (rows.length - 40));
+      more.addEventListener('click', function () { rows.slice(40).forEach(row); more.remove(); });
+    }
   }
 
   /* One group's plot: axes, band and fit in SVG; the tasks drawn one by one as dots on a canvas under
@@ -728,8 +733,8 @@
       sv('path', {d: 'M0,0L6,3L0,6Z', fill: '#333'}, mk);
     }
     drawOverTime(root);
-    drawCodelets(root);
     drawTree(root);
+    drawCodelets(root);
     /* the window opens on the tasks' part of the run (the whole run is a click away) */
     if (TRACE && T.start.length) {
       var lo = Math.min.apply(null, laneTasks.map(function (l) { return l.start.length ? l.start[0] : Infinity; }));

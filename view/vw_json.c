@@ -274,6 +274,22 @@ static size_t *kept_index(const vw_trace *t) {
   return k;
 }
 
+/* The rank of the largest part of application-thread time on the run's critical path (popmeter.json's
+ * composition, which follows it across processes), -1 when it has none. The trace alone cannot tell:
+ * the first task's input may have come from another process's thread through a transfer. */
+static int app_rank(const pm_profile *p) {
+  pm_prof_task_cp cp;
+  int rank = -1;
+  double best = 0;
+  if (!pm_prof_tasks_cp(p, &cp) || !cp.valid) return -1;
+  for (int i = 0; i < cp.nparts; i++)
+    if (!strcmp(cp.part[i].name, "(application threads)") && cp.part[i].time > best) {
+      best = cp.part[i].time;
+      rank = cp.part[i].rank;
+    }
+  return rank;
+}
+
 static void path_trace(FILE *f, const vw_page *pg, const size_t *kept) {
   const vw_trace *t = pg->t;
   const vw_path *p = pg->path;
@@ -296,8 +312,9 @@ static void path_trace(FILE *f, const vw_page *pg, const size_t *kept) {
   }
   key(f, "by", 0), fputc('[', f);
   m = 0;
-  if (p->before)
-    sep(f, m++), fprintf(f, "{\"name\":\"(application threads)\",\"rank\":-1,\"time\":%.6g}", p->before * 1e-9);
+  if (p->before) /* application threads' time before the first task: which process, the run's composition says */
+    sep(f, m++),
+        fprintf(f, "{\"name\":\"(application threads)\",\"rank\":%d,\"time\":%.6g}", app_rank(pg->p), p->before * 1e-9);
   for (int r = 0; by && r <= maxp; r++)
     for (size_t c = 0; c < nc; c++) {
       double x = by[(size_t)r * nc + c];
