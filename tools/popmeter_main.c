@@ -253,20 +253,16 @@ static int cmd_view(int argc, char **argv) {
   char *end;
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-    if (c == 'o')
-      out = optarg;
-    else if (c == 'f')
-      force = 1;
-    else if (c == 'b' &&
-             (budget = strtol(optarg, &end, 10), end != optarg && !*end && budget >= 1000 && budget <= 100000000))
-      continue;
-    else if (c == 'h') {
-      fputs(help, stdout);
-      return 0;
-    } else {
-      if (c == 'b') fprintf(stderr, "popmeter view: --budget '%s': expected an integer in 1000..100000000\n", optarg);
-      fputs(help, stderr);
+    switch (c) {
+    case 'o': out = optarg; break;
+    case 'f': force = 1; break;
+    case 'b':
+      budget = strtol(optarg, &end, 10);
+      if (end != optarg && !*end && budget >= 1000 && budget <= 100000000) break;
+      fprintf(stderr, "popmeter view: --budget '%s': expected an integer in 1000..100000000\n", optarg);
       return 2;
+    case 'h': fputs(help, stdout); return 0;
+    default: fputs(help, stderr); return 2;
     }
   }
   if (optind != argc - 1) {

@@ -449,8 +449,11 @@
   function drawOverTime(root) {
     var s = section('Over time: tasks submitted, ready and running, and what the program published', root);
     if (!D.series.length) { el('p', {}, s, 'Nothing to draw: no trace, and the program published no quantity.'); return; }
-    var charts = [D.series.filter(function (x) { return x.process < 0; }),
-      D.series.filter(function (x) { return x.process >= 0; })].filter(function (c) { return c.length; });
+    /* one chart for the tasks, one per quantity the program published (its processes together) */
+    var charts = [D.series.filter(function (x) { return x.process < 0; })], names = [];
+    D.series.forEach(function (x) { if (x.process >= 0 && names.indexOf(x.name) < 0) names.push(x.name); });
+    names.forEach(function (n) { charts.push(D.series.filter(function (x) { return x.process >= 0 && x.name === n; })); });
+    charts = charts.filter(function (c) { return c.length; });
     otSvg = sv('svg', {width: LABEL_W + PW + 10, height: charts.length * (CH + 30) + 10}, s);
     otPlot = sv('g', {}, otSvg);
     zoomable(otSvg);
@@ -487,7 +490,7 @@
     });
     if (max <= 0) max = 1;
     var bytes = list[0].bytes, Y = function (v) { return y0 + CH - v / max * CH; };
-    sv('text', {x: 4, y: y0 + 10}, g, bytes ? 'bytes' : 'tasks');
+    sv('text', {x: 4, y: y0 + 10}, g, list[0].process < 0 ? 'tasks' : list[0].name.slice(0, 24));
     sv('text', {x: LABEL_W - 6, y: y0 + 10, 'text-anchor': 'end'}, g, bytes ? fmtB(max) : fmtN(max));
     sv('text', {x: LABEL_W - 6, y: y0 + CH, 'text-anchor': 'end'}, g, '0');
     axis(g, y0 + CH + 2, CH);
