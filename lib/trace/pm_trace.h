@@ -121,6 +121,9 @@ PM_HIDDEN void pm_tloc_count(pm_tloc *T, OTF2_ErrorCode rc);
  * sample and closes the writer. Called for every location by the finalizing thread. */
 PM_HIDDEN void pm_tloc_close(pm_tloc *T, uint64_t t_end);
 PM_HIDDEN int pm_tloc_observer_add(void);
+/* Opens the event writer of the calling thread's location now (its buffer and event file), so
+ * that its first event in the measured window does not pay for it (MPI_Init). */
+PM_HIDDEN void pm_tloc_open_self(void);
 PM_HIDDEN void pm_tloc_reset(void);
 /* Tests: forget everything (the archive, if open, is abandoned). */
 PM_HIDDEN void pm_trace_reset_for_tests(void);
