@@ -14,6 +14,7 @@ PACKAGES="
   pocl-opencl-icd ocl-icd-opencl-dev
   libopenblas-dev libmetis-dev libsuitesparse-dev libmumps-dev
   libjansson-dev libcmocka-dev libdw-dev
+  vite xvfb
   gcovr gnuplot-nox python3 python3-html5lib
 "
 
