@@ -5,7 +5,7 @@
 set -eu
 
 PACKAGES="
-  build-essential autoconf automake libtool pkg-config gfortran clang
+  build-essential autoconf automake libtool pkg-config gfortran clang libclang-rt-14-dev
   openmpi-bin libopenmpi-dev
   libstarpu-dev starpu-tools libfxt-dev libglpk-dev
   libotf2-trace-dev otf2-tools python3-otf2
