@@ -38,14 +38,17 @@ enum {
   RP_OPT_FORCE,
   RP_OPT_WIDTH,
   RP_OPT_REGIONS,
-  RP_OPT_THRESHOLD
+  RP_OPT_THRESHOLD,
+  RP_OPT_REF_ONE,
+  RP_OPT_REF_SEQ
 };
-#define RP_COMMON_OPTIONS                                                                               \
-  {"reference", required_argument, 0, RP_OPT_REFERENCE}, {"strong", no_argument, 0, RP_OPT_STRONG},     \
-      {"weak", no_argument, 0, RP_OPT_WEAK}, {"mode", required_argument, 0, RP_OPT_MODE},               \
-      {"no-plots", no_argument, 0, RP_OPT_NO_PLOTS}, {"gnuplot", required_argument, 0, RP_OPT_GNUPLOT}, \
-      {"force", no_argument, 0, RP_OPT_FORCE}, {"width", required_argument, 0, RP_OPT_WIDTH},           \
-      {"regions", required_argument, 0, RP_OPT_REGIONS}, {                                              \
-    "threshold", required_argument, 0, RP_OPT_THRESHOLD                                                 \
+#define RP_COMMON_OPTIONS                                                                                       \
+  {"reference", required_argument, 0, RP_OPT_REFERENCE}, {"strong", no_argument, 0, RP_OPT_STRONG},             \
+      {"weak", no_argument, 0, RP_OPT_WEAK}, {"mode", required_argument, 0, RP_OPT_MODE},                       \
+      {"no-plots", no_argument, 0, RP_OPT_NO_PLOTS}, {"gnuplot", required_argument, 0, RP_OPT_GNUPLOT},         \
+      {"force", no_argument, 0, RP_OPT_FORCE}, {"width", required_argument, 0, RP_OPT_WIDTH},                   \
+      {"regions", required_argument, 0, RP_OPT_REGIONS}, {"threshold", required_argument, 0, RP_OPT_THRESHOLD}, \
+      {"ref-one", required_argument, 0, RP_OPT_REF_ONE}, {                                                      \
+    "ref-seq", required_argument, 0, RP_OPT_REF_SEQ                                                             \
   }
 #endif

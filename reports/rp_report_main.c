@@ -29,6 +29,9 @@ static void usage(FILE *out) {
         "      --no-plots        do not run gnuplot\n"
         "      --gnuplot PATH    the gnuplot to run (default: gnuplot from PATH)\n"
         "      --force           replace existing report files\n"
+        "      --ref-one RUN     task-based runs: the program on one worker, and\n"
+        "      --ref-seq RUN     its sequential kernels: adds the task efficiency and its\n"
+        "                        granularity, locality, runtime and pipeline factors to every run\n"
         "  -q, --quiet           do not print the table\n"
         "\n"
         "Exit status: 0 fine, 1 error, 2 usage, 3 report written but some runs were left out.\n",
@@ -57,6 +60,8 @@ int rp_cli_common(rp_cli *c, int opt, const char *arg, const char *prog) {
   char *end;
   switch (opt) {
   case RP_OPT_REFERENCE: c->study.reference = arg; return 1;
+  case RP_OPT_REF_ONE: c->study.ref_one_arg = arg; return 1;
+  case RP_OPT_REF_SEQ: c->study.ref_seq_arg = arg; return 1;
   case RP_OPT_STRONG: c->study.mode = PM_SCALING_STRONG; return 1;
   case RP_OPT_WEAK: c->study.mode = PM_SCALING_WEAK; return 1;
   case RP_OPT_MODE:
@@ -88,8 +93,17 @@ int rp_cli_common(rp_cli *c, int opt, const char *arg, const char *prog) {
   return -1;
 }
 
-int rp_report_build(const char *prog, char *const *runs, int nruns, const rp_cli *c, char *const *extra_problems,
-                    int nextra) {
+/* A reference run of the task model (--ref-one, --ref-seq): NULL with a message when unreadable. */
+static pm_profile *read_reference(const char *prog, const char *option, const char *arg) {
+  char path[PATH_MAX], err[1024];
+  pm_profile *p = NULL;
+  if (rp_resolve_run(arg, path, sizeof path, err, sizeof err) == 0) p = pm_profile_read_file(path, err, sizeof err);
+  if (!p) fprintf(stderr, "%s: %s: %s\n", prog, option, err);
+  return p;
+}
+
+static int report_build(const char *prog, char *const *runs, int nruns, const rp_cli *c, const rp_options *o,
+                        char *const *extra_problems, int nextra) {
   rp_study s;
   char err[1024];
   int i, rc = RP_EXIT_OK;
@@ -102,7 +116,7 @@ int rp_report_build(const char *prog, char *const *runs, int nruns, const rp_cli
     rp_study_free(&s);
     return RP_EXIT_ERROR;
   }
-  if (rp_study_compute(&s, &c->study, err, sizeof err) != 0) {
+  if (rp_study_compute(&s, o, err, sizeof err) != 0) {
     fprintf(stderr, "%s: %s\n", prog, err);
     rp_study_free(&s);
     return RP_EXIT_ERROR;
@@ -131,6 +145,27 @@ int rp_report_build(const char *prog, char *const *runs, int nruns, const rp_cli
     fprintf(stderr, "%s: one run: a scaling study compares several; 'popmeter view %s' draws this one\n", prog,
             runs[0]);
   rp_study_free(&s);
+  return rc;
+}
+
+int rp_report_build(const char *prog, char *const *runs, int nruns, const rp_cli *c, char *const *extra_problems,
+                    int nextra) {
+  if (!c->study.ref_one_arg != !c->study.ref_seq_arg) {
+    fprintf(stderr, "%s: the task decomposition needs both --ref-one and --ref-seq\n", prog);
+    return RP_EXIT_USAGE;
+  }
+  rp_options o = c->study;
+  pm_profile *one = NULL, *seq = NULL;
+  if (o.ref_one_arg && (!(one = read_reference(prog, "--ref-one", o.ref_one_arg)) ||
+                        !(seq = read_reference(prog, "--ref-seq", o.ref_seq_arg)))) {
+    pm_profile_free(one);
+    return RP_EXIT_ERROR;
+  }
+  o.ref_one = one;
+  o.ref_seq = seq;
+  int rc = report_build(prog, runs, nruns, c, &o, extra_problems, nextra);
+  pm_profile_free(one);
+  pm_profile_free(seq);
   return rc;
 }
 

@@ -55,7 +55,8 @@ static void usage(FILE *out) {
         "                      environment, and more ranks than cores --oversubscribe.\n"
         "  -q, --quiet         do not print the table at the end\n"
         "report options: --reference X, --strong, --weak, --mode M, --regions N, --width N,\n"
-        "                --no-plots, --gnuplot PATH, --force (reuse an existing study directory)\n"
+        "                --no-plots, --gnuplot PATH, --force (reuse an existing study directory),\n"
+        "                --ref-one RUN --ref-seq RUN (reference runs of the task model)\n"
         "\n"
         "Exit status: 0 fine, 1 error, 2 usage, 3 report written but some runs failed.\n",
         out);

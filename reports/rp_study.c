@@ -4,6 +4,7 @@
  * partial study still reports what it has. */
 #define _GNU_SOURCE
 #include "rp_study.h"
+#include "pm_profile_input.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -247,15 +248,28 @@ static void region_not_in_reference(pm_metric *t) {
   }
 }
 
-static int run_trees(rp_study *s) {
+/* The run's task model with the reference runs (metrics/model_task.c); NULL without references,
+ * or for a run without tasks (its task efficiency is then n/a, and so shown). */
+static pm_metric *task_model(const rp_run *r, const rp_options *o) {
+  pm_run_input_buf buf;
+  pm_metric *t = NULL;
+  if (!o->ref_one || !o->ref_seq || pm_profile_to_input(r->prof, 0, &buf) != 0) return NULL;
+  if (pm_profile_input_references(&buf, o->ref_one, o->ref_seq) == 0) t = pm_model_task(&buf.in);
+  pm_run_input_buf_free(&buf);
+  return t;
+}
+
+static int run_trees(rp_study *s, const rp_options *o) {
   const rp_config *ref = &s->cfg[s->ref];
   int i, g;
   for (i = 0; i < s->nruns; i++) {
     rp_run *r = &s->runs[i];
-    pm_metric *sc;
+    pm_metric *sc, *task;
     if (r->dropped) continue;
     if (!(sc = scaling_of(&ref->median, &r->sr, s->mode))) return -1;
-    r->tree = rp_tree_scaling(sc, r->basic, r->sr.runtime);
+    task = task_model(r, o);
+    r->tree = rp_tree_scaling(sc, r->basic, r->sr.runtime, task);
+    pm_metric_free(task);
     pm_metric_free(sc);
     if (!r->tree) return -1;
     for (g = 0; g < s->nregions; g++) {
@@ -376,7 +390,7 @@ int rp_study_compute(rp_study *s, const rp_options *o, char *err, size_t errlen)
     s->mode = pm_scaling_detect(med, s->ncfg, s->diff ? s->ref : 0);
     free(med);
   }
-  if (run_trees(s) != 0 || config_summaries(s) != 0) goto oom;
+  if (run_trees(s, o) != 0 || config_summaries(s) != 0) goto oom;
   region_ranking_data(s);
   return 0;
 oom:

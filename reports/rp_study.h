@@ -64,6 +64,10 @@ typedef struct {
   pm_scaling_mode mode;  /* PM_SCALING_AUTO: detect (docs/metrics.md §8.2) */
   const char *reference; /* NULL: the smallest configuration; else "PxT" or a run's path */
   int diff;              /* two-run comparison: one configuration per run, in input order */
+  /* reference runs of the task model (docs/metrics.md §6.3): the program on one worker and its
+   * sequential kernels, given as run arguments; read by rp_report_build into ref_one / ref_seq */
+  const char *ref_one_arg, *ref_seq_arg;
+  const pm_profile *ref_one, *ref_seq;
 } rp_options;
 
 typedef struct {
@@ -126,7 +130,8 @@ int rp_regions_ranked(const rp_study *s, int *order, int max);
 pm_metric *rp_tree_copy(const pm_metric *src, const char *prefix);
 /* The scaling tree shown for a run: pm_model_scaling's tree with its "pe" leaf replaced by the
  * basic model's parallel-efficiency hierarchy, plus the measured runtime. */
-pm_metric *rp_tree_scaling(const pm_metric *scaling, const pm_metric *basic, double runtime);
+/* task: the run's task model with reference runs (its "e" subtree is shown), or NULL */
+pm_metric *rp_tree_scaling(const pm_metric *scaling, const pm_metric *basic, double runtime, const pm_metric *task);
 /* The tree of one region in one run: root named after the region; global efficiency (parallel
  * efficiency with load balance and communication efficiency, computation scalability), speedup
  * and the region's time. */

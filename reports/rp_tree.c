@@ -52,7 +52,7 @@ static void add_time(pm_metric *parent, const char *id, const char *name, const 
   if (t) pm_metric_set_value(t, seconds);
 }
 
-pm_metric *rp_tree_scaling(const pm_metric *scaling, const pm_metric *basic, double runtime) {
+pm_metric *rp_tree_scaling(const pm_metric *scaling, const pm_metric *basic, double runtime, const pm_metric *task) {
   const pm_metric *bpe = basic ? pm_metric_find(basic, "pe") : NULL;
   pm_metric *root;
   size_t i, j;
@@ -71,6 +71,9 @@ pm_metric *rp_tree_scaling(const pm_metric *scaling, const pm_metric *basic, dou
       pm_metric_add(cc, rp_tree_copy(strcmp(g->id, "pe") == 0 && bpe ? bpe : g, NULL));
     }
   }
+  /* the task efficiency and its four factors, when reference runs were given */
+  const pm_metric *e = task ? pm_metric_find(task, "e") : NULL;
+  if (e) pm_metric_add(root, rp_tree_copy(e, NULL));
   add_time(root, "runtime", "Runtime", "Measured runtime of the run (R).", runtime);
   return finish(root);
 }

@@ -293,17 +293,35 @@ static mfs_status read_entries(reader *rd, const char *name, int32_t n, long lon
 #undef FAIL
 #undef READ_FAIL
 
+/* Every value read is finite, but duplicates are summed, and two entries of 1e308 at one place sum
+ * to infinity: refused as a non-finite value is, naming the line of the entry's first occurrence.
+ * M holds the file's (row, column) transposed when `transposed` (a general file's upper triangle). */
+static mfs_status check_finite(const mfs_matrix *M, const long *mline, int transposed, const char *name,
+                               mfs_error *err) {
+  for (int32_t j = 0; j < M->n; j++)
+    for (int64_t p = M->colptr[j]; p < M->colptr[j + 1]; p++) {
+      if (isfinite(M->val[p])) continue;
+      int32_t i = M->rowind[p];
+      return err__set(err, MFS_ERR_FORMAT, mline[p], -1,
+                      "%s:%ld: the entries at (%d,%d) sum to %g, which is not finite (duplicate entries are summed)",
+                      name, mline[p], (transposed ? j : i) + 1, (transposed ? i : j) + 1, M->val[p]);
+    }
+  return MFS_OK;
+}
+
 /* A from the triplets (duplicates summed). A general file's upper triangle only serves to check
- * that the matrix is symmetric; the lines kept with the entries let the message name one. */
+ * that the matrix is symmetric; the lines kept with the entries let a message name one. */
 static mfs_status build_matrix(int32_t n, const triplets *lo, const triplets *up, int symmetric, const char *name,
                                mfs_matrix *A, mfs_error *err) {
   long *lline = NULL, *uline = NULL;
-  mfs_status st = csc__build(n, lo->n, lo->r, lo->c, lo->v, lo->line, A, symmetric ? NULL : &lline, err);
-  if (st != MFS_OK || symmetric) return st;
-  mfs_matrix U;
-  st = csc__build(n, up->n, up->r, up->c, up->v, up->line, &U, &uline, err);
-  if (st == MFS_OK) {
-    st = check_symmetric(A, lline, &U, uline, name, err);
+  mfs_matrix U = {0};
+  mfs_status st = csc__build(n, lo->n, lo->r, lo->c, lo->v, lo->line, A, &lline, err);
+  if (st != MFS_OK) return st;
+  st = check_finite(A, lline, 0, name, err);
+  if (st == MFS_OK && !symmetric) {
+    st = csc__build(n, up->n, up->r, up->c, up->v, up->line, &U, &uline, err);
+    if (st == MFS_OK) st = check_finite(&U, uline, 1, name, err);
+    if (st == MFS_OK) st = check_symmetric(A, lline, &U, uline, name, err);
     mfs_matrix_free(&U);
   }
   mem__free(lline);

@@ -5,7 +5,7 @@
 set -eu
 
 PACKAGES="
-  build-essential autoconf automake libtool pkg-config gfortran clang
+  build-essential autoconf automake libtool pkg-config gfortran clang libclang-rt-14-dev
   openmpi-bin libopenmpi-dev
   libstarpu-dev starpu-tools libfxt-dev libglpk-dev
   libotf2-trace-dev otf2-tools python3-otf2
@@ -14,6 +14,7 @@ PACKAGES="
   pocl-opencl-icd ocl-icd-opencl-dev
   libopenblas-dev libmetis-dev libsuitesparse-dev libmumps-dev
   libjansson-dev libcmocka-dev libdw-dev
+  vite xvfb
   gcovr gnuplot-nox python3 python3-html5lib
   chromium
 "

@@ -51,6 +51,9 @@ const pm_cfg_entry pm_cfg_table[PM_CFG_COUNT] = {
         {"POPMETER_CUDA", PM_CFG_BOOL, "1", 0, 1,
          "Record CUDA kernels, copies and host synchronisation through CUPTI in programs that use CUDA, when a driver "
          "and a device are present; set to 1 explicitly to look in every program, 0 never to."},
+    [PM_CFG_TRACE_VITE] = {"POPMETER_TRACE_VITE", PM_CFG_BOOL, "0", 0, 1,
+                           "Write the trace's communicators as ViTE reads them, so that it draws the messages (not "
+                           "standard OTF2: otf2-print warns about the groups; docs/trace.md)."},
 };
 
 static int parse_bool(const char *v, long *out) {

@@ -126,7 +126,8 @@ static void metrics(pm_cube_buf *b, const pm_profile *p, const pm_cube_layout *l
     }
     static const char *const types[] = {[PM_CUBE_EXCLUSIVE] = "EXCLUSIVE",
                                         [PM_CUBE_POSTDERIVED] = "POSTDERIVED",
-                                        [PM_CUBE_PREDERIVED_INCLUSIVE] = "PREDERIVED_INCLUSIVE"};
+                                        [PM_CUBE_PREDERIVED_INCLUSIVE] = "PREDERIVED_INCLUSIVE",
+                                        [PM_CUBE_PREDERIVED_EXCLUSIVE] = "PREDERIVED_EXCLUSIVE"};
     pm_cube_buf_printf(b, "<metric id=\"%d\" type=\"%s\"%s%s>\n", i, types[m->type],
                        m->ghost ? " viztype=\"GHOST\"" : "",
                        m->src == PM_CUBE_SRC_DERIVED ? " convertible=\"false\"" : "");

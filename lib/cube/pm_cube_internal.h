@@ -27,7 +27,12 @@ void pm_cube_buf_free(pm_cube_buf *b);
 /* Stored metrics are all EXCLUSIVE along the call tree (CubeLib derives the inclusive view); a
  * metric stored INCLUSIVE would need its own row order (CubeLib's "wide search"), which only the
  * checker in tests/golden implements. */
-typedef enum { PM_CUBE_EXCLUSIVE, PM_CUBE_POSTDERIVED, PM_CUBE_PREDERIVED_INCLUSIVE } pm_cube_mtype;
+typedef enum {
+  PM_CUBE_EXCLUSIVE,
+  PM_CUBE_POSTDERIVED,
+  PM_CUBE_PREDERIVED_INCLUSIVE,
+  PM_CUBE_PREDERIVED_EXCLUSIVE
+} pm_cube_mtype;
 typedef enum { PM_CUBE_DOUBLE, PM_CUBE_UINT64 } pm_cube_dtype;
 typedef enum {
   PM_CUBE_SRC_STATES,  /* sum of the exclusive times of the states in `states` */

@@ -46,6 +46,12 @@
     .dtype = PM_CUBE_DOUBLE, .src = PM_CUBE_SRC_DERIVED, .cubepl = expr, .aggr = aggr_, .plus = plus_,      \
     .minus = "arg1", .ghost = ghost_, .init = init_                                                         \
   }
+/* PREDERIVED_EXCLUSIVE: evaluated per (call path exclusive, location), summed like a stored metric */
+#define PREDERIVED_EXCL(u, d, uom_, expr, descr_)                                                           \
+  {                                                                                                         \
+    .uniq = u, .disp = d, .uom = uom_, .descr = descr_, .parent = -1, .type = PM_CUBE_PREDERIVED_EXCLUSIVE, \
+    .dtype = PM_CUBE_DOUBLE, .src = PM_CUBE_SRC_DERIVED, .cubepl = expr                                     \
+  }
 /* ${pop_compute}[location]: 1 for a compute location (pm_cube_init_expression) */
 #define COMPUTE "${pop_compute}[${calculation::sysres::id}]"
 
@@ -77,7 +83,8 @@ const pm_cube_metric_def pm_cube_metrics[] = {
     TIME("measurement", "Measurement", M_TIME, S(PM_STATE_TOOL),
          "popmeter's own work (finalize reduction, trace flush)."),
     COUNT("visits", "Visits", "occ", visits, "Number of times the call path was entered."),
-    COUNT("polls", "Polls", "occ", polls, "Polling calls (MPI_Test*, MPI_Iprobe) counted without timing."),
+    COUNT("polls", "Polls", "occ", polls,
+          "Polling calls (MPI_Test*, MPI_Iprobe, MPI_Improbe); their time is MPI time (Wait/test)."),
     COUNT("bytes_sent", "Bytes sent", "bytes", bytes_sent, "Point-to-point bytes sent."),
     COUNT("bytes_received", "Bytes received", "bytes", bytes_received, "Point-to-point bytes received."),
     COUNT("messages_sent", "Messages sent", "occ", msgs_sent, "Point-to-point messages sent."),
@@ -88,6 +95,13 @@ const pm_cube_metric_def pm_cube_metrics[] = {
           "Bytes collective calls received from other processes."),
     COUNT("io_bytes_read", "File bytes read", "bytes", io_bytes_read, "Bytes read by file I/O calls."),
     COUNT("io_bytes_written", "File bytes written", "bytes", io_bytes_written, "Bytes written by file I/O calls."),
+    /* Score-P's names for what the Cube GUI's Advisor reads before it derives its own (docs/cube.md):
+     * with them its POP analyses use popmeter's useful time, not "time minus MPI minus OpenMP
+     * synchronisation", which would count idle workers, runtime and I/O as computation. */
+    PREDERIVED_EXCL("execution", "Execution", "sec", "metric::time(e) - metric::idle(e) + metric::sync_wait(e)",
+                    "Measured time without idle threads (time - idle + synchronisation wait): Score-P's 'execution'."),
+    PREDERIVED_EXCL("comp", "Computation", "sec", "metric::useful(e)",
+                    "Useful time, under the name the Cube GUI's Advisor reads as computation ('comp')."),
     /* POP efficiencies per call path and per selection of the system tree (docs/cube.md). CubeLib
      * (4.6 to 4.8) does not apply a POSTDERIVED metric's aggr expression when it reads the metric from
      * a file, so a maximum over locations is a PREDERIVED_INCLUSIVE metric aggregated with max; the

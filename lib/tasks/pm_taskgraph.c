@@ -696,7 +696,7 @@ void pm_tg_tag_merge_deps(uint64_t tag, pm_tg_clk *in) {
   pm_spin_lock(&e->lock);
   int n = e->ndeps;
   uint64_t small[16], *deps = n <= 16 ? small : malloc((size_t)n * sizeof *deps);
-  if (deps) memcpy(deps, e->deps, (size_t)n * sizeof *deps);
+  if (deps && n > 0) memcpy(deps, e->deps, (size_t)n * sizeof *deps); /* e->deps is NULL while n is 0 */
   pm_spin_unlock(&e->lock);
   for (int i = 0; deps && i < n; i++) {
     tag_entry *d = deps[i] == UINT64_MAX ? NULL : pm_ptrmap_get(&tag_map, tag_key(deps[i]));

@@ -65,6 +65,7 @@ typedef struct {
   pthread_mutex_t lock; /* archive-level calls (writer creation), registries */
   char stage[4096];     /* directory holding the archive until it is placed */
   int owner;            /* this process places the archive (rank 0, or each rank alone) */
+  uint32_t first_loc;   /* the location that opened the archive (MPI_Init's thread): OTF2 id = rank */
   int placed;
   char final_dir[4096];
   pm_tstats stats; /* of this process (events and bytes known at finalize) */
@@ -102,6 +103,7 @@ typedef struct pm_tloc {
   uint64_t flush_t0, flush_t1;
   int flush_pending;
   uint64_t nevents, nmpi;
+  uint64_t np2p;       /* point-to-point events (the rank's MPI location is the thread with most) */
   uint64_t t_metric;   /* trace time of the last metric sample */
   uint32_t coll_depth; /* frame (1-based) whose collective was reported, 0: none */
   uint32_t coll_comm;
@@ -126,6 +128,9 @@ PM_HIDDEN void pm_tloc_count(pm_tloc *T, OTF2_ErrorCode rc);
  * sample and closes the writer. Called for every location by the finalizing thread. */
 PM_HIDDEN void pm_tloc_close(pm_tloc *T, uint64_t t_end);
 PM_HIDDEN int pm_tloc_observer_add(void);
+/* Opens the event writer of the calling thread's location now (its buffer and event file), so
+ * that its first event in the measured window does not pay for it (MPI_Init). */
+PM_HIDDEN void pm_tloc_open_self(void);
 PM_HIDDEN void pm_tloc_reset(void);
 /* Tests: forget everything (the archive, if open, is abandoned). */
 PM_HIDDEN void pm_trace_reset_for_tests(void);
@@ -149,6 +154,8 @@ PM_HIDDEN OTF2_AttributeList *pm_ttask_attributes(pm_tloc *T, uint32_t depth);
 /* Opens the archive in pm_tr.stage: serially (ipc NULL) or collectively over ipc. 0 on success;
  * otherwise err names the problem. */
 PM_HIDDEN int pm_tarchive_open(const pm_ipc *ipc, char *err, size_t errlen);
+/* The OTF2 location id of location loc_id of this process. */
+PM_HIDDEN uint64_t pm_tarchive_location_id(uint32_t loc_id);
 PM_HIDDEN OTF2_EvtWriter *pm_tarchive_writer(pm_tloc *T);
 /* Closes every event writer (their files are complete afterwards). */
 PM_HIDDEN void pm_tarchive_close_events(void);

@@ -361,6 +361,8 @@ static OTF2_Archive *archive_new(const char *dir, const pm_ipc *ipc) {
 }
 
 int pm_tarchive_open(const pm_ipc *ipc, char *err, size_t errlen) {
+  pm_loc *self = pm_loc_self();
+  pm_tr.first_loc = self ? pm_loc_id(self) : UINT32_MAX;
   pool.chunk = chunk_size_for(pm_tr.budget);
   pool.max_chunks = pm_tr.budget / pool.chunk;
   if (!pool.arena) arena_reserve(pool.max_chunks * pool.chunk);
@@ -394,8 +396,16 @@ int pm_tarchive_open(const pm_ipc *ipc, char *err, size_t errlen) {
   return 0;
 }
 
+/* Score-P's numbering: the thread that opened the archive (MPI_Init's) is location `rank`, the
+ * others (k << 32) | rank. Readers that fall back to "location id = rank" (ViTE) then find the
+ * rank's MPI thread of a classic MPI program. */
+uint64_t pm_tarchive_location_id(uint32_t loc_id) {
+  uint64_t k = loc_id == pm_tr.first_loc ? 0 : (uint64_t)(loc_id + 1) & 0xffffffffu; /* loc_id < 4096 */
+  return k << 32 | (uint32_t)pm_tr.rank;
+}
+
 OTF2_EvtWriter *pm_tarchive_writer(pm_tloc *T) {
-  T->ref = (uint64_t)pm_tr.rank * PM_MAX_LOCATIONS + pm_loc_id(T->L);
+  T->ref = pm_tarchive_location_id(pm_loc_id(T->L));
   pthread_mutex_lock(&pm_tr.lock);
   OTF2_EvtWriter *w = pm_tr.archive ? OTF2_Archive_GetEvtWriter(pm_tr.archive, T->ref) : NULL;
   pthread_mutex_unlock(&pm_tr.lock);
@@ -467,7 +477,7 @@ int pm_tarchive_finish_alone(void) {
   int rc = OTF2_Archive_OpenEvtFiles(b) == OTF2_SUCCESS ? 0 : -1;
   for (int r = 0; !rc && r < pm_tr.nprocs; r++) {
     if (r == pm_tr.rank) continue;
-    OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(b, (uint64_t)r * PM_MAX_LOCATIONS);
+    OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(b, (uint64_t)r); /* its MPI thread's id (trace_defs.c) */
     if (!w || OTF2_Archive_CloseEvtWriter(b, w) != OTF2_SUCCESS) rc = -1;
   }
   if (OTF2_Archive_CloseEvtFiles(b) != OTF2_SUCCESS) rc = -1;

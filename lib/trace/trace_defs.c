@@ -202,20 +202,26 @@ char *pm_tdefs_local(void) {
   sbuf b = {0};
   char host[256] = "";
   gethostname(host, sizeof host - 1);
-  uint64_t t_last = pm_tr.t_close, mpi_loc = UINT64_MAX, main_loc = UINT64_MAX, best = 0;
+  /* the rank's MPI location: the thread with the most point-to-point events (readers draw a
+   * message between the listed threads of its two ranks), then with the most MPI events, else
+   * the thread that opened the archive */
+  uint64_t t_last = pm_tr.t_close, mpi_loc = (uint64_t)pm_tr.rank, best_p2p = 0, best = 0;
+  int best_first = 0, found = 0;
   uint32_t nloc = pm_tloc_count_all();
   for (uint32_t i = 0; i < nloc; i++) {
     pm_tloc *T = pm_tloc_at(i);
     if (!T || T->failed) continue;
     if (T->t_last > t_last) t_last = T->t_last;
-    if (T->nmpi > best) {
+    int first = pm_loc_id(T->L) == pm_tr.first_loc;
+    if (!found || T->np2p > best_p2p || (T->np2p == best_p2p && T->nmpi > best) ||
+        (T->np2p == best_p2p && T->nmpi == best && first && !best_first)) {
+      found = 1;
+      best_p2p = T->np2p;
       best = T->nmpi;
+      best_first = first;
       mpi_loc = T->ref;
     }
-    if (T->L->role == PM_ROLE_MAIN && main_loc == UINT64_MAX) main_loc = T->ref;
   }
-  if (mpi_loc == UINT64_MAX) mpi_loc = main_loc;
-  if (mpi_loc == UINT64_MAX) mpi_loc = (uint64_t)pm_tr.rank * PM_MAX_LOCATIONS;
   sb_printf(&b, "P %d %d %ld %llu %llu %llu", pm_tr.rank, pm_tr.nprocs, (long)getpid(),
             (unsigned long long)pm_tr.t_open, (unsigned long long)t_last, (unsigned long long)mpi_loc);
   sb_name(&b, host);
@@ -722,16 +728,49 @@ static int write_omp_locations(OTF2_GlobalDefWriter *g, const unify *u, const gi
   return rc;
 }
 
+/* The MPI location (OTF2 id) of world rank r. */
+static uint64_t rank_location(const unify *u, uint64_t r) {
+  for (int i = 0; i < u->np; i++)
+    if ((uint64_t)u->p[i].rank == r) return u->p[i].mpi_loc;
+  return r;
+}
+
+/* POPMETER_TRACE_VITE: ViTE keeps only groups of type COMM_LOCATIONS and maps a communicator's
+ * rank i to members[i] of the group its Comm names; a COMM_GROUP (the standard form, ranks into
+ * the MPI locations group) is dropped with a warning. So each communicator names a COMM_LOCATIONS
+ * group of its own: the MPI location of each member rank, or the team's threads. Not standard OTF2
+ * (otf2-print warns); opt-in. */
+static int write_vite_group(OTF2_GlobalDefWriter *g, const unify *u, const dcomm *d, uint32_t grp, const gids *n) {
+  uint64_t *loc = malloc(sizeof *loc * ((size_t)d->n + 1));
+  uint32_t k, m = 0;
+  if (!loc) return -1;
+  for (k = 0; k < d->n; k++) {
+    if (d->m[k] == UINT64_MAX) continue;
+    loc[m++] = d->kind == PM_TCOMM_MPI ? rank_location(u, d->m[k]) : d->m[k];
+  }
+  int rc = OTF2_GlobalDefWriter_WriteGroup(g, grp, n->empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                           d->kind == PM_TCOMM_MPI ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_OPENMP,
+                                           OTF2_GROUP_FLAG_NONE, m, loc) != OTF2_SUCCESS;
+  free(loc);
+  return rc;
+}
+
 /* Communicator c and its group grp: MPI_COMM_SELF, an MPI communicator (its members are ranks) or
  * a thread team (its members are indices in the OpenMP locations group). */
-static int write_comm(OTF2_GlobalDefWriter *g, const dcomm *d, uint32_t c, uint32_t grp, const gids *n, smap *omplocs) {
+static int write_comm(OTF2_GlobalDefWriter *g, const unify *u, const dcomm *d, uint32_t c, uint32_t grp, const gids *n,
+                      smap *omplocs, int vite) {
   char buf[64];
   uint32_t name = n->comm;
   int rc;
   if (d->kind == PM_TCOMM_SELF) {
-    rc = OTF2_GlobalDefWriter_WriteGroup(g, grp, n->empty, OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI,
-                                         OTF2_GROUP_FLAG_NONE, 0, NULL) != OTF2_SUCCESS;
+    /* (ViTE reads no COMM_SELF group: an empty list of locations stands for it) */
+    rc = OTF2_GlobalDefWriter_WriteGroup(g, grp, n->empty,
+                                         vite ? OTF2_GROUP_TYPE_COMM_LOCATIONS : OTF2_GROUP_TYPE_COMM_SELF,
+                                         OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL) != OTF2_SUCCESS;
     name = n->self;
+  } else if (vite) {
+    rc = write_vite_group(g, u, d, grp, n);
+    name = d->kind == PM_TCOMM_TEAM ? n->team : d->id == 0 ? n->world : n->comm;
   } else if (d->kind == PM_TCOMM_MPI) {
     rc = OTF2_GlobalDefWriter_WriteGroup(g, grp, n->empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                          OTF2_GROUP_FLAG_NONE, d->n, d->m) != OTF2_SUCCESS;
@@ -759,10 +798,11 @@ static int write_comm(OTF2_GlobalDefWriter *g, const dcomm *d, uint32_t c, uint3
 static int write_comms(OTF2_GlobalDefWriter *g, const unify *u, const gids *n, int mpi, int omp) {
   uint32_t next_group = 0;
   smap omplocs = {0};
-  int rc = 0;
+  int rc = 0, vite = pm_config_get()->i[PM_CFG_TRACE_VITE] != 0;
   if (mpi) rc = write_mpi_locations(g, u, n, next_group++);
   if (!rc && omp) rc = write_omp_locations(g, u, n, next_group++, &omplocs);
-  for (uint32_t c = 0; !rc && c < u->ngcomm; c++) rc = write_comm(g, u->gcomm[c], c, next_group++, n, &omplocs);
+  for (uint32_t c = 0; !rc && c < u->ngcomm; c++)
+    rc = write_comm(g, u, u->gcomm[c], c, next_group++, n, &omplocs, vite);
   smap_free(&omplocs);
   return rc;
 }
@@ -856,7 +896,7 @@ static int add_placeholders(unify *u, int nprocs) {
     p->placeholder = 1;
     p->t0 = u->p[0].t0;
     p->t1 = u->p[0].t0;
-    p->mpi_loc = (uint64_t)r * PM_MAX_LOCATIONS;
+    p->mpi_loc = (uint64_t)r; /* the MPI thread's id, as pm_tarchive_location_id numbers it */
     p->host = unknown;
     if (!(p->loc = calloc(1, sizeof *p->loc)) || !(p->regmap = calloc(1, sizeof *p->regmap)) ||
         !(p->commmap = calloc(1, sizeof *p->commmap)))

@@ -271,6 +271,12 @@ static const pm_loc_observer observer = {on_attach, NULL, on_enter, on_leave, NU
 
 int pm_tloc_observer_add(void) { return pm_loc_observer_add(&observer); }
 
+void pm_tloc_open_self(void) {
+  pm_loc *L = pm_loc_self();
+  pm_tloc *T = L ? pm_tloc_at(pm_loc_id(L)) : NULL;
+  if (T && begin(T)) end(T);
+}
+
 /* ------------------------------------------------------------------------------ finalize */
 void pm_tloc_close(pm_tloc *T, uint64_t t_end) {
   if (T->closed) return;

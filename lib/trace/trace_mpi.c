@@ -36,6 +36,7 @@ uint64_t pm_trace_mpi_send(pm_loc *L, uint32_t comm, int peer, int tag, uint64_t
     pm_tloc_count(T, OTF2_EvtWriter_MpiSend(w, NULL, t, (uint32_t)peer, comm, (uint32_t)tag, bytes));
   }
   T->nmpi++;
+  T->np2p++;
   pm_tloc_end(T);
   return req;
 }
@@ -74,6 +75,7 @@ void pm_trace_mpi_recv(pm_loc *L, uint32_t comm, int peer, int tag, uint64_t byt
   else
     pm_tloc_count(T, OTF2_EvtWriter_MpiRecv(w, NULL, t, (uint32_t)peer, comm, (uint32_t)tag, bytes));
   T->nmpi++;
+  T->np2p++;
   pm_tloc_end(T);
 }
 

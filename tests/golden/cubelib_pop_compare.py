@@ -6,6 +6,7 @@
 runs CubeLib's cube_dump on PROFILE_DIR/profile.cubex and checks, at every call path (inclusive):
   - over the whole system (-t aggr): pop_lb, pop_pe, pop_comme, pop_max_useful, pop_max_time
   - for every location (-t ID): the same metrics of that single location
+and the Advisor's base metrics comp (= useful) and execution (= time - idle, Score-P's meaning),
 against the values recomputed from popmeter.json's exclusive `values` (docs/json.md) with the
 definitions of docs/cube.md: over the compute locations of the selection (progress threads and
 device streams excluded), LB = sum useful / (n * max useful), PE = sum useful / (n * max time),
@@ -21,23 +22,25 @@ import re
 import subprocess
 import sys
 
-METRICS = ["pop_lb", "pop_pe", "pop_comme", "pop_max_useful", "pop_max_time"]
+METRICS = ["pop_lb", "pop_pe", "pop_comme", "pop_max_useful", "pop_max_time", "comp", "execution"]
 NONCOMPUTE = {"progress", "device"}
 # cube_dump prints 6 significant digits
 REL_TOL = 5e-6
 
 
 def inclusive_times(doc):
-    """Inclusive useful and measured time per [call path][location]."""
+    """Inclusive useful, measured and idle-state time per [call path][location]."""
     states = doc["states"]
-    useful, off = states.index("useful"), states.index("off")
+    useful, off, idle = states.index("useful"), states.index("off"), states.index("idle")
     ncp, nloc = len(doc["callpaths"]), len(doc["locations"])
     u = [[0.0] * nloc for _ in range(ncp)]
     t = [[0.0] * nloc for _ in range(ncp)]
+    i = [[0.0] * nloc for _ in range(ncp)]
     for row in doc["values"]:
         cp, loc, times = row[0], row[1], row[10:]
         u[cp][loc] += times[useful]
-        t[cp][loc] += sum(x for i, x in enumerate(times) if i != off)
+        t[cp][loc] += sum(x for k, x in enumerate(times) if k != off)
+        i[cp][loc] += times[idle]
     # parents precede their children in `callpaths`: fold bottom-up
     for cp in range(ncp - 1, -1, -1):
         parent = doc["callpaths"][cp][0]
@@ -45,21 +48,25 @@ def inclusive_times(doc):
             for loc in range(nloc):
                 u[parent][loc] += u[cp][loc]
                 t[parent][loc] += t[cp][loc]
-    return u, t
+                i[parent][loc] += i[cp][loc]
+    return u, t, i
 
 
 def ratio(a, b):
     return a / b if b else 0.0
 
 
-def reference(u, t, cp, locs):
+def reference(u, t, i, cp, locs, all_locs):
+    """The metrics at call path cp: the POP ones over the compute locations locs, the Advisor's base
+    metrics summed over every selected location all_locs."""
     if not locs:
         return None
     us = [u[cp][l] for l in locs]
     ts = [t[cp][l] for l in locs]
     n, su, mu, mt = len(locs), sum(us), max(us), max(ts)
     return {"pop_lb": ratio(su, n * mu), "pop_pe": ratio(su, n * mt), "pop_comme": ratio(mu, mt),
-            "pop_max_useful": mu, "pop_max_time": mt}
+            "pop_max_useful": mu, "pop_max_time": mt, "comp": sum(u[cp][l] for l in all_locs),
+            "execution": sum(t[cp][l] - i[cp][l] for l in all_locs)}
 
 
 def cube_dump(exe, cube, args):
@@ -94,16 +101,16 @@ def main():
     cube = os.path.join(directory, "profile.cubex")
     with open(os.path.join(directory, "popmeter.json")) as f:
         doc = json.load(f)
-    u, t = inclusive_times(doc)
+    u, t, idle = inclusive_times(doc)
     compute = [i for i, l in enumerate(doc["locations"]) if l["role"] not in NONCOMPUTE]
     names = [r["name"] for r in doc["regions"]]
     compared = bad = 0
 
-    def compare(rows, locs_of, what):
+    def compare(rows, locs_of, all_of, what):
         nonlocal compared, bad
         for row in rows:
             cp = int(row["Cnode ID"])
-            ref = reference(u, t, cp, locs_of(row))
+            ref = reference(u, t, idle, cp, locs_of(row), all_of(row))
             if ref is None:
                 continue
             for m in METRICS:
@@ -114,7 +121,9 @@ def main():
                     print("MISMATCH %s %s at call path %d (%s): CubeLib %.9g, popmeter.json %.9g" %
                           (m, what(row), cp, names[doc["callpaths"][cp][1]], got, want))
 
-    compare(cube_dump(exe, cube, ["-t", "aggr"]), lambda row: compute, lambda row: "whole system")
+    everyone = list(range(len(doc["locations"])))
+    compare(cube_dump(exe, cube, ["-t", "aggr"]), lambda row: compute, lambda row: everyone,
+            lambda row: "whole system")
     loc_of = cube_locations(exe, cube, doc)
     if len(loc_of) != len(doc["locations"]):
         print("MISMATCH the system tree has %d locations, popmeter.json %d" % (len(loc_of), len(doc["locations"])))
@@ -122,7 +131,7 @@ def main():
     rows = []
     for cid in sorted(loc_of):
         rows += [dict(r, loc=loc_of[cid]) for r in cube_dump(exe, cube, ["-t", str(cid)])]
-    compare(rows, lambda row: [row["loc"]] if row["loc"] in compute else [],
+    compare(rows, lambda row: [row["loc"]] if row["loc"] in compute else [], lambda row: [row["loc"]],
             lambda row: "location %s" % doc["locations"][row["loc"]]["name"])
     print("compared %d values, %d mismatches" % (compared, bad))
     return 1 if bad else 0

@@ -1,7 +1,8 @@
 #!/bin/sh
 # CubeLib, the real reader, computes popmeter's POP derived metrics (pop_lb, pop_pe, pop_comme and
-# the two maxima) as docs/cube.md defines them: at every call path, over the whole system and for
-# every single location, equal to the values recomputed from popmeter.json of the same run
+# the two maxima; the Advisor's comp and execution) as docs/cube.md defines them: at every call
+# path, over the whole system and for every single location, equal to the values recomputed from
+# popmeter.json of the same run
 # (cubelib_pop_compare.py). Runs: MPI (4 ranks), OpenMP (gcc and clang), MPI + OpenMP, a StarPU DAG
 # and mfsolve on 2 ranks (StarPU-MPI progress threads: non-compute locations).
 #

@@ -65,6 +65,33 @@ check "mismatched task sets: the codelets are named with their counts" \
   grep -q "no codelet matched the reference runs by name and task count: mfs_.* ([0-9]* tasks, [0-9]* on one worker, [0-9]* sequential)" "$work/sub.out"
 check "mismatched task sets: the share covered is given (0 %)" \
   grep -qE "Task time matched by the reference runs \[%\] +0\.00" "$work/sub.out"
+# popmeter-report with the same references: the run's column holds the same task efficiency and
+# factors as popmeter show (both come from metrics/model_task.c), in every output (here the CSV,
+# to its six decimals)
+"$top_builddir/reports/popmeter-report" -q --no-plots -o "$work/report" --ref-one "$work/one" --ref-seq "$work/seq" \
+  "$work/two" >"$work/report.out" 2>&1
+check "popmeter-report --ref-one --ref-seq: exit 0" test $? -eq 0
+$py - "$work/models.json" "$work/report/scaling.csv" >"$work/check_report" 2>&1 <<'PY'
+import csv, json, sys
+models = json.load(open(sys.argv[1]))
+# the scaling section's rows of the one configuration, by metric path (six decimals)
+rows = {r["metric"]: r["value"] for r in csv.DictReader(open(sys.argv[2])) if r["section"] == "scaling"}
+def find(node, path):
+    for part in path.split("/"):
+        node = next(c for c in node.get("children", []) if c["id"] == part)
+    return node
+for path in ("e", "e/e_granularity", "e/e_locality", "e/e_runtime", "e/e_pipeline"):
+    want = find(models["task"], path)["value"]
+    got = rows.get(path)
+    ok = bool(got) and abs(float(got) - want) <= 5e-7
+    print(("PASS" if ok else "FAIL") + " report %s = show's %r (report: %s)" % (path, want, got))
+PY
+tap_lines "$work/check_report"
+"$top_builddir/reports/popmeter-report" -q --no-plots -o "$work/report1" --ref-one "$work/one" "$work/two" \
+  >"$work/report1.out" 2>&1
+check "popmeter-report with --ref-one alone: a usage error naming both options" \
+  sh -c "test $? -eq 2 && grep -q 'needs both --ref-one and --ref-seq' '$work/report1.out'"
+
 # without references the summary says nothing of granularity; the full table says how to get them
 "$launcher" show --full "$work/two" >"$work/noref.out" 2>&1
 check "no references: the table says how to give them or to calibrate" \

@@ -157,6 +157,11 @@ static const bad_case bad_cases[] = {
     {"infinite value", SYM "3 3 3\n1 1 inf\n", MFS_ERR_FORMAT, 3, "finite"},
     {"overflowing value", SYM "3 3 3\n1 1 1e999\n", MFS_ERR_FORMAT, 3, "finite"},
     {"nan value", SYM "3 3 3\n1 1 nan\n", MFS_ERR_FORMAT, 3, "finite"},
+    /* finite values whose duplicates sum to infinity (found by fuzzing, tests/fuzz/corpus/mm_read) */
+    {"duplicates summing to infinity", SYM "2 2 3\n1 1 1e308\n2 2 1\n1 1 1e308\n", MFS_ERR_FORMAT, 3,
+     "(1,1) sum to inf"},
+    {"general: upper duplicates summing to infinity", GEN "3 3 6\n1 1 1\n2 1 1\n1 2 1e308\n1 2 1e308\n2 2 1\n3 3 1\n",
+     MFS_ERR_FORMAT, 5, "(1,2) sum to inf"},
     {"row out of range", SYM "3 3 3\n1 1 1\n4 1 1\n", MFS_ERR_FORMAT, 4, "outside"},
     {"zero index", SYM "3 3 3\n0 1 1\n", MFS_ERR_FORMAT, 3, "outside"},
     {"negative column", SYM "3 3 3\n1 -1 1\n", MFS_ERR_FORMAT, 3, "outside"},

@@ -6,7 +6,14 @@
  * real function and argument. Every member runs the trampoline: implicit task begin, the body,
  * implicit task end, after which it waits, unobserved, in libgomp's join barrier. The master's
  * call returns after the join: pm_omp_join. With the old ABI the master calls the outlined
- * function itself between the two calls, so its implicit task is begun and ended there. */
+ * function itself between the two calls, so its implicit task is begun and ended there.
+ *
+ * When the wrappers pass through (a GCC binary on libomp, measured by OMPT; docs/openmp.md), the
+ * real function must be reached by a tail call: libomp keys and names a region by the return
+ * address of the call into it (OMPT's codeptr_ra), which must be the application's call site, not
+ * a point inside the wrapper (every region would then be one, named after the wrapper). So the
+ * pass-through is a call in tail position, and gomp.am compiles this folder with
+ * -foptimize-sibling-calls, which -O2 implies but -O1 (the sanitizer build) does not. */
 #include "gomp_adapter.h"
 
 /* Master: the team of a new region, or NULL to pass through. */
@@ -61,23 +68,32 @@ static void trampoline(void *arg) {
 PM_GOMP_REAL(void, GOMP_parallel, (pm_gomp_fn, void *, unsigned, unsigned))
 PM_EXPORT void GOMP_parallel(pm_gomp_fn fn, void *data, unsigned num_threads, unsigned flags) {
   pm_omp_team *t = region_fork(fn, data, num_threads);
-  get_GOMP_parallel()(t ? trampoline : fn, t ? (void *)t : data, num_threads, flags);
-  if (t) region_join(t);
+  if (!t) { /* pass through: a tail call */
+    get_GOMP_parallel()(fn, data, num_threads, flags);
+    return;
+  }
+  get_GOMP_parallel()(trampoline, t, num_threads, flags);
+  region_join(t);
 }
 
 PM_GOMP_REAL(unsigned, GOMP_parallel_reductions, (pm_gomp_fn, void *, unsigned, unsigned))
 PM_EXPORT unsigned GOMP_parallel_reductions(pm_gomp_fn fn, void *data, unsigned num_threads, unsigned flags) {
   pm_omp_team *t = region_fork(fn, data, num_threads);
-  unsigned r = get_GOMP_parallel_reductions()(t ? trampoline : fn, t ? (void *)t : data, num_threads, flags);
-  if (t) region_join(t);
+  if (!t) return get_GOMP_parallel_reductions()(fn, data, num_threads, flags);
+  unsigned r = get_GOMP_parallel_reductions()(trampoline, t, num_threads, flags);
+  region_join(t);
   return r;
 }
 
 PM_GOMP_REAL(void, GOMP_parallel_sections, (pm_gomp_fn, void *, unsigned, unsigned, unsigned))
 PM_EXPORT void GOMP_parallel_sections(pm_gomp_fn fn, void *data, unsigned num_threads, unsigned count, unsigned flags) {
   pm_omp_team *t = region_fork(fn, data, num_threads);
-  get_GOMP_parallel_sections()(t ? trampoline : fn, t ? (void *)t : data, num_threads, count, flags);
-  if (t) region_join(t);
+  if (!t) {
+    get_GOMP_parallel_sections()(fn, data, num_threads, count, flags);
+    return;
+  }
+  get_GOMP_parallel_sections()(trampoline, t, num_threads, count, flags);
+  region_join(t);
 }
 
 /* Combined parallel loops: libgomp sets the loop up for the team, the body fetches chunks. */
@@ -86,15 +102,23 @@ PM_EXPORT void GOMP_parallel_sections(pm_gomp_fn fn, void *data, unsigned num_th
   PM_EXPORT void name(pm_gomp_fn fn, void *data, unsigned n, long start, long end, long incr, long chunk, \
                       unsigned flags) {                                                                   \
     pm_omp_team *t = region_fork(fn, data, n);                                                            \
-    get_##name()(t ? trampoline : fn, t ? (void *)t : data, n, start, end, incr, chunk, flags);           \
-    if (t) region_join(t);                                                                                \
+    if (!t) {                                                                                             \
+      get_##name()(fn, data, n, start, end, incr, chunk, flags);                                          \
+      return;                                                                                             \
+    }                                                                                                     \
+    get_##name()(trampoline, t, n, start, end, incr, chunk, flags);                                       \
+    region_join(t);                                                                                       \
   }
 #define PARALLEL_LOOP_RUNTIME(name)                                                                             \
   PM_GOMP_REAL(void, name, (pm_gomp_fn, void *, unsigned, long, long, long, unsigned))                          \
   PM_EXPORT void name(pm_gomp_fn fn, void *data, unsigned n, long start, long end, long incr, unsigned flags) { \
     pm_omp_team *t = region_fork(fn, data, n);                                                                  \
-    get_##name()(t ? trampoline : fn, t ? (void *)t : data, n, start, end, incr, flags);                        \
-    if (t) region_join(t);                                                                                      \
+    if (!t) {                                                                                                   \
+      get_##name()(fn, data, n, start, end, incr, flags);                                                       \
+      return;                                                                                                   \
+    }                                                                                                           \
+    get_##name()(trampoline, t, n, start, end, incr, flags);                                                    \
+    region_join(t);                                                                                             \
   }
 PARALLEL_LOOP_CHUNK(GOMP_parallel_loop_static)
 PARALLEL_LOOP_CHUNK(GOMP_parallel_loop_dynamic)
@@ -130,14 +154,22 @@ static void old_master_begin(pm_omp_team *t) {
 PM_GOMP_REAL(void, GOMP_parallel_start, (pm_gomp_fn, void *, unsigned))
 PM_EXPORT void GOMP_parallel_start(pm_gomp_fn fn, void *data, unsigned num_threads) {
   pm_omp_team *t = old_fork(fn, data, num_threads);
-  get_GOMP_parallel_start()(t ? trampoline : fn, t ? (void *)t : data, num_threads);
+  if (!t) {
+    get_GOMP_parallel_start()(fn, data, num_threads);
+    return;
+  }
+  get_GOMP_parallel_start()(trampoline, t, num_threads);
   old_master_begin(t);
 }
 
 PM_GOMP_REAL(void, GOMP_parallel_sections_start, (pm_gomp_fn, void *, unsigned, unsigned))
 PM_EXPORT void GOMP_parallel_sections_start(pm_gomp_fn fn, void *data, unsigned num_threads, unsigned count) {
   pm_omp_team *t = old_fork(fn, data, num_threads);
-  get_GOMP_parallel_sections_start()(t ? trampoline : fn, t ? (void *)t : data, num_threads, count);
+  if (!t) {
+    get_GOMP_parallel_sections_start()(fn, data, num_threads, count);
+    return;
+  }
+  get_GOMP_parallel_sections_start()(trampoline, t, num_threads, count);
   old_master_begin(t);
 }
 
@@ -145,7 +177,11 @@ PM_EXPORT void GOMP_parallel_sections_start(pm_gomp_fn fn, void *data, unsigned 
   PM_GOMP_REAL(void, name, (pm_gomp_fn, void *, unsigned, long, long, long, long))                          \
   PM_EXPORT void name(pm_gomp_fn fn, void *data, unsigned n, long start, long end, long incr, long chunk) { \
     pm_omp_team *t = old_fork(fn, data, n);                                                                 \
-    get_##name()(t ? trampoline : fn, t ? (void *)t : data, n, start, end, incr, chunk);                    \
+    if (!t) {                                                                                               \
+      get_##name()(fn, data, n, start, end, incr, chunk);                                                   \
+      return;                                                                                               \
+    }                                                                                                       \
+    get_##name()(trampoline, t, n, start, end, incr, chunk);                                                \
     old_master_begin(t);                                                                                    \
   }
 OLD_LOOP_CHUNK(GOMP_parallel_loop_static_start)
@@ -156,7 +192,11 @@ PM_GOMP_REAL(void, GOMP_parallel_loop_runtime_start, (pm_gomp_fn, void *, unsign
 PM_EXPORT void GOMP_parallel_loop_runtime_start(pm_gomp_fn fn, void *data, unsigned n, long start, long end,
                                                 long incr) {
   pm_omp_team *t = old_fork(fn, data, n);
-  get_GOMP_parallel_loop_runtime_start()(t ? trampoline : fn, t ? (void *)t : data, n, start, end, incr);
+  if (!t) {
+    get_GOMP_parallel_loop_runtime_start()(fn, data, n, start, end, incr);
+    return;
+  }
+  get_GOMP_parallel_loop_runtime_start()(trampoline, t, n, start, end, incr);
   old_master_begin(t);
 }
 
