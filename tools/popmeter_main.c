@@ -12,6 +12,7 @@
 #include "pm_report_summary.h"
 #include <sys/stat.h>
 #include "pm_profile.h"
+#include "pm_profile_input.h"
 #include "../reports/pm_reports.h"
 #include "../view/pm_view.h"
 #include <getopt.h>
@@ -195,6 +196,13 @@ static int cmd_show(int argc, char **argv) {
     }
   }
   if (!ref[0] != !ref[1]) fprintf(stderr, "popmeter show: the task decomposition needs both --ref-one and --ref-seq\n");
+  if (ref[0] && ref[1] && pm_profile_references_check(ref[0], ref[1], err, sizeof err) != 0) {
+    fprintf(stderr, "popmeter show: %s\n", err);
+    pm_profile_free(ref[0]);
+    pm_profile_free(ref[1]);
+    pm_profile_free(p);
+    return 1;
+  }
   pm_report_options o = {.models = models,
                          .width = (int)cfg.i[PM_CFG_TABLE_WIDTH],
                          .io_as_useful = (int)cfg.i[PM_CFG_IO_AS_USEFUL],
