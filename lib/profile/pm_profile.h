@@ -94,6 +94,7 @@ typedef struct pm_profile {
   char start_time[40]; /* ISO 8601, local time of the measurement start */
   double runtime;      /* R: max over processes of the window */
   int has_critical_path;
+  int cp_io_useful;        /* the critical path counted file I/O as useful (POPMETER_IO_AS_USEFUL at run time) */
   uint64_t regions_folded; /* region registrations merged into "(more regions)" (registry full) */
   int nprocesses, nnodes;
   pm_prof_process *proc;

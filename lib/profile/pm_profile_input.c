@@ -57,6 +57,7 @@ int pm_profile_to_input(const pm_profile *p, int io_as_useful, pm_run_input_buf 
   in->nlocations = p->nlocations;
   in->loc = buf->loc;
   in->has_critical_path = p->has_critical_path;
+  in->cue_io_useful = p->cp_io_useful;
   in->pl_cue = buf->pl_cue;
   in->nworker_types = 0;
   in->io_as_useful = io_as_useful;
