@@ -491,7 +491,7 @@
     if (max <= 0) max = 1;
     var bytes = list[0].bytes, Y = function (v) { return y0 + CH - v / max * CH; };
     sv('text', {x: 4, y: y0 + 10}, g, list[0].process < 0 ? 'tasks' : list[0].name.slice(0, 24));
-    sv('text', {x: LABEL_W - 6, y: y0 + 10, 'text-anchor': 'end'}, g, bytes ? fmtB(max) : fmtN(max));
+    sv('text', {x: LABEL_W - 6, y: y0 + 24, 'text-anchor': 'end'}, g, bytes ? fmtB(max) : fmtN(max));
     sv('text', {x: LABEL_W - 6, y: y0 + CH, 'text-anchor': 'end'}, g, '0');
     axis(g, y0 + CH + 2, CH);
     list.forEach(function (x, n) {

@@ -28,7 +28,8 @@ enum { VW_F_CP = 1, VW_F_IQR = 2, VW_F_REG = 4, VW_F_KEEP = 8 };
 typedef struct {
   char name[64];
   int process; /* the trace's location group (popmeter: the rank) */
-  int thread;  /* location id modulo 4096 (popmeter's thread index within the process) */
+  int thread;  /* the location id's high half: 0 for the process's first thread, else popmeter's
+                * location index + 1 (docs/trace.md), an order of the threads within the process */
   int role;    /* pm_loc_role, from popmeter.json when the location is found there */
   int wtype;   /* 0 CPU, 1 accelerator worker */
   int loc;     /* index into the profile's locations, -1 */

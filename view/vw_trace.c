@@ -215,7 +215,7 @@ static OTF2_CallbackCode d_location(void *ud, OTF2_LocationRef self, OTF2_String
   memset(l, 0, sizeof *l);
   snprintf(l->name, sizeof l->name, "%s", str(r, name));
   l->process = (int)group;
-  l->thread = (int)(self % 4096); /* popmeter's location ids: rank x 4096 + thread (docs/trace.md) */
+  l->thread = (int)(self >> 32); /* popmeter's location ids: (k << 32) | rank (docs/trace.md) */
   l->loc = -1;
   r->loc[r->nloc++] = (rloc){self, t->nlanes++, group, 0, 0, 0, NULL};
   return OTF2_CALLBACK_SUCCESS;
@@ -401,7 +401,7 @@ static int peer_process(const rd *r, uint32_t comm, int rank, int self) {
   const rloc *l = NULL;
   for (uint32_t i = 0; i < r->nloc && !l; i++)
     if (r->loc[i].ref == m) l = &r->loc[i];
-  return l ? (int)l->group : (int)(m / 4096);
+  return l ? (int)l->group : (int)(m & 0xffffffffu); /* the rank: the low half of popmeter's ids */
 }
 
 /* key order: comm, sender, receiver, tag; then arrival */
@@ -452,17 +452,31 @@ static int match_messages(rd *r) {
 }
 
 /* ------------------------------------------------------------------------------------ driver */
-/* Roles from popmeter.json: the location of the same process and thread index. */
+/* Roles from popmeter.json: the location of the same rank and name. Threads of one process that
+ * share a name are taken in order on both sides: the lanes by their id's thread order, the
+ * locations by their index in the process. */
+static int same_thread(const vw_lane *a, const vw_lane *b) {
+  return a->process == b->process && !strcmp(a->name, b->name);
+}
 static void lane_roles(vw_trace *t, const pm_profile *p) {
   for (int i = 0; i < t->nlanes; i++) {
     vw_lane *l = &t->lane[i];
+    int nth = 0; /* lanes of the same rank and name before this one */
+    for (int j = 0; j < t->nlanes; j++)
+      nth += j != i && same_thread(&t->lane[j], l) &&
+             (t->lane[j].thread < l->thread || (t->lane[j].thread == l->thread && j < i));
     l->role = PM_ROLE_OTHER;
-    for (int k = 0; p && k < p->nlocations && l->loc < 0; k++) {
-      const pm_prof_location *x = &p->loc[k];
-      if (x->process < p->nprocesses && p->proc[x->process].rank == l->process && x->thread == l->thread &&
-          !strcmp(x->name, l->name))
-        l->loc = k;
-    }
+    for (int th = 0, found = 0; p && !found && th <= nth + p->nlocations; th++) /* by index in the process */
+      for (int k = 0; k < p->nlocations && !found; k++) {
+        const pm_prof_location *x = &p->loc[k];
+        if (x->thread != th || x->process >= p->nprocesses || p->proc[x->process].rank != l->process ||
+            strcmp(x->name, l->name))
+          continue;
+        if (nth-- == 0) {
+          l->loc = k;
+          found = 1;
+        }
+      }
     if (l->loc >= 0) l->role = p->loc[l->loc].role;
     l->wtype = l->role == PM_ROLE_ACCEL_WORKER;
   }

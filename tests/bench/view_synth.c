@@ -131,9 +131,11 @@ static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef lo
   (void)ud, (void)ft, (void)loc;
   return 0;
 }
+/* popmeter's numbering (docs/trace.md): the process's first thread is location rank, the others
+ * (k << 32) | rank with k = its location index + 1 */
 static uint64_t loc_id(const vs_params *p, int rank, int thread) {
   (void)p;
-  return (uint64_t)rank * 4096 + (uint64_t)thread;
+  return (thread == 0 ? 0 : (uint64_t)(thread + 1) << 32) | (uint64_t)rank;
 }
 
 static int by_time(const void *a, const void *b) {

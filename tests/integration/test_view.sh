@@ -21,6 +21,11 @@ if [ ! -s "$work/run/traces.otf2" ]; then skip "no trace written (popmeter built
 check "popmeter view: exit 0" test $? -eq 0
 page="$work/run/view.html"
 check "popmeter view: the page is written ($(cat "$work/view.out"))" test -s "$page"
+# every lane (thread, worker, progress thread of each rank) is matched to its location of
+# popmeter.json, whose role orders the lanes and whose times its tooltip shows
+lanes=$(grep -o '"lanes":\[[^]]*\]' "$page" | grep -o '"role":"[a-z_]*"' | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+check "every lane has its location's role: main, worker, progress (${lanes})" \
+  sh -c "! echo '$lanes' | grep -q other && echo '$lanes' | grep -q '4 \"role\":\"worker\"'"
 if /usr/bin/python3 -c "import html5lib" 2>/dev/null; then
   check "the page is valid HTML5, self-contained" /usr/bin/python3 "$top_srcdir/tests/integration/check_html.py" \
     "$page" 0 --inline-scripts

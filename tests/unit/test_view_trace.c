@@ -73,6 +73,14 @@ static void test_read(void **state) {
   assert_int_equal(t.lane[main0].role, PM_ROLE_MAIN);
   assert_int_equal(t.lane[cpu1].role, PM_ROLE_WORKER);
   assert_int_equal(t.lane[lane_of(&t, 1, "StarPU-MPI progress")].role, PM_ROLE_PROGRESS);
+  /* every lane is its own location of popmeter.json: the same rank and name, none twice */
+  for (int i = 0; i < t.nlanes; i++) {
+    const vw_lane *l = &t.lane[i];
+    assert_true(l->loc >= 0 && l->loc < prof->nlocations);
+    assert_string_equal(prof->loc[l->loc].name, l->name);
+    assert_int_equal(prof->proc[prof->loc[l->loc].process].rank, l->process);
+    for (int j = 0; j < i; j++) assert_int_not_equal(t.lane[j].loc, l->loc);
+  }
   for (size_t i = 0; i < run.p.tasks; i++) {
     const vs_task *g = &run.task[i];
     const vw_task *k = &t.task[find(&t, g)];
