@@ -448,7 +448,10 @@
   var otSvg, otPlot, CH = 110;
   function drawOverTime(root) {
     var s = section('Over time: tasks submitted, ready and running, and what the program published', root);
-    if (!D.series.length) { el('p', {}, s, 'Nothing to draw: no trace, and the program published no quantity.'); return; }
+    if (!D.series.length) {
+      el('p', {}, s, 'Nothing to draw: ' + (TRACE ? 'the trace holds no task' : 'no trace') + ', and the program published no quantity.');
+      return;
+    }
     /* one chart for the tasks, one per quantity the program published (its processes together) */
     var charts = [D.series.filter(function (x) { return x.process < 0; })], names = [];
     D.series.forEach(function (x) { if (x.process >= 0 && names.indexOf(x.name) < 0) names.push(x.name); });
