@@ -92,7 +92,13 @@ struct pm_omp_task {
   uint8_t has_deps, started, done, saved_state;
 };
 
-PM_HIDDEN pm_omp_thread *pm_omp_thread_of(pm_loc *L);
+/* The thread's record, created at its first OpenMP event (NULL: out of memory). Every event
+ * needs it: the location keeps a pointer to it. */
+PM_HIDDEN pm_omp_thread *pm_omp_thread_new(pm_loc *L);
+static inline pm_omp_thread *pm_omp_thread_of(pm_loc *L) {
+  pm_omp_thread *th = L->omp;
+  return PM_LIKELY(th != NULL) ? th : pm_omp_thread_new(L);
+}
 PM_HIDDEN pm_omp_thread *pm_omp_thread_at(uint32_t loc_id);
 /* The frame whose team the thread works in now, or NULL (none, or inside an ignored region). */
 static inline pm_omp_frame *pm_omp_top(pm_omp_thread *th) {

@@ -60,23 +60,25 @@ pm_omp_thread *pm_omp_thread_at(uint32_t id) {
   return id < PM_MAX_LOCATIONS ? __atomic_load_n(&threads[id], __ATOMIC_ACQUIRE) : NULL;
 }
 
-pm_omp_thread *pm_omp_thread_of(pm_loc *L) {
+pm_omp_thread *pm_omp_thread_new(pm_loc *L) {
   uint32_t id = pm_loc_id(L);
   if (PM_UNLIKELY(id >= PM_MAX_LOCATIONS)) return NULL;
   pm_omp_thread *th = __atomic_load_n(&threads[id], __ATOMIC_ACQUIRE);
-  if (PM_LIKELY(th != NULL)) return th;
-  th = calloc(1, sizeof *th); /* once per thread that takes part in OpenMP */
-  if (!th) return NULL;
-  th->L = L;
-  th->impl_state = PM_STATE_USEFUL;
-  __atomic_store_n(&threads[id], th, __ATOMIC_RELEASE);
+  if (!th) {
+    th = calloc(1, sizeof *th); /* once per thread that takes part in OpenMP */
+    if (!th) return NULL;
+    th->L = L;
+    th->impl_state = PM_STATE_USEFUL;
+    __atomic_store_n(&threads[id], th, __ATOMIC_RELEASE);
+  }
+  L->omp = th;
   return th;
 }
 
-pm_omp_cp2 pm_omp_clocks(const pm_loc *L) { return (pm_omp_cp2){pm_cp_process(L), pm_cp_global(L)}; }
+pm_omp_cp2 pm_omp_clocks(const pm_loc *L) { return (pm_omp_cp2){pm_loc_cp_process(L), pm_loc_cp_global(L)}; }
 void pm_omp_merge(pm_loc *L, const pm_omp_cp2 *c) {
-  pm_cp_merge_process(L, c->p);
-  pm_cp_merge_global(L, c->g);
+  pm_loc_cp_merge(&L->cp_own, &L->cp_poff, &c->p);
+  pm_loc_cp_merge(&L->cp_own, &L->cp_goff, &c->g);
 }
 static void clock_max(pm_cp_clock *a, const pm_cp_clock *b) {
   if (b->cue > a->cue) a->cue = b->cue;
@@ -291,7 +293,8 @@ void pm_omp_implicit_end(pm_loc *L, pm_omp_frame *f, int join_wait, uint64_t now
       push(L, pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER), PM_STATE_SYNC_WAIT, now);
     else
       pm_state_set(L, PM_STATE_RUNTIME, now); /* after its join barrier: leaving the region */
-    pm_omp_publish(L, f, now);
+    /* the join reads the members' slots, not the master's (it has its own clocks at hand) */
+    if (!f->is_master) pm_omp_publish(L, f, now);
   }
   f->status = PM_OMP_ENDED;
 }
@@ -377,6 +380,13 @@ void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
   }
 }
 
+int pm_omp_late_join(pm_loc *L) {
+  pm_omp_thread *th = L->omp;
+  return th && is_late_join(pm_omp_top(th));
+}
+
+int pm_omp_frame_done(const pm_omp_frame *f) { return f && f->status == PM_OMP_CLOSED; }
+
 void pm_omp_wait(pm_loc *L, int begin, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   if (th && is_late_join(pm_omp_top(th))) return;
@@ -422,6 +432,7 @@ void pm_omp_reset(void) {
     pm_omp_thread *th = threads[i];
     if (!th) continue;
     for (int d = 0; d < PM_OMP_MAX_NEST; d++) free(th->team_cache[d]);
+    if (th->L->omp == th) th->L->omp = NULL;
     free(th);
     threads[i] = NULL;
   }
