@@ -700,8 +700,11 @@ void pm_mpi_b_nbr_alltoallw_f(pm_mpi_ctx *X, const int *scounts, const MPI_Fint 
   coll(X, sum_counts_w(scounts, NULL, sts, out, -1), sum_counts_w(rcounts, NULL, rts, in, -1));
 }
 
-void pm_mpi_b_cpcoll(pm_mpi_ctx *X, MPI_Comm comm) {
-  if (cp_on()) pm_mpi_cp_coll(X, comm);
+void pm_mpi_pre_cpcoll(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c) {
+  if (cp_on())
+    pm_mpi_cp_coll_pre(X, comm, c);
+  else
+    c->sh = NULL;
 }
 void pm_mpi_b_newcomm(pm_mpi_ctx *X, MPI_Comm newcomm) {
   (void)X;
