@@ -189,6 +189,14 @@ static cslot *slot_get(cpool *p) {
   return NULL;
 }
 
+/* The clocks a message or a collective carries: the location's global clock, zeros without one. */
+static void clock_out(const pm_mpi_ctx *X, uint64_t out[3]) {
+  pm_cp_clock c = X->L ? pm_cp_global(X->L) : (pm_cp_clock){0, 0, 0};
+  out[0] = c.cue;
+  out[1] = c.com;
+  out[2] = c.coo;
+}
+
 void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int tag) {
   if (!sh || peer < 0) return; /* MPI_PROC_NULL (and invalid ranks) carry no message */
   cpool *p = pool_self();
@@ -198,26 +206,11 @@ void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int tag) {
     static uint64_t zero[3];
     uint64_t *buf = malloc(sizeof zero);
     MPI_Request r;
-    if (X->L) {
-      pm_cp_clock c = pm_cp_global(X->L);
-      if (buf) {
-        buf[0] = c.cue;
-        buf[1] = c.com;
-        buf[2] = c.coo;
-      }
-    } else if (buf)
-      memset(buf, 0, sizeof zero);
+    if (buf) clock_out(X, buf);
     if (PMPI_Isend(buf ? buf : zero, 3, MPI_UINT64_T, peer, tag, sh->comm, &r) == MPI_SUCCESS) PMPI_Request_free(&r);
     return; /* 'buf' is leaked on purpose: it may be in flight */
   }
-  if (X->L) {
-    pm_cp_clock c = pm_cp_global(X->L);
-    s->clk[0] = c.cue;
-    s->clk[1] = c.com;
-    s->clk[2] = c.coo;
-  } else {
-    s->clk[0] = s->clk[1] = s->clk[2] = 0;
-  }
+  clock_out(X, s->clk);
   if (PMPI_Isend(s->clk, 3, MPI_UINT64_T, peer, tag, sh->comm, &s->req) != MPI_SUCCESS) s->req = MPI_REQUEST_NULL;
 }
 
@@ -255,14 +248,7 @@ void pm_mpi_cp_coll_pre(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c) {
   pm_mpi_shadow *sh = pm_mpi_shadow_get(comm);
   c->sh = sh && sh->size != 1 ? sh : NULL;
   if (!c->sh) return;
-  if (X->L) {
-    pm_cp_clock k = pm_cp_global(X->L);
-    c->out[0] = k.cue;
-    c->out[1] = k.com;
-    c->out[2] = k.coo;
-  } else {
-    c->out[0] = c->out[1] = c->out[2] = 0;
-  }
+  clock_out(X, c->out);
   if (sh->pair == MPI_COMM_NULL) return;
   /* both posted now, completed after the user's collective: the exchange costs no round trip */
   if (PMPI_Irecv(c->in, 3, MPI_UINT64_T, sh->peer, 0, sh->pair, &c->rq[0]) != MPI_SUCCESS) c->rq[0] = MPI_REQUEST_NULL;
