@@ -48,7 +48,7 @@ for line in open(lst):
         if a == "none":
             continue
         act = a.split("(")[0]
-        if act == "cpcoll":  # the clock exchange: posted before the call, completed after it
+        if act in ("cpcoll", "cpbarrier"):  # the clock exchange: posted before, completed after
             if "pm_mpi_pre_cpcoll(" not in body or "pm_mpi_cp_coll_post(" not in body:
                 fail("%s: clock exchange not posted and completed" % name)
             continue

@@ -139,6 +139,10 @@ typedef struct {
 } pm_mpi_cpc;
 PM_HIDDEN void pm_mpi_cp_coll_pre(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c);
 PM_HIDDEN void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc);
+/* MPI_Barrier(comm) after pm_mpi_pre_cpcoll: the clock exchange, which synchronises the ranks as
+ * the barrier does, completed in place of PMPI_Barrier (on one rank, or without a shadow: the
+ * barrier). Returns the MPI error code. */
+PM_HIDDEN int pm_mpi_cp_barrier(pm_mpi_ctx *X, pm_mpi_cpc *c, MPI_Comm comm);
 /* New user communicator: create its shadow (collective over newcomm). */
 PM_HIDDEN void pm_mpi_cp_newcomm(MPI_Comm newcomm);
 PM_HIDDEN uint64_t pm_mpi_cp_lost_clocks(void); /* clock messages given up (see README) */

@@ -270,6 +270,23 @@ void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc) {
   pm_mpi_ctx_merge_in(X, (pm_cp_clock){c->in[0], c->in[1], c->in[2]});
 }
 
+int pm_mpi_cp_barrier(pm_mpi_ctx *X, pm_mpi_cpc *c, MPI_Comm comm) {
+  pm_mpi_shadow *sh = c->sh;
+  if (!sh || sh->size < 2) return PMPI_Barrier(comm); /* one rank, an intercommunicator, no shadow */
+  /* no rank leaves before every rank has entered: the receive of the other rank's clock (posted
+   * at its entry), or the allreduce, which needs every rank's contribution */
+  int rc, got = 1;
+  if (sh->pair != MPI_COMM_NULL) {
+    got = c->rq[0] != MPI_REQUEST_NULL;
+    rc = PMPI_Waitall(2, c->rq, MPI_STATUSES_IGNORE);
+  } else {
+    rc = PMPI_Allreduce(c->out, c->in, 3, MPI_UINT64_T, MPI_MAX, sh->comm);
+  }
+  if (rc == MPI_SUCCESS && got) pm_mpi_ctx_merge_in(X, (pm_cp_clock){c->in[0], c->in[1], c->in[2]});
+  c->sh = NULL; /* done: nothing left for pm_mpi_cp_coll_post */
+  return rc;
+}
+
 uint64_t pm_mpi_cp_lost_clocks(void) { return __atomic_load_n(&lost_clocks, __ATOMIC_RELAXED); }
 
 /* --------------------------------------------------------------------------------- lifecycle */

@@ -79,6 +79,7 @@ extern char mpi_fortran_statuses_ignore_[] __attribute__((weak));
 #pragma weak PMPI_Improbe
 #pragma weak PMPI_Mrecv
 #pragma weak PMPI_Allreduce
+#pragma weak PMPI_Barrier
 #pragma weak PMPI_Wtime
 
 #endif
