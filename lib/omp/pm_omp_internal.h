@@ -55,10 +55,13 @@ typedef struct pm_omp_thread {
  * overwrite what a slow one still reads after barrier e (it writes the other half), and cannot
  * reach e+2 before the slow one has arrived at e+1, i.e. finished reading. last/t_arrive/useful/
  * idle: at the latest arrival (barrier or end of the implicit task), read by the master after the
- * join. gen / arrived: the team instance the frame and the arrival belong to (the master never
- * clears slots, so that a fork costs no write to the members' lines). */
+ * join. task_cp: its tasks' end clocks (same halves as cp): each member keeps its own maximum, so
+ * completing a task writes the member's own line, and a reader takes the maximum over the slots.
+ * gen / arrived: the team instance the frame and the arrival belong to (the master never clears
+ * slots, so that a fork costs no write to the members' lines). */
 typedef struct {
   _Alignas(64) pm_omp_cp2 cp[2];
+  pm_omp_cp2 task_cp[2]; /* max end clock of the tasks the member completed in each barrier phase */
   pm_omp_cp2 last;
   pm_omp_frame *frame;
   uint64_t gen, arrived;
@@ -76,7 +79,7 @@ struct pm_omp_team {
   uint32_t fork_point; /* the master's call path at the fork: members enter rid under it */
   uint64_t t_fork, m_useful0, m_idle0;
   pm_omp_cp2 fork_cp;        /* master's clocks at the fork */
-  pm_omp_cp2 task_cp[2];     /* max end clock of the tasks completed in each barrier phase */
+  pm_omp_cp2 task_cp[2];     /* the same as the slots' task_cp, for members beyond cap (rare) */
   void *user[2];             /* adapter data (GOMP: outlined function and its argument) */
   uint32_t trace_team;       /* the trace's thread-team id of this instance (lib/trace) */
   pm_omp_team *retired_next; /* replaced by a larger team: kept until reset */
@@ -111,6 +114,8 @@ static inline uint64_t pm_omp_idle_ns(const pm_loc *L) {
 }
 PM_HIDDEN void pm_omp_cp2_max(pm_omp_cp2 *a, const pm_omp_cp2 *b);
 PM_HIDDEN void pm_omp_cp2_atomic_max(pm_omp_cp2 *a, const pm_omp_cp2 *b);
+/* A task's end clocks c into the task clocks of frame f's barrier phase (its member's slot). */
+PM_HIDDEN void pm_omp_task_end_clocks(pm_omp_frame *f, const pm_omp_cp2 *c);
 PM_HIDDEN pm_omp_cp2 pm_omp_clocks(const pm_loc *L);
 PM_HIDDEN void pm_omp_merge(pm_loc *L, const pm_omp_cp2 *c);
 /* Publishes f's clocks and statistics into its team slot (L charged up to now). */

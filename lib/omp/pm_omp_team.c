@@ -94,14 +94,11 @@ static void u64_atomic_max(uint64_t *a, uint64_t v) {
   uint64_t cur = __atomic_load_n(a, __ATOMIC_RELAXED);
   while (v > cur && !__atomic_compare_exchange_n(a, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
 }
-void pm_omp_cp2_atomic_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) {
-  u64_atomic_max(&a->p.cue, b->p.cue);
-  u64_atomic_max(&a->p.com, b->p.com);
-  u64_atomic_max(&a->p.coo, b->p.coo);
-  u64_atomic_max(&a->g.cue, b->g.cue);
-  u64_atomic_max(&a->g.com, b->g.com);
-  u64_atomic_max(&a->g.coo, b->g.coo);
-}
+/* fn(&a->x, b->x) for each of the six clock values of a pair */
+#define CP2_EACH(fn, a, b)                                                                                             \
+  (fn(&(a)->p.cue, (b)->p.cue), fn(&(a)->p.com, (b)->p.com), fn(&(a)->p.coo, (b)->p.coo), fn(&(a)->g.cue, (b)->g.cue), \
+   fn(&(a)->g.com, (b)->g.com), fn(&(a)->g.coo, (b)->g.coo))
+void pm_omp_cp2_atomic_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) { CP2_EACH(u64_atomic_max, a, b); }
 /* Reads a clock pair that other threads update with pm_omp_cp2_atomic_max (no torn values). */
 static pm_omp_cp2 cp2_load(const pm_omp_cp2 *a) {
   pm_omp_cp2 c;
@@ -112,6 +109,29 @@ static pm_omp_cp2 cp2_load(const pm_omp_cp2 *a) {
   c.g.com = __atomic_load_n(&a->g.com, __ATOMIC_RELAXED);
   c.g.coo = __atomic_load_n(&a->g.coo, __ATOMIC_RELAXED);
   return c;
+}
+
+/* a = max(a, b) where only the calling thread writes a (others may read it meanwhile) */
+static void u64_own_max(uint64_t *a, uint64_t v) {
+  if (v > __atomic_load_n(a, __ATOMIC_RELAXED)) __atomic_store_n(a, v, __ATOMIC_RELAXED);
+}
+void pm_omp_task_end_clocks(pm_omp_frame *f, const pm_omp_cp2 *c) {
+  pm_omp_team *t = f->team;
+  if (PM_UNLIKELY(f->tid >= t->cap)) {
+    pm_omp_cp2_atomic_max(&t->task_cp[f->epoch & 1], c);
+    return;
+  }
+  CP2_EACH(u64_own_max, &t->slot[f->tid].task_cp[f->epoch & 1], c);
+}
+/* m = max(m, the end clocks of the tasks the team's n first members completed in phase half e) */
+static void tasks_max(pm_omp_cp2 *m, pm_omp_team *t, uint32_t n, unsigned e) {
+  if (n > t->cap) n = t->cap;
+  pm_omp_cp2 c = cp2_load(&t->task_cp[e]);
+  pm_omp_cp2_max(m, &c);
+  for (uint32_t j = 0; j < n; j++) {
+    c = cp2_load(&t->slot[j].task_cp[e]);
+    pm_omp_cp2_max(m, &c);
+  }
 }
 
 /* Brings L's times and clocks up to now without changing its state. */
@@ -331,9 +351,8 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
     }
     if (wf) __atomic_store_n(&wf->t_join, now, __ATOMIC_RELEASE);
   }
-  pm_omp_cp2 tc0 = cp2_load(&t->task_cp[0]), tc1 = cp2_load(&t->task_cp[1]);
-  pm_omp_cp2_max(&m, &tc0);
-  pm_omp_cp2_max(&m, &tc1);
+  tasks_max(&m, t, n, 0);
+  tasks_max(&m, t, n, 1);
   pm_omp_merge(L, &m);
   pm_ctx_set(L, (int)t->ctx_saved, now);
   pm_state_set(L, (pm_state)t->state_saved, now);
@@ -371,8 +390,7 @@ void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
     if (n > t->cap) n = t->cap;
     pm_omp_cp2 m = pm_omp_clocks(L);
     for (uint32_t j = 0; j < n; j++) pm_omp_cp2_max(&m, &t->slot[j].cp[e]);
-    pm_omp_cp2 tc = cp2_load(&t->task_cp[e]);
-    pm_omp_cp2_max(&m, &tc);
+    tasks_max(&m, t, n, e);
     pm_omp_merge(L, &m);
     f->epoch++;
     f->status = PM_OMP_RUNNING;
@@ -401,7 +419,8 @@ void pm_omp_taskwait_exit(pm_loc *L, uint64_t now) {
   pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
   if (f) {
     /* an over-approximation: every task of the team completed in this phase, not only children */
-    pm_omp_cp2 tc = cp2_load(&f->team->task_cp[f->epoch & 1]);
+    pm_omp_cp2 tc = {{0, 0, 0}, {0, 0, 0}};
+    tasks_max(&tc, f->team, __atomic_load_n(&f->team->nthreads, __ATOMIC_RELAXED), f->epoch & 1);
     pm_omp_merge(L, &tc);
   }
 }
