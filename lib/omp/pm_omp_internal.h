@@ -80,6 +80,7 @@ struct pm_omp_team {
   uint64_t t_fork, m_useful0, m_idle0;
   pm_omp_cp2 fork_cp;        /* master's clocks at the fork */
   pm_omp_cp2 task_cp[2];     /* the same as the slots' task_cp, for members beyond cap (rare) */
+  int tasks;                 /* a member completed a task in this instance (else no task_cp to read) */
   void *user[2];             /* adapter data (GOMP: outlined function and its argument) */
   uint32_t trace_team;       /* the trace's thread-team id of this instance (lib/trace) */
   pm_omp_team *retired_next; /* replaced by a larger team: kept until reset */
@@ -112,7 +113,15 @@ static inline uint64_t pm_omp_idle_ns(const pm_loc *L) {
   const uint64_t *t = L->time[PM_CTX_PARALLEL];
   return t[PM_STATE_SYNC_WAIT] + t[PM_STATE_IDLE] + t[PM_STATE_RUNTIME];
 }
-PM_HIDDEN void pm_omp_cp2_max(pm_omp_cp2 *a, const pm_omp_cp2 *b);
+static inline void pm_omp_clock_max(pm_cp_clock *a, const pm_cp_clock *b) {
+  if (b->cue > a->cue) a->cue = b->cue;
+  if (b->com > a->com) a->com = b->com;
+  if (b->coo > a->coo) a->coo = b->coo;
+}
+static inline void pm_omp_cp2_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) {
+  pm_omp_clock_max(&a->p, &b->p);
+  pm_omp_clock_max(&a->g, &b->g);
+}
 PM_HIDDEN void pm_omp_cp2_atomic_max(pm_omp_cp2 *a, const pm_omp_cp2 *b);
 /* A task's end clocks c into the task clocks of frame f's barrier phase (its member's slot). */
 PM_HIDDEN void pm_omp_task_end_clocks(pm_omp_frame *f, const pm_omp_cp2 *c);

@@ -80,15 +80,6 @@ void pm_omp_merge(pm_loc *L, const pm_omp_cp2 *c) {
   pm_loc_cp_merge(&L->cp_own, &L->cp_poff, &c->p);
   pm_loc_cp_merge(&L->cp_own, &L->cp_goff, &c->g);
 }
-static void clock_max(pm_cp_clock *a, const pm_cp_clock *b) {
-  if (b->cue > a->cue) a->cue = b->cue;
-  if (b->com > a->com) a->com = b->com;
-  if (b->coo > a->coo) a->coo = b->coo;
-}
-void pm_omp_cp2_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) {
-  clock_max(&a->p, &b->p);
-  clock_max(&a->g, &b->g);
-}
 
 static void u64_atomic_max(uint64_t *a, uint64_t v) {
   uint64_t cur = __atomic_load_n(a, __ATOMIC_RELAXED);
@@ -100,7 +91,7 @@ static void u64_atomic_max(uint64_t *a, uint64_t v) {
    fn(&(a)->g.com, (b)->g.com), fn(&(a)->g.coo, (b)->g.coo))
 void pm_omp_cp2_atomic_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) { CP2_EACH(u64_atomic_max, a, b); }
 /* Reads a clock pair that other threads update with pm_omp_cp2_atomic_max (no torn values). */
-static pm_omp_cp2 cp2_load(const pm_omp_cp2 *a) {
+static inline pm_omp_cp2 cp2_load(const pm_omp_cp2 *a) {
   pm_omp_cp2 c;
   c.p.cue = __atomic_load_n(&a->p.cue, __ATOMIC_RELAXED);
   c.p.com = __atomic_load_n(&a->p.com, __ATOMIC_RELAXED);
@@ -117,6 +108,7 @@ static void u64_own_max(uint64_t *a, uint64_t v) {
 }
 void pm_omp_task_end_clocks(pm_omp_frame *f, const pm_omp_cp2 *c) {
   pm_omp_team *t = f->team;
+  if (!__atomic_load_n(&t->tasks, __ATOMIC_RELAXED)) __atomic_store_n(&t->tasks, 1, __ATOMIC_RELAXED);
   if (PM_UNLIKELY(f->tid >= t->cap)) {
     pm_omp_cp2_atomic_max(&t->task_cp[f->epoch & 1], c);
     return;
@@ -125,6 +117,9 @@ void pm_omp_task_end_clocks(pm_omp_frame *f, const pm_omp_cp2 *c) {
 }
 /* m = max(m, the end clocks of the tasks the team's n first members completed in phase half e) */
 static void tasks_max(pm_omp_cp2 *m, pm_omp_team *t, uint32_t n, unsigned e) {
+  /* none in this instance: what slots hold from earlier ones is older than the fork clock that
+   * every member merged, it cannot win */
+  if (!__atomic_load_n(&t->tasks, __ATOMIC_RELAXED)) return;
   if (n > t->cap) n = t->cap;
   pm_omp_cp2 c = cp2_load(&t->task_cp[e]);
   pm_omp_cp2_max(m, &c);
@@ -198,6 +193,7 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
   t->m_idle0 = pm_omp_idle_ns(L);
   t->fork_cp = pm_omp_clocks(L);
   memset(t->task_cp, 0, sizeof t->task_cp);
+  t->tasks = 0;
   /* Slots are not cleared (their gen tells the instance). Clock halves left by a previous instance
    * are older than the fork clock every member merges first, so they can never win a max. */
   return t;
