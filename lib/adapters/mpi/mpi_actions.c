@@ -400,6 +400,14 @@ typedef struct {
 } cinfo;
 
 static void comm_info(MPI_Comm c, cinfo *ci) {
+  /* MPI_COMM_WORLD's never change: asked once (four calls into MPI saved per collective on it) */
+  static cinfo world;
+  static int world_known; /* 0: not yet, 1: being written, 2: known */
+  int w = c == MPI_COMM_WORLD;
+  if (w && __atomic_load_n(&world_known, __ATOMIC_ACQUIRE) == 2) {
+    *ci = world;
+    return;
+  }
   ci->inter = 0;
   ci->rank = 0;
   ci->size = 1;
@@ -408,6 +416,11 @@ static void comm_info(MPI_Comm c, cinfo *ci) {
   PMPI_Comm_size(c, &ci->size);
   ci->rsize = ci->size;
   if (ci->inter) PMPI_Comm_remote_size(c, &ci->rsize);
+  int expect = 0;
+  if (w && __atomic_compare_exchange_n(&world_known, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    world = *ci;
+    __atomic_store_n(&world_known, 2, __ATOMIC_RELEASE);
+  }
 }
 
 /* peers that receive this process's block (intra: everybody else; inter: the remote group) */
