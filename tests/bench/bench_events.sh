@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
   -r) REPS=$2; shift ;;
   -s) SCALE=$2; shift ;;
   --load) LOAD=1 ;;
-  -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
   *) EVENTS+=("$1") ;;
   esac
   shift
