@@ -7,7 +7,7 @@
 
 /* declared by each module's own header; listed here so that the core never names a module */
 extern const pm_module pm_omp_module, pm_tasks_module, pm_cuda_module, pm_counters_module, pm_io_module,
-    pm_output_module;
+    pm_published_module, pm_output_module;
 #ifdef PM_HAVE_OTF2
 extern const pm_module pm_trace_module;
 #endif
@@ -21,5 +21,6 @@ __attribute__((constructor)) static void register_modules(void) {
   pm_module_register(&pm_trace_module);
 #endif
   pm_module_register(&pm_io_module);
+  pm_module_register(&pm_published_module);
   pm_module_register(&pm_output_module);
 }

@@ -89,6 +89,9 @@ typedef struct {
   /* critical paths (seconds); has_critical_path = 0 when not measured */
   int has_critical_path;
   double g_cue, g_com, g_coo; /* global CUE, COM (MPI weighted 0), COO (OpenMP/runtime weighted 0) */
+  int cue_io_useful;          /* the CUE clocks counted file I/O as useful (POPMETER_IO_AS_USEFUL at run
+                               * time): max useful / G-CUE is a serialization only when io_as_useful
+                               * matches it (pm__cue_mismatch) */
   const double *pl_cue;       /* [nprocesses] process-local CUE */
   /* task runtime */
   int nworker_types; /* number of worker types present (1 = CPU only) */

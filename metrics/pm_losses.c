@@ -33,12 +33,14 @@ int pm_losses_compute(const pm_run_input *in, pm_time_losses *out) {
   if (pm__input_problem(in)) return 0;
   proc_acc *acc = calloc((size_t)in->nprocesses, sizeof *acc);
   if (!acc) return 0;
+  /* the critical path splits the losses only when it counted as useful what the losses do */
+  int cp = in->has_critical_path && !pm__cue_mismatch(in);
   int T = 0;
   double sum = 0, C = 0;
   for (int i = 0; i < in->nlocations; i++) {
     const pm_location_input *l = &in->loc[i];
     if (!pm__is_compute(l)) continue;
-    double t = in->has_critical_path ? l->tl_cue : pm__useful(in, l);
+    double t = cp ? l->tl_cue : pm__useful(in, l);
     proc_acc *a = &acc[l->process];
     if (!a->n || t > a->max) a->max = t;
     a->n++;
@@ -66,7 +68,7 @@ int pm_losses_compute(const pm_run_input *in, pm_time_losses *out) {
   out->max_useful = C;
   out->seconds[PM_LOSS_LB_THREADS] = pos(B - A);
   out->seconds[PM_LOSS_LB_PROCESSES] = pos(C - B);
-  if (in->has_critical_path) {
+  if (cp) {
     if (!in->pl_cue) P = C; /* no process-local paths: serialization is all "across processes" */
     out->has_split = 1;
     out->seconds[PM_LOSS_SER_THREADS] = pos(P - C);

@@ -45,6 +45,13 @@ int pm__is_compute(const pm_location_input *l) {
 
 int pm__is_worker(const pm_location_input *l) { return l->kind == PM_LOC_WORKER || l->kind == PM_LOC_ACCEL; }
 
+const char *pm__cue_mismatch(const pm_run_input *in) {
+  if (!in->io_as_useful == !in->cue_io_useful) return NULL;
+  return in->io_as_useful
+             ? "the critical path counted I/O as not useful (POPMETER_IO_AS_USEFUL=1 at run time counts it)"
+             : "the critical path counted I/O as useful (the run had POPMETER_IO_AS_USEFUL=1)";
+}
+
 double pm__useful(const pm_run_input *in, const pm_location_input *l) {
   return l->useful + (in->io_as_useful ? l->io : 0.0);
 }

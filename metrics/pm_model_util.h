@@ -27,6 +27,8 @@ pm_val pm_v_sub(pm_val a, pm_val b);
 #define PM_NA_NO_COMPUTE "no thread, worker or accelerator locations"
 #define PM_NA_NO_USEFUL "no useful time measured"
 #define PM_NA_NO_CP "no critical path measured"
+/* io_as_useful differs from what the run's critical path (CUE) counted as useful: why, else NULL */
+const char *pm__cue_mismatch(const pm_run_input *in);
 #define PM_NA_NONFINITE "invalid input: a time or count is not a finite number"
 
 /* Thread, worker or accelerator worker: the locations whose time is "application" time. Progress

@@ -23,6 +23,9 @@ int rp_cli_common(rp_cli *c, int opt, const char *arg, const char *prog);
  * the files. extra_problems: problems met before (failed runs of popmeter scale), reported too. */
 int rp_report_build(const char *prog, char *const *runs, int nruns, const rp_cli *c, char *const *extra_problems,
                     int nextra);
+/* popmeter scale: arg with "{ranks}" and "{threads}" replaced by the counts (malloc'd; NULL out of
+ * memory). Other text, braces included, is kept as it is. */
+char *rp_scale_subst(const char *arg, int ranks, int threads);
 
 /* getopt_long values of the common options (beyond any single character) */
 enum {

@@ -2,6 +2,7 @@
  * works wherever the files are copied). See docs/reports.md. */
 #include "pm_reports.h"
 #include "rp_cli.h"
+#include "pm_profile_input.h"
 #include "config.h"
 #include <getopt.h>
 #include <stdio.h>
@@ -140,6 +141,10 @@ static int report_build(const char *prog, char *const *runs, int nruns, const rp
     }
   }
   if (rc == RP_EXIT_OK && s.nproblems > 0) rc = RP_EXIT_PARTIAL;
+  /* a study of one run is a table of one column: say what shows one run */
+  if (rc != RP_EXIT_ERROR && s.nruns == 1 && !c->quiet)
+    fprintf(stderr, "%s: one run: a scaling study compares several; 'popmeter view %s' draws this one\n", prog,
+            runs[0]);
   rp_study_free(&s);
   return rc;
 }
@@ -156,6 +161,14 @@ int rp_report_build(const char *prog, char *const *runs, int nruns, const rp_cli
                         !(seq = read_reference(prog, "--ref-seq", o.ref_seq_arg)))) {
     pm_profile_free(one);
     return RP_EXIT_ERROR;
+  }
+  char err[1024];
+  if (one && pm_profile_references_check(one, seq, err, sizeof err) != 0) {
+    fprintf(stderr, "%s: %s%s\n", prog, err, o.refs_found ? ": no task efficiency decomposition" : "");
+    pm_profile_free(one);
+    pm_profile_free(seq);
+    if (!o.refs_found) return RP_EXIT_ERROR;
+    one = seq = NULL;
   }
   o.ref_one = one;
   o.ref_seq = seq;

@@ -7,7 +7,13 @@
  * runs into DIR exactly as popmeter-report would. A failed run is reported and left out: the study
  * reports what it has. The launcher is the user's (--mpirun): popmeter adds nothing to its
  * environment but the thread counts, so site settings (oversubscription, running as root) stay the
- * user's decision. Progress goes to a terminal only. */
+ * user's decision. Progress goes to a terminal only.
+ *
+ * The task model's reference runs (docs/metrics.md, task efficiency) come by themselves: a program
+ * declares how it runs its kernels without the runtime by the words given to --sequential (mfsolve:
+ * "--executor seq"); the study then runs APP ARGS plus those words once on one process and one
+ * thread (runs/sequential), and takes its 1 x 1 configuration as the one-worker run (when the study
+ * has none, one more run, runs/one-worker). */
 #define _GNU_SOURCE
 #include "pm_reports.h"
 #include "rp_cli.h"
@@ -29,9 +35,10 @@ typedef struct {
   int threads[MAX_LIST], nthreads;
   int repeat;
   const char *mpirun;
-  char *const *app;    /* APP ARGS..., NULL-terminated */
-  char self[PATH_MAX]; /* this popmeter, for `popmeter run` on every rank */
-  char dir[PATH_MAX];  /* absolute study directory */
+  const char *sequential; /* words appended to APP ARGS for the sequential-kernels run, or NULL */
+  char *const *app;       /* APP ARGS..., NULL-terminated */
+  char self[PATH_MAX];    /* this popmeter, for `popmeter run` on every rank */
+  char dir[PATH_MAX];     /* absolute study directory */
 } scale_plan;
 
 static void usage(FILE *out) {
@@ -45,7 +52,13 @@ static void usage(FILE *out) {
         "  --threads LIST      threads per process, e.g. 1,2 (default 1): sets OMP_NUM_THREADS and\n"
         "                      STARPU_NCPU (a launcher that does not forward the environment needs\n"
         "                      e.g. --mpirun \"mpirun -x OMP_NUM_THREADS -x STARPU_NCPU\")\n"
+        "  {ranks}, {threads}  in APP ARGS: replaced by the configuration's counts, for programs that\n"
+        "                      take them as arguments (-- mfsolve --gen lap3d:30 --workers {threads})\n"
         "  --repeat N          runs per configuration (default 1): the report shows the median\n"
+        "  --sequential ARGS   words that make APP run its kernels without the runtime (mfsolve:\n"
+        "                      --sequential '--executor seq'): one more run, APP ARGS ARGS on 1\n"
+        "                      process x 1 thread, and the study's 1 x 1 run (run if not in the\n"
+        "                      study) are the reference runs of the task efficiency decomposition\n"
         "  --out DIR           study directory (default popmeter-scale)\n"
         "  --mpirun CMD        launcher, split on blanks (default mpirun); \"none\" runs APP\n"
         "                      directly (--ranks 1 only). Open MPI as root also needs\n"
@@ -73,14 +86,51 @@ static int parse_list(const char *s, int *v, int *n) {
   return *n ? 0 : -1;
 }
 
-/* argv of one run: the launcher's words, -np P, then popmeter run ... -- APP ARGS. */
-static char **run_argv(const scale_plan *pl, int ranks, const char *rundir, char *np, size_t npn, char **words) {
-  size_t nw = 0, na = 0, i = 0;
-  char **argv, *save = NULL, *w;
+/* arg with every "{ranks}" and "{threads}" replaced by the configuration's counts (malloc'd): a
+ * program that takes its counts from its arguments rather than from the environment
+ * (mfsolve --workers {threads}). NULL out of memory. */
+char *rp_scale_subst(const char *arg, int ranks, int threads) {
+  static const char *const keys[2] = {"{ranks}", "{threads}"};
+  char num[2][16];
+  size_t len = 0;
+  snprintf(num[0], sizeof num[0], "%d", ranks);
+  snprintf(num[1], sizeof num[1], "%d", threads);
+  for (int pass = 0; pass < 2; pass++) { /* measure, then write */
+    char *out = pass ? malloc(len + 1) : NULL;
+    if (pass && !out) return NULL;
+    len = 0;
+    for (const char *a = arg; *a;) {
+      int k = !strncmp(a, keys[0], strlen(keys[0])) ? 0 : !strncmp(a, keys[1], strlen(keys[1])) ? 1 : -1;
+      const char *piece = k >= 0 ? num[k] : a;
+      size_t n = k >= 0 ? strlen(num[k]) : 1;
+      if (out) memcpy(out + len, piece, n);
+      len += n;
+      a += k >= 0 ? strlen(keys[k]) : 1;
+    }
+    if (out) {
+      out[len] = '\0';
+      return out;
+    }
+  }
+  return NULL;
+}
+
+/* argv of one run: the launcher's words, -np P, then popmeter run ... -- APP ARGS and the words of
+ * extra (NULL: none) split on blanks (placeholders replaced: the strings after "--" are malloc'd and
+ * freed with argv by free_run_argv). */
+static char **run_argv(const scale_plan *pl, int ranks, int threads, const char *extra, const char *rundir, char *np,
+                       size_t npn, char **words) {
+  size_t nw = 0, na = 0, nx = 0, i = 0;
+  char **argv, *save = NULL, *w, *xcopy, *xw[256];
   while (pl->app[na]) na++;
   if (strcmp(pl->mpirun, "none") != 0)
     for (w = strtok_r(words[0], " \t", &save); w && nw < 250; w = strtok_r(NULL, " \t", &save)) words[1 + nw++] = w;
-  if (!(argv = calloc(nw + na + 10, sizeof *argv))) return NULL;
+  if (!(xcopy = strdup(extra ? extra : ""))) return NULL;
+  for (w = strtok_r(xcopy, " \t", &save); w && nx < 256; w = strtok_r(NULL, " \t", &save)) xw[nx++] = w;
+  if (!(argv = calloc(nw + na + nx + 10, sizeof *argv))) {
+    free(xcopy);
+    return NULL;
+  }
   for (i = 0; i < nw; i++) argv[i] = words[1 + i];
   if (nw) {
     snprintf(np, npn, "%d", ranks);
@@ -92,8 +142,23 @@ static char **run_argv(const scale_plan *pl, int ranks, const char *rundir, char
   argv[i++] = "--output";
   argv[i++] = (char *)rundir;
   argv[i++] = "--";
-  memcpy(argv + i, pl->app, na * sizeof *argv);
+  for (size_t a = 0; a < na + nx; a++)
+    if (!(argv[i + a] = rp_scale_subst(a < na ? pl->app[a] : xw[a - na], ranks, threads))) {
+      while (a-- > 0) free(argv[i + a]);
+      free(argv);
+      free(xcopy);
+      return NULL;
+    }
+  free(xcopy);
   return argv;
+}
+
+static void free_run_argv(char **argv) {
+  size_t i = 0;
+  while (argv[i] && strcmp(argv[i], "--") != 0) i++;
+  if (argv[i])
+    for (i++; argv[i]; i++) free(argv[i]);
+  free(argv);
 }
 
 static int open_out(const char *dir, const char *name) {
@@ -110,12 +175,13 @@ static double now(void) {
 }
 
 /* Runs one configuration; returns the exit status (-1: could not start). */
-static int run_one(const scale_plan *pl, int ranks, int threads, const char *rundir) {
+static int run_one(const scale_plan *pl, int ranks, int threads, const char *extra, const char *rundir) {
   char np[16], tn[16], **argv, *words[256];
   int out, err, st;
   pid_t pid;
   words[0] = strdup(pl->mpirun);
-  if (!words[0] || strlen(pl->mpirun) > 2000 || !(argv = run_argv(pl, ranks, rundir, np, sizeof np, words))) {
+  if (!words[0] || strlen(pl->mpirun) > 2000 ||
+      !(argv = run_argv(pl, ranks, threads, extra, rundir, np, sizeof np, words))) {
     free(words[0]);
     return -1;
   }
@@ -141,7 +207,7 @@ static int run_one(const scale_plan *pl, int ranks, int threads, const char *run
       ;
   if (out >= 0) close(out);
   if (err >= 0) close(err);
-  free(argv);
+  free_run_argv(argv);
   free(words[0]);
   if (pid < 0 || st == -1) return -1;
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -192,61 +258,96 @@ static int prepare_dir(scale_plan *pl, const char *dir, int force) {
   return 0;
 }
 
+/* The runs' outcome: directories with a profile (ok) and messages for the others (bad). */
+typedef struct {
+  char **ok, **bad;
+  int nok, nbad, done, total, tty;
+} run_log;
+
+/* One run into DIR/runs/NAME (P processes x T threads, APP ARGS + extra), shown on a terminal as
+ * "[k/total] LABEL ... time"; returns its directory (in log->ok) or NULL (a message in log->bad). */
+static const char *study_run(const scale_plan *pl, run_log *log, int ranks, int threads, const char *extra,
+                             const char *name, const char *label) {
+  char rundir[PATH_MAX], err[512], old[PATH_MAX];
+  double t0 = now();
+  int st = -1, good;
+  log->done++;
+  if (log->tty) fprintf(stderr, "popmeter scale: [%d/%d] %s ...", log->done, log->total, label);
+  if (rp_path(rundir, sizeof rundir, "%s/runs/%s", pl->dir, name) == 0 && rp_make_dirs(rundir, err, sizeof err) == 0) {
+    if (rp_path(old, sizeof old, "%s/popmeter.json", rundir) == 0)
+      unlink(old); /* --force: a stale profile would send the new one elsewhere */
+    st = run_one(pl, ranks, threads, extra, rundir);
+  }
+  good = st == 0 && has_profile(rundir);
+  if (log->tty) fprintf(stderr, " %.1f s%s\n", now() - t0, good ? "" : ", failed");
+  if (good) {
+    if ((log->ok[log->nok] = strdup(rundir)) != NULL) return log->ok[log->nok++];
+  } else if (asprintf(&log->bad[log->nbad],
+                      st < 0    ? "%s: the run could not be started"
+                      : st == 0 ? "%s: the run wrote no popmeter.json (see stderr.txt there)"
+                                : "%s: the run failed with exit status %d (see stderr.txt there)",
+                      rundir, st) >= 0) {
+    log->nbad++;
+  }
+  return NULL;
+}
+
+static int has_config(const scale_plan *pl, int ranks, int threads) {
+  int i, j, r = 0, t = 0;
+  for (i = 0; i < pl->nranks; i++) r |= pl->ranks[i] == ranks;
+  for (j = 0; j < pl->nthreads; j++) t |= pl->threads[j] == threads;
+  return r && t;
+}
+
 static int execute(scale_plan *pl, rp_cli *c) {
-  int total = pl->nranks * pl->nthreads * pl->repeat, done = 0, i, j, k, nok = 0, nbad = 0, rc;
-  int tty = isatty(STDERR_FILENO);
-  char **ok = calloc((size_t)total + 1, sizeof *ok), **bad = calloc((size_t)total + 1, sizeof *bad);
-  if (!ok || !bad) {
-    free(ok);
-    free(bad);
+  int study_one = has_config(pl, 1, 1), i, j, k, rc;
+  int refs = pl->sequential && !c->study.ref_one_arg && !c->study.ref_seq_arg;
+  run_log log = {.total = pl->nranks * pl->nthreads * pl->repeat, .tty = isatty(STDERR_FILENO)};
+  const char *one = NULL, *seq = NULL;
+  if (refs) log.total += study_one ? 1 : 2;
+  log.ok = calloc((size_t)log.total + 1, sizeof *log.ok);
+  log.bad = calloc((size_t)log.total + 1, sizeof *log.bad);
+  if (!log.ok || !log.bad) {
+    free(log.ok);
+    free(log.bad);
     return RP_EXIT_ERROR;
   }
   for (i = 0; i < pl->nranks; i++)
     for (j = 0; j < pl->nthreads; j++)
       for (k = 1; k <= pl->repeat; k++) {
-        char rundir[PATH_MAX], err[512];
-        double t0 = now();
-        int st, long_path;
+        char name[64], label[128];
+        int p = pl->ranks[i], t = pl->threads[j], n;
         if (pl->repeat > 1)
-          long_path = rp_path(rundir, sizeof rundir, "%s/runs/%dx%d-%d", pl->dir, pl->ranks[i], pl->threads[j], k);
+          snprintf(name, sizeof name, "%dx%d-%d", p, t, k);
         else
-          long_path = rp_path(rundir, sizeof rundir, "%s/runs/%dx%d", pl->dir, pl->ranks[i], pl->threads[j]);
-        done++;
-        if (tty) {
-          fprintf(stderr, "popmeter scale: [%d/%d] %d process%s x %d thread%s", done, total, pl->ranks[i],
-                  pl->ranks[i] == 1 ? "" : "es", pl->threads[j], pl->threads[j] == 1 ? "" : "s");
-          if (pl->repeat > 1) fprintf(stderr, ", repeat %d/%d", k, pl->repeat);
-          fputs(" ...", stderr);
-        }
-        if (long_path != 0 || rp_make_dirs(rundir, err, sizeof err) != 0) {
-          st = -1;
-        } else {
-          char old[PATH_MAX];
-          if (rp_path(old, sizeof old, "%s/popmeter.json", rundir) == 0)
-            unlink(old); /* --force: a stale profile would send the new one elsewhere */
-          st = run_one(pl, pl->ranks[i], pl->threads[j], rundir);
-        }
-        if (tty) fprintf(stderr, " %.1f s%s\n", now() - t0, st == 0 && has_profile(rundir) ? "" : ", failed");
-        if (st == 0 && has_profile(rundir)) {
-          ok[nok++] = strdup(rundir);
-        } else if (asprintf(&bad[nbad],
-                            st < 0    ? "%s: the run could not be started"
-                            : st == 0 ? "%s: the run wrote no popmeter.json (see stderr.txt there)"
-                                      : "%s: the run failed with exit status %d (see stderr.txt there)",
-                            rundir, st) >= 0) {
-          nbad++;
-        }
+          snprintf(name, sizeof name, "%dx%d", p, t);
+        n = snprintf(label, sizeof label, "%d process%s x %d thread%s", p, p == 1 ? "" : "es", t, t == 1 ? "" : "s");
+        if (pl->repeat > 1) snprintf(label + n, sizeof label - (size_t)n, ", repeat %d/%d", k, pl->repeat);
+        const char *dir = study_run(pl, &log, p, t, NULL, name, label);
+        if (p == 1 && t == 1 && !one) one = dir; /* the first 1 x 1 run that succeeded */
       }
+  int nstudy = log.nok; /* the reference runs below are not columns of the study */
+  if (refs) {
+    if (!study_one) one = study_run(pl, &log, 1, 1, NULL, "one-worker", "reference: 1 process x 1 thread");
+    seq = study_run(pl, &log, 1, 1, pl->sequential, "sequential", "reference: sequential kernels");
+    if (one && seq) {
+      c->study.ref_one_arg = one;
+      c->study.ref_seq_arg = seq;
+      c->study.refs_found = 1;
+    } else {
+      fprintf(stderr, "popmeter scale: a reference run failed: no task efficiency decomposition\n");
+    }
+  }
   c->outdir = pl->dir;
-  rc = nok ? rp_report_build("popmeter scale", ok, nok, c, bad, nbad) : RP_EXIT_ERROR;
-  if (!nok) {
-    for (i = 0; i < nbad; i++) fprintf(stderr, "popmeter scale: %s\n", bad[i]);
+  rc = nstudy ? rp_report_build("popmeter scale", log.ok, nstudy, c, log.bad, log.nbad) : RP_EXIT_ERROR;
+  if (!nstudy) {
+    for (i = 0; i < log.nbad; i++) fprintf(stderr, "popmeter scale: %s\n", log.bad[i]);
     fprintf(stderr, "popmeter scale: no run succeeded: no report\n");
   }
-  for (i = 0; i < nok; i++) free(ok[i]);
-  for (i = 0; i < nbad; i++) free(bad[i]);
-  free(ok);
-  free(bad);
+  for (i = 0; i < log.nok; i++) free(log.ok[i]);
+  for (i = 0; i < log.nbad; i++) free(log.bad[i]);
+  free(log.ok);
+  free(log.bad);
   return rc;
 }
 
@@ -254,6 +355,7 @@ int pm_scale_main(int argc, char **argv) {
   static const struct option opts[] = {{"ranks", required_argument, 0, 'r'},
                                        {"threads", required_argument, 0, 't'},
                                        {"repeat", required_argument, 0, 'n'},
+                                       {"sequential", required_argument, 0, 's'},
                                        {"out", required_argument, 0, 'o'},
                                        {"mpirun", required_argument, 0, 'm'},
                                        {"quiet", no_argument, 0, 'q'},
@@ -282,6 +384,10 @@ int pm_scale_main(int argc, char **argv) {
       break;
     case 'o': dir = optarg; break;
     case 'm': pl.mpirun = optarg; break;
+    case 's':
+      if (strspn(optarg, " \t") == strlen(optarg) || strlen(optarg) > 2000) goto bad_value;
+      pl.sequential = optarg;
+      break;
     case 'q': c.quiet = 1; break;
     case 'h': usage(stdout); return RP_EXIT_OK;
     default:

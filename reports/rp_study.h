@@ -67,6 +67,7 @@ typedef struct {
   /* reference runs of the task model (docs/metrics.md §6.3): the program on one worker and its
    * sequential kernels, given as run arguments; read by rp_report_build into ref_one / ref_seq */
   const char *ref_one_arg, *ref_seq_arg;
+  int refs_found; /* popmeter scale chose them: a reference that does not fit is left out, not an error */
   const pm_profile *ref_one, *ref_seq;
 } rp_options;
 

@@ -34,6 +34,7 @@ static _Atomic int64_t mem_hwm;
 
 void mem__account(int64_t delta) {
   int64_t now = atomic_fetch_add_explicit(&mem_cur, delta, memory_order_relaxed) + delta;
+  pub__memory(now);
   if (delta <= 0) return;
   int64_t old = atomic_load_explicit(&mem_hwm, memory_order_relaxed);
   while (now > old &&

@@ -277,6 +277,7 @@ mfs_status mfs_factorize_seq(const mfs_symbolic *S, const mfs_matrix *A, mfs_fac
   *Fout = NULL;
   if (!S || !A || A->n != S->n) return err__set(err, MFS_ERR_ARG, 0, -1, "matrix does not match the analysis");
   mfs_kernels_init();
+  pub__tree(S, NULL, 0);
   unsigned csr = mfs_fpu_flush_denormals();
   double t0 = time__now();
   int64_t base = mfs_mem_current();

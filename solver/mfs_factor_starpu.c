@@ -751,6 +751,7 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
     if (st == MFS_OK) dist__free(D);
     return st != MFS_OK ? st : others_failed(err);
   }
+  pub__tree(S, D->lo, R->rank);
   /* the numeric phase starts there (time and memory; the sequential executor counts the creation
    * of the factor and its arenas too) */
   return run_factorization(S, A, &opt, D, Fout, progress, ctx, err);

@@ -18,6 +18,12 @@ void mem__free(void *p);
 /* Counts memory obtained elsewhere (the arenas' committed pages) in the same counters. */
 void mem__account(int64_t delta);
 
+/* What popmeter is told when it measures the run (mfs_publish.c): the assembly tree (the tags of the
+ * tasks are fronts; owner[f] the process owning front f, NULL: all of them this rank's), and the
+ * memory the allocator tracks, at each change. */
+void pub__tree(const mfs_symbolic *S, const int32_t *owner, int rank);
+void pub__memory(int64_t bytes);
+
 /* Sets *err (when non-NULL) and returns status. printf-style message. */
 mfs_status err__set(mfs_error *err, mfs_status status, long line, int64_t column, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

@@ -26,7 +26,8 @@ typedef struct {
   int errnum; /* errno of a failed read */
 } reader;
 
-/* Reads the next line; returns 0 at end of file, -1 on a read error (its errno in r->errnum). */
+/* Reads the next line; returns 0 at end of file, -1 on a read error (its errno in r->errnum), -2 when
+ * the line holds a NUL byte (not text: the line cannot be shown in a message, nor parsed). */
 static int next_line(reader *r) {
   errno = 0;
   ssize_t len = getline(&r->buf, &r->cap, r->f);
@@ -36,8 +37,7 @@ static int next_line(reader *r) {
   }
   if (len < 0) return 0;
   r->line++;
-  if (memchr(r->buf, '\0', (size_t)len)) r->buf[0] = '\x01'; /* NUL inside a line: make it invalid */
-  return 1;
+  return memchr(r->buf, '\0', (size_t)len) ? -2 : 1;
 }
 
 /* Splits buf in place into at most max whitespace-separated tokens; returns the count (max+1 means
@@ -160,7 +160,10 @@ static mfs_status check_symmetric(const mfs_matrix *L, const long *lline, const 
 
 /* In the functions below: fail with a message naming the current line (rd->line). */
 #define FAIL(status, ...) return err__set(err, status, rd->line, -1, __VA_ARGS__)
-#define READ_FAIL() FAIL(MFS_ERR_IO, "%s: read error after line %ld: %s", name, rd->line, strerror(rd->errnum))
+#define READ_FAIL()                                                                                               \
+  FAIL(rc == -2 ? MFS_ERR_FORMAT : MFS_ERR_IO,                                                                    \
+       rc == -2 ? "%s:%ld: the line holds a NUL byte (not a text file?)%s" : "%s: read error after line %ld: %s", \
+       name, rd->line, rc == -2 ? "" : strerror(rd->errnum))
 
 /* The banner, "%%MatrixMarket matrix coordinate <field> <symmetry>"; *symmetric: whether the file
  * stores one triangle. */

@@ -44,7 +44,8 @@ static void usage(FILE *out) {
           "                        (default %.2f; fronts of <= 48 columns merge more freely, as in\n"
           "                        CHOLMOD; 0 keeps the fundamental supernodes)\n"
           "      --refine N        at most N steps of iterative refinement (default 0)\n"
-          "      --workers W       CPU workers per process for the task-based executor (default 1)\n"
+          "      --workers W       CPU workers per process for the task-based executor (default:\n"
+          "                        STARPU_NCPU when set, else 1)\n"
           "      --executor E      seq or starpu (default: starpu when --workers > 1, --sched is given\n"
           "                        or an MPI launcher started the command, else seq)\n"
           "      --sched NAME      StarPU scheduling policy (default: STARPU_SCHED, else StarPU's)\n"
@@ -57,6 +58,7 @@ static void usage(FILE *out) {
           "  -h, --help            this help\n"
           "\n"
           "Environment:\n"
+          "  STARPU_NCPU           CPU workers per process when --workers is not given\n"
           "  MFS_MPI_POLL_SLEEP_US on several processes, the longest sleep (us) of StarPU-MPI's progression\n"
           "                        thread between polls that find nothing (default 200; 0: no sleep)\n"
           "\n"
@@ -124,7 +126,8 @@ typedef struct {
   const char *matrix, *gen, *sched, *solution;
   mfs_options opt;
   long refine, workers, ranks;
-  int executor; /* -1 default, 0 seq, 1 starpu */
+  int executor;      /* -1 default, 0 seq, 1 starpu */
+  int workers_given; /* --workers was on the command line */
   double mem_relax;
   int prune, quiet;
 } cli;
@@ -221,6 +224,7 @@ static int parse_args(int argc, char **argv, cli *c) {
     case OPT_WORKERS:
       if (!parse_long(optarg, 1, 4096, &c->workers))
         return bad_arg("invalid --workers '%s'%s (expected an integer in 1..4096)", optarg, "");
+      c->workers_given = 1;
       break;
     case OPT_RANKS:
       if (!parse_long(optarg, 1, 1 << 20, &c->ranks))
@@ -248,6 +252,12 @@ static int parse_args(int argc, char **argv, cli *c) {
   }
   if (optind < argc) return bad_arg("unexpected argument '%s'%s", argv[optind], "");
   if (!c->matrix && !c->gen) return bad_arg("no matrix: give --matrix FILE or --gen SPEC%s%s", "", "");
+  /* StarPU's own variable, as a StarPU program would honour it: the runtime is started with the
+   * configuration taking precedence over the environment, so the count must come from here, and
+   * scaling tools (popmeter scale --threads) set STARPU_NCPU for every configuration */
+  const char *ncpu = getenv("STARPU_NCPU");
+  if (!c->workers_given && c->executor != 0 && ncpu && *ncpu && !parse_long(ncpu, 1, 4096, &c->workers))
+    return bad_arg("invalid STARPU_NCPU '%s'%s (expected an integer in 1..4096, or --workers W)", ncpu, "");
   int mpi = mfs_mpi_launched();
   if (c->executor < 0) c->executor = mfs_starpu_built() && (c->workers > 1 || c->sched || mpi);
   if (c->executor == 1 && !mfs_starpu_built())

@@ -2,6 +2,7 @@
  *   popmeter run [options] -- APP [ARGS]   run APP with libpopmeter preloaded
  *   popmeter show [--full] RUN             recompute the models from a run's JSON and print the table
  *   popmeter scale [options] -- APP [ARGS] run APP at several scales and write the scaling report
+ *   popmeter view [-o FILE] RUN           one self-contained HTML page of a run (view/)
  *   popmeter --help-env [--markdown]       list the POPMETER_* environment variables
  * Under MPI: mpirun -np N popmeter run -- APP (each rank's launcher execs the application). */
 #define _GNU_SOURCE
@@ -11,7 +12,9 @@
 #include "pm_report_summary.h"
 #include <sys/stat.h>
 #include "pm_profile.h"
+#include "pm_profile_input.h"
 #include "../reports/pm_reports.h"
+#include "../view/pm_view.h"
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -25,6 +28,7 @@ static void usage(FILE *out) {
   fprintf(out, "Usage: popmeter run [--output DIR] [--models LIST] [--trace] [--quiet] -- APP [ARGS...]\n"
                "       popmeter show [--full|--json] [--models LIST] [--ref-one RUN --ref-seq RUN] DIR|FILE.json\n"
                "       popmeter scale --ranks 1,2,4 [--threads 1,2] [--repeat N] [--out DIR] -- APP [ARGS...]\n"
+               "       popmeter view [-o FILE] [--force] DIR|FILE.json\n"
                "       popmeter --help-env [--markdown]\n"
                "       popmeter --version\n"
                "\n"
@@ -37,7 +41,10 @@ static void usage(FILE *out) {
                "       give the task model its reference runs: the same program on one worker, and its\n"
                "       sequential kernels (docs/metrics.md 6.3).\n"
                "scale  runs APP at every processes x threads configuration and writes the POP scaling\n"
-               "       report (popmeter scale --help; popmeter-report builds it from existing runs).\n");
+               "       report (popmeter scale --help; popmeter-report builds it from existing runs).\n"
+               "view   writes one self-contained HTML page of a run (default DIR/view.html): its POP table,\n"
+               "       and with its trace (POPMETER_TRACE=1) the space-time view of its tasks, their\n"
+               "       durations against flops, the critical path, the program's tag tree (popmeter view --help).\n");
 }
 
 static int file_exists(const char *p) { return access(p, R_OK) == 0; }
@@ -189,6 +196,13 @@ static int cmd_show(int argc, char **argv) {
     }
   }
   if (!ref[0] != !ref[1]) fprintf(stderr, "popmeter show: the task decomposition needs both --ref-one and --ref-seq\n");
+  if (ref[0] && ref[1] && pm_profile_references_check(ref[0], ref[1], err, sizeof err) != 0) {
+    fprintf(stderr, "popmeter show: %s\n", err);
+    pm_profile_free(ref[0]);
+    pm_profile_free(ref[1]);
+    pm_profile_free(p);
+    return 1;
+  }
   pm_report_options o = {.models = models,
                          .width = (int)cfg.i[PM_CFG_TABLE_WIDTH],
                          .io_as_useful = (int)cfg.i[PM_CFG_IO_AS_USEFUL],
@@ -220,6 +234,54 @@ static int cmd_show(int argc, char **argv) {
   return rc == 0 ? 0 : 1;
 }
 
+static int cmd_view(int argc, char **argv) {
+  static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                       {"force", no_argument, 0, 'f'},
+                                       {"budget", required_argument, 0, 'b'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  static const char help[] =
+      "Usage: popmeter view [-o FILE] [--force] [--budget N] DIR|FILE.json\n"
+      "\n"
+      "Writes one self-contained HTML page of the run: its POP table and losses, the critical path;\n"
+      "with the run's trace (POPMETER_TRACE=1): a space-time view of every worker and thread (tasks\n"
+      "by codelet, MPI, runtime, messages, the critical path), tasks submitted / ready / running over\n"
+      "time, duration against flops per codelet with outliers; the program's tag tree (mfsolve: its\n"
+      "assembly tree).\n"
+      "\n"
+      "  -o, --output FILE   the page (default: DIR/view.html)\n"
+      "      --force         replace FILE when it exists\n"
+      "      --budget N      tasks and states drawn one by one, at most (default 250000): shorter\n"
+      "                      ones are drawn as density bins, every number still counts them\n"
+      "\n"
+      "Exit status: 0 written, 1 error, 2 usage.\n";
+  const char *out = NULL;
+  int force = 0, c;
+  long budget = PM_VIEW_BUDGET;
+  char *end;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'o': out = optarg; break;
+    case 'f': force = 1; break;
+    case 'b':
+      budget = strtol(optarg, &end, 10);
+      if (end != optarg && !*end && budget >= 1000 && budget <= 100000000) break;
+      fprintf(stderr, "popmeter view: --budget '%s': expected an integer in 1000..100000000\n", optarg);
+      return 2;
+    case 'h': fputs(help, stdout); return 0;
+    default: fputs(help, stderr); return 2;
+    }
+  }
+  if (optind != argc - 1) {
+    fprintf(stderr, "popmeter view: expected one run directory or popmeter.json\n");
+    return 2;
+  }
+  char path[PATH_MAX + 16], dir[PATH_MAX];
+  json_path(argv[optind], path, sizeof path, dir, sizeof dir);
+  return pm_view_write(path, dir, out, force, (size_t)budget);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
@@ -228,6 +290,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "run")) return cmd_run(argc - 1, argv + 1);
   if (!strcmp(argv[1], "show")) return cmd_show(argc - 1, argv + 1);
   if (!strcmp(argv[1], "scale")) return pm_scale_main(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "view")) return cmd_view(argc - 1, argv + 1);
   if (!strcmp(argv[1], "--help-env")) {
     pm_config_print_help(stdout, argc > 2 && !strcmp(argv[2], "--markdown"));
     return 0;

@@ -28,7 +28,8 @@ const pm_cfg_entry pm_cfg_table[PM_CFG_COUNT] = {
                               "Propagate critical-path clocks along MPI messages and task dependencies (needed for "
                               "serialization/transfer)."},
     [PM_CFG_IO_AS_USEFUL] = {"POPMETER_IO_AS_USEFUL", PM_CFG_BOOL, "0", 0, 1,
-                             "Count file I/O time as useful computation instead of as I/O."},
+                             "Count file I/O time as useful computation instead of as I/O (at run time also on the "
+                             "critical path; popmeter show with another setting gives SerE and TE n/a)."},
     [PM_CFG_TRACE] = {"POPMETER_TRACE", PM_CFG_BOOL, "0", 0, 1, "Write an OTF2 trace into <output>/traces."},
     [PM_CFG_TRACE_FILTER] = {"POPMETER_TRACE_FILTER", PM_CFG_STRING, "", 0, 0,
                              "Trace filter: comma-separated region name patterns to exclude, and min=<microseconds> "

@@ -8,10 +8,23 @@
  * (unique in the process; 0 when nothing was recorded), which the completion events repeat (req 0:
  * a blocking call). A collective is raised when the call completes, before its region is left.
  * Teams: the master forks a team of up to nthreads threads (the sink gives the team an id); every
- * member, master included, begins and ends its part; the master joins. */
+ * member, master included, begins and ends its part; the master joins.
+ * Tasks: a task runtime's adapter raises task_end on the worker that ran a body, just before the
+ * body's region is left, with what the trace attaches to that Leave (docs/trace.md). */
 #ifndef PM_EVENTS_H
 #define PM_EVENTS_H
 #include "pm_core.h"
+
+/* Times are clock values (ns), 0 when the runtime did not show them; cp_in / cp_out: the task DAG's
+ * global CUE clock (lib/tasks/pm_taskgraph.h) when the body started (its inputs merged) and when
+ * it ended, so that the task whose cp_out equals another's cp_in is its predecessor on the path. */
+typedef struct {
+  uint64_t tag;
+  int has_tag;
+  double flops; /* 0: not declared */
+  uint64_t t_submit, t_ready, t_pop;
+  uint64_t cp_in, cp_out;
+} pm_event_task;
 
 typedef struct pm_event_sink {
   uint32_t (*comm_define)(int size, const int *world_ranks);
@@ -26,6 +39,7 @@ typedef struct pm_event_sink {
   void (*team_begin)(pm_loc *L, uint32_t team, uint32_t tid, uint64_t now);
   void (*team_end)(pm_loc *L, uint32_t team, uint64_t now);
   void (*team_join)(pm_loc *L, uint64_t now);
+  void (*task_end)(pm_loc *L, const pm_event_task *t);
 } pm_event_sink;
 
 PM_HIDDEN extern const pm_event_sink *pm_event_sink_now;
@@ -81,5 +95,9 @@ static inline void pm_event_team_end(pm_loc *L, uint32_t team, uint64_t now) {
 static inline void pm_event_team_join(pm_loc *L, uint64_t now) {
   const pm_event_sink *s = PM_EVENT_SINK();
   if (s) s->team_join(L, now);
+}
+static inline void pm_event_task_end(pm_loc *L, const pm_event_task *t) {
+  const pm_event_sink *s = PM_EVENT_SINK();
+  if (s && s->task_end) s->task_end(L, t);
 }
 #endif

@@ -9,6 +9,7 @@
 #include "pm_lifecycle.h"
 #include "pm_module.h"
 #include "pm_location.h"
+#include "pm_state_tables.h"
 #include "pm_omp.h"
 #include <errno.h>
 #include <pthread.h>
@@ -137,6 +138,7 @@ int pm_core_activate(void) {
       active_pid = getpid();
       /* modules add their location observers before the first location registers */
       pm_modules_activate(&config);
+      pm_cp_masks_io_useful((int)config.i[PM_CFG_IO_AS_USEFUL]);
       t_start = pm_clock_now();
       __atomic_store_n(&pm_core_active, 1, __ATOMIC_RELEASE);
       atexit(at_exit_report);

@@ -131,6 +131,7 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
   if (gethostname(q->host, sizeof q->host - 1) != 0) strcpy(q->host, "localhost");
   q->window = (double)(t_end - t_start) * NS;
   p->has_critical_path = pm_config_get()->i[PM_CFG_CRITICAL_PATH] ? 1 : 0;
+  p->cp_io_useful = pm_config_get()->i[PM_CFG_IO_AS_USEFUL] ? 1 : 0;
   p->regions_folded = pm_region_folded();
   /* The main thread first (the models take the first thread of a process as its master), then
    * the others in registration order. MPI may be initialised on another thread, which would

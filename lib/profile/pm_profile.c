@@ -2,6 +2,7 @@
 #include "pm_profile.h"
 #include "pm_profile_tasks.h"
 #include "pm_profile_io.h"
+#include "pm_profile_published.h"
 #include "pm_profile_counters.h"
 #include "pm_text.h"
 #include <stdlib.h>
@@ -37,6 +38,7 @@ void pm_profile_free(pm_profile *p) {
   pm_prof_tasks_free(p->tasks);
   pm_prof_io_free(p->io);
   pm_prof_counters_free(p->counters);
+  pm_prof_published_free(p->published);
   if (p->index) {
     free(p->index->reg_slot);
     free(p->index->cn_slot);
@@ -187,6 +189,7 @@ int pm_profile_merge(pm_profile *dst, const pm_profile *src) {
     memcpy(dst->start_time, src->start_time, sizeof dst->start_time);
   }
   dst->has_critical_path |= src->has_critical_path;
+  dst->cp_io_useful |= src->cp_io_useful; /* one setting for the whole run */
   dst->regions_folded += src->regions_folded;
   for (int i = 0; i < src->nregions; i++)
     if ((regmap[i] = pm_profile_add_region(dst, src->reg[i].name, src->reg[i].paradigm, src->reg[i].role)) < 0)
@@ -224,6 +227,7 @@ int pm_profile_merge(pm_profile *dst, const pm_profile *src) {
   if (src->tasks && pm_prof_tasks_merge(&dst->tasks, src->tasks, p0, l0) != 0) goto out;             /* task runtime */
   if (src->io && pm_prof_io_merge(&dst->io, src->io, l0) != 0) goto out;                             /* file classes */
   if (src->counters && pm_prof_counters_merge(&dst->counters, src->counters, l0, v0) != 0) goto out; /* counters */
+  if (src->published && pm_prof_published_merge(&dst->published, src->published, p0) != 0) goto out; /* published */
   rc = 0;
 out:
   free(regmap);
@@ -281,6 +285,8 @@ int pm_profile_clean_text(pm_profile *p) {
     for (int i = 0; i < p->tasks->ncodelets; i++) CLEAN_FIELD(p->tasks->codelet[i].name);
     for (int i = 0; i < p->tasks->ntransfers; i++) CLEAN_FIELD(p->tasks->transfer[i].kind);
   }
+  if (p->published)
+    for (int i = 0; i < p->published->nseries; i++) CLEAN_FIELD(p->published->series[i].name);
   if (p->io)
     for (int i = 0; i < p->io->nclasses; i++) {
       CLEAN_FIELD(p->io->cls[i].mount);

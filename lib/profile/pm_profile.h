@@ -83,9 +83,10 @@ typedef struct {
   double *thread_idle;   /* [nthreads] sync wait + runtime + idle of member j inside it (s) */
 } pm_prof_omp_region;
 
-struct pm_prof_tasks;    /* task-runtime part: pm_profile_tasks.h */
-struct pm_prof_io;       /* file I/O per file class: pm_profile_io.h */
-struct pm_prof_counters; /* hardware counters: pm_profile_counters.h */
+struct pm_prof_tasks;     /* task-runtime part: pm_profile_tasks.h */
+struct pm_prof_io;        /* file I/O per file class: pm_profile_io.h */
+struct pm_prof_counters;  /* hardware counters: pm_profile_counters.h */
+struct pm_prof_published; /* what the program published (popmeter.h): pm_profile_published.h */
 
 typedef struct pm_profile {
   char app[256];
@@ -93,6 +94,7 @@ typedef struct pm_profile {
   char start_time[40]; /* ISO 8601, local time of the measurement start */
   double runtime;      /* R: max over processes of the window */
   int has_critical_path;
+  int cp_io_useful;        /* the critical path counted file I/O as useful (POPMETER_IO_AS_USEFUL at run time) */
   uint64_t regions_folded; /* region registrations merged into "(more regions)" (registry full) */
   int nprocesses, nnodes;
   pm_prof_process *proc;
@@ -113,6 +115,8 @@ typedef struct pm_profile {
   struct pm_prof_io *io;
   /* ---- hardware counters: NULL when the counter module was not part of the measurement ---- */
   struct pm_prof_counters *counters;
+  /* ---- the program's tag tree and quantities over time: NULL when it published nothing ---- */
+  struct pm_prof_published *published;
   /* ---- internal (pm_profile.c): capacities and hash indices of the growing tables ---- */
   struct pm_prof_index *index;
 } pm_profile;

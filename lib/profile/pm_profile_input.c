@@ -1,6 +1,7 @@
 #include "pm_profile_input.h"
 #include "pm_profile_tasks.h"
 #include "pm_profile_counters.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,7 @@ int pm_profile_to_input(const pm_profile *p, int io_as_useful, pm_run_input_buf 
   in->nlocations = p->nlocations;
   in->loc = buf->loc;
   in->has_critical_path = p->has_critical_path;
+  in->cue_io_useful = p->cp_io_useful;
   in->pl_cue = buf->pl_cue;
   in->nworker_types = 0;
   in->io_as_useful = io_as_useful;
@@ -178,6 +180,33 @@ int pm_profile_input_references(pm_run_input_buf *buf, const pm_profile *one, co
   if (seq && codelets_of(seq, &buf->ref_seq, &buf->in.nref_seq) != 0) return -1;
   buf->in.ref_one = buf->ref_one;
   buf->in.ref_seq = buf->ref_seq;
+  return 0;
+}
+
+static int task_workers(const pm_profile *p) {
+  int n = 0;
+  for (int i = 0; i < p->nlocations; i++)
+    n += p->loc[i].role == PM_ROLE_WORKER || p->loc[i].role == PM_ROLE_ACCEL_WORKER;
+  return n;
+}
+
+int pm_profile_references_check(const pm_profile *one, const pm_profile *seq, char *err, size_t n) {
+  int w = task_workers(one);
+  if (!one->tasks || !one->tasks->ncodelets || w != 1) {
+    snprintf(err, n,
+             "the one-worker reference ran %s on %d task worker%s: it must be the task-based run on exactly one "
+             "worker (a program that runs sequentially on one thread needs its task runtime asked for, "
+             "e.g. mfsolve --executor starpu)",
+             one->tasks && one->tasks->ncodelets ? "tasks" : "no task", w, w == 1 ? "" : "s");
+    return -1;
+  }
+  if ((w = task_workers(seq)) != 0) {
+    snprintf(err, n,
+             "the sequential reference ran on %d task worker%s: it must run the kernels without the runtime "
+             "(e.g. mfsolve --executor seq)",
+             w, w == 1 ? "" : "s");
+    return -1;
+  }
   return 0;
 }
 

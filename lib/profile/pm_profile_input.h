@@ -24,4 +24,8 @@ void pm_run_input_buf_free(pm_run_input_buf *buf);
  * popmeter.h), with their inclusive time and visits. Either may be NULL. The profiles must outlive
  * buf (names point into them). 0, or -1 out of memory. */
 int pm_profile_input_references(pm_run_input_buf *buf, const pm_profile *one, const pm_profile *seq);
+/* Whether the two profiles can serve as those references: one ran tasks on exactly one worker, seq
+ * ran no task worker (a sequential run given as the one-worker run would otherwise match codelets by
+ * its regions and give meaningless factors). 0, or -1 with the reason in err. */
+int pm_profile_references_check(const pm_profile *one, const pm_profile *seq, char *err, size_t n);
 #endif

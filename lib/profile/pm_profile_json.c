@@ -3,6 +3,7 @@
 #include "pm_profile_json.h"
 #include "pm_profile_tasks.h"
 #include "pm_profile_io.h"
+#include "pm_profile_published.h"
 #include "pm_profile_counters.h"
 #include "pm_json_read.h"
 #include <limits.h>
@@ -113,11 +114,14 @@ json_t *pm_profile_to_json(const pm_profile *p) {
                 "processes", procs, "locations", locs, "regions", regs, "callpaths", cps, "values", vals);
   if (root && p->nomp_regions > 0) json_object_set_new(root, "omp_regions", omp_regions_json(p));
   if (root) collective_bytes_write(root, p);
+  if (root && p->cp_io_useful) /* absent: the critical path counted I/O as not useful */
+    json_object_set_new(root, "critical_path_io_useful", json_true());
   if (root && p->regions_folded) /* the region registry was full */
     json_object_set_new(root, "regions_folded", json_integer((json_int_t)p->regions_folded));
   if (root && p->tasks) json_object_set_new(root, "tasks", pm_prof_tasks_to_json(p->tasks)); /* task runtime */
   if (root && p->io) json_object_set_new(root, "io_classes", pm_prof_io_to_json(p->io));     /* file classes */
   if (root && p->counters) json_object_set_new(root, "counters", pm_prof_counters_to_json(p->counters)); /* counters */
+  if (root && p->published) pm_prof_published_to_json(root, p->published); /* tag tree, series */
   return root;
 }
 
@@ -218,6 +222,9 @@ static void read_run(pm_jr *c, const json_t *root, pm_profile *p) {
   const json_t *hcp = json_object_get(root, "has_critical_path");
   if (!json_is_boolean(hcp)) pm_jr_fail(c, "profile: missing or wrong type for \"has_critical_path\"");
   p->has_critical_path = json_is_true(hcp);
+  const json_t *ciu = json_object_get(root, "critical_path_io_useful");
+  if (ciu && !json_is_boolean(ciu)) pm_jr_fail(c, "profile: wrong type for \"critical_path_io_useful\"");
+  p->cp_io_useful = json_is_true(ciu);
 }
 
 /* The five arrays of the profile and their lengths. */
@@ -445,7 +452,7 @@ static int read_modules(const json_t *root, pm_profile *p, char *err, size_t err
   if (io && !(p->io = pm_prof_io_from_json(io, p->nlocations, err, errlen))) return -1;
   const json_t *ctr = json_object_get(root, "counters");
   if (ctr && !(p->counters = pm_prof_counters_from_json(ctr, p->nlocations, p->nvalues, err, errlen))) return -1;
-  return 0;
+  return pm_prof_published_from_json(root, p->nprocesses, &p->published, err, errlen); /* tag tree, series */
 }
 
 /* Each part in turn; the first failure stops the rest (every reader checks c.failed first). */

@@ -18,6 +18,7 @@
 #ifndef PM_TASK_STATS_H
 #define PM_TASK_STATS_H
 #include "pm_core.h"
+#include "pm_regress.h"
 
 #define PM_TS_WARMUP 20
 #define PM_TS_TOP 3
@@ -34,14 +35,7 @@ PM_HIDDEN void pm_p2_add(pm_p2 *e, double x);
  * 4: max. Exact (sample quantile, linear interpolation) while n <= 7. */
 PM_HIDDEN double pm_p2_quantile(const pm_p2 *e, int which);
 
-typedef struct {
-  uint64_t n;
-  double mx, my, sxx, sxy, syy;
-} pm_reg;
-PM_HIDDEN void pm_reg_add(pm_reg *r, double x, double y);
-/* Upper bound of the 95 % prediction interval at x (returns 0 when n < 3). */
-PM_HIDDEN int pm_reg_upper(const pm_reg *r, double x, double *upper);
-PM_HIDDEN double pm_t975(double dof); /* Student t quantile 0.975 */
+/* the online regression log(duration) ~ log(flops): pm_reg (metrics/pm_regress.h) */
 
 /* ------------------------------------------------------------------------------------ codelets */
 /* Global registry by name (thread-safe; names are copied). */

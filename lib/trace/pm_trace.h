@@ -8,6 +8,7 @@
  *   trace_filter.c   POPMETER_TRACE_FILTER: exclusion patterns and the minimum duration
  *   trace_mpi.c      MPI events (raised by lib/adapters/mpi through pm_events.h), communicators
  *   trace_omp.c      OpenMP fork/join and thread-team events (raised by lib/omp through pm_events.h)
+ *   trace_task.c     task attributes on a task body's Leave (raised by a task adapter through pm_events.h)
  *
  * Ids: an OTF2 location is rank * PM_MAX_LOCATIONS + the core's location id, so every process
  * writes final location ids without a mapping; regions and communicators carry process-local ids
@@ -21,6 +22,7 @@
 #include "pm_location.h"
 #include "pm_ipc.h"
 #include "pm_config.h"
+#include "pm_events.h"
 struct pm_profile;
 struct pm_module;
 
@@ -108,6 +110,9 @@ typedef struct pm_tloc {
   int coll_root;
   pthread_mutex_t *vlock;   /* virtual locations: fed from other threads */
   uint32_t omp_n, omp_team; /* last thread team this location forked (size, id): a cache */
+  pm_event_task task;       /* the task whose body's Leave comes next (trace_task.c) */
+  uint32_t task_depth;      /* the depth of that body's frame, 0: none pending */
+  OTF2_AttributeList *attrs;
   pm_tframe frame[PM_MAX_DEPTH];
 } pm_tloc;
 
@@ -136,6 +141,14 @@ PM_HIDDEN pm_tloc *pm_tloc_at(uint32_t i);
 /* The location of the calling thread that is currently flushing (flush callbacks). */
 PM_HIDDEN void pm_tloc_flush_started(pm_tloc *T, uint64_t now);
 PM_HIDDEN void pm_tloc_flush_done(pm_tloc *T, uint64_t now);
+
+/* -------------------------------------------------------------------------- task attributes */
+/* Attribute ids of a task body's Leave, the same in every process (no mapping table). */
+enum { PM_TT_TAG, PM_TT_FLOPS, PM_TT_SUBMIT, PM_TT_READY, PM_TT_POP, PM_TT_CP_IN, PM_TT_CP_OUT, PM_TT_NATTR };
+PM_HIDDEN void pm_ttask_attr(int i, const char **name, const char **desc, OTF2_Type *type);
+/* The attributes for the Leave of the frame at depth (1-based) when a task's values wait for it
+ * (then consumed), else NULL. */
+PM_HIDDEN OTF2_AttributeList *pm_ttask_attributes(pm_tloc *T, uint32_t depth);
 
 /* ------------------------------------------------------------------------------- archive */
 /* Opens the archive in pm_tr.stage: serially (ipc NULL) or collectively over ipc. 0 on success;
@@ -192,4 +205,5 @@ PM_HIDDEN void pm_trace_omp_join(pm_loc *L, uint64_t now);
 PM_HIDDEN uint32_t pm_trace_omp_team(pm_loc *master, uint32_t nthreads);
 PM_HIDDEN void pm_trace_omp_team_begin(pm_loc *L, uint32_t team, uint32_t tid, uint64_t now);
 PM_HIDDEN void pm_trace_omp_team_end(pm_loc *L, uint32_t team, uint64_t now);
+PM_HIDDEN void pm_trace_task_end(pm_loc *L, const pm_event_task *t);
 #endif

@@ -569,9 +569,10 @@ static uint64_t realtime_of(uint64_t trace_t) {
 /* The string and system-tree ids the global definitions refer to. */
 typedef struct {
   uint32_t empty, machine, node, mpi, omp, world, self, comm, team, mlocs, olocs, useful, useful_d, sec;
-  uint32_t *group, *host; /* per process: its location group's name and its host's */
-  uint32_t *node_of;      /* per process: its host's system-tree node (1, 2, ... by first appearance) */
-  char **gnames;          /* per process: the location group's name */
+  uint32_t attr_name[PM_TT_NATTR], attr_desc[PM_TT_NATTR]; /* task attributes (trace_task.c) */
+  uint32_t *group, *host;                                  /* per process: its location group's name and its host's */
+  uint32_t *node_of; /* per process: its host's system-tree node (1, 2, ... by first appearance) */
+  char **gnames;     /* per process: the location group's name */
   smap hosts;
 } gids;
 
@@ -604,6 +605,13 @@ static int intern_strings(unify *u, gids *n) {
   n->useful = str_id(S, "useful time");
   n->useful_d = str_id(S, "cumulative time the location spent in useful computation (popmeter)");
   n->sec = str_id(S, "s");
+  for (int i = 0; i < PM_TT_NATTR; i++) {
+    const char *name, *desc;
+    OTF2_Type type;
+    pm_ttask_attr(i, &name, &desc, &type);
+    n->attr_name[i] = str_id(S, name);
+    n->attr_desc[i] = str_id(S, desc);
+  }
   n->group = calloc((size_t)u->np + 1, sizeof *n->group);
   n->host = calloc((size_t)u->np + 1, sizeof *n->host);
   n->node_of = calloc((size_t)u->np + 1, sizeof *n->node_of);
@@ -811,6 +819,19 @@ static int write_metric(OTF2_GlobalDefWriter *g, const gids *n) {
   return rc;
 }
 
+/* The attributes of task bodies' Leave events (trace_task.c), with the same ids everywhere. */
+static int write_attributes(OTF2_GlobalDefWriter *g, const gids *n) {
+  int rc = 0;
+  for (int i = 0; !rc && i < PM_TT_NATTR; i++) {
+    const char *name, *desc;
+    OTF2_Type type;
+    pm_ttask_attr(i, &name, &desc, &type);
+    rc = OTF2_GlobalDefWriter_WriteAttribute(g, (OTF2_AttributeRef)i, n->attr_name[i], n->attr_desc[i], type) !=
+         OTF2_SUCCESS;
+  }
+  return rc;
+}
+
 static int write_global(OTF2_Archive *a, unify *u) {
   OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
   if (!g) return -1;
@@ -826,6 +847,7 @@ static int write_global(OTF2_Archive *a, unify *u) {
   if (!rc) rc = write_system(g, u, &n, mpi, omp);
   if (!rc) rc = write_comms(g, u, &n, mpi, omp);
   if (!rc) rc = write_metric(g, &n);
+  if (!rc) rc = write_attributes(g, &n);
   gids_free(&n, u->np);
   return rc ? -1 : 0;
 }

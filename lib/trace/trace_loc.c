@@ -186,7 +186,8 @@ static void leave_frame(pm_tloc *T, uint32_t i, uint64_t t) {
     T->nmpi++;
     T->coll_depth = 0;
   }
-  if (f->flags & TF_WRITTEN) pm_tloc_count(T, OTF2_EvtWriter_Leave(T->w, NULL, clamp(T, t), f->region));
+  if (f->flags & TF_WRITTEN)
+    pm_tloc_count(T, OTF2_EvtWriter_Leave(T->w, pm_ttask_attributes(T, i + 1), clamp(T, t), f->region));
   f->flags |= TF_LEFT;
 }
 
@@ -252,6 +253,7 @@ static void on_leave(pm_loc *L, unsigned slot, uint32_t depth, uint64_t now) {
   T->depth = i;
   if (T->pending > i) T->pending = i;
   if (T->coll_depth == depth) T->coll_depth = 0;
+  if (T->task_depth >= depth) T->task_depth = 0; /* a task body not written (filtered): its values go too */
 }
 
 /* The thread exits: its regions end now (on the thread itself). One that ends before the archive
@@ -306,6 +308,7 @@ void pm_tloc_reset(void) {
       pthread_mutex_destroy(T->vlock);
       free(T->vlock);
     }
+    if (T->attrs) OTF2_AttributeList_Delete(T->attrs);
     free(T);
     tlocs[i] = NULL;
   }

@@ -46,6 +46,7 @@ static const pm_event_sink trace_events = {
     .team_begin = pm_trace_omp_team_begin,
     .team_end = pm_trace_omp_team_end,
     .team_join = pm_trace_omp_join,
+    .task_end = pm_trace_task_end,
 };
 
 static OTF2_ErrorCode otf2_error(void *ud, const char *file, uint64_t line, const char *fn, OTF2_ErrorCode code,

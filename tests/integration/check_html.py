@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Checks that an HTML report is valid HTML5 (html5lib, strict: any parse error fails) and
 self-contained: no attribute pointing outside the page (only data: URIs and #anchors), no script,
-link, iframe, object or embed element, no url() or @import in its styles.
+link, iframe, object or embed element, no url() or @import in its styles. With --inline-scripts,
+scripts written in the page itself are allowed (popmeter view's page), never one with a src.
 
-    check_html.py FILE [MIN_IMAGES]   -> exit 0 when fine; prints what is wrong otherwise
+    check_html.py FILE [MIN_IMAGES] [--inline-scripts]   -> exit 0 when fine; prints what is wrong
 """
 import re
 import sys
@@ -12,8 +13,10 @@ import html5lib
 
 
 def main():
-    data = open(sys.argv[1], "rb").read()
-    want_images = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    args = [a for a in sys.argv[1:] if a != "--inline-scripts"]
+    inline = len(args) < len(sys.argv) - 1
+    data = open(args[0], "rb").read()
+    want_images = int(args[1]) if len(args) > 1 else 0
     parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
     try:
         doc = parser.parse(data)
@@ -22,7 +25,7 @@ def main():
         return 1
     bad = []
     for el in doc.iter():
-        if el.tag in ("script", "link", "iframe", "object", "embed", "base"):
+        if el.tag in ("script", "link", "iframe", "object", "embed", "base") and not (inline and el.tag == "script"):
             bad.append("element <%s>" % el.tag)
         for attr in ("src", "href", "data", "poster", "action", "srcset", "background"):
             v = el.get(attr)

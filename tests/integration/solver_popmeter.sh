@@ -3,7 +3,8 @@
 # codelets with their tags (the front, STARPU_TAG_ONLY) and analytic flops (STARPU_FLOPS), with no
 # popmeter call in the solver. popmeter.json's task counts per codelet equal the counts mfsolve
 # prints, the per-tag counts add up to the same total, and the flops popmeter summed (per codelet and
-# per tag) are the flops mfsolve's tasks carried.
+# per tag) are the flops mfsolve's tasks carried. What mfsolve publishes (its assembly tree and its
+# tracked memory over time) reaches popmeter.json.
 . "$top_srcdir/tests/integration/solver_common.sh"
 launcher="$top_builddir/tools/popmeter"
 pmjson="/usr/bin/python3 $top_srcdir/tests/integration/pmjson.py"
@@ -39,4 +40,31 @@ check "popmeter's codelet flops ($cf) are the tasks' flops ($fl)" \
 check "popmeter's per-tag flops ($3) are the tasks' flops" \
   awk -v a="$3" -v b="$fl" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 1e-9 * b) }'
 check "StarPU-MPI transfers between the processes were seen" test "$($pmjson "$j" --tasks mpi send count)" -gt 0
+
+# what mfsolve publishes (popmeter.h): its assembly tree, one node per front, each tagged task's tag a
+# node; the memory its allocator tracks, whose largest value is the peak mfsolve reports
+nfronts=$(sed -n 's/^fronts *\([0-9]*\) .*/\1/p' "$work/out")
+tree=$(/usr/bin/python3 - "$j" <<'EOP'
+import json, sys
+j = json.load(open(sys.argv[1]))
+nodes = j["tag_tree"]["nodes"]
+tags = {n[0] for n in nodes}
+parents_ok = all(n[1] == -1 or n[1] in tags for n in nodes)
+roots = sum(1 for n in nodes if n[1] == -1)
+tasks_ok = all(r[1] in tags for r in j["tasks"]["tags"])
+ranks = sorted({n[4] for n in nodes})
+mem = [s for s in j["series"] if s["name"] == "memory in use (bytes)"]
+peak = max(v[1] for s in mem for v in s["values"] if v)
+print(len(nodes), int(parents_ok), roots, int(tasks_ok), ",".join(map(str, ranks)), len(mem), "%.1f" % (peak / 1e6))
+EOP
+)
+set -- $tree
+check "tag tree: one node per front ($1 nodes, $nfronts fronts)" test "$1" = "$nfronts"
+check "tag tree: every parent is a node" test "$2" = 1
+check "tag tree: roots ($3) are the fronts without a parent" test "$3" -ge 1
+check "tag tree: every task's tag is a node" test "$4" = 1
+check "tag tree: fronts owned by both processes ($5)" test "$5" = "0,1"
+check "memory series: one per process ($6)" test "$6" = 2
+peak=$(sed -n 's/^process *tracked allocation peak \([0-9.]*\) MB.*/\1/p' "$work/out")
+check "memory series: its largest value ($7 MB) is mfsolve's peak ($peak MB)" test "$7" = "$peak"
 tap_done

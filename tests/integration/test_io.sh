@@ -21,6 +21,30 @@ iot=$($pmjson "$j" --sum posix_io)
 check "I/O time attributed (> 0)" /usr/bin/python3 -c "import sys; sys.exit(0 if float('$iot') > 0 else 1)"
 check "the table shows the I/O model" grep -q "File I/O efficiency" "$work/stderr"
 
+# POPMETER_IO_AS_USEFUL: the critical path counts I/O as useful when the run does (so that the
+# basic model's SerE = max useful / G-CUE stays <= 1: one thread, all of its useful time and I/O on
+# the path, SerE = 1); shown with the other setting, SerE and TE are n/a with the reason
+sere() { # RUN_JSON [ENV...]: the basic model's serialization efficiency, or its n/a reason
+  f=$1; shift
+  env "$@" "$top_builddir/tools/popmeter" show --json "$f" | /usr/bin/python3 -c '
+import json, sys
+n = json.load(sys.stdin)["basic"]
+for part in ("pe", "comme", "sere"):
+    n = next(c for c in n["children"] if c["id"] == part)
+print(n["value"] if n.get("value") is not None else n["na_reason"])'
+}
+check "run without POPMETER_IO_AS_USEFUL, shown with it: SerE n/a, saying why" \
+  test "$(sere "$j" POPMETER_IO_AS_USEFUL=1)" = "the critical path counted I/O as not useful (POPMETER_IO_AS_USEFUL=1 at run time counts it)"
+POPMETER_IO_AS_USEFUL=1 POPMETER_REPORT=0 "$top_builddir/tools/popmeter" run --output "$work/iou" -- \
+  "$top_builddir/tests/integration/progs/io_volumes" "$work" >/dev/null 2>&1
+check "run with POPMETER_IO_AS_USEFUL=1: popmeter.json says its critical path counted I/O" \
+  grep -q '"critical_path_io_useful": *true' "$work/iou/popmeter.json"
+v=$(sere "$work/iou/popmeter.json" POPMETER_IO_AS_USEFUL=1)
+check "run and shown with POPMETER_IO_AS_USEFUL=1: one thread, SerE = 1 ($v)" \
+  /usr/bin/python3 -c "import sys; sys.exit(0 if abs(float('$v') - 1) < 1e-9 else 1)"
+check "run with it, shown without: SerE n/a, saying why" \
+  test "$(sere "$work/iou/popmeter.json" POPMETER_IO_AS_USEFUL=0)" = "the critical path counted I/O as useful (the run had POPMETER_IO_AS_USEFUL=1)"
+
 # File classes (file systems). Every call above went to the work directory's file system:
 # open 1 + write 8 + pwrite 4 + fsync 1 + read 8 + pread 4 + close 1 + fopen 2 + fwrite 10 +
 # fprintf 100 + fclose 2 + fread 10 = 151 calls.

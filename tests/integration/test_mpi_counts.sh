@@ -1,6 +1,6 @@
 #!/bin/sh
 # Real counts through popmeter's output: a C program with traffic of known volume (point-to-point
-# in every mode, persistent, matched probes, wildcards, MPI_PROC_NULL, collectives, a split
+# in every mode, persistent, matched probes, wildcards, MPI_PROC_NULL, collectives (v-variants too), a split
 # communicator, MPI-IO) prints what must have been counted; popmeter.json must agree exactly
 # (messages, bytes, collective volumes, I/O bytes, visits and polls of MPI regions), by preload on
 # 2 and 4 ranks, with and without the critical-path piggyback, and when linked with -lpopmeter.

@@ -75,6 +75,8 @@ check "existing report: the message names the file" grep -q "report.txt already 
 check "existing report: left as it was" test "$(csv "$out/scaling.csv" scaling "" 4x1 ge)" = 0.500000
 "$rep" -q --no-plots --force -o "$out" "$g/strong/1x1"
 check "--force: replaced" sh -c "test \$(grep -c '^scaling,' '$out/scaling.csv') -eq 12"
+"$rep" --no-plots --force -o "$out" "$g/strong/1x1" >/dev/null 2>"$work/err"
+check "one run: popmeter view suggested" grep -q "one run: a scaling study compares several; 'popmeter view .*strong/1x1' draws this one" "$work/err"
 
 # ---------------------------------------------------------------- bad inputs
 mkdir "$work/not-a-run"

@@ -71,11 +71,14 @@ check "mismatched task sets: the share covered is given (0 %)" \
 "$top_builddir/reports/popmeter-report" -q --no-plots -o "$work/report" --ref-one "$work/one" --ref-seq "$work/seq" \
   "$work/two" >"$work/report.out" 2>&1
 check "popmeter-report --ref-one --ref-seq: exit 0" test $? -eq 0
-$py - "$work/models.json" "$work/report/scaling.csv" >"$work/check_report" 2>&1 <<'PY'
+# same_factors MODELS CSV CONFIG LABEL: the CSV's column CONFIG holds the task efficiency and its four
+# factors of popmeter show --json's MODELS (to the CSV's six decimals)
+same_factors() {
+  $py - "$@" >"$work/check_$4" 2>&1 <<'PY'
 import csv, json, sys
-models = json.load(open(sys.argv[1]))
-# the scaling section's rows of the one configuration, by metric path (six decimals)
-rows = {r["metric"]: r["value"] for r in csv.DictReader(open(sys.argv[2])) if r["section"] == "scaling"}
+models, table, config, label = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
+rows = {r["metric"]: r["value"] for r in csv.DictReader(open(table))
+        if r["section"] == "scaling" and (not config or r["config"] == config)}
 def find(node, path):
     for part in path.split("/"):
         node = next(c for c in node.get("children", []) if c["id"] == part)
@@ -84,9 +87,11 @@ for path in ("e", "e/e_granularity", "e/e_locality", "e/e_runtime", "e/e_pipelin
     want = find(models["task"], path)["value"]
     got = rows.get(path)
     ok = bool(got) and abs(float(got) - want) <= 5e-7
-    print(("PASS" if ok else "FAIL") + " report %s = show's %r (report: %s)" % (path, want, got))
+    print(("PASS" if ok else "FAIL") + " %s %s = show's %r (%s)" % (label, path, want, got))
 PY
-tap_lines "$work/check_report"
+  tap_lines "$work/check_$4"
+}
+same_factors "$work/models.json" "$work/report/scaling.csv" "" report
 "$top_builddir/reports/popmeter-report" -q --no-plots -o "$work/report1" --ref-one "$work/one" "$work/two" \
   >"$work/report1.out" 2>&1
 check "popmeter-report with --ref-one alone: a usage error naming both options" \
@@ -96,4 +101,28 @@ check "popmeter-report with --ref-one alone: a usage error naming both options" 
 "$launcher" show --full "$work/two" >"$work/noref.out" 2>&1
 check "no references: the table says how to give them or to calibrate" \
   grep -qE "STARPU_CALIBRATE|--ref-one DIR --ref-seq DIR" "$work/noref.out"
+# popmeter scale finds the references by itself: the study's 1 x 1 run (the task-based executor on one
+# worker) and one more run with the words of --sequential (the kernels without the runtime). Its
+# report's 1 x 2 column holds the decomposition popmeter show computes from the same runs.
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 600 "$launcher" scale --ranks 1 --threads 1,2 \
+  --mpirun none --sequential "--executor seq" --no-plots -q --out "$work/scale" -- \
+  "$mfsolve" -q --gen lap3d:30 --no-subtrees --executor starpu >"$work/scale.out" 2>&1
+check "popmeter scale --sequential: exit 0, the references run in runs/1x1 and runs/sequential" \
+  sh -c "test $? -eq 0 && test -s '$work/scale/runs/1x1/popmeter.json' && test -s '$work/scale/runs/sequential/popmeter.json'"
+"$launcher" show --json --ref-one "$work/scale/runs/1x1" --ref-seq "$work/scale/runs/sequential" \
+  "$work/scale/runs/1x2" >"$work/scale_models.json" 2>/dev/null
+configs=$(awk -F, '$1 == "scaling" { print $3 }' "$work/scale/scaling.csv" | sort -u | tr '\n' ' ')
+# the sequential run is a reference, not a configuration of the study (it would be a second 1x1)
+check "the study's columns are its two runs, main thread + workers (${configs})" test "$configs" = "1x2 1x3 "
+same_factors "$work/scale_models.json" "$work/scale/scaling.csv" 1x3 scale
+# a 1 x 1 run that is not task-based (mfsolve alone on one thread runs its sequential executor): the
+# references are refused with the reason, the study is still reported
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 600 "$launcher" scale --ranks 1 --threads 1,2 \
+  --mpirun none --sequential "--executor seq" --no-plots -q --out "$work/scale_seq1" -- \
+  "$mfsolve" -q --gen lap3d:30 --no-subtrees >"$work/scale_seq1.out" 2>&1
+check "popmeter scale: a sequential 1 x 1 run is refused as the one-worker reference, the report still written" \
+  sh -c "test $? -eq 0 && grep -q 'one-worker reference ran no task on 0 task workers' '$work/scale_seq1.out' && test -s '$work/scale_seq1/scaling.csv'"
+"$launcher" show --ref-one "$work/seq" --ref-seq "$work/seq" "$work/two" >"$work/swap.out" 2>&1
+check "popmeter show: a sequential run given as --ref-one is an error naming the problem" \
+  sh -c "test $? -eq 1 && grep -q 'must be the task-based run on exactly one worker' '$work/swap.out'"
 tap_done

@@ -1,7 +1,8 @@
 #!/bin/sh
 # OTF2 trace of StarPU programs (progs/sp_dag.c, as in test_starpu_dag.sh): tasks are regions on
-# their workers' locations; StarPU-MPI on 2 ranks: the transfers of the progress threads are
-# matched messages.
+# their workers' locations, whose Leave carries the task's attributes (the critical path rebuilt
+# from them is the DAG's); StarPU-MPI on 2 ranks: the transfers of the progress threads are
+# matched messages, and the path crosses the ranks.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/trace_common.sh"
 need_readers
@@ -19,6 +20,12 @@ expect "tasks B: four regions on the workers" 4 "$a" Enter region=dag_B role=CPU
 expect "task C: one region on a worker" 1 "$a" Enter region=dag_C role=CPU
 expect "no task region outside the workers" 0 "$a" Enter region=dag_B location=main
 expect_done
+# the task attributes of the bodies' Leave: the critical path rebuilt from them is A -> B -> C
+$tcheck tasks "$a" "StarPU" >"$work/tasks.out" 2>&1
+grep -v '^CHAIN' "$work/tasks.out" >"$work/tasks.tap"
+tap_lines "$work/tasks.tap"
+check "StarPU: the critical path from the attributes is A -> B -> C ($(sed -n 's/^CHAIN //p' "$work/tasks.out"))" \
+  grep -qx "CHAIN dag_A dag_B dag_C" "$work/tasks.out"
 
 if [ -x "$progs/sp_dag_mpi" ]; then
   # chain: the handle moves between the ranks at every step: 8 transfers of 4 bytes (StarPU-MPI
@@ -33,6 +40,12 @@ if [ -x "$progs/sp_dag_mpi" ]; then
   expect "... and arrive there" 8 "$a" MpiIrecv bytes=4 role=StarPU-MPI
   expect "the 8 tasks run on the workers of both ranks" 8 "$a" Enter region=dag_A role=CPU
   expect_done
+  # the chain's 8 tasks alternate between the ranks: the path goes through all of them
+  $tcheck tasks "$a" "StarPU-MPI" >"$work/tasks.out" 2>&1
+  grep -v '^CHAIN' "$work/tasks.out" >"$work/tasks.tap"
+  tap_lines "$work/tasks.tap"
+  check "StarPU-MPI: the critical path from the attributes holds the 8 tasks" \
+    grep -qx "CHAIN dag_A dag_A dag_A dag_A dag_A dag_A dag_A dag_A" "$work/tasks.out"
 else
   skip "StarPU-MPI: sp_dag_mpi is not built"
 fi

@@ -23,6 +23,12 @@ with /usr/bin/python3).
   trace_check.py expect ARCHIVE QUERIES
       the same counts for every line of the file QUERIES (EXPECTED, DESCRIPTION, TYPE, key=value...
       separated by tabs), printed as PASS / FAIL lines; the archive is read once
+  trace_check.py tasks ARCHIVE [LABEL]
+      the task attributes of task bodies' Leave events (Leaves carrying "task critical path in"),
+      as PASS / FAIL lines: every body on a worker carries them; the body's duration is
+      cp_out - cp_in; submitted <= ready <= popped <= the body's Enter; then prints
+      "CHAIN region region ..." -- the critical path rebuilt from the attributes: from the body
+      with the largest cp_out, each step back to the body whose cp_out is its cp_in
   trace_check.py list ARCHIVE
       prints "rank location-name event-class region" per event (diagnostics)
 """
@@ -263,6 +269,47 @@ def expect(path, queries):
     return 0
 
 
+def tasks(path, label):
+    """Task attributes (docs/trace.md): see the module's documentation."""
+    defs, per_loc, locations = read(path)
+    pre = label + ": " if label else ""
+    bodies, missing, bad_dur, bad_order = [], 0, [], []
+    for loc in locations:
+        stack = []
+        for ev in per_loc.get(loc, []):
+            if isinstance(ev, Enter):
+                stack.append(ev)
+            elif isinstance(ev, Leave) and stack:
+                enter = stack.pop()
+                a = {k.name: v for k, v in (ev.attributes or {}).items()}
+                if "task critical path in" not in a:
+                    if loc.name.startswith("CPU") and enter.region.name.startswith("dag_"):
+                        missing += 1
+                    continue
+                cp_in, cp_out = a["task critical path in"], a["task critical path out"]
+                if cp_out - cp_in != ev.time - enter.time:
+                    bad_dur.append("%s: %d != %d" % (enter.region.name, cp_out - cp_in, ev.time - enter.time))
+                times = [a.get("task submitted"), a.get("task ready"), a.get("task popped"), enter.time]
+                times = [t for t in times if t is not None]
+                if times != sorted(times):
+                    bad_order.append("%s: %s" % (enter.region.name, times))
+                bodies.append((enter.region.name, cp_in, cp_out))
+    print("%s %s%d task bodies carry their attributes, none missing%s" %
+          ("PASS" if bodies and not missing else "FAIL", pre, len(bodies), " (%d missing)" % missing if missing else ""))
+    print("%s %sdurations are cp_out - cp_in%s" % ("FAIL" if bad_dur else "PASS", pre, " (%s)" % bad_dur[:3] if bad_dur else ""))
+    print("%s %ssubmitted <= ready <= popped <= start%s" %
+          ("FAIL" if bad_order else "PASS", pre, " (%s)" % bad_order[:3] if bad_order else ""))
+    by_out = {}
+    for b in bodies:
+        by_out.setdefault(b[2], b)
+    chain, cur = [], max(bodies, key=lambda b: b[2]) if bodies else None
+    while cur is not None and len(chain) <= len(bodies):
+        chain.append(cur[0])
+        cur = by_out.get(cur[1])
+    print("CHAIN " + " ".join(reversed(chain)))
+    return 0
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -275,6 +322,8 @@ def main(argv):
         return count(path, argv[3], keys)
     if cmd == "expect":
         return expect(path, argv[3])
+    if cmd == "tasks":
+        return tasks(path, argv[3] if len(argv) > 3 else "")
     if cmd == "list":
         defs, per_loc, locations = read(path)
         for loc in locations:

@@ -144,6 +144,40 @@ static void test_io_as_useful(void **state) {
   pm_metric_free(t);
 }
 
+/* I/O on the critical path: one location, useful 6 + I/O 2, R = 10. Measured without I/O as useful,
+ * the path is G-CUE = 6: with io_as_useful SerE would be 8 / 6 > 1, so SerE and TE are n/a with the
+ * reason. Measured with it (G-CUE = 8): SerE = 8 / 8 = 1, TE = 8 / 10 = 0.8. Measured with it and
+ * shown without: n/a again (max useful 6 over a path that holds I/O). */
+static void test_io_on_critical_path(void **state) {
+  pm_location_input l = tm_loc(0, PM_LOC_THREAD, 6.0);
+  pm_run_input in;
+  pm_metric *t;
+  (void)state;
+  l.io = 2.0;
+  in = tm_run(&l, 1, 1, 10.0);
+  in.has_critical_path = 1;
+  in.g_cue = 6.0;
+  in.io_as_useful = 1;
+  t = pm_model_basic(&in);
+  ASSERT_VAL(t, "pe/comme", 0.8);
+  ASSERT_NA(t, "pe/comme/sere",
+            "the critical path counted I/O as not useful (POPMETER_IO_AS_USEFUL=1 at run time counts it)");
+  ASSERT_NA(t, "pe/comme/te",
+            "the critical path counted I/O as not useful (POPMETER_IO_AS_USEFUL=1 at run time counts it)");
+  pm_metric_free(t);
+  in.cue_io_useful = 1;
+  in.g_cue = 8.0;
+  t = pm_model_basic(&in);
+  ASSERT_VAL(t, "pe/comme/sere", 1.0);
+  ASSERT_VAL(t, "pe/comme/te", 0.8);
+  pm_metric_free(t);
+  in.io_as_useful = 0;
+  t = pm_model_basic(&in);
+  ASSERT_VAL(t, "pe/comme", 0.6);
+  ASSERT_NA(t, "pe/comme/sere", "the critical path counted I/O as useful (the run had POPMETER_IO_AS_USEFUL=1)");
+  pm_metric_free(t);
+}
+
 /* One location: useful 4 of R = 5 -> PE = CommE = 0.8, LB = 1 (balanced by definition). */
 static void test_one_location(void **state) {
   pm_location_input l = tm_loc(0, PM_LOC_THREAD, 4.0);
@@ -239,8 +273,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_balanced),     cmocka_unit_test(test_imbalanced),
       cmocka_unit_test(test_serialized),   cmocka_unit_test(test_selection_and_progress),
-      cmocka_unit_test(test_io_as_useful), cmocka_unit_test(test_one_location),
-      cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_io_as_useful), cmocka_unit_test(test_io_on_critical_path),
+      cmocka_unit_test(test_one_location), cmocka_unit_test(test_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

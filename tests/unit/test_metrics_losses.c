@@ -83,6 +83,26 @@ static void test_without_critical_path(void **state) {
   assert_double_equal(x.seconds[PM_LOSS_SER_PROCESSES] + x.seconds[PM_LOSS_TRANSFER_MPI], 0, TOL);
 }
 
+/* I/O counted as useful by the table but not by the critical path (the run's setting): the path is
+ * not used, as without one. Each thread adds 1 s of I/O: useful 5, 3, 4, 2 (A = 3.5, C = 5), M_0 = 5,
+ * M_1 = 4: B = 4.5; LB within 1, across 0.5, communication 10 - 5 = 5. */
+static void test_io_useful_mismatch(void **state) {
+  (void)state;
+  pm_run_input in = run();
+  for (int i = 0; i < 4; i++) L4[i].io = 1;
+  in.io_as_useful = 1;
+  pm_time_losses x;
+  assert_int_equal(pm_losses_compute(&in, &x), 1);
+  assert_int_equal(x.has_split, 0);
+  assert_double_equal(x.avg_useful, 3.5, TOL);
+  assert_double_equal(x.seconds[PM_LOSS_LB_THREADS], 1, TOL);
+  assert_double_equal(x.seconds[PM_LOSS_LB_PROCESSES], 0.5, TOL);
+  assert_double_equal(x.seconds[PM_LOSS_COMMUNICATION], 5, TOL);
+  in.cue_io_useful = 1; /* the path counted it too: the split is back */
+  assert_int_equal(pm_losses_compute(&in, &x), 1);
+  assert_int_equal(x.has_split, 1);
+}
+
 /* Inconsistent clocks never give a negative loss; no compute location gives nothing. */
 static void test_degenerate(void **state) {
   (void)state;
@@ -104,6 +124,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_split),
       cmocka_unit_test(test_without_critical_path),
+      cmocka_unit_test(test_io_useful_mismatch),
       cmocka_unit_test(test_degenerate),
   };
   return cmocka_run_group_tests_name("time losses", tests, NULL, NULL);

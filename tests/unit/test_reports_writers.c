@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test_reports_common.h"
+#include "rp_cli.h"
 
 static void test_stats(void **state) {
   double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, one[] = {7};
@@ -247,11 +248,38 @@ static void test_text(void **state) {
   rp_study_free(&s);
 }
 
+/* popmeter scale's placeholders: every occurrence, inside a word too; anything else as it was */
+static void test_scale_placeholders(void **state) {
+  (void)state;
+  static const struct {
+    const char *in, *out;
+  } cases[] = {{"--workers", "--workers"},
+               {"{threads}", "12"},
+               {"--workers={threads}", "--workers=12"},
+               {"{ranks}x{threads}:{ranks}", "3x12:3"},
+               {"{rank}{threads", "{rank}{threads"},
+               {"{{threads}}", "{12}"},
+               {"", ""}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char *s = rp_scale_subst(cases[i].in, 3, 12);
+    assert_non_null(s);
+    assert_string_equal(s, cases[i].out);
+    free(s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_stats),    cmocka_unit_test(test_tree_summary), cmocka_unit_test(test_inclusive_regions),
-      cmocka_unit_test(test_escaping), cmocka_unit_test(test_base64),       cmocka_unit_test(test_markdown),
-      cmocka_unit_test(test_html),     cmocka_unit_test(test_json),         cmocka_unit_test(test_text),
+      cmocka_unit_test(test_stats),
+      cmocka_unit_test(test_tree_summary),
+      cmocka_unit_test(test_inclusive_regions),
+      cmocka_unit_test(test_escaping),
+      cmocka_unit_test(test_base64),
+      cmocka_unit_test(test_markdown),
+      cmocka_unit_test(test_html),
+      cmocka_unit_test(test_scale_placeholders),
+      cmocka_unit_test(test_json),
+      cmocka_unit_test(test_text),
   };
   return cmocka_run_group_tests_name("reports writers", tests, NULL, NULL);
 }

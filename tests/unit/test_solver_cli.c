@@ -197,6 +197,21 @@ static void test_executors(void **state) {
   if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
   assert_non_null(strstr(r.out, "x 1 worker(s)"));
   assert_non_null(strstr(r.out, ", 0 sequential subtree tasks"));
+  /* without --workers, StarPU's STARPU_NCPU gives the count (popmeter scale --threads sets it);
+   * --workers wins over it, an explicitly sequential run ignores it, a bad value is refused */
+  setenv("STARPU_NCPU", "2", 1);
+  RUN(&r, "--gen", "lap2d:20", "-q");
+  if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+  assert_non_null(strstr(r.out, "starpu: 1 process(es) x 2 worker(s)"));
+  RUN(&r, "--gen", "lap2d:20", "--workers", "1", "--executor", "starpu", "-q");
+  assert_non_null(strstr(r.out, "starpu: 1 process(es) x 1 worker(s)"));
+  RUN(&r, "--gen", "lap2d:20", "--executor", "seq", "-q");
+  assert_int_equal(r.code, 0);
+  assert_non_null(strstr(r.out, "executor        sequential"));
+  setenv("STARPU_NCPU", "two", 1);
+  static const char *const bad_ncpu[] = {"--gen", "lap2d:20", NULL};
+  expect_bad("invalid STARPU_NCPU 'two'", bad_ncpu);
+  unsetenv("STARPU_NCPU");
   /* an unknown scheduler is StarPU's to refuse; the command must not crash */
   RUN(&r, "--gen", "lap2d:8", "--sched", "no-such-policy", "-q");
   assert_true(r.code == 0 || r.code == 1);

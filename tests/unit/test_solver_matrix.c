@@ -199,6 +199,23 @@ static void test_malformed_cases(void **state) {
   }
 }
 
+/* A NUL byte inside a line (a binary file, a truncated copy): refused at that line, with no byte of
+ * the line in the message (it cannot be printed) */
+static void test_nul_byte(void **state) {
+  (void)state;
+  static const char text[] = SYM "3 3 3\n1 1 4\n2 2 4\0x\n3 3 4\n";
+  mfs_matrix A;
+  mfs_error err;
+  memset(&err, 0, sizeof err);
+  FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+  assert_non_null(f);
+  assert_int_equal(mfs_matrix_read_mm_stream(f, "mem.mtx", &A, &err), MFS_ERR_FORMAT);
+  fclose(f);
+  assert_int_equal(err.line, 4);
+  assert_string_equal(err.msg, "mem.mtx:4: the line holds a NUL byte (not a text file?)");
+  assert_null(A.colptr);
+}
+
 static void test_lenient_forms(void **state) {
   (void)state;
   mfs_matrix A;
@@ -433,12 +450,13 @@ static void test_check_rejects(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_golden_symmetric),       cmocka_unit_test(test_golden_general_equals_generator),
-      cmocka_unit_test(test_golden_malformed),       cmocka_unit_test(test_missing_file),
-      cmocka_unit_test(test_malformed_cases),        cmocka_unit_test(test_lenient_forms),
-      cmocka_unit_test(test_mutations_never_crash),  cmocka_unit_test(test_generators_nnz),
-      cmocka_unit_test(test_triplets_symv_norm),     cmocka_unit_test(test_check_rejects),
-      cmocka_unit_test(test_huge_order_few_entries), cmocka_unit_test(test_directory),
+      cmocka_unit_test(test_golden_symmetric), cmocka_unit_test(test_golden_general_equals_generator),
+      cmocka_unit_test(test_golden_malformed), cmocka_unit_test(test_missing_file),
+      cmocka_unit_test(test_malformed_cases),  cmocka_unit_test(test_nul_byte),
+      cmocka_unit_test(test_lenient_forms),    cmocka_unit_test(test_mutations_never_crash),
+      cmocka_unit_test(test_generators_nnz),   cmocka_unit_test(test_triplets_symv_norm),
+      cmocka_unit_test(test_check_rejects),    cmocka_unit_test(test_huge_order_few_entries),
+      cmocka_unit_test(test_directory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

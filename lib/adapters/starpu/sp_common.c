@@ -7,6 +7,7 @@
 #include "pm_lifecycle.h"
 #include "pm_location.h"
 #include "pm_task_comm.h"
+#include "pm_events.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,8 +87,24 @@ void sp_body_start(pm_tg_task *rec, pm_loc *L, sp_thread *T) {
   pm_tg_task_start(rec, L, t);
 }
 
+/* What the trace attaches to the body's Leave: the task's tag, flops, times and its place on the
+ * DAG's critical path (the inputs were merged when it started; its own time is the body's). */
+static void raise_task_end(pm_tg_task *rec, pm_loc *L, uint64_t t) {
+  pm_event_task e = {rec->tag,
+                     (rec->flags & SP_HAS_TAG_FLAG) != 0,
+                     rec->flops > 0 ? rec->flops : 0,
+                     rec->t_submit,
+                     rec->t_ready,
+                     rec->t_pop,
+                     pm_tg_task_clk(rec)->dag_g.cue,
+                     0};
+  e.cp_out = e.cp_in + (t > rec->t_start ? t - rec->t_start : 0);
+  pm_event_task_end(L, &e);
+}
+
 void sp_body_end(pm_tg_task *rec, pm_loc *L, sp_thread *T) {
   uint64_t t = pm_clock_now();
+  if (PM_UNLIKELY(pm_events_on())) raise_task_end(rec, L, t);
   pm_call_exit(L, t);
   if (T->running > 0) T->running--;
   pm_tg_task_end(rec, L, t, pm_tg_key(pm_core_rank(), pm_ts_codelet_hash(rec->codelet)));

@@ -295,6 +295,49 @@ int main(int argc, char **argv) {
   else
     COLL(0, 40);
   CHECK(ib[9] == 99, "ibcast data");
+  /* the v-variants, rank i contributing i + 1 ints: the bytes are each rank's own peers' counts
+   * (its own block is not a transfer), S - (r + 1) with S = n (n + 1) / 2 */
+  {
+    const long S = (long)n * (n + 1) / 2, mine = rank + 1, rest = S - mine;
+    int *cnt = malloc(sizeof(int) * n), *dsp = malloc(sizeof(int) * n), *same = malloc(sizeof(int) * n),
+        *sdsp = malloc(sizeof(int) * n);
+    int *vbuf = malloc(sizeof(int) * (size_t)S), *vout = malloc(sizeof(int) * (size_t)(n * mine)), *vin;
+    for (int i = 0, d = 0; i < n; d += i + 1, i++) cnt[i] = i + 1, dsp[i] = d, same[i] = mine, sdsp[i] = i * mine;
+    vin = malloc(sizeof(int) * (size_t)S);
+    for (int i = 0; i < mine * n; i++) vout[i] = rank;
+    MPI_Gatherv(vout, mine, MPI_INT, vbuf, cnt, dsp, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      COLL(0, rest * 4);
+      CHECK(vbuf[S - 1] == n - 1, "gatherv data");
+    } else {
+      COLL(mine * 4, 0);
+    }
+    for (long i = 0; i < S; i++) vbuf[i] = -1;
+    for (int i = 0; i < n; i++)
+      if (rank == 0)
+        for (int k = 0; k < i + 1; k++) vbuf[dsp[i] + k] = i;
+    MPI_Scatterv(vbuf, cnt, dsp, MPI_INT, vin, mine, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+      COLL(rest * 4, 0);
+    else
+      COLL(0, mine * 4);
+    CHECK(vin[mine - 1] == rank, "scatterv data");
+    MPI_Allgatherv(vout, mine, MPI_INT, vbuf, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
+    COLL(others * mine * 4, rest * 4);
+    CHECK(vbuf[S - 1] == n - 1, "allgatherv data");
+    /* rank r sends i + 1 ints to rank i, so it receives r + 1 from everyone */
+    MPI_Alltoallv(vbuf, cnt, dsp, MPI_INT, vout, same, sdsp, MPI_INT, MPI_COMM_WORLD);
+    COLL(rest * 4, others * mine * 4);
+    MPI_Reduce_scatter(vbuf, vin, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    COLL(rest * 4, others * mine * 4);
+    free(cnt);
+    free(dsp);
+    free(same);
+    free(sdsp);
+    free(vbuf);
+    free(vout);
+    free(vin);
+  }
   free(gall);
   free(sall);
   free(agall);
