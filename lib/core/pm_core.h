@@ -57,9 +57,25 @@ typedef struct pm_loc pm_loc;
  * (not activated yet, disabled, in a child after fork without re-activation). */
 PM_HIDDEN pm_loc *pm_loc_self(void);
 /* Reentrancy-guarded access for wrappers: NULL when inactive or when the tool is already on the
- * stack of this thread (e.g. MPI called from inside popmeter's own finalize). */
-PM_HIDDEN pm_loc *pm_enter_tool(void);
-PM_HIDDEN void pm_leave_tool(pm_loc *L);
+ * stack of this thread (e.g. MPI called from inside popmeter's own finalize). Inline: every event
+ * of every adapter goes through it, and its common case (a registered thread, measuring, not
+ * re-entered) is three loads; the rest is pm_enter_tool_slow. */
+PM_HIDDEN extern __thread pm_loc *pm_tls_loc __attribute__((tls_model("initial-exec")));
+PM_HIDDEN extern __thread int pm_tls_guard __attribute__((tls_model("initial-exec")));
+PM_HIDDEN extern int pm_core_active; /* measuring (pm_lifecycle.c) */
+PM_HIDDEN pm_loc *pm_enter_tool_slow(void);
+static inline pm_loc *pm_enter_tool(void) {
+  pm_loc *L = pm_tls_loc;
+  if (PM_LIKELY(L != NULL && !pm_tls_guard && __atomic_load_n(&pm_core_active, __ATOMIC_ACQUIRE))) {
+    pm_tls_guard = 1;
+    return L;
+  }
+  return pm_enter_tool_slow();
+}
+static inline void pm_leave_tool(pm_loc *L) {
+  (void)L;
+  pm_tls_guard = 0;
+}
 PM_HIDDEN void pm_loc_set_role(pm_loc *L, pm_loc_role role, const char *name);
 PM_HIDDEN uint32_t pm_loc_id(const pm_loc *L);
 /* Registers a location that is not a thread (a device stream); it is fed by explicit timestamps. */
@@ -107,8 +123,15 @@ PM_HIDDEN void pm_region_exit(pm_loc *L, uint64_t now);
  * of polls with no transition between them is timed as one interval when the gaps are no longer
  * than the polls themselves (or than PM_POLL_GAP_NS): a busy-wait loop's own code and popmeter's
  * wrapper count as polling; computation between polls stays in its own state. Exact to within one
- * poll's cost per poll. */
+ * poll's cost per poll.
+ * A wrapper takes t_start from pm_poll_start: PM_POLL_NO_START, without reading the clock, while the
+ * location is in a tight run of polls (the last one followed the one before within PM_POLL_GAP_NS,
+ * no transition since). Such a poll that again ends within PM_POLL_GAP_NS of the last one is the
+ * interval from that end, as with its start; one that does not (the run slowed down) starts, as far
+ * as popmeter knows, one poll's duration (the last measured) before its end. */
 #define PM_POLL_GAP_NS 500
+#define PM_POLL_NO_START UINT64_MAX
+PM_HIDDEN uint64_t pm_poll_start(pm_loc *L);
 PM_HIDDEN void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end);
 
 /* Communication volume of the location (and of its current call-path node). */
@@ -134,7 +157,7 @@ PM_HIDDEN void pm_cp_merge_process(pm_loc *L, pm_cp_clock in);
 /* --------------------------------------------------------------------------------- process state */
 /* Lifecycle: activation happens lazily at the first adapter entry point. */
 PM_HIDDEN int pm_core_activate(void); /* returns 1 if active */
-PM_HIDDEN int pm_core_is_active(void);
+static inline int pm_core_is_active(void) { return __atomic_load_n(&pm_core_active, __ATOMIC_ACQUIRE); }
 PM_HIDDEN void pm_core_pause(void); /* popmeter.h pause/resume */
 PM_HIDDEN void pm_core_resume(void);
 /* Restarts the measured window now: what was measured before is forgotten. The MPI adapter calls it

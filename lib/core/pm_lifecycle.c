@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int active;   /* measuring */
+int pm_core_active;  /* measuring (read inline by pm_enter_tool) */
 static int disabled; /* never activate in this process */
 static int finalized;
 static pid_t active_pid;
@@ -93,7 +93,6 @@ const pm_config *pm_config_get(void) {
 int pm_core_rank(void) { return proc_rank; }
 int pm_core_size(void) { return proc_size; }
 uint64_t pm_core_window_start(void) { return t_start; }
-int pm_core_is_active(void) { return __atomic_load_n(&active, __ATOMIC_ACQUIRE); }
 int pm_core_finalized(void) { return finalized; }
 void pm_core_set_process(int rank, int nprocs) {
   proc_rank = rank;
@@ -110,7 +109,7 @@ static int is_launcher(const char *name) {
 }
 
 static void at_exit_report(void) {
-  if (!active || finalized || getpid() != active_pid) return;
+  if (!pm_core_active || finalized || getpid() != active_pid) return;
   /* A parallel process leaving without MPI_Finalize: its launcher tears the job down as soon as
    * one process has gone (Open MPI's daemon sends SIGTERM to the others), which could cut this
    * process's report short. It is exiting anyway and its status is already decided, so SIGTERM is
@@ -123,15 +122,15 @@ static void at_exit_report(void) {
 static void after_fork_child(void) {
   pm_terminate_after_fork_child();
   /* The child is a copy of one thread of the application; its report would duplicate the parent's. */
-  active = 0;
+  pm_core_active = 0;
   disabled = 1;
 }
 
 int pm_core_activate(void) {
-  if (PM_LIKELY(active)) return 1;
+  if (PM_LIKELY(pm_core_active)) return 1;
   if (disabled || finalized) return 0;
   pthread_mutex_lock(&activate_lock);
-  if (!active && !disabled && !finalized) {
+  if (!pm_core_active && !disabled && !finalized) {
     ensure_config();
     if (!config.i[PM_CFG_ENABLE]) {
       disabled = 1;
@@ -141,20 +140,20 @@ int pm_core_activate(void) {
       pm_modules_activate(&config);
       pm_cp_masks_io_useful((int)config.i[PM_CFG_IO_AS_USEFUL]);
       t_start = pm_clock_now();
-      __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+      __atomic_store_n(&pm_core_active, 1, __ATOMIC_RELEASE);
       atexit(at_exit_report);
       pthread_atfork(NULL, NULL, after_fork_child);
       pm_info("measuring %s (pid %ld)", program_invocation_short_name, (long)active_pid);
     }
   }
   pthread_mutex_unlock(&activate_lock);
-  if (active) {
+  if (pm_core_active) {
     /* The activating thread is a location from now on; the window opens when it is ready, so the
      * tool's own start-up (first registrations, dlsym) is not charged to the application. */
     pm_loc *L = pm_loc_self();
     if (L && L->id == 0) t_start = L->t_registered;
   }
-  return active;
+  return pm_core_active;
 }
 
 void pm_core_restart_window(void) {
@@ -192,7 +191,7 @@ void pm_core_reset_for_tests(void) {
   pm_omp_reset(); /* OpenMP threads, teams, regions (they point at locations) */
   pm_locations_reset();
   pm_regions_reset();
-  active = disabled = finalized = 0;
+  pm_core_active = disabled = finalized = 0;
   proc_rank = 0;
   proc_size = 1;
   config_loaded = 0;
@@ -203,4 +202,4 @@ int pm_core_begin_finalize(void) {
   if (__atomic_exchange_n(&finalized, 1, __ATOMIC_ACQ_REL)) return 0;
   return 1;
 }
-void pm_core_deactivate(void) { __atomic_store_n(&active, 0, __ATOMIC_RELEASE); }
+void pm_core_deactivate(void) { __atomic_store_n(&pm_core_active, 0, __ATOMIC_RELEASE); }

@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-static __thread pm_loc *tls_loc __attribute__((tls_model("initial-exec")));
-static __thread int tls_guard __attribute__((tls_model("initial-exec")));
+__thread pm_loc *pm_tls_loc __attribute__((tls_model("initial-exec")));
+__thread int pm_tls_guard __attribute__((tls_model("initial-exec")));
 static pm_loc *locations[PM_MAX_LOCATIONS];
 static uint32_t nlocations;
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -182,12 +182,12 @@ static void (*thread_classifier)(pm_loc *);
 void pm_loc_set_thread_classifier(void (*fn)(pm_loc *L)) { __atomic_store_n(&thread_classifier, fn, __ATOMIC_RELEASE); }
 
 pm_loc *pm_loc_self(void) {
-  pm_loc *L = tls_loc;
+  pm_loc *L = pm_tls_loc;
   if (PM_LIKELY(L != NULL)) return pm_core_is_active() ? L : NULL;
   if (!pm_core_is_active()) return NULL;
   L = loc_new(PM_ROLE_THREAD, NULL, 0);
   if (!L) return NULL;
-  tls_loc = L;
+  pm_tls_loc = L;
   pthread_once(&exit_key_once, make_exit_key);
   pthread_setspecific(exit_key, L);
   void (*classify)(pm_loc *) = __atomic_load_n(&thread_classifier, __ATOMIC_ACQUIRE);
@@ -195,18 +195,15 @@ pm_loc *pm_loc_self(void) {
   return L;
 }
 
-pm_loc *pm_enter_tool(void) {
-  if (tls_guard) return NULL;
+/* pm_enter_tool when the thread has no location yet, or re-enters, or measurement stopped */
+pm_loc *pm_enter_tool_slow(void) {
+  if (pm_tls_guard) return NULL;
   pm_loc *L = pm_loc_self();
-  if (L) tls_guard = 1;
+  if (L) pm_tls_guard = 1;
   return L;
 }
-void pm_leave_tool(pm_loc *L) {
-  (void)L;
-  tls_guard = 0;
-}
-int pm_in_tool(void) { return tls_guard; }
-void pm_set_in_tool(int v) { tls_guard = v; }
+int pm_in_tool(void) { return pm_tls_guard; }
+void pm_set_in_tool(int v) { pm_tls_guard = v; }
 
 pm_loc *pm_loc_create_virtual(pm_loc_role role, const char *name) { return loc_new(role, name, 1); }
 
@@ -241,16 +238,9 @@ void pm_loc_set_base(pm_loc *L, pm_region_id r) {
  * the caller's). */
 static inline void account(pm_loc *L, unsigned s, uint64_t dt) {
   L->time[L->ctx][s] += dt;
-  uint64_t cue = dt & pm_cp_mask_cue[s], com = dt & pm_cp_mask_com[s], coo = dt & pm_cp_mask_coo[s];
-  L->cp_process.cue += cue;
-  L->cp_process.com += com;
-  L->cp_process.coo += coo;
-  L->cp_global.cue += cue;
-  L->cp_global.com += com;
-  L->cp_global.coo += coo;
-  L->cp_own.cue += cue;
-  L->cp_own.com += com;
-  L->cp_own.coo += coo;
+  L->cp_own.cue += dt & pm_cp_mask_cue[s];
+  L->cp_own.com += dt & pm_cp_mask_com[s];
+  L->cp_own.coo += dt & pm_cp_mask_coo[s];
 }
 
 /* Polls since the last transition (pm_poll) took part of [t_last, now): that part is MPI time (its
@@ -301,6 +291,19 @@ static inline uint32_t child_cached(pm_loc *L, pm_child_cache *cc, uint32_t pare
   return c;
 }
 
+/* The child of L's current node for region r, through that node's last-child entry. */
+static inline uint32_t child_local(pm_loc *L, pm_region_id r) {
+  pm_cpnode *p = L->cur_node;
+  uint32_t k = r + 1; /* 0 for PM_REGION_NONE: never remembered */
+  if (PM_LIKELY(k && p->last_key == k)) return p->last_child;
+  uint32_t c = node_child(L, L->cur, r);
+  if (k && c != L->cur) { /* a failure (no room) is not remembered, so it is tried again */
+    p->last_key = k;
+    p->last_child = c;
+  }
+  return c;
+}
+
 static inline void push(pm_loc *L, pm_region_id r, pm_state s, uint32_t parent, uint64_t now) {
   charge(L, now);
   uint32_t d = L->depth++;
@@ -315,7 +318,7 @@ static inline void push(pm_loc *L, pm_region_id r, pm_state s, uint32_t parent, 
   }
   L->stack_node[d] = L->cur;
   L->stack_state[d] = (uint8_t)L->state;
-  uint32_t c = child_cached(L, &L->push_cache, parent, r);
+  uint32_t c = parent == L->cur ? child_local(L, r) : child_cached(L, &L->push_cache, parent, r);
   L->cur = c;
   L->cur_node = L->byte_node = pm_loc_node(L, c);
   L->cur_node->visits++;
@@ -353,15 +356,34 @@ void pm_call_enter_under(pm_loc *L, pm_region_id r, pm_state s, uint32_t fork_po
 }
 void pm_region_exit(pm_loc *L, uint64_t now) { pop(L, now); }
 
+uint64_t pm_poll_start(pm_loc *L) {
+  return L->poll_tight && L->poll_last > L->t_last ? PM_POLL_NO_START : pm_clock_now();
+}
+
 void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end) {
   pm_cpnode *n = pm_loc_node(L, child_cached(L, &L->poll_cache, L->cur, r));
   n->polls++;
   L->polls++;
+  int run = L->poll_last > L->t_last; /* a run of polls: a short gap is the loop around them */
+  if (t_start == PM_POLL_NO_START) {  /* the start was not read (pm_poll_start) */
+    if (run && t_end > L->poll_last && t_end - L->poll_last <= PM_POLL_GAP_NS) {
+      uint64_t d = t_end - L->poll_last; /* the poll and its gap (<= PM_POLL_GAP_NS: counted) */
+      L->poll_last = t_end;
+      n->time[PM_STATE_MPI_SYNC] += d;
+      L->poll_pending += d;
+      return;
+    }
+    uint64_t lo = run ? L->poll_last : L->t_last;
+    t_start = t_end > lo + L->poll_own ? t_end - L->poll_own : lo;
+  }
+  L->poll_tight = 0;
   if (PM_UNLIKELY(t_end <= t_start || t_start < L->t_last)) return; /* before the window: not ours */
   uint64_t d = t_end - t_start;
-  if (L->poll_last > L->t_last) { /* a run of polls: a short gap is the loop around them */
+  L->poll_own = d;
+  if (run) {
     uint64_t gap = t_start - L->poll_last;
     if (gap <= d || gap <= PM_POLL_GAP_NS) d += gap;
+    L->poll_tight = gap <= PM_POLL_GAP_NS;
   }
   L->poll_last = t_end;
   n->time[PM_STATE_MPI_SYNC] += d;
@@ -395,15 +417,10 @@ void pm_add_io(pm_loc *L, uint64_t bytes_read, uint64_t bytes_written) {
 }
 
 /* ------------------------------------------------------------------------------- critical path */
-pm_cp_clock pm_cp_global(const pm_loc *L) { return L->cp_global; }
-pm_cp_clock pm_cp_process(const pm_loc *L) { return L->cp_process; }
-static inline void cp_max(pm_cp_clock *c, pm_cp_clock in) {
-  if (in.cue > c->cue) c->cue = in.cue;
-  if (in.com > c->com) c->com = in.com;
-  if (in.coo > c->coo) c->coo = in.coo;
-}
-void pm_cp_merge_global(pm_loc *L, pm_cp_clock in) { cp_max(&L->cp_global, in); }
-void pm_cp_merge_process(pm_loc *L, pm_cp_clock in) { cp_max(&L->cp_process, in); }
+pm_cp_clock pm_cp_global(const pm_loc *L) { return pm_loc_cp_global(L); }
+pm_cp_clock pm_cp_process(const pm_loc *L) { return pm_loc_cp_process(L); }
+void pm_cp_merge_global(pm_loc *L, pm_cp_clock in) { pm_loc_cp_merge(&L->cp_own, &L->cp_goff, &in); }
+void pm_cp_merge_process(pm_loc *L, pm_cp_clock in) { pm_loc_cp_merge(&L->cp_own, &L->cp_poff, &in); }
 
 /* ------------------------------------------------------------------------------------ finalize */
 void pm_loc_flush(pm_loc *L, uint64_t now) {
@@ -412,12 +429,13 @@ void pm_loc_flush(pm_loc *L, uint64_t now) {
 
 void pm_loc_restart(pm_loc *L, uint64_t now) {
   memset(L->time, 0, sizeof L->time);
-  memset(&L->cp_process, 0, sizeof L->cp_process);
-  memset(&L->cp_global, 0, sizeof L->cp_global);
   memset(&L->cp_own, 0, sizeof L->cp_own);
+  memset(&L->cp_poff, 0, sizeof L->cp_poff);
+  memset(&L->cp_goff, 0, sizeof L->cp_goff);
   L->bytes_sent = L->bytes_received = L->msgs_sent = L->msgs_received = 0;
   L->coll_bytes_out = L->coll_bytes_in = L->coll_calls = 0;
-  L->io_bytes_read = L->io_bytes_written = L->polls = L->poll_pending = L->poll_last = 0;
+  L->io_bytes_read = L->io_bytes_written = L->polls = L->poll_pending = L->poll_last = L->poll_own = 0;
+  L->poll_tight = 0;
   uint32_t n = pm_loc_node_count(L);
   for (uint32_t i = 0; i < n; i++) {
     pm_cpnode *c = pm_loc_node(L, i);
@@ -446,8 +464,8 @@ void pm_locations_reset(void) {
     locations[i] = NULL;
   }
   __atomic_store_n(&nlocations, 0, __ATOMIC_RELEASE);
-  tls_loc = NULL;
-  tls_guard = 0;
+  pm_tls_loc = NULL;
+  pm_tls_guard = 0;
   locations_exhausted = 0;
   thread_classifier = NULL;
   nobservers = 0;

@@ -33,6 +33,10 @@ static inline uint32_t pm_node_remote_node(uint32_t parent) { return parent & 0x
 typedef struct {
   pm_region_id region;
   uint32_t parent; /* node index, UINT32_MAX for the root, or a remote parent (PM_NODE_REMOTE) */
+  /* the child entered last from this node: region + 1 (0: none) and its index. A loop enters the
+   * same few children over and over, and each from its own parent, so one entry per node finds
+   * nearly every child without the hash (owner only) */
+  uint32_t last_key, last_child;
   uint64_t visits;
   uint64_t polls;
   uint64_t time[PM_STATE_COUNT];                                 /* ns, exclusive */
@@ -85,19 +89,24 @@ struct pm_loc {
   uint32_t cur;              /* current call-path node */
   pm_cpnode *cur_node;       /* == pm_loc_node(L, cur), cached for the hot path */
   pm_cpnode *byte_node;      /* node most recently entered: pm_add_* charge it */
-  pm_child_cache push_cache; /* entering a region (a loop enters the same one each time) */
+  pm_child_cache push_cache; /* entering a region under a remote parent (pm_call_enter_under) */
   pm_child_cache poll_cache; /* pm_poll */
   uint32_t depth;            /* region stack depth (can exceed PM_MAX_DEPTH: folded) */
   uint64_t time[PM_CTX_COUNT][PM_STATE_COUNT];
-  pm_cp_clock cp_process, cp_global; /* Lamport clocks (ns of weighted time) */
-  pm_cp_clock cp_own;                /* the same weights on the location's own time, no merges */
+  /* Lamport clocks (ns of weighted time): the location's own time under each weight, and how far
+   * merges have moved its process-scope and global clocks ahead of it (process = own + cp_poff,
+   * global = own + cp_goff: a transition adds to one clock triple instead of three) */
+  pm_cp_clock cp_own, cp_poff, cp_goff;
   uint64_t bytes_sent, bytes_received, msgs_sent, msgs_received;
   uint64_t coll_bytes_out, coll_bytes_in, coll_calls;
   uint64_t io_bytes_read, io_bytes_written;
   uint64_t polls;
   uint64_t poll_pending;             /* ns of polls since the last transition, not yet in time[] (pm_poll) */
   uint64_t poll_last;                /* end of the last poll (a run of polls goes on while no transition) */
+  uint64_t poll_own;                 /* duration of the last poll whose start was read */
+  int poll_tight;                    /* the last poll followed the one before within PM_POLL_GAP_NS */
   int in_tool;                       /* reentrancy guard depth */
+  void *omp;                         /* the OpenMP team model's record of this thread (lib/omp), or NULL */
   uint32_t nobs;                     /* observers attached (0: none, the common case) */
   void *obs_data[PM_MAX_OBSERVERS];  /* each observer's private per-location data */
   uint32_t stack_node[PM_MAX_DEPTH]; /* call-path node at each depth (0 = root) */
@@ -121,6 +130,19 @@ struct pm_loc {
   char name[48];
 };
 
+/* The clocks of pm_cp_process / pm_cp_global, inline for the core's own layers. */
+static inline pm_cp_clock pm_loc_cp_process(const pm_loc *L) {
+  return (pm_cp_clock){L->cp_own.cue + L->cp_poff.cue, L->cp_own.com + L->cp_poff.com, L->cp_own.coo + L->cp_poff.coo};
+}
+static inline pm_cp_clock pm_loc_cp_global(const pm_loc *L) {
+  return (pm_cp_clock){L->cp_own.cue + L->cp_goff.cue, L->cp_own.com + L->cp_goff.com, L->cp_own.coo + L->cp_goff.coo};
+}
+/* clock = max(clock, in) for the clock own + *off */
+static inline void pm_loc_cp_merge(const pm_cp_clock *own, pm_cp_clock *off, const pm_cp_clock *in) {
+  if (in->cue > own->cue + off->cue) off->cue = in->cue - own->cue;
+  if (in->com > own->com + off->com) off->com = in->com - own->com;
+  if (in->coo > own->coo + off->coo) off->coo = in->coo - own->coo;
+}
 PM_HIDDEN pm_cpnode *pm_loc_node(const pm_loc *L, uint32_t idx);
 PM_HIDDEN uint32_t pm_loc_node_count(const pm_loc *L);
 PM_HIDDEN uint32_t pm_loc_count(void);

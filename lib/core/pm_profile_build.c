@@ -160,8 +160,9 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
     l->polls = L->polls;
     l->io_bytes_read = L->io_bytes_read;
     l->io_bytes_written = L->io_bytes_written;
-    l->cp_process = (pm_prof_cp){L->cp_process.cue * NS, L->cp_process.com * NS, L->cp_process.coo * NS};
-    l->cp_global = (pm_prof_cp){L->cp_global.cue * NS, L->cp_global.com * NS, L->cp_global.coo * NS};
+    pm_cp_clock pc = pm_loc_cp_process(L), gc = pm_loc_cp_global(L);
+    l->cp_process = (pm_prof_cp){pc.cue * NS, pc.com * NS, pc.coo * NS};
+    l->cp_global = (pm_prof_cp){gc.cue * NS, gc.com * NS, gc.coo * NS};
     l->callpaths_truncated = L->nodes_exhausted;
     if (add_values(p, &cm, i, p->nlocations) != 0) goto fail;
     p->nlocations++;

@@ -81,6 +81,14 @@ PM_HIDDEN void pm_omp_barrier_exit(pm_loc *L, uint64_t now);
 /* The waiting part of a synchronisation (OMPT sync_region_wait): sync_wait from begin to end,
  * runtime around it. Ignored for the late end of a join barrier (its exit closes the frame). */
 PM_HIDDEN void pm_omp_wait(pm_loc *L, int begin, uint64_t now);
+/* 1 when the thread's current barrier is a join the master has completed and recorded: the ends
+ * libomp reports for it (wait, barrier) are late, and pm_omp_barrier_exit closes the frame at the
+ * join time, whatever 'now' it is given as long as it is not earlier: an adapter need not read the
+ * clock for them. */
+PM_HIDDEN int pm_omp_late_join(pm_loc *L);
+/* 1 when the implicit task of frame f was closed already (pm_omp_implicit_end does nothing then,
+ * so its caller need not read the clock). */
+PM_HIDDEN int pm_omp_frame_done(const pm_omp_frame *f);
 /* Taskwait / taskgroup end: sync_wait; exit merges the clocks of the tasks completed meanwhile. */
 PM_HIDDEN void pm_omp_taskwait_enter(pm_loc *L, pm_region_id r, uint64_t now);
 PM_HIDDEN void pm_omp_taskwait_exit(pm_loc *L, uint64_t now);

@@ -55,10 +55,13 @@ typedef struct pm_omp_thread {
  * overwrite what a slow one still reads after barrier e (it writes the other half), and cannot
  * reach e+2 before the slow one has arrived at e+1, i.e. finished reading. last/t_arrive/useful/
  * idle: at the latest arrival (barrier or end of the implicit task), read by the master after the
- * join. gen / arrived: the team instance the frame and the arrival belong to (the master never
- * clears slots, so that a fork costs no write to the members' lines). */
+ * join. task_cp: its tasks' end clocks (same halves as cp): each member keeps its own maximum, so
+ * completing a task writes the member's own line, and a reader takes the maximum over the slots.
+ * gen / arrived: the team instance the frame and the arrival belong to (the master never clears
+ * slots, so that a fork costs no write to the members' lines). */
 typedef struct {
   _Alignas(64) pm_omp_cp2 cp[2];
+  pm_omp_cp2 task_cp[2]; /* max end clock of the tasks the member completed in each barrier phase */
   pm_omp_cp2 last;
   pm_omp_frame *frame;
   uint64_t gen, arrived;
@@ -76,7 +79,8 @@ struct pm_omp_team {
   uint32_t fork_point; /* the master's call path at the fork: members enter rid under it */
   uint64_t t_fork, m_useful0, m_idle0;
   pm_omp_cp2 fork_cp;        /* master's clocks at the fork */
-  pm_omp_cp2 task_cp[2];     /* max end clock of the tasks completed in each barrier phase */
+  pm_omp_cp2 task_cp[2];     /* the same as the slots' task_cp, for members beyond cap (rare) */
+  int tasks;                 /* a member completed a task in this instance (else no task_cp to read) */
   void *user[2];             /* adapter data (GOMP: outlined function and its argument) */
   uint32_t trace_team;       /* the trace's thread-team id of this instance (lib/trace) */
   pm_omp_team *retired_next; /* replaced by a larger team: kept until reset */
@@ -92,7 +96,13 @@ struct pm_omp_task {
   uint8_t has_deps, started, done, saved_state;
 };
 
-PM_HIDDEN pm_omp_thread *pm_omp_thread_of(pm_loc *L);
+/* The thread's record, created at its first OpenMP event (NULL: out of memory). Every event
+ * needs it: the location keeps a pointer to it. */
+PM_HIDDEN pm_omp_thread *pm_omp_thread_new(pm_loc *L);
+static inline pm_omp_thread *pm_omp_thread_of(pm_loc *L) {
+  pm_omp_thread *th = L->omp;
+  return PM_LIKELY(th != NULL) ? th : pm_omp_thread_new(L);
+}
 PM_HIDDEN pm_omp_thread *pm_omp_thread_at(uint32_t loc_id);
 /* The frame whose team the thread works in now, or NULL (none, or inside an ignored region). */
 static inline pm_omp_frame *pm_omp_top(pm_omp_thread *th) {
@@ -103,8 +113,18 @@ static inline uint64_t pm_omp_idle_ns(const pm_loc *L) {
   const uint64_t *t = L->time[PM_CTX_PARALLEL];
   return t[PM_STATE_SYNC_WAIT] + t[PM_STATE_IDLE] + t[PM_STATE_RUNTIME];
 }
-PM_HIDDEN void pm_omp_cp2_max(pm_omp_cp2 *a, const pm_omp_cp2 *b);
+static inline void pm_omp_clock_max(pm_cp_clock *a, const pm_cp_clock *b) {
+  if (b->cue > a->cue) a->cue = b->cue;
+  if (b->com > a->com) a->com = b->com;
+  if (b->coo > a->coo) a->coo = b->coo;
+}
+static inline void pm_omp_cp2_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) {
+  pm_omp_clock_max(&a->p, &b->p);
+  pm_omp_clock_max(&a->g, &b->g);
+}
 PM_HIDDEN void pm_omp_cp2_atomic_max(pm_omp_cp2 *a, const pm_omp_cp2 *b);
+/* A task's end clocks c into the task clocks of frame f's barrier phase (its member's slot). */
+PM_HIDDEN void pm_omp_task_end_clocks(pm_omp_frame *f, const pm_omp_cp2 *c);
 PM_HIDDEN pm_omp_cp2 pm_omp_clocks(const pm_loc *L);
 PM_HIDDEN void pm_omp_merge(pm_loc *L, const pm_omp_cp2 *c);
 /* Publishes f's clocks and statistics into its team slot (L charged up to now). */

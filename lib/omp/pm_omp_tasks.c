@@ -85,7 +85,7 @@ static void publish_end(pm_loc *L, pm_omp_cp2 *out, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
   if (!f) return;
-  pm_omp_cp2_atomic_max(&f->team->task_cp[f->epoch & 1], &c);
+  pm_omp_task_end_clocks(f, &c);
   if (f->status != PM_OMP_RUNNING) pm_omp_publish(L, f, now);
 }
 

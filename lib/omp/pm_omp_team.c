@@ -60,48 +60,38 @@ pm_omp_thread *pm_omp_thread_at(uint32_t id) {
   return id < PM_MAX_LOCATIONS ? __atomic_load_n(&threads[id], __ATOMIC_ACQUIRE) : NULL;
 }
 
-pm_omp_thread *pm_omp_thread_of(pm_loc *L) {
+pm_omp_thread *pm_omp_thread_new(pm_loc *L) {
   uint32_t id = pm_loc_id(L);
   if (PM_UNLIKELY(id >= PM_MAX_LOCATIONS)) return NULL;
   pm_omp_thread *th = __atomic_load_n(&threads[id], __ATOMIC_ACQUIRE);
-  if (PM_LIKELY(th != NULL)) return th;
-  th = calloc(1, sizeof *th); /* once per thread that takes part in OpenMP */
-  if (!th) return NULL;
-  th->L = L;
-  th->impl_state = PM_STATE_USEFUL;
-  __atomic_store_n(&threads[id], th, __ATOMIC_RELEASE);
+  if (!th) {
+    th = calloc(1, sizeof *th); /* once per thread that takes part in OpenMP */
+    if (!th) return NULL;
+    th->L = L;
+    th->impl_state = PM_STATE_USEFUL;
+    __atomic_store_n(&threads[id], th, __ATOMIC_RELEASE);
+  }
+  L->omp = th;
   return th;
 }
 
-pm_omp_cp2 pm_omp_clocks(const pm_loc *L) { return (pm_omp_cp2){pm_cp_process(L), pm_cp_global(L)}; }
+pm_omp_cp2 pm_omp_clocks(const pm_loc *L) { return (pm_omp_cp2){pm_loc_cp_process(L), pm_loc_cp_global(L)}; }
 void pm_omp_merge(pm_loc *L, const pm_omp_cp2 *c) {
-  pm_cp_merge_process(L, c->p);
-  pm_cp_merge_global(L, c->g);
-}
-static void clock_max(pm_cp_clock *a, const pm_cp_clock *b) {
-  if (b->cue > a->cue) a->cue = b->cue;
-  if (b->com > a->com) a->com = b->com;
-  if (b->coo > a->coo) a->coo = b->coo;
-}
-void pm_omp_cp2_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) {
-  clock_max(&a->p, &b->p);
-  clock_max(&a->g, &b->g);
+  pm_loc_cp_merge(&L->cp_own, &L->cp_poff, &c->p);
+  pm_loc_cp_merge(&L->cp_own, &L->cp_goff, &c->g);
 }
 
 static void u64_atomic_max(uint64_t *a, uint64_t v) {
   uint64_t cur = __atomic_load_n(a, __ATOMIC_RELAXED);
   while (v > cur && !__atomic_compare_exchange_n(a, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
 }
-void pm_omp_cp2_atomic_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) {
-  u64_atomic_max(&a->p.cue, b->p.cue);
-  u64_atomic_max(&a->p.com, b->p.com);
-  u64_atomic_max(&a->p.coo, b->p.coo);
-  u64_atomic_max(&a->g.cue, b->g.cue);
-  u64_atomic_max(&a->g.com, b->g.com);
-  u64_atomic_max(&a->g.coo, b->g.coo);
-}
+/* fn(&a->x, b->x) for each of the six clock values of a pair */
+#define CP2_EACH(fn, a, b)                                                                                             \
+  (fn(&(a)->p.cue, (b)->p.cue), fn(&(a)->p.com, (b)->p.com), fn(&(a)->p.coo, (b)->p.coo), fn(&(a)->g.cue, (b)->g.cue), \
+   fn(&(a)->g.com, (b)->g.com), fn(&(a)->g.coo, (b)->g.coo))
+void pm_omp_cp2_atomic_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) { CP2_EACH(u64_atomic_max, a, b); }
 /* Reads a clock pair that other threads update with pm_omp_cp2_atomic_max (no torn values). */
-static pm_omp_cp2 cp2_load(const pm_omp_cp2 *a) {
+static inline pm_omp_cp2 cp2_load(const pm_omp_cp2 *a) {
   pm_omp_cp2 c;
   c.p.cue = __atomic_load_n(&a->p.cue, __ATOMIC_RELAXED);
   c.p.com = __atomic_load_n(&a->p.com, __ATOMIC_RELAXED);
@@ -110,6 +100,33 @@ static pm_omp_cp2 cp2_load(const pm_omp_cp2 *a) {
   c.g.com = __atomic_load_n(&a->g.com, __ATOMIC_RELAXED);
   c.g.coo = __atomic_load_n(&a->g.coo, __ATOMIC_RELAXED);
   return c;
+}
+
+/* a = max(a, b) where only the calling thread writes a (others may read it meanwhile) */
+static void u64_own_max(uint64_t *a, uint64_t v) {
+  if (v > __atomic_load_n(a, __ATOMIC_RELAXED)) __atomic_store_n(a, v, __ATOMIC_RELAXED);
+}
+void pm_omp_task_end_clocks(pm_omp_frame *f, const pm_omp_cp2 *c) {
+  pm_omp_team *t = f->team;
+  if (!__atomic_load_n(&t->tasks, __ATOMIC_RELAXED)) __atomic_store_n(&t->tasks, 1, __ATOMIC_RELAXED);
+  if (PM_UNLIKELY(f->tid >= t->cap)) {
+    pm_omp_cp2_atomic_max(&t->task_cp[f->epoch & 1], c);
+    return;
+  }
+  CP2_EACH(u64_own_max, &t->slot[f->tid].task_cp[f->epoch & 1], c);
+}
+/* m = max(m, the end clocks of the tasks the team's n first members completed in phase half e) */
+static void tasks_max(pm_omp_cp2 *m, pm_omp_team *t, uint32_t n, unsigned e) {
+  /* none in this instance: what slots hold from earlier ones is older than the fork clock that
+   * every member merged, it cannot win */
+  if (!__atomic_load_n(&t->tasks, __ATOMIC_RELAXED)) return;
+  if (n > t->cap) n = t->cap;
+  pm_omp_cp2 c = cp2_load(&t->task_cp[e]);
+  pm_omp_cp2_max(m, &c);
+  for (uint32_t j = 0; j < n; j++) {
+    c = cp2_load(&t->slot[j].task_cp[e]);
+    pm_omp_cp2_max(m, &c);
+  }
 }
 
 /* Brings L's times and clocks up to now without changing its state. */
@@ -176,6 +193,7 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
   t->m_idle0 = pm_omp_idle_ns(L);
   t->fork_cp = pm_omp_clocks(L);
   memset(t->task_cp, 0, sizeof t->task_cp);
+  t->tasks = 0;
   /* Slots are not cleared (their gen tells the instance). Clock halves left by a previous instance
    * are older than the fork clock every member merges first, so they can never win a max. */
   return t;
@@ -291,7 +309,8 @@ void pm_omp_implicit_end(pm_loc *L, pm_omp_frame *f, int join_wait, uint64_t now
       push(L, pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER), PM_STATE_SYNC_WAIT, now);
     else
       pm_state_set(L, PM_STATE_RUNTIME, now); /* after its join barrier: leaving the region */
-    pm_omp_publish(L, f, now);
+    /* the join reads the members' slots, not the master's (it has its own clocks at hand) */
+    if (!f->is_master) pm_omp_publish(L, f, now);
   }
   f->status = PM_OMP_ENDED;
 }
@@ -328,9 +347,8 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
     }
     if (wf) __atomic_store_n(&wf->t_join, now, __ATOMIC_RELEASE);
   }
-  pm_omp_cp2 tc0 = cp2_load(&t->task_cp[0]), tc1 = cp2_load(&t->task_cp[1]);
-  pm_omp_cp2_max(&m, &tc0);
-  pm_omp_cp2_max(&m, &tc1);
+  tasks_max(&m, t, n, 0);
+  tasks_max(&m, t, n, 1);
   pm_omp_merge(L, &m);
   pm_ctx_set(L, (int)t->ctx_saved, now);
   pm_state_set(L, (pm_state)t->state_saved, now);
@@ -368,14 +386,20 @@ void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
     if (n > t->cap) n = t->cap;
     pm_omp_cp2 m = pm_omp_clocks(L);
     for (uint32_t j = 0; j < n; j++) pm_omp_cp2_max(&m, &t->slot[j].cp[e]);
-    pm_omp_cp2 tc = cp2_load(&t->task_cp[e]);
-    pm_omp_cp2_max(&m, &tc);
+    tasks_max(&m, t, n, e);
     pm_omp_merge(L, &m);
     f->epoch++;
     f->status = PM_OMP_RUNNING;
     pm_omp_tasks_release(th);
   }
 }
+
+int pm_omp_late_join(pm_loc *L) {
+  pm_omp_thread *th = L->omp;
+  return th && is_late_join(pm_omp_top(th));
+}
+
+int pm_omp_frame_done(const pm_omp_frame *f) { return f && f->status == PM_OMP_CLOSED; }
 
 void pm_omp_wait(pm_loc *L, int begin, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
@@ -391,7 +415,8 @@ void pm_omp_taskwait_exit(pm_loc *L, uint64_t now) {
   pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
   if (f) {
     /* an over-approximation: every task of the team completed in this phase, not only children */
-    pm_omp_cp2 tc = cp2_load(&f->team->task_cp[f->epoch & 1]);
+    pm_omp_cp2 tc = {{0, 0, 0}, {0, 0, 0}};
+    tasks_max(&tc, f->team, __atomic_load_n(&f->team->nthreads, __ATOMIC_RELAXED), f->epoch & 1);
     pm_omp_merge(L, &tc);
   }
 }
@@ -422,6 +447,7 @@ void pm_omp_reset(void) {
     pm_omp_thread *th = threads[i];
     if (!th) continue;
     for (int d = 0; d < PM_OMP_MAX_NEST; d++) free(th->team_cache[d]);
+    if (th->L->omp == th) th->L->omp = NULL;
     free(th);
     threads[i] = NULL;
   }

@@ -59,9 +59,9 @@ static void test_states_exact(void **state) {
   assert_int_equal(pm_loc_node(L, 1)->visits, 1);
   assert_int_equal(pm_loc_node(L, 2)->time[PM_STATE_MPI_COLL], 70);
   /* critical-path clocks: cue = useful = 350; com = all but MPI = 350; coo = all but runtime = 450 */
-  assert_int_equal(L->cp_global.cue, 350);
-  assert_int_equal(L->cp_global.com, 350);
-  assert_int_equal(L->cp_global.coo, 450);
+  assert_int_equal(pm_cp_global(L).cue, 350);
+  assert_int_equal(pm_cp_global(L).com, 350);
+  assert_int_equal(pm_cp_global(L).coo, 450);
 }
 
 /* Nested user regions and repeated calls: region "solve" entered twice, MPI_Send inside it 3 times.
@@ -133,9 +133,42 @@ static void test_polls(void **state) {
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 17);
   assert_int_equal(pm_loc_node(L, 0)->time[PM_STATE_USEFUL], 17);
   /* the critical-path clocks: polling is MPI time (cue 0, com 0, coo counts it) */
-  assert_int_equal(L->cp_global.cue, 17);
-  assert_int_equal(L->cp_global.com, 17);
-  assert_int_equal(L->cp_global.coo, 10010);
+  assert_int_equal(pm_cp_global(L).cue, 17);
+  assert_int_equal(pm_cp_global(L).com, 17);
+  assert_int_equal(pm_cp_global(L).coo, 10010);
+}
+
+/* The same run of polls with the starts the wrappers take (pm_poll_start): from the third poll on,
+ * each follows the last within PM_POLL_GAP_NS, so its start is not read, and the values are the
+ * same. Then the run slows down (2000 ns of work): that poll, its start not read, is taken as long
+ * as the last measured one (3 ns), which it is; the next one reads its start again. */
+static void test_polls_start_skipped(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  uint64_t t0 = pm_clock_now();
+  for (int i = 0; i < 1000; i++) {
+    uint64_t s = pm_poll_start(L);
+    if (i >= 2) assert_true(s == PM_POLL_NO_START);
+    if (i < 2) assert_true(s == pm_clock_now());
+    pm_clock_advance(3);
+    pm_poll(L, test, s, pm_clock_now());
+    pm_clock_advance(7);
+  }
+  pm_clock_advance(2000);
+  uint64_t s = pm_poll_start(L);
+  assert_true(s == PM_POLL_NO_START);
+  pm_clock_advance(3);
+  pm_poll(L, test, s, pm_clock_now());
+  assert_true(pm_poll_start(L) == pm_clock_now()); /* not tight any more */
+  pm_clock_advance(10);
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(pm_clock_now() - t0, 12013);
+  assert_int_equal(L->polls, 1001);
+  assert_int_equal(pm_loc_node(L, 1)->time[PM_STATE_MPI_SYNC], 9996);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 9996);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 2017);
+  assert_int_equal(pm_cp_global(L).coo, 12013);
 }
 
 /* Computation between polls stays useful: 3 x (5000 ns of work, a poll of 4 ns): the gaps are
@@ -257,8 +290,8 @@ static void test_parallel_context(void **state) {
   assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 50);
   assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 10);
   /* COO weights runtime/sync waits 0: 40 + 50 = 90; COM counts them: 100 */
-  assert_int_equal(L->cp_process.coo, 90);
-  assert_int_equal(L->cp_process.com, 100);
+  assert_int_equal(pm_cp_process(L).coo, 90);
+  assert_int_equal(pm_cp_process(L).com, 100);
 }
 
 /* Lamport merge: the clock becomes the componentwise max. */
@@ -482,6 +515,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_states_exact, setup, teardown),
       cmocka_unit_test_setup_teardown(test_callpath_nesting, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_polls_start_skipped, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_between_work, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_slow, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_run_ends, setup, teardown),

@@ -31,12 +31,12 @@ ROLES = {'function': 'PM_ROLE_FUNCTION', 'point2point': 'PM_ROLE_POINT2POINT',
          'collective': 'PM_ROLE_COLLECTIVE', 'barrier': 'PM_ROLE_BARRIER', 'file_io': 'PM_ROLE_FILE_IO'}
 
 # actions with their own templates; every other action NAME is generic: pm_mpi_b_NAME after success
-SPECIAL = {'send', 'start', 'startall', 'mrecv', 'imrecv', 'request_free', 'wait', 'test', 'waitall',
+SPECIAL = {'cpcoll', 'cpbarrier', 'send', 'start', 'startall', 'mrecv', 'imrecv', 'request_free', 'wait', 'test', 'waitall',
            'testall', 'waitany', 'testany', 'waitsome', 'testsome'}
 # actions that must run whenever the adapter is on, even on a thread without a location and with
 # the critical path off: they keep the request table consistent
 ALWAYS = {'request_free', 'wait', 'test', 'waitall', 'testall', 'waitany', 'testany', 'waitsome', 'testsome'}
-ARITY = {'send': 5, 'start': 1, 'startall': 2, 'mrecv': 2, 'imrecv': 2, 'request_free': 1, 'wait': 2,
+ARITY = {'cpcoll': 1, 'cpbarrier': 1, 'send': 5, 'start': 1, 'startall': 2, 'mrecv': 2, 'imrecv': 2, 'request_free': 1, 'wait': 2,
          'test': 3, 'waitall': 3, 'testall': 4, 'waitany': 4, 'testany': 5, 'waitsome': 5, 'testsome': 5}
 
 HANDLE_F2C = {'MPI_Datatype': 'PMPI_Type_f2c', 'MPI_Comm': 'PMPI_Comm_f2c', 'MPI_Request': 'PMPI_Request_f2c',
@@ -211,6 +211,7 @@ class Frag:
     def __init__(self):
         self.decl, self.pre, self.ok, self.post, self.end = [], [], [], [], []
         self.subst = {}          # parameter -> expression passed to PMPI instead
+        self.call = None         # an expression that makes the PMPI call (or does its work) instead
 
 
 def build(call, fortran):
@@ -252,6 +253,16 @@ def build(call, fortran):
             req = v('request') if call.cls == 'p2p_nonblocking' and 'request' in P else 'MPI_REQUEST_NULL'
             F.ok.append('if (PM_UNLIKELY(pm_mpi_trace_on)) pm_mpi_t_send(&X, %s, %s, %s, %s, %s, %s);'
                         % (v(count), v(typ), v(peer), v(tag), v(comm), req))
+        elif act in ('cpcoll', 'cpbarrier'):
+            # the clock exchange is posted before the collective and completed after it, whatever
+            # its result (the other ranks' part of it is under way)
+            F.decl.append('pm_mpi_cpc pm_cc;')
+            F.pre.append('pm_mpi_pre_cpcoll(&X, %s, &pm_cc);' % v(A[0]))
+            F.post.append('pm_mpi_cp_coll_post(&X, &pm_cc, rc);')
+            if act == 'cpbarrier' and not fortran:
+                # the exchange synchronises the ranks as the barrier does: it replaces the barrier
+                # when there is one (the post step has nothing left to do then)
+                F.call = 'pm_mpi_cp_barrier(&X, &pm_cc, %s);' % v(A[0])
         elif act == 'start':
             F.pre.append('pm_mpi_pre_start(&X, %s);' % v(A[0]))
             F.ok.append('pm_mpi_b_start(&X, %s);' % v(A[0]))
@@ -342,10 +353,10 @@ def body(call, fortran, callee, pass_args, fast_call, rc_from):
     if call.timed:
         o.append('  if (L) pm_call_enter(L, %s, %s, pm_clock_now());' % (idx, call.state))
     else:
-        o.append('  uint64_t pm_t0 = L ? pm_clock_now() : 0;')
+        o.append('  uint64_t pm_t0 = L ? pm_poll_start(L) : 0;')
     o += ['  ' + d for d in F.pre]
     args = [F.subst.get(a, a) for a in pass_args]
-    o += rc_from('%s(%s);' % (callee, ', '.join(args)))
+    o += rc_from(F.call or '%s(%s);' % (callee, ', '.join(args)))
     if F.ok:
         if len(F.ok) == 1:
             o.append('  if (rc == MPI_SUCCESS) ' + F.ok[0])

@@ -400,6 +400,14 @@ typedef struct {
 } cinfo;
 
 static void comm_info(MPI_Comm c, cinfo *ci) {
+  /* MPI_COMM_WORLD's never change: asked once (four calls into MPI saved per collective on it) */
+  static cinfo world;
+  static int world_known; /* 0: not yet, 1: being written, 2: known */
+  int w = c == MPI_COMM_WORLD;
+  if (w && __atomic_load_n(&world_known, __ATOMIC_ACQUIRE) == 2) {
+    *ci = world;
+    return;
+  }
   ci->inter = 0;
   ci->rank = 0;
   ci->size = 1;
@@ -408,6 +416,11 @@ static void comm_info(MPI_Comm c, cinfo *ci) {
   PMPI_Comm_size(c, &ci->size);
   ci->rsize = ci->size;
   if (ci->inter) PMPI_Comm_remote_size(c, &ci->rsize);
+  int expect = 0;
+  if (w && __atomic_compare_exchange_n(&world_known, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    world = *ci;
+    __atomic_store_n(&world_known, 2, __ATOMIC_RELEASE);
+  }
 }
 
 /* peers that receive this process's block (intra: everybody else; inter: the remote group) */
@@ -700,8 +713,11 @@ void pm_mpi_b_nbr_alltoallw_f(pm_mpi_ctx *X, const int *scounts, const MPI_Fint 
   coll(X, sum_counts_w(scounts, NULL, sts, out, -1), sum_counts_w(rcounts, NULL, rts, in, -1));
 }
 
-void pm_mpi_b_cpcoll(pm_mpi_ctx *X, MPI_Comm comm) {
-  if (cp_on()) pm_mpi_cp_coll(X, comm);
+void pm_mpi_pre_cpcoll(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c) {
+  if (cp_on())
+    pm_mpi_cp_coll_pre(X, comm, c);
+  else
+    c->sh = NULL;
 }
 void pm_mpi_b_newcomm(pm_mpi_ctx *X, MPI_Comm newcomm) {
   (void)X;

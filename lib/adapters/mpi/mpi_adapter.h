@@ -111,6 +111,11 @@ static inline int pm_mpi_reqtab_empty(void) { return __atomic_load_n(&pm_mpi_req
 typedef struct pm_mpi_shadow {
   MPI_Comm comm; /* the shadow communicator: same group and ranks as the user communicator */
   int refs;      /* 1 for the user communicator + 1 per table entry that names it */
+  int size;      /* ranks of an intracommunicator (0: an intercommunicator) */
+  /* size 2: a second shadow for the collectives' clock exchange with the other rank, posted before
+   * the user's collective and completed after it (MPI_COMM_NULL: none, the clock allreduce is used) */
+  MPI_Comm pair;
+  int peer;
 } pm_mpi_shadow;
 PM_HIDDEN int pm_mpi_cp_setup(MPI_Comm tool_comm);         /* at init; returns 1 when enabled */
 PM_HIDDEN void pm_mpi_cp_shutdown(void);                   /* at finalize, before PMPI_Finalize */
@@ -121,8 +126,23 @@ PM_HIDDEN void pm_mpi_shadow_unref(pm_mpi_shadow *sh);
 PM_HIDDEN void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int tag);
 /* Receiver side: receives the clock message matching a completed receive's status. */
 PM_HIDDEN void pm_mpi_cp_recv_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st);
-/* Collective: MAX-allreduce of the clocks on comm's shadow. */
-PM_HIDDEN void pm_mpi_cp_coll(pm_mpi_ctx *X, MPI_Comm comm);
+/* Collective: every rank merges the maximum of the communicator's clocks as of the call's entry.
+ * pre, before the user's collective: on a communicator of 2 ranks, posts the exchange of the
+ * clocks with the other rank (it overlaps the collective); post, after it, whatever its result:
+ * completes the exchange, or makes a MAX-allreduce of the clocks on the shadow (larger
+ * communicators), and merges when the collective succeeded. One rank alone has nothing to merge
+ * (the clock at the exit is not behind the one at the entry). */
+typedef struct {
+  pm_mpi_shadow *sh; /* NULL: nothing to do */
+  MPI_Request rq[2];
+  uint64_t out[3], in[3];
+} pm_mpi_cpc;
+PM_HIDDEN void pm_mpi_cp_coll_pre(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c);
+PM_HIDDEN void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc);
+/* MPI_Barrier(comm) after pm_mpi_pre_cpcoll: the clock exchange, which synchronises the ranks as
+ * the barrier does, completed in place of PMPI_Barrier (on one rank, or without a shadow: the
+ * barrier). Returns the MPI error code. */
+PM_HIDDEN int pm_mpi_cp_barrier(pm_mpi_ctx *X, pm_mpi_cpc *c, MPI_Comm comm);
 /* New user communicator: create its shadow (collective over newcomm). */
 PM_HIDDEN void pm_mpi_cp_newcomm(MPI_Comm newcomm);
 PM_HIDDEN uint64_t pm_mpi_cp_lost_clocks(void); /* clock messages given up (see README) */
@@ -230,7 +250,7 @@ PM_HIDDEN void pm_mpi_b_nbr_alltoallw(pm_mpi_ctx *X, const int *scounts, const M
                                       const MPI_Datatype *rts, MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_nbr_alltoallw_f(pm_mpi_ctx *X, const int *scounts, const MPI_Fint *sts, const int *rcounts,
                                         const MPI_Fint *rts, MPI_Comm comm);
-PM_HIDDEN void pm_mpi_b_cpcoll(pm_mpi_ctx *X, MPI_Comm comm);
+PM_HIDDEN void pm_mpi_pre_cpcoll(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c); /* then pm_mpi_cp_coll_post */
 PM_HIDDEN void pm_mpi_b_newcomm(pm_mpi_ctx *X, MPI_Comm newcomm);
 
 /* MPI-IO and one-sided. */

@@ -19,7 +19,11 @@
  *    shadow (wildcards are resolved by the status) and merges it after pm_call_exit. Skipped for
  *    MPI_PROC_NULL, cancelled receives and empty statuses. Improbe + Mrecv, so two threads
  *    receiving from the same (source, tag) never steal each other's clock between probe and receive.
- *  - blocking collectives: PMPI_Allreduce(MAX) of the clocks on the shadow after the collective.
+ *  - blocking collectives: every rank merges the maximum of the clocks as of the entry. On a
+ *    communicator of 2 ranks the two exchange them on a second shadow (pair): Irecv + Isend posted
+ *    before the user's collective, Waitall after it, so the exchange overlaps the collective; on
+ *    larger ones, PMPI_Allreduce(MAX) of the clocks on the shadow after the collective; on one
+ *    rank, nothing (its clock at the exit is not behind the one at the entry).
  * The protocol runs whenever PM_MPI_CP is set, also for threads without a location (zero clocks),
  * so both sides of every message always agree on whether a clock message exists. */
 #include "mpi_adapter.h"
@@ -66,7 +70,10 @@ void pm_mpi_shadow_unref(pm_mpi_shadow *sh) {
   if (!sh) return;
   if (__atomic_sub_fetch(&sh->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
   int fin = 1;
-  if (PMPI_Finalized(&fin) == MPI_SUCCESS && !fin && sh->comm != MPI_COMM_NULL) PMPI_Comm_free(&sh->comm);
+  if (PMPI_Finalized(&fin) == MPI_SUCCESS && !fin) {
+    if (sh->pair != MPI_COMM_NULL) PMPI_Comm_free(&sh->pair);
+    if (sh->comm != MPI_COMM_NULL) PMPI_Comm_free(&sh->comm);
+  }
   free(sh);
 }
 
@@ -89,6 +96,18 @@ static pm_mpi_shadow *shadow_new(MPI_Comm base, int use_dup) {
   }
   sh->comm = c;
   sh->refs = 1;
+  sh->pair = MPI_COMM_NULL;
+  sh->peer = MPI_PROC_NULL;
+  int inter = 0, size = 0, rank = 0;
+  PMPI_Comm_test_inter(c, &inter);
+  sh->size = inter || PMPI_Comm_size(c, &size) != MPI_SUCCESS ? 0 : size;
+  /* every rank of the communicator takes this branch alike (the same size) */
+  if (sh->size == 2 && PMPI_Comm_rank(c, &rank) == MPI_SUCCESS && PMPI_Comm_dup(c, &sh->pair) == MPI_SUCCESS) {
+    PMPI_Comm_set_errhandler(sh->pair, MPI_ERRORS_RETURN);
+    sh->peer = 1 - rank;
+  } else {
+    sh->pair = MPI_COMM_NULL;
+  }
   if (PMPI_Comm_set_attr(base, keyval, sh) != MPI_SUCCESS) {
     PMPI_Comm_free(&sh->comm);
     free(sh);
@@ -170,6 +189,14 @@ static cslot *slot_get(cpool *p) {
   return NULL;
 }
 
+/* The clocks a message or a collective carries: the location's global clock, zeros without one. */
+static void clock_out(const pm_mpi_ctx *X, uint64_t out[3]) {
+  pm_cp_clock c = X->L ? pm_cp_global(X->L) : (pm_cp_clock){0, 0, 0};
+  out[0] = c.cue;
+  out[1] = c.com;
+  out[2] = c.coo;
+}
+
 void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int tag) {
   if (!sh || peer < 0) return; /* MPI_PROC_NULL (and invalid ranks) carry no message */
   cpool *p = pool_self();
@@ -179,26 +206,11 @@ void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int tag) {
     static uint64_t zero[3];
     uint64_t *buf = malloc(sizeof zero);
     MPI_Request r;
-    if (X->L) {
-      pm_cp_clock c = pm_cp_global(X->L);
-      if (buf) {
-        buf[0] = c.cue;
-        buf[1] = c.com;
-        buf[2] = c.coo;
-      }
-    } else if (buf)
-      memset(buf, 0, sizeof zero);
+    if (buf) clock_out(X, buf);
     if (PMPI_Isend(buf ? buf : zero, 3, MPI_UINT64_T, peer, tag, sh->comm, &r) == MPI_SUCCESS) PMPI_Request_free(&r);
     return; /* 'buf' is leaked on purpose: it may be in flight */
   }
-  if (X->L) {
-    pm_cp_clock c = pm_cp_global(X->L);
-    s->clk[0] = c.cue;
-    s->clk[1] = c.com;
-    s->clk[2] = c.coo;
-  } else {
-    s->clk[0] = s->clk[1] = s->clk[2] = 0;
-  }
+  clock_out(X, s->clk);
   if (PMPI_Isend(s->clk, 3, MPI_UINT64_T, peer, tag, sh->comm, &s->req) != MPI_SUCCESS) s->req = MPI_REQUEST_NULL;
 }
 
@@ -232,18 +244,47 @@ void pm_mpi_cp_recv_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st) {
   pm_mpi_ctx_merge_in(X, (pm_cp_clock){buf[0], buf[1], buf[2]});
 }
 
-void pm_mpi_cp_coll(pm_mpi_ctx *X, MPI_Comm comm) {
+void pm_mpi_cp_coll_pre(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c) {
   pm_mpi_shadow *sh = pm_mpi_shadow_get(comm);
+  c->sh = sh && sh->size != 1 ? sh : NULL;
+  if (!c->sh) return;
+  clock_out(X, c->out);
+  if (sh->pair == MPI_COMM_NULL) return;
+  /* both posted now, completed after the user's collective: the exchange costs no round trip */
+  if (PMPI_Irecv(c->in, 3, MPI_UINT64_T, sh->peer, 0, sh->pair, &c->rq[0]) != MPI_SUCCESS) c->rq[0] = MPI_REQUEST_NULL;
+  if (PMPI_Isend(c->out, 3, MPI_UINT64_T, sh->peer, 0, sh->pair, &c->rq[1]) != MPI_SUCCESS) c->rq[1] = MPI_REQUEST_NULL;
+}
+
+void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc) {
+  pm_mpi_shadow *sh = c->sh;
   if (!sh) return;
-  uint64_t in[3] = {0, 0, 0}, out[3];
-  if (X->L) {
-    pm_cp_clock c = pm_cp_global(X->L);
-    in[0] = c.cue;
-    in[1] = c.com;
-    in[2] = c.coo;
+  if (sh->pair != MPI_COMM_NULL) {
+    int got = c->rq[0] != MPI_REQUEST_NULL;
+    if (PMPI_Waitall(2, c->rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS) got = 0;
+    /* the other rank's clock; the own one is not ahead of the clock at the exit */
+    if (got && rc == MPI_SUCCESS) pm_mpi_ctx_merge_in(X, (pm_cp_clock){c->in[0], c->in[1], c->in[2]});
+    return;
   }
-  if (PMPI_Allreduce(in, out, 3, MPI_UINT64_T, MPI_MAX, sh->comm) != MPI_SUCCESS) return;
-  pm_mpi_ctx_merge_in(X, (pm_cp_clock){out[0], out[1], out[2]});
+  if (rc != MPI_SUCCESS) return;
+  if (PMPI_Allreduce(c->out, c->in, 3, MPI_UINT64_T, MPI_MAX, sh->comm) != MPI_SUCCESS) return;
+  pm_mpi_ctx_merge_in(X, (pm_cp_clock){c->in[0], c->in[1], c->in[2]});
+}
+
+int pm_mpi_cp_barrier(pm_mpi_ctx *X, pm_mpi_cpc *c, MPI_Comm comm) {
+  pm_mpi_shadow *sh = c->sh;
+  if (!sh || sh->size < 2) return PMPI_Barrier(comm); /* one rank, an intercommunicator, no shadow */
+  /* no rank leaves before every rank has entered: the receive of the other rank's clock (posted
+   * at its entry), or the allreduce, which needs every rank's contribution */
+  int rc, got = 1;
+  if (sh->pair != MPI_COMM_NULL) {
+    got = c->rq[0] != MPI_REQUEST_NULL;
+    rc = PMPI_Waitall(2, c->rq, MPI_STATUSES_IGNORE);
+  } else {
+    rc = PMPI_Allreduce(c->out, c->in, 3, MPI_UINT64_T, MPI_MAX, sh->comm);
+  }
+  if (rc == MPI_SUCCESS && got) pm_mpi_ctx_merge_in(X, (pm_cp_clock){c->in[0], c->in[1], c->in[2]});
+  c->sh = NULL; /* done: nothing left for pm_mpi_cp_coll_post */
+  return rc;
 }
 
 uint64_t pm_mpi_cp_lost_clocks(void) { return __atomic_load_n(&lost_clocks, __ATOMIC_RELAXED); }

@@ -72,11 +72,14 @@ extern char mpi_fortran_statuses_ignore_[] __attribute__((weak));
 #pragma weak PMPI_File_f2c
 #pragma weak PMPI_Win_f2c
 #pragma weak PMPI_Isend
+#pragma weak PMPI_Irecv
+#pragma weak PMPI_Waitall
 #pragma weak PMPI_Test
 #pragma weak PMPI_Request_free
 #pragma weak PMPI_Improbe
 #pragma weak PMPI_Mrecv
 #pragma weak PMPI_Allreduce
+#pragma weak PMPI_Barrier
 #pragma weak PMPI_Wtime
 
 #endif

@@ -29,8 +29,9 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
   if (!barrier && kind != ompt_sync_region_taskwait && kind != ompt_sync_region_taskgroup) return;
   pm_loc *L = pm_ompt_enter(0);
   if (!L) return;
-  uint64_t now = pm_clock_now();
   int begin = endpoint == ompt_scope_begin;
+  /* a worker's join barrier ends at the join time the master recorded: no clock to read */
+  uint64_t now = barrier && !begin && pm_omp_late_join(L) ? UINT64_MAX : pm_clock_now();
   if (barrier) {
     if (begin)
       pm_omp_barrier_enter(L, pm_omp_region(k), PM_STATE_RUNTIME, now);
@@ -56,7 +57,7 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
   if (!barrier_kind(kind, &k) && kind != ompt_sync_region_taskwait && kind != ompt_sync_region_taskgroup) return;
   pm_loc *L = pm_ompt_enter(0);
   if (!L) return;
-  pm_omp_wait(L, endpoint == ompt_scope_begin, pm_clock_now());
+  if (!pm_omp_late_join(L)) pm_omp_wait(L, endpoint == ompt_scope_begin, pm_clock_now());
   pm_leave_tool(L);
 }
 

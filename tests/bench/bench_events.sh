@@ -1,0 +1,149 @@
+#!/bin/bash
+# Cost per event of popmeter, next to TALP when one is installed: one table, one command
+#   make -C build/tests bench-events            (builds the programs, then runs this script)
+#   tests/bench/bench_events.sh [-r REPS] [-s SCALE] [--load] [EVENT...]
+# For every event (an MPI call on 2 ranks, an OpenMP construct on 2 threads, a StarPU task on 2
+# workers) the same program runs REPS times in each configuration, the configurations interleaved
+# within a repetition so that a change of the machine's load hits them alike:
+#   base: no tool;  popmeter: libpopmeter.so preloaded (critical path on, the default);
+#   CP=0: popmeter with POPMETER_CRITICAL_PATH=0 (MPI events only: elsewhere the two are the same);
+#   TALP: DLB's TALP (DLB_ARGS=--talp) preloaded, when POPMETER_BENCH_TALP names a DLB installation
+#         (lib/libdlb_mpi.so for MPI, lib/libdlb.so for libomp; libgomp and StarPU: no support).
+#   ref: another libpopmeter.so (critical path on) when POPMETER_BENCH_REF names one: an older
+#        build, to compare two versions in the same interleaved runs.
+# A run is killed after BENCH_RUN_TIMEOUT seconds (default 120) and left out.
+# Each cell is the time a configuration adds per event over base: min(config) - min(base) and
+# median(config) - median(base), in ns. Runs are started with "chrt -f 20" when allowed (root),
+# so other work on a small machine does not preempt them (not StarPU: its workers spin beside the
+# submitting thread, more threads than cores). --load keeps a compiler busy on the
+# side during the runs (the table then says so). SCALE multiplies the events per run (default 1).
+# Paths: BENCH_DIR (the built programs, default: this script's build directory's bench/),
+# POPMETER_LIB (default: BENCH_DIR/../../lib/.libs/libpopmeter.so), MPIRUN (default mpirun).
+set -u
+REPS=5 SCALE=1 LOAD=0 EVENTS=()
+while [ $# -gt 0 ]; do
+  case $1 in
+  -r) REPS=$2; shift ;;
+  -s) SCALE=$2; shift ;;
+  --load) LOAD=1 ;;
+  -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+  *) EVENTS+=("$1") ;;
+  esac
+  shift
+done
+BENCH_DIR=${BENCH_DIR:-$(pwd)/bench}
+LIB=${POPMETER_LIB:-$BENCH_DIR/../../lib/.libs/libpopmeter.so}
+MPIRUN=${MPIRUN:-mpirun}
+TALP=${POPMETER_BENCH_TALP:-}
+REF=${POPMETER_BENCH_REF:-}
+[ -z "$REF" ] || [ -r "$REF" ] || { echo "bench_events: $REF not found: no ref column" >&2; REF=; }
+[ -r "$LIB" ] || { echo "bench_events: $LIB not found (set POPMETER_LIB)" >&2; exit 1; }
+if [ -n "$TALP" ] && [ ! -r "$TALP/lib/libdlb_mpi.so" ]; then
+  echo "bench_events: $TALP/lib/libdlb_mpi.so not found: no TALP column" >&2
+  TALP=
+fi
+PRIO=()
+chrt -f 20 true 2>/dev/null && PRIO=(chrt -f 20)
+RUN_TIMEOUT=${BENCH_RUN_TIMEOUT:-120} # seconds: a run that takes longer is killed and left out
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export STARPU_SILENT=1
+QUIET=(POPMETER_REPORT=0 POPMETER_JSON=0 POPMETER_CUBE=0 POPMETER_TRACE=0)
+
+# event id | program | argument | events per run | label
+TABLE="allreduce|bench_ev_mpi|allreduce|200000|MPI_Allreduce of one double (2 ranks)
+barrier|bench_ev_mpi|barrier|200000|MPI_Barrier (2 ranks)
+pingpong|bench_ev_mpi|pingpong|100000|Isend/Irecv/Waitall ping-pong, per call
+testfail|bench_ev_mpi|testfail|2000000|failing MPI_Test poll
+parallel_omp|bench_ev_omp|parallel|100000|empty omp parallel, libomp (OMPT)
+parallel_gomp|bench_ev_gomp|parallel|100000|empty omp parallel, libgomp
+barrier_omp|bench_ev_omp|barrier|200000|omp barrier, libomp
+barrier_gomp|bench_ev_gomp|barrier|200000|omp barrier, libgomp
+for16_omp|bench_ev_omp|for16|200000|omp for, 16 iterations, libomp
+for16_gomp|bench_ev_gomp|for16|200000|omp for, 16 iterations, libgomp
+task_omp|bench_ev_omp|task|200000|explicit task, libomp
+task_gomp|bench_ev_gomp|task|200000|explicit task, libgomp
+starpu|bench_ev_starpu||100000|empty StarPU task, chains of 10, 2 workers"
+
+# One run: prints ns per event, or nothing when the run failed.
+run() { # config program argument n
+  local cfg=$1 prog=$BENCH_DIR/$2 arg=$3 n=$4
+  case $2 in
+  bench_ev_mpi)
+    local pre=()
+    case $cfg in
+    popmeter) pre=(-x LD_PRELOAD="$LIB") ;;
+    cp0) pre=(-x LD_PRELOAD="$LIB" -x POPMETER_CRITICAL_PATH=0) ;;
+    ref) pre=(-x LD_PRELOAD="$REF") ;;
+    talp) pre=(-x LD_PRELOAD="$TALP/lib/libdlb_mpi.so" -x DLB_ARGS=--talp) ;;
+    esac
+    local q=()
+    for v in "${QUIET[@]}"; do q+=(-x "$v"); done
+    "${PRIO[@]}" timeout -s KILL "$RUN_TIMEOUT" "$MPIRUN" -np 2 --bind-to core "${q[@]}" "${pre[@]}" "$prog" "$arg" "$n" </dev/null 2>/dev/null | tail -n 1
+    ;;
+  *)
+    local env=(OMP_NUM_THREADS=2 OMP_PLACES=cores OMP_PROC_BIND=spread STARPU_NCPU=2 "${QUIET[@]}")
+    case $cfg in
+    popmeter) env+=(LD_PRELOAD="$LIB") ;;
+    ref) env+=(LD_PRELOAD="$REF") ;;
+    talp) env+=(LD_PRELOAD="$TALP/lib/libdlb.so" DLB_ARGS=--talp) ;;
+    esac
+    # StarPU's workers spin beside the submitting thread: more threads than the 2 cores they are
+    # given, which under a real-time policy can starve the thread they wait for (no "chrt" there)
+    local prio=("${PRIO[@]}")
+    [ "$2" = bench_ev_starpu ] && prio=()
+    "${prio[@]}" timeout -s KILL "$RUN_TIMEOUT" env "${env[@]}" "$prog" $arg "$n" </dev/null 2>/dev/null | tail -n 1
+    ;;
+  esac
+}
+
+LOADPID=
+stop_load() { [ -n "$LOADPID" ] && kill "$LOADPID" 2>/dev/null; wait 2>/dev/null; }
+trap stop_load EXIT
+if [ "$LOAD" = 1 ]; then
+  SRC=$(dirname "$(readlink -f "$0")")/../../lib/core/pm_location.c
+  INC="-I$(dirname "$SRC") -I$(dirname "$SRC")/../base"
+  (while :; do gcc -O2 $INC -c "$SRC" -o /dev/null 2>/dev/null; done) &
+  LOADPID=$!
+fi
+
+LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
+RESULTS=$(mktemp)
+trap 'stop_load; rm -f "$RESULTS"' EXIT
+while IFS='|' read -r id prog arg n label; do
+  if [ ${#EVENTS[@]} -gt 0 ] && ! printf '%s\n' "${EVENTS[@]}" | grep -qx "$id"; then continue; fi
+  [ -x "$BENCH_DIR/$prog" ] || { echo "bench_events: $prog not built: $label skipped" >&2; continue; }
+  n=$(awk -v n="$n" -v s="$SCALE" 'BEGIN{printf "%d", n * s}')
+  cfgs=(base popmeter)
+  [ "$prog" = bench_ev_mpi ] && cfgs+=(cp0)
+  [ -n "$REF" ] && cfgs+=(ref)
+  [ -n "$TALP" ] && [ "$prog" != bench_ev_gomp ] && [ "$prog" != bench_ev_starpu ] && cfgs+=(talp)
+  for r in $(seq "$REPS"); do
+    for c in "${cfgs[@]}"; do
+      v=$(run "$c" "$prog" "$arg" "$n")
+      [ -n "$v" ] && echo "$id|$c|$v" >>"$RESULTS"
+    done
+  done
+  echo "$id|label|$label" >>"$RESULTS"
+done <<<"$TABLE"
+
+echo "popmeter: ns added per event over the uninstrumented run, min / median of $REPS interleaved runs"
+echo "($(nproc) CPUs, ${PRIO[*]:-normal priority}$([ "$LOAD" = 1 ] && echo ', a compiler busy on the side'); load average at the start: $LOADAVG)"
+awk -F'|' -v talp="$TALP" -v ref="$REF" '
+  function sort(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
+  function stat(id, c,   k, n, v) { n = 0; for (k = 1; k <= cnt[id, c]; k++) v[++n] = val[id, c, k]; if (!n) return 0;
+    sort(v, n); mn[id, c] = v[1]; md[id, c] = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2; return 1 }
+  function cell(id, c) { if (!stat(id, c) || !stat(id, "base")) return "-";
+    return sprintf("%+.0f / %+.0f", mn[id, c] - mn[id, "base"], md[id, c] - md[id, "base"]) }
+  $2 == "label" { order[++nid] = $1; label[$1] = $3; next }
+  { cnt[$1, $2]++; val[$1, $2, cnt[$1, $2]] = $3 }
+  END {
+    fmt = "%-46s %9s %15s %15s"; if (ref != "") fmt = fmt " %15s"; if (talp != "") fmt = fmt " %15s"; fmt = fmt "\n"
+    if (ref != "" && talp != "") printf fmt, "event", "base ns", "popmeter", "CP=0", "ref", "TALP"
+    else printf fmt, "event", "base ns", "popmeter", "CP=0", (ref != "" ? "ref" : "TALP")
+    for (i = 1; i <= nid; i++) { id = order[i]
+      b = stat(id, "base") ? sprintf("%.0f", md[id, "base"]) : "-"
+      cp0 = cnt[id, "cp0"] ? cell(id, "cp0") : ""
+      tc = cnt[id, "talp"] ? cell(id, "talp") : "-"
+      if (ref != "" && talp != "") printf fmt, label[id], b, cell(id, "popmeter"), cp0, cell(id, "ref"), tc
+      else printf fmt, label[id], b, cell(id, "popmeter"), cp0, (ref != "" ? cell(id, "ref") : tc) }
+  }' "$RESULTS"
