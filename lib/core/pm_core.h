@@ -123,15 +123,8 @@ PM_HIDDEN void pm_region_exit(pm_loc *L, uint64_t now);
  * of polls with no transition between them is timed as one interval when the gaps are no longer
  * than the polls themselves (or than PM_POLL_GAP_NS): a busy-wait loop's own code and popmeter's
  * wrapper count as polling; computation between polls stays in its own state. Exact to within one
- * poll's cost per poll.
- * A wrapper takes t_start from pm_poll_start: PM_POLL_NO_START, without reading the clock, while the
- * location is in a tight run of polls (the last one followed the one before within PM_POLL_GAP_NS,
- * no transition since). Such a poll that again ends within PM_POLL_GAP_NS of the last one is the
- * interval from that end, as with its start; one that does not (the run slowed down) starts, as far
- * as popmeter knows, one poll's duration (the last measured) before its end. */
+ * poll's cost per poll. */
 #define PM_POLL_GAP_NS 500
-#define PM_POLL_NO_START UINT64_MAX
-PM_HIDDEN uint64_t pm_poll_start(pm_loc *L);
 PM_HIDDEN void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end);
 
 /* Communication volume of the location (and of its current call-path node). */

@@ -356,34 +356,15 @@ void pm_call_enter_under(pm_loc *L, pm_region_id r, pm_state s, uint32_t fork_po
 }
 void pm_region_exit(pm_loc *L, uint64_t now) { pop(L, now); }
 
-uint64_t pm_poll_start(pm_loc *L) {
-  return L->poll_tight && L->poll_last > L->t_last ? PM_POLL_NO_START : pm_clock_now();
-}
-
 void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end) {
   pm_cpnode *n = pm_loc_node(L, child_cached(L, &L->poll_cache, L->cur, r));
   n->polls++;
   L->polls++;
-  int run = L->poll_last > L->t_last; /* a run of polls: a short gap is the loop around them */
-  if (t_start == PM_POLL_NO_START) {  /* the start was not read (pm_poll_start) */
-    if (run && t_end > L->poll_last && t_end - L->poll_last <= PM_POLL_GAP_NS) {
-      uint64_t d = t_end - L->poll_last; /* the poll and its gap (<= PM_POLL_GAP_NS: counted) */
-      L->poll_last = t_end;
-      n->time[PM_STATE_MPI_SYNC] += d;
-      L->poll_pending += d;
-      return;
-    }
-    uint64_t lo = run ? L->poll_last : L->t_last;
-    t_start = t_end > lo + L->poll_own ? t_end - L->poll_own : lo;
-  }
-  L->poll_tight = 0;
   if (PM_UNLIKELY(t_end <= t_start || t_start < L->t_last)) return; /* before the window: not ours */
   uint64_t d = t_end - t_start;
-  L->poll_own = d;
-  if (run) {
+  if (L->poll_last > L->t_last) { /* a run of polls: a short gap is the loop around them */
     uint64_t gap = t_start - L->poll_last;
     if (gap <= d || gap <= PM_POLL_GAP_NS) d += gap;
-    L->poll_tight = gap <= PM_POLL_GAP_NS;
   }
   L->poll_last = t_end;
   n->time[PM_STATE_MPI_SYNC] += d;
@@ -434,8 +415,7 @@ void pm_loc_restart(pm_loc *L, uint64_t now) {
   memset(&L->cp_goff, 0, sizeof L->cp_goff);
   L->bytes_sent = L->bytes_received = L->msgs_sent = L->msgs_received = 0;
   L->coll_bytes_out = L->coll_bytes_in = L->coll_calls = 0;
-  L->io_bytes_read = L->io_bytes_written = L->polls = L->poll_pending = L->poll_last = L->poll_own = 0;
-  L->poll_tight = 0;
+  L->io_bytes_read = L->io_bytes_written = L->polls = L->poll_pending = L->poll_last = 0;
   uint32_t n = pm_loc_node_count(L);
   for (uint32_t i = 0; i < n; i++) {
     pm_cpnode *c = pm_loc_node(L, i);

@@ -103,8 +103,6 @@ struct pm_loc {
   uint64_t polls;
   uint64_t poll_pending;             /* ns of polls since the last transition, not yet in time[] (pm_poll) */
   uint64_t poll_last;                /* end of the last poll (a run of polls goes on while no transition) */
-  uint64_t poll_own;                 /* duration of the last poll whose start was read */
-  int poll_tight;                    /* the last poll followed the one before within PM_POLL_GAP_NS */
   int in_tool;                       /* reentrancy guard depth */
   void *omp;                         /* the OpenMP team model's record of this thread (lib/omp), or NULL */
   uint32_t nobs;                     /* observers attached (0: none, the common case) */

@@ -138,39 +138,6 @@ static void test_polls(void **state) {
   assert_int_equal(pm_cp_global(L).coo, 10010);
 }
 
-/* The same run of polls with the starts the wrappers take (pm_poll_start): from the third poll on,
- * each follows the last within PM_POLL_GAP_NS, so its start is not read, and the values are the
- * same. Then the run slows down (2000 ns of work): that poll, its start not read, is taken as long
- * as the last measured one (3 ns), which it is; the next one reads its start again. */
-static void test_polls_start_skipped(void **state) {
-  (void)state;
-  pm_loc *L = pm_loc_self();
-  pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
-  uint64_t t0 = pm_clock_now();
-  for (int i = 0; i < 1000; i++) {
-    uint64_t s = pm_poll_start(L);
-    if (i >= 2) assert_true(s == PM_POLL_NO_START);
-    if (i < 2) assert_true(s == pm_clock_now());
-    pm_clock_advance(3);
-    pm_poll(L, test, s, pm_clock_now());
-    pm_clock_advance(7);
-  }
-  pm_clock_advance(2000);
-  uint64_t s = pm_poll_start(L);
-  assert_true(s == PM_POLL_NO_START);
-  pm_clock_advance(3);
-  pm_poll(L, test, s, pm_clock_now());
-  assert_true(pm_poll_start(L) == pm_clock_now()); /* not tight any more */
-  pm_clock_advance(10);
-  pm_loc_flush(L, pm_clock_now());
-  assert_int_equal(pm_clock_now() - t0, 12013);
-  assert_int_equal(L->polls, 1001);
-  assert_int_equal(pm_loc_node(L, 1)->time[PM_STATE_MPI_SYNC], 9996);
-  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 9996);
-  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 2017);
-  assert_int_equal(pm_cp_global(L).coo, 12013);
-}
-
 /* Computation between polls stays useful: 3 x (5000 ns of work, a poll of 4 ns): the gaps are
  * longer than the polls and than PM_POLL_GAP_NS, so only the 12 ns of the polls are MPI. */
 static void test_polls_between_work(void **state) {
@@ -515,7 +482,6 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_states_exact, setup, teardown),
       cmocka_unit_test_setup_teardown(test_callpath_nesting, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_polls_start_skipped, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_between_work, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_slow, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_run_ends, setup, teardown),
