@@ -338,10 +338,9 @@ typedef struct {
   int64_t window_waits;                    /* times the submission waited for memory */
   int64_t window_overflows;
   double time_max;   /* factorization time, max over processes (seconds) */
-  double time_setup; /* part of it spent creating the factor: mapping and populating its memory
-                             before the first operation (max over processes) */
-  int small_pages;   /* processes whose memory is partly in 4 KiB pages: huge pages were too
-                             slow to fault in (mfs_arena.c) */
+  double time_setup; /* part of it spent creating the factor (its tables, its memory's address
+                             space) before the first operation (max over processes); the memory is
+                             faulted in by the operations that first write it */
 } mfs_exec_stats;
 
 typedef struct {

@@ -60,11 +60,11 @@ int64_t factor__table_bytes(const mfs_symbolic *S) {
 }
 
 mfs_status mfs_factor_create(const mfs_symbolic *S, mfs_factor **Fout, mfs_error *err) {
-  return factor__create(S, S->mem_factor, S->mem_cb_region, S->flops / MFS_EXPECTED_FLOPS_PER_WORKER, Fout, err);
+  return factor__create(S, S->mem_factor, S->mem_cb_region, Fout, err);
 }
 
-mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t cb_bytes, double ops_s,
-                          mfs_factor **Fout, mfs_error *err) {
+mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t cb_bytes, mfs_factor **Fout,
+                          mfs_error *err) {
   *Fout = NULL;
   mfs_factor *F = mem__calloc(1, sizeof *F);
   if (!F) return err__nomem(err);
@@ -80,13 +80,10 @@ mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t c
   }
   /* an arena that cannot be mapped stays empty and every block falls back to the heap */
   size_t lsize = (size_t)factor_bytes, cbsize = (size_t)cb_bytes;
-  arena__set_huge_page_budget(ops_s, (double)factor_bytes + (double)cb_bytes);
-  if (arena__create(F->arena_l, lsize, lsize) != MFS_OK) memset(F->arena_l, 0, sizeof *F->arena_l);
+  if (arena__create(F->arena_l, lsize) != MFS_OK) memset(F->arena_l, 0, sizeof *F->arena_l);
   /* the CB reservation is address space only: room for other execution orders than the predicted */
   size_t cbres = 2 * cbsize > cbsize + ((size_t)64 << 20) ? 2 * cbsize : cbsize + ((size_t)64 << 20);
-  if (arena__create(F->arena_cb, cbres, cbsize) != MFS_OK) memset(F->arena_cb, 0, sizeof *F->arena_cb);
-  F->exec.small_pages = arena__small_pages();
-  arena__set_huge_page_budget(0, 0);
+  if (arena__create(F->arena_cb, cbres) != MFS_OK) memset(F->arena_cb, 0, sizeof *F->arena_cb);
   *Fout = F;
   return MFS_OK;
 }

@@ -561,11 +561,7 @@ static mfs_status check_problem(const mfs_symbolic *S, const mfs_matrix *A, cons
  * window. Collective: a process that fails makes all of them fail. */
 static mfs_status create_factor(const mfs_symbolic *S, const mfs_dist *D, int64_t cb_cap, mfs_factor **F,
                                 mfs_error *err) {
-  const runtime_state *R = &runtime__state;
-  arena__set_populate_threads(R->workers); /* the workers' cores are idle until the first task */
-  mfs_status st = factor__create(S, D->factor_local, cb_cap,
-                                 S->flops / R->nranks / (R->workers * MFS_EXPECTED_FLOPS_PER_WORKER), F, err);
-  arena__set_populate_threads(1);
+  mfs_status st = factor__create(S, D->factor_local, cb_cap, F, err);
   if (all_ok(st == MFS_OK)) return MFS_OK;
   if (st == MFS_OK) mfs_factor_free(*F);
   *F = NULL;
@@ -671,9 +667,6 @@ static void record_stats(mfs_factor *F, const exec_state *E, const submit_state 
   mfs_runtime_allreduce(red, 4, 1);
   X->time_max = red[0];
   X->time_setup = red[3];
-  red[0] = X->small_pages; /* this process's, from factor__create: the sum counts processes */
-  mfs_runtime_allreduce(red, 1, 0);
-  X->small_pages = (int)red[0];
   X->mem_predicted_max = (int64_t)red[1];
   X->mem_peak_max = (int64_t)red[2];
 }

@@ -442,10 +442,11 @@ typedef struct {
   int wrong; /* a configuration that never ran, a residual above RESID_MAX or an ordering mismatch */
 } problem_runs;
 
-/* mfsolve's factorization is its memory set-up (faulting in the arena the analysis predicts) plus
- * its operations. On VMs whose hypervisor takes free memory back, the set-up varies tenfold between
- * identical runs and can decide a ratio on a short factorization: shown apart, with the 2-rank
- * ratio on operations alone. Information only: the targets are on the whole factorization. */
+/* mfsolve's factorization is its memory set-up (creating the factor: its tables and address space)
+ * plus its operations, which include the page faults of the memory they first write (mfsolve
+ * populated the predicted footprint in the set-up before; on VMs whose hypervisor takes free memory
+ * back that varied tenfold between identical runs). Shown apart, with the 2-rank ratio on operations
+ * alone. Information only: the targets are on the whole factorization. */
 static void print_setup_split(const problem_runs *P, int nspecs, int reps) {
   const int mf[3] = {MF1, MF2W, MF2R};
   printf("\n# mfsolve's factorization = memory set-up + operations (s, min / median of %d)\n", reps);
@@ -511,9 +512,9 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  /* The issue's problems: 5 runs each, because mfsolve's memory set-up on these VMs (first touch
-     * of memory the host reclaimed) varies tenfold between identical runs, and the minimum of 3 runs
-     * did not always contain a run that was not hit. */
+  /* The issue's problems: 5 runs each, because first touch of memory the host reclaimed varies
+     * tenfold between identical runs on these VMs, and the minimum of 3 runs did not always contain
+     * a run that was not hit. */
   if (reps == -1) reps = full ? 5 : 3;
   if (reps < 1 || reps > MAX_REPS || timeout_s < 1) {
     fprintf(stderr, "bench_solver_compare: repetitions must be 1..%d and BENCH_TIMEOUT positive\n", MAX_REPS);
