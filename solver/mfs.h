@@ -383,6 +383,8 @@ int mfs_kernel_potrf(int n, double *a, int lda); /* returns LAPACK info */
 void mfs_kernel_trsm(int m, int n, const double *l, int ldl, double *b, int ldb);
 void mfs_kernel_syrk(int n, int k, const double *a, int lda, double *c, int ldc);
 void mfs_kernel_gemm(int m, int n, int k, const double *a, int lda, const double *b, int ldb, double *c, int ldc);
+/* Zero every tile of front f and scatter its columns of A. NULL tiles (held by another process)
+ * are skipped. */
 void mfs_kernel_init_front(const mfs_symbolic *S, int32_t f, const double *aval, double *const *tiles);
 void mfs_kernel_assemble(const mfs_symbolic *S, const mfs_op *op, const double *ctile, double *ptile);
 

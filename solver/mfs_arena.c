@@ -133,14 +133,22 @@ void arena__free_off(mfs_arena *a, size_t off, size_t len) {
   }
 }
 
-void *arena__alloc(mfs_arena *a, size_t len) {
+/* The leading bytes of [off, off + len) that an earlier allocation may have written: what lies
+ * above the old high-water mark was never handed out, so it is still the kernel's zero pages. */
+static void set_dirty(size_t *dirty, size_t off, size_t len, size_t old_hwm) {
+  if (dirty) *dirty = off >= old_hwm ? 0 : old_hwm - off < len ? old_hwm - off : len;
+}
+
+void *arena__alloc(mfs_arena *a, size_t len, size_t *dirty) {
   if (!a->map || len == 0) return NULL;
   pthread_mutex_lock(&a->lock);
   size_t old_hwm = a->hwm;
   size_t off = arena__alloc_off(a, len);
   if (off != ARENA_FAIL && a->hwm > old_hwm) mem__account((int64_t)(a->hwm - old_hwm));
   pthread_mutex_unlock(&a->lock);
-  return off == ARENA_FAIL ? NULL : a->base + off;
+  if (off == ARENA_FAIL) return NULL;
+  set_dirty(dirty, off, len, old_hwm);
+  return a->base + off;
 }
 
 int arena__owns(const mfs_arena *a, const void *p) {
@@ -153,7 +161,7 @@ void arena__free(mfs_arena *a, void *p, size_t len) {
   pthread_mutex_unlock(&a->lock);
 }
 
-void *arena__alloc_capped(mfs_arena *a, size_t len, size_t cap, int *over_cap) {
+void *arena__alloc_capped(mfs_arena *a, size_t len, size_t cap, int *over_cap, size_t *dirty) {
   *over_cap = 0;
   if (!a->map || len == 0) return NULL;
   pthread_mutex_lock(&a->lock);
@@ -168,5 +176,7 @@ void *arena__alloc_capped(mfs_arena *a, size_t len, size_t cap, int *over_cap) {
   size_t off = arena__alloc_off(a, len);
   if (off != ARENA_FAIL && a->hwm > old_hwm) mem__account((int64_t)(a->hwm - old_hwm));
   pthread_mutex_unlock(&a->lock);
-  return off == ARENA_FAIL ? NULL : a->base + off;
+  if (off == ARENA_FAIL) return NULL;
+  set_dirty(dirty, off, len, old_hwm);
+  return a->base + off;
 }

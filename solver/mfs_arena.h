@@ -37,9 +37,12 @@ mfs_status arena__create(mfs_arena *a, size_t reserve);
 void arena__destroy(mfs_arena *a);
 size_t arena__alloc_off(mfs_arena *a, size_t len); /* ARENA_FAIL when the reservation is full */
 void arena__free_off(mfs_arena *a, size_t off, size_t len);
-void *arena__alloc(mfs_arena *a, size_t len); /* NULL when full: caller falls back to mem__alloc */
+/* NULL when full: caller falls back to mem__alloc. *dirty (when dirty is not NULL): how many leading
+ * bytes of the block earlier allocations may have written; the rest is zero (never touched: the
+ * arena gives no memory back to the kernel before it is destroyed). */
+void *arena__alloc(mfs_arena *a, size_t len, size_t *dirty);
 /* Like arena__alloc, but NULL with *over_cap = 1 when the committed footprint would pass cap. */
-void *arena__alloc_capped(mfs_arena *a, size_t len, size_t cap, int *over_cap);
+void *arena__alloc_capped(mfs_arena *a, size_t len, size_t cap, int *over_cap, size_t *dirty);
 void arena__free(mfs_arena *a, void *p, size_t len);
 int arena__owns(const mfs_arena *a, const void *p);
 

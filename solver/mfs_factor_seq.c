@@ -13,10 +13,17 @@
 #include "popmeter.h"
 
 /* Blocks come from an arena, or from the tracked heap when the arena could not be mapped or is
- * full (never in a sequential run: its reservation covers the predicted footprint twice). */
-static double *block_alloc(mfs_arena *a, int64_t bytes) {
-  double *p = arena__alloc(a, (size_t)bytes);
-  return p ? p : mem__alloc((size_t)bytes);
+ * full (never in a sequential run: its reservation covers the predicted footprint twice). *zero_from:
+ * where the block's part known to be zero begins (its end when nothing is known). */
+static double *block_alloc(mfs_arena *a, int64_t bytes, double **zero_from) {
+  size_t dirty = (size_t)bytes;
+  double *p = arena__alloc(a, (size_t)bytes, &dirty);
+  if (!p) {
+    p = mem__alloc((size_t)bytes);
+    dirty = (size_t)bytes;
+  }
+  *zero_from = p ? (double *)((char *)p + dirty) : NULL;
+  return p;
 }
 
 static void block_free(mfs_arena *a, double *p, int64_t bytes) {
@@ -90,12 +97,13 @@ mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t c
 
 /* Carve the tiles out of the front's two allocations, in the order and with the padding that
  * mfs_front_bytes counts (the prediction must match the allocation to the byte). */
-static mfs_status activate_front(mfs_factor *F, int32_t f, mfs_error *err) {
+static mfs_status activate_front(mfs_factor *F, int32_t f, double **l_zero, double **cb_zero, mfs_error *err) {
   const mfs_symbolic *S = F->S;
   const mfs_front *Fr = &S->fronts[f];
   const int32_t *b = S->blkptr + Fr->blk;
-  double *L = block_alloc(F->arena_l, Fr->l_bytes);
-  double *C = Fr->cb_bytes ? block_alloc(F->arena_cb, Fr->cb_bytes) : NULL;
+  *cb_zero = NULL;
+  double *L = block_alloc(F->arena_l, Fr->l_bytes, l_zero);
+  double *C = Fr->cb_bytes ? block_alloc(F->arena_cb, Fr->cb_bytes, cb_zero) : NULL;
   if (!L || (Fr->cb_bytes && !C)) {
     block_free(F->arena_l, L, Fr->l_bytes);
     block_free(F->arena_cb, C, Fr->cb_bytes);
@@ -235,9 +243,10 @@ mfs_status mfs_op_execute(mfs_factor *F, const mfs_matrix *A, const mfs_op *op, 
   double **T = F->tile + S->fronts[op->front].tile0;
   switch (op->type) {
   case MFS_OP_INIT: {
-    mfs_status st = activate_front(F, op->front, err);
+    double *l_zero, *cb_zero;
+    mfs_status st = activate_front(F, op->front, &l_zero, &cb_zero, err);
     if (st != MFS_OK) return st;
-    mfs_kernel_init_front(S, op->front, A->val, T);
+    kernel__init_front(S, op->front, A->val, T, l_zero, cb_zero);
     break;
   }
   case MFS_OP_ASSEMBLE:

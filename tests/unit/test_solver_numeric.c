@@ -529,12 +529,35 @@ static void test_arena_faults_on_first_write(void **state) {
   mfs_arena a;
   assert_int_equal(arena__create(&a, 16 * huge), MFS_OK);
   assert_int_equal(resident_pages(a.base, 16 * huge), 0);
-  char *p = arena__alloc(&a, 3 * huge);
+  char *p = arena__alloc(&a, 3 * huge, NULL);
   assert_non_null(p);
   assert_int_equal(resident_pages(a.base, 16 * huge), 0);
   memset(p, 1, 3 * huge);
   assert_true(resident_pages(p, 3 * huge) >= 3 * huge / (size_t)sysconf(_SC_PAGESIZE));
   assert_int_equal(resident_pages(a.base + 4 * huge, 12 * huge), 0);
+  arena__destroy(&a);
+}
+
+/* What an allocation may find written: nothing above the high-water mark, all of a reused range,
+ * the reused head of a block that extends past the mark; the capped allocation says the same. */
+static void test_arena_dirty_bytes(void **state) {
+  (void)state;
+  mfs_arena a;
+  size_t d = 1;
+  int over;
+  assert_int_equal(arena__create(&a, (size_t)8 << 20), MFS_OK);
+  char *p = arena__alloc(&a, 4096, &d);
+  assert_non_null(p);
+  assert_int_equal(d, 0);
+  char *q = arena__alloc(&a, 8192, &d);
+  assert_int_equal(d, 0);
+  arena__free(&a, p, 4096);
+  assert_ptr_equal(arena__alloc(&a, 4096, &d), p); /* first fit: the freed range */
+  assert_int_equal(d, 4096);
+  arena__free(&a, q, 8192); /* the top goes back: the next block starts inside the written part */
+  assert_ptr_equal(arena__alloc_capped(&a, 16384, (size_t)1 << 20, &over, &d), q);
+  assert_int_equal(over, 0);
+  assert_int_equal(d, 8192);
   arena__destroy(&a);
 }
 
@@ -549,6 +572,7 @@ int main(void) {
       cmocka_unit_test(test_memory_prediction),
       cmocka_unit_test(test_progress_and_args),
       cmocka_unit_test(test_arena_faults_on_first_write),
+      cmocka_unit_test(test_arena_dirty_bytes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
