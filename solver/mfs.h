@@ -338,10 +338,9 @@ typedef struct {
   int64_t window_waits;                    /* times the submission waited for memory */
   int64_t window_overflows;
   double time_max;   /* factorization time, max over processes (seconds) */
-  double time_setup; /* part of it spent creating the factor: mapping and populating its memory
-                             before the first operation (max over processes) */
-  int small_pages;   /* processes whose memory is partly in 4 KiB pages: huge pages were too
-                             slow to fault in (mfs_arena.c) */
+  double time_setup; /* part of it spent creating the factor (its tables, its memory's address
+                             space) before the first operation (max over processes); the memory is
+                             faulted in by the operations that first write it */
 } mfs_exec_stats;
 
 typedef struct {
@@ -384,6 +383,8 @@ int mfs_kernel_potrf(int n, double *a, int lda); /* returns LAPACK info */
 void mfs_kernel_trsm(int m, int n, const double *l, int ldl, double *b, int ldb);
 void mfs_kernel_syrk(int n, int k, const double *a, int lda, double *c, int ldc);
 void mfs_kernel_gemm(int m, int n, int k, const double *a, int lda, const double *b, int ldb, double *c, int ldc);
+/* Zero every tile of front f and scatter its columns of A. NULL tiles (held by another process)
+ * are skipped. */
 void mfs_kernel_init_front(const mfs_symbolic *S, int32_t f, const double *aval, double *const *tiles);
 void mfs_kernel_assemble(const mfs_symbolic *S, const mfs_op *op, const double *ctile, double *ptile);
 

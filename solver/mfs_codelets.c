@@ -67,7 +67,8 @@ static void cpu_init(void *buffers[], void *arg) {
   exec_state *E = exec__current;
   const mfs_op *op = arg;
   worker_setup();
-  mfs_kernel_init_front(E->S, op->front, E->A->val, E->F->tile + E->S->fronts[op->front].tile0);
+  kernel__init_front(E->S, op->front, E->A->val, E->F->tile + E->S->fronts[op->front].tile0,
+                     E->zero_from[2 * (size_t)op->front], E->zero_from[2 * (size_t)op->front + 1]);
   task_done(E, 0);
 }
 
@@ -170,6 +171,10 @@ static void cpu_subtree(void *buffers[], void *arg) {
   mfs_factor *F = E->F;
   worker_setup();
   double flops = 0, *L = sub->L;
+  /* fresh memory is zero: L past l_dirty, and the scratch past what this task or earlier owners of
+   * the block wrote (its CBs are replayed at fixed offsets, so that mark only grows) */
+  const double *l_zero = (const double *)((const char *)sub->L + sub->l_dirty);
+  int64_t scratch_written = sub->scratch_dirty;
   mfs_error err;
   int ok = !atomic_load_explicit(&E->failed, memory_order_relaxed);
   for (int64_t o = S->fronts[sub->first].op_begin; ok && o < S->fronts[sub->root].op_end; o++) {
@@ -181,7 +186,9 @@ static void cpu_subtree(void *buffers[], void *arg) {
       dist__carve(S, E->D, g, L, C, F->tile + S->fronts[g].tile0, &lb, &cb);
       F->lblock[g] = L;
       L += lb / (int64_t)sizeof(double);
-      mfs_kernel_init_front(S, g, E->A->val, F->tile + S->fronts[g].tile0);
+      kernel__init_front(S, g, E->A->val, F->tile + S->fronts[g].tile0, l_zero,
+                         C ? (const double *)((const char *)sub->scratch + scratch_written) : NULL);
+      if (C && E->D->sub_off[g] + cb > scratch_written) scratch_written = E->D->sub_off[g] + cb;
     } else if (op->type == MFS_OP_CLEANUP) {
       forget_cb_tiles(S, F, g);
     } else if (factor__compute_op(F, op, &err) != MFS_OK) {

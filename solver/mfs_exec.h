@@ -19,6 +19,7 @@ typedef struct {
   double *L;
   double *scratch;
   int64_t scratch_bytes;
+  int64_t l_dirty, scratch_dirty; /* leading bytes of L / scratch that may hold old data: the rest is zero */
 } exec_subtree;
 
 /* What a cleanup task gives back: the CB of `front` (this process's tiles and its copies of other
@@ -40,6 +41,8 @@ typedef struct {
   double **rtile;             /* per tile of S: this process's copy of another process's tile, else NULL */
   double **recv_l, **recv_cb; /* per front: the blocks holding those copies (factor / CB tiles) */
   exec_release *rel;          /* per front: its two cleanup descriptors */
+  const double **zero_from;   /* per tiled front f: [2f] / [2f+1], where the part of its factor / CB
+                                 block known to be zero begins (kernel__init_front) */
 
   /* memory window over the CB arena */
   size_t cb_cap;

@@ -13,10 +13,17 @@
 #include "popmeter.h"
 
 /* Blocks come from an arena, or from the tracked heap when the arena could not be mapped or is
- * full (never in a sequential run: its reservation covers the predicted footprint twice). */
-static double *block_alloc(mfs_arena *a, int64_t bytes) {
-  double *p = arena__alloc(a, (size_t)bytes);
-  return p ? p : mem__alloc((size_t)bytes);
+ * full (never in a sequential run: its reservation covers the predicted footprint twice). *zero_from:
+ * where the block's part known to be zero begins (its end when nothing is known). */
+static double *block_alloc(mfs_arena *a, int64_t bytes, double **zero_from) {
+  size_t dirty = (size_t)bytes;
+  double *p = arena__alloc(a, (size_t)bytes, &dirty);
+  if (!p) {
+    p = mem__alloc((size_t)bytes);
+    dirty = (size_t)bytes;
+  }
+  *zero_from = p ? (double *)((char *)p + dirty) : NULL;
+  return p;
 }
 
 static void block_free(mfs_arena *a, double *p, int64_t bytes) {
@@ -60,11 +67,11 @@ int64_t factor__table_bytes(const mfs_symbolic *S) {
 }
 
 mfs_status mfs_factor_create(const mfs_symbolic *S, mfs_factor **Fout, mfs_error *err) {
-  return factor__create(S, S->mem_factor, S->mem_cb_region, S->flops / MFS_EXPECTED_FLOPS_PER_WORKER, Fout, err);
+  return factor__create(S, S->mem_factor, S->mem_cb_region, Fout, err);
 }
 
-mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t cb_bytes, double ops_s,
-                          mfs_factor **Fout, mfs_error *err) {
+mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t cb_bytes, mfs_factor **Fout,
+                          mfs_error *err) {
   *Fout = NULL;
   mfs_factor *F = mem__calloc(1, sizeof *F);
   if (!F) return err__nomem(err);
@@ -80,25 +87,23 @@ mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t c
   }
   /* an arena that cannot be mapped stays empty and every block falls back to the heap */
   size_t lsize = (size_t)factor_bytes, cbsize = (size_t)cb_bytes;
-  arena__set_huge_page_budget(ops_s, (double)factor_bytes + (double)cb_bytes);
-  if (arena__create(F->arena_l, lsize, lsize) != MFS_OK) memset(F->arena_l, 0, sizeof *F->arena_l);
+  if (arena__create(F->arena_l, lsize) != MFS_OK) memset(F->arena_l, 0, sizeof *F->arena_l);
   /* the CB reservation is address space only: room for other execution orders than the predicted */
   size_t cbres = 2 * cbsize > cbsize + ((size_t)64 << 20) ? 2 * cbsize : cbsize + ((size_t)64 << 20);
-  if (arena__create(F->arena_cb, cbres, cbsize) != MFS_OK) memset(F->arena_cb, 0, sizeof *F->arena_cb);
-  F->exec.small_pages = arena__small_pages();
-  arena__set_huge_page_budget(0, 0);
+  if (arena__create(F->arena_cb, cbres) != MFS_OK) memset(F->arena_cb, 0, sizeof *F->arena_cb);
   *Fout = F;
   return MFS_OK;
 }
 
 /* Carve the tiles out of the front's two allocations, in the order and with the padding that
  * mfs_front_bytes counts (the prediction must match the allocation to the byte). */
-static mfs_status activate_front(mfs_factor *F, int32_t f, mfs_error *err) {
+static mfs_status activate_front(mfs_factor *F, int32_t f, double **l_zero, double **cb_zero, mfs_error *err) {
   const mfs_symbolic *S = F->S;
   const mfs_front *Fr = &S->fronts[f];
   const int32_t *b = S->blkptr + Fr->blk;
-  double *L = block_alloc(F->arena_l, Fr->l_bytes);
-  double *C = Fr->cb_bytes ? block_alloc(F->arena_cb, Fr->cb_bytes) : NULL;
+  *cb_zero = NULL;
+  double *L = block_alloc(F->arena_l, Fr->l_bytes, l_zero);
+  double *C = Fr->cb_bytes ? block_alloc(F->arena_cb, Fr->cb_bytes, cb_zero) : NULL;
   if (!L || (Fr->cb_bytes && !C)) {
     block_free(F->arena_l, L, Fr->l_bytes);
     block_free(F->arena_cb, C, Fr->cb_bytes);
@@ -238,9 +243,10 @@ mfs_status mfs_op_execute(mfs_factor *F, const mfs_matrix *A, const mfs_op *op, 
   double **T = F->tile + S->fronts[op->front].tile0;
   switch (op->type) {
   case MFS_OP_INIT: {
-    mfs_status st = activate_front(F, op->front, err);
+    double *l_zero, *cb_zero;
+    mfs_status st = activate_front(F, op->front, &l_zero, &cb_zero, err);
     if (st != MFS_OK) return st;
-    mfs_kernel_init_front(S, op->front, A->val, T);
+    kernel__init_front(S, op->front, A->val, T, l_zero, cb_zero);
     break;
   }
   case MFS_OP_ASSEMBLE:

@@ -266,31 +266,35 @@ static void wait_for_tasks(submit_state *T) {
   atomic_store(&E->tasks_awaited, 0);
 }
 
-/* CB memory under the window. */
-static double *window_alloc(submit_state *T, int64_t bytes) {
+/* CB memory under the window; *dirty (dirty may be NULL): its leading bytes that may hold old data,
+ * the rest is zero (arena__alloc). */
+static double *window_alloc(submit_state *T, int64_t bytes, size_t *dirty) {
   exec_state *E = T->E;
+  size_t all = bytes > 0 ? (size_t)bytes : 0, *d = dirty ? dirty : &all;
+  *d = all;
   if (bytes <= 0) return NULL;
   int waited = 0;
   for (;;) {
     int over;
-    double *p = arena__alloc_capped(E->F->arena_cb, (size_t)bytes, E->cb_cap, &over);
+    double *p = arena__alloc_capped(E->F->arena_cb, all, E->cb_cap, &over, d);
     if (p) return p;
-    if (!over) return mem__alloc((size_t)bytes); /* the reservation is exhausted: heap */
+    if (!over) return mem__alloc(all); /* the reservation is exhausted: heap */
     if (!waited) E->waits++;
     waited = 1;
     if (wait_for_memory(T)) continue;
     /* nothing left to free: one more try (a cleanup may have run meanwhile), then go over */
-    p = arena__alloc_capped(E->F->arena_cb, (size_t)bytes, E->cb_cap, &over);
+    p = arena__alloc_capped(E->F->arena_cb, all, E->cb_cap, &over, d);
     if (p) return p;
     E->overflows++;
-    p = arena__alloc(E->F->arena_cb, (size_t)bytes);
-    return p ? p : mem__alloc((size_t)bytes);
+    p = arena__alloc(E->F->arena_cb, all, d);
+    return p ? p : mem__alloc(all);
   }
 }
 
 /* Factor tiles: the arena holds the exact total the distribution reserved, so the fallback never runs. */
-static double *factor_alloc(mfs_factor *F, int64_t bytes) {
-  double *p = arena__alloc(F->arena_l, (size_t)bytes);
+static double *factor_alloc(mfs_factor *F, int64_t bytes, size_t *dirty) {
+  *dirty = (size_t)bytes;
+  double *p = arena__alloc(F->arena_l, (size_t)bytes, dirty);
   return p ? p : mem__alloc((size_t)bytes);
 }
 
@@ -309,9 +313,12 @@ static void submit_subtree(submit_state *T, int32_t r) {
   if (here) {
     sub->first = D->subtree_first[r];
     sub->root = r;
-    sub->L = factor_alloc(F, D->sub_l[r]);
+    size_t l_dirty, scratch_dirty = 0;
+    sub->L = factor_alloc(F, D->sub_l[r], &l_dirty);
     sub->scratch_bytes = D->sub_scratch[r];
-    sub->scratch = sub->scratch_bytes > 0 ? window_alloc(T, sub->scratch_bytes) : NULL;
+    sub->scratch = sub->scratch_bytes > 0 ? window_alloc(T, sub->scratch_bytes, &scratch_dirty) : NULL;
+    sub->l_dirty = (int64_t)l_dirty;
+    sub->scratch_dirty = (int64_t)scratch_dirty;
     F->cbblock[r] = D->cb_local[r] ? sub->scratch + D->sub_off[r] / (int64_t)sizeof(double) : NULL;
     double *Lr = sub->L;
     for (int32_t g = sub->first; g < r; g++) Lr += S->fronts[g].l_bytes / (int64_t)sizeof(double);
@@ -319,7 +326,7 @@ static void submit_subtree(submit_state *T, int32_t r) {
     dist__carve(S, D, r, Lr, F->cbblock[r], F->tile + Fr->tile0, &lb, &cb);
   }
   if (!here && D->recv_cb[r] > 0) {
-    E->recv_cb[r] = window_alloc(T, D->recv_cb[r]);
+    E->recv_cb[r] = window_alloc(T, D->recv_cb[r], NULL);
     dist__carve_recv(S, D, r, NULL, E->recv_cb[r], E->rtile + Fr->tile0);
   }
   int mpi = mpi_front(E, r);
@@ -418,15 +425,18 @@ static void submit_tiled(submit_state *T, int32_t f) {
   /* memory, in the order dist.c's simulation replays: own tiles, copies of CB tiles to assemble into
      * the parent, copies of factor tiles the front's tasks read */
   if (in_group && D->l_local[f] + D->cb_local[f] > 0) {
-    double *L = D->l_local[f] ? factor_alloc(F, D->l_local[f]) : NULL;
-    double *C = window_alloc(T, D->cb_local[f]);
+    size_t l_dirty = 0, cb_dirty = 0;
+    double *L = D->l_local[f] ? factor_alloc(F, D->l_local[f], &l_dirty) : NULL;
+    double *C = window_alloc(T, D->cb_local[f], &cb_dirty);
     F->lblock[f] = L;
     F->cbblock[f] = C;
+    E->zero_from[2 * (size_t)f] = L ? (const double *)((const char *)L + l_dirty) : NULL;
+    E->zero_from[2 * (size_t)f + 1] = C ? (const double *)((const char *)C + cb_dirty) : NULL;
     int64_t lb, cb;
     dist__carve(S, D, f, L, C, F->tile + Fr->tile0, &lb, &cb);
   }
-  if (D->recv_cb[f] > 0) E->recv_cb[f] = window_alloc(T, D->recv_cb[f]);
-  if (in_group && D->recv_l[f] > 0) E->recv_l[f] = window_alloc(T, D->recv_l[f]);
+  if (D->recv_cb[f] > 0) E->recv_cb[f] = window_alloc(T, D->recv_cb[f], NULL);
+  if (in_group && D->recv_l[f] > 0) E->recv_l[f] = window_alloc(T, D->recv_l[f], NULL);
   if (E->recv_cb[f] || E->recv_l[f]) dist__carve_recv(S, D, f, E->recv_l[f], E->recv_cb[f], E->rtile + Fr->tile0);
   int mpi = mpi_front(E, f);
   for (int32_t j = in_group ? 0 : Fr->nbp; j < Fr->nbt; j++)
@@ -528,6 +538,7 @@ static void free_exec(exec_state *E, prio_state *P) {
   mem__free(E->recv_l);
   mem__free(E->recv_cb);
   mem__free(E->rel);
+  mem__free(E->zero_from);
   mem__free(P->up);
   mem__free(P->chain);
   pthread_mutex_destroy(&E->lock);
@@ -561,11 +572,7 @@ static mfs_status check_problem(const mfs_symbolic *S, const mfs_matrix *A, cons
  * window. Collective: a process that fails makes all of them fail. */
 static mfs_status create_factor(const mfs_symbolic *S, const mfs_dist *D, int64_t cb_cap, mfs_factor **F,
                                 mfs_error *err) {
-  const runtime_state *R = &runtime__state;
-  arena__set_populate_threads(R->workers); /* the workers' cores are idle until the first task */
-  mfs_status st = factor__create(S, D->factor_local, cb_cap,
-                                 S->flops / R->nranks / (R->workers * MFS_EXPECTED_FLOPS_PER_WORKER), F, err);
-  arena__set_populate_threads(1);
+  mfs_status st = factor__create(S, D->factor_local, cb_cap, F, err);
   if (all_ok(st == MFS_OK)) return MFS_OK;
   if (st == MFS_OK) mfs_factor_free(*F);
   *F = NULL;
@@ -596,11 +603,14 @@ static mfs_status setup_exec(exec_state *E, submit_state *T, mfs_factor *F, cons
   E->recv_l = mem__calloc(nfa, sizeof *E->recv_l);
   E->recv_cb = mem__calloc(nfa, sizeof *E->recv_cb);
   E->rel = mem__calloc(2 * nfa, sizeof *E->rel);
+  E->zero_from = mem__calloc(2 * nfa, sizeof *E->zero_from);
   *tables += (int64_t)(nt * (sizeof *E->h + sizeof *E->rtile) +
-                       nfa * (sizeof *E->sub + sizeof *E->recv_l + sizeof *E->recv_cb + 2 * sizeof *E->rel));
+                       nfa * (sizeof *E->sub + sizeof *E->recv_l + sizeof *E->recv_cb + 2 * sizeof *E->rel +
+                              2 * sizeof *E->zero_from));
   memset(T, 0, sizeof *T);
   T->E = E;
-  int ok = E->h && E->rtile && E->sub && E->recv_l && E->recv_cb && E->rel && prio_init(&T->P, S, tables) == MFS_OK;
+  int ok = E->h && E->rtile && E->sub && E->recv_l && E->recv_cb && E->rel && E->zero_from &&
+           prio_init(&T->P, S, tables) == MFS_OK;
   if (all_ok(ok)) return MFS_OK;
   free_exec(E, &T->P);
   return ok ? others_failed(err) : err__nomem(err);
@@ -671,9 +681,6 @@ static void record_stats(mfs_factor *F, const exec_state *E, const submit_state 
   mfs_runtime_allreduce(red, 4, 1);
   X->time_max = red[0];
   X->time_setup = red[3];
-  red[0] = X->small_pages; /* this process's, from factor__create: the sum counts processes */
-  mfs_runtime_allreduce(red, 1, 0);
-  X->small_pages = (int)red[0];
   X->mem_predicted_max = (int64_t)red[1];
   X->mem_peak_max = (int64_t)red[2];
 }

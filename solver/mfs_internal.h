@@ -35,6 +35,11 @@ mfs_status pattern__upper(int32_t n, const int64_t *colptr, const int32_t *rowin
 
 double time__now(void); /* CLOCK_MONOTONIC seconds */
 
+/* mfs_kernel_init_front, zeroing only what may hold old data: the factor tiles (the CB tiles) at
+ * addresses from l_zero_from (cb_zero_from) on are known to be zero already (fresh memory); NULL:
+ * nothing is known. The writes that remain fault fresh pages in. */
+void kernel__init_front(const mfs_symbolic *S, int32_t f, const double *aval, double *const *tiles,
+                        const double *l_zero_from, const double *cb_zero_from);
 /* Clears flush-to-zero for a computation that must see denormals (mfs_kernels.c); returns the
  * previous state for mfs_fpu_restore. */
 unsigned fpu__keep_denormals(void);
@@ -43,11 +48,10 @@ unsigned fpu__keep_denormals(void);
  * Cholesky with the not-SPD message. */
 mfs_status factor__compute_op(const mfs_factor *F, const mfs_op *op, mfs_error *err);
 mfs_status factor__potrf(const mfs_symbolic *S, int32_t f, int32_t k, double *a, mfs_error *err);
-/* An empty factor whose factor arena holds factor_bytes and whose CB arena is populated for cb_bytes
- * (mfs_factor_create: the sequential run's sizes), in huge pages unless they prove slower than
- * 4 KiB pages would be for operations expected to take ops_s seconds (arena__set_huge_page_budget;
- * F->exec.small_pages says which); the bytes of its tables; dropping the CB arena. */
-mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t cb_bytes, double ops_s, mfs_factor **F,
+/* An empty factor whose factor arena holds factor_bytes and whose CB arena has room for cb_bytes
+ * (mfs_factor_create: the sequential run's sizes), address space only: the tasks that first write
+ * the memory fault it in; the bytes of its tables; dropping the CB arena. */
+mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t cb_bytes, mfs_factor **F,
                           mfs_error *err);
 int64_t factor__table_bytes(const mfs_symbolic *S);
 void factor__release_cb_arena(mfs_factor *F);

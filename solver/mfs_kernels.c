@@ -66,17 +66,27 @@ void mfs_kernel_gemm(int m, int n, int k, const double *a, int lda, const double
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, -1.0, a, lda, b, ldb, 1.0, c, ldc);
 }
 
-/* Zero every tile of front f and scatter its columns of A. a_lrow already holds the front-local
- * row of each entry and rows ascend within a column, so the tile row only moves forward. NULL tiles
- * (held by another process) are skipped. */
+/* Zeroes the part of [p, p + n) below zero_from (all of it when zero_from is NULL). */
+static void zero_below(double *p, size_t n, const double *zero_from) {
+  if (zero_from && zero_from < p + n) n = zero_from > p ? (size_t)(zero_from - p) : 0;
+  if (n) memset(p, 0, n * sizeof *p);
+}
+
 void mfs_kernel_init_front(const mfs_symbolic *S, int32_t f, const double *aval, double *const *tiles) {
+  kernel__init_front(S, f, aval, tiles, NULL, NULL);
+}
+
+/* a_lrow already holds the front-local row of each entry and rows ascend within a column, so the
+ * tile row only moves forward. */
+void kernel__init_front(const mfs_symbolic *S, int32_t f, const double *aval, double *const *tiles,
+                        const double *l_zero_from, const double *cb_zero_from) {
   const mfs_front *F = &S->fronts[f];
   const int32_t *b = S->blkptr + F->blk;
   for (int32_t j = 0; j < F->nbt; j++)
     for (int32_t i = j; i < F->nbt; i++)
       if (tiles[mfs_tile_index(F->nbt, i, j)])
-        memset(tiles[mfs_tile_index(F->nbt, i, j)], 0,
-               (size_t)(b[i + 1] - b[i]) * (size_t)(b[j + 1] - b[j]) * sizeof(double));
+        zero_below(tiles[mfs_tile_index(F->nbt, i, j)], (size_t)(b[i + 1] - b[i]) * (size_t)(b[j + 1] - b[j]),
+                   j < F->nbp ? l_zero_from : cb_zero_from);
   const int32_t *lrow = S->a_lrow;
   const int64_t *src = S->a_src;
   int32_t bj = 0;

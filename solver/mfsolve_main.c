@@ -339,14 +339,8 @@ static void report_factorization(const cli *c, const mfs_symbolic *S, const mfs_
     printf("executor        sequential\n");
   }
   double t = X->time_max;
-  char pages[96] = "";
-  if (X->small_pages > 0 && X->nranks > 1)
-    snprintf(pages, sizeof pages, " in 4 KiB pages on %d process(es): huge pages were slow to fault in",
-             X->small_pages);
-  else if (X->small_pages > 0)
-    snprintf(pages, sizeof pages, " in 4 KiB pages: huge pages were slow to fault in");
-  printf("factorization   %.3f s, %.2f GFlop/s (memory set-up %.3f s%s, then operations %.3f s)\n", t,
-         t > 0 ? S->flops / t * 1e-9 : 0.0, X->time_setup, pages, t - X->time_setup);
+  printf("factorization   %.3f s, %.2f GFlop/s (memory set-up %.3f s, then operations %.3f s)\n", t,
+         t > 0 ? S->flops / t * 1e-9 : 0.0, X->time_setup, t - X->time_setup);
   if (!c->executor) {
     printf("memory          numeric phase: predicted peak %.1f MB (factor %.1f MB + CB region %.1f MB + tables "
            "%.1f MB; live data at most %.1f MB), measured peak %.1f MB (measured/predicted %.3f)\n",

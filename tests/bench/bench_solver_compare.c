@@ -22,8 +22,10 @@
  * Exit status 1 when a configuration failed in every run, a residual exceeded 1e-12 or a process used
  * another ordering; configurations mfsolve or the build does not have are reported, not failed.
  *
- * Targets (on the minima): factorization no slower than CHOLMOD on the 3D problems (ratio <= 1.0),
- * within 1.2x of MUMPS, and 2 ranks x 1 worker within 1.3x of 1 rank x 2 workers. Below the table,
+ * Targets (on the minima, issue 20): the whole factorization (first allocation to last operation)
+ * within 0.8x CHOLMOD's on the 3D problems, within 1.2x of MUMPS, 2 ranks x 1 worker within 1.15x of
+ * 1 rank x 2 workers, and mfsolve's peak within 1.2x CHOLMOD's (one process: 1 core and
+ * 1 rank x 2 workers). Below the table,
  * mfsolve's factorization split into its memory set-up and its operations (information: on VMs the
  * set-up depends on the hypervisor more than on mfsolve).
  *
@@ -64,6 +66,9 @@
 #define OUT_LEN (256 * 1024)
 #define DGEMM_N 1024
 #define RESID_MAX 1e-12
+#define TARGET_CH 0.8      /* mfsolve / CHOLMOD, whole factorization, 3D problems */
+#define TARGET_2R2W 1.15   /* 2 ranks x 1 worker / 1 rank x 2 workers */
+#define TARGET_PEAK_CH 1.2 /* mfsolve / CHOLMOD peak memory, one process */
 
 static const char *const quick_specs[] = {"lap3d:20", "lap3d:28", "lap2d:250", "lap3d27:15"};
 static const char *const full_specs[] = {"lap3d:40", "lap3d:60", "lap2d:1000", "lap3d27:30"};
@@ -442,30 +447,6 @@ typedef struct {
   int wrong; /* a configuration that never ran, a residual above RESID_MAX or an ordering mismatch */
 } problem_runs;
 
-/* mfsolve's factorization is its memory set-up (faulting in the arena the analysis predicts) plus
- * its operations. On VMs whose hypervisor takes free memory back, the set-up varies tenfold between
- * identical runs and can decide a ratio on a short factorization: shown apart, with the 2-rank
- * ratio on operations alone. Information only: the targets are on the whole factorization. */
-static void print_setup_split(const problem_runs *P, int nspecs, int reps) {
-  const int mf[3] = {MF1, MF2W, MF2R};
-  printf("\n# mfsolve's factorization = memory set-up + operations (s, min / median of %d)\n", reps);
-  printf("%-11s %-28s %17s %17s\n", "problem", "mfsolve run", "memory set-up", "operations");
-  for (int s = 0; s < nspecs; s++) {
-    const problem_runs *p = &P[s];
-    double omin[3];
-    for (int k = 0; k < 3; k++) {
-      int c = mf[k];
-      double smin, smed, omed;
-      omin[k] = NAN;
-      if (!conf[c].available || !stats(p->setup[c], reps, &smin, &smed)) continue;
-      stats(p->ops[c], reps, &omin[k], &omed);
-      printf("%-11s %-28s %8.3f /%7.3f %8.3f /%7.3f\n", k ? "" : p->spec, conf[c].label, smin, smed, omin[k], omed);
-    }
-    if (isfinite(omin[1]) && isfinite(omin[2]) && omin[1] > 0)
-      printf("%-11s %-28s %.2f\n", "", "2r/2w on operations only", omin[2] / omin[1]);
-  }
-}
-
 static void fmt_time(char *buf, size_t len, const problem_runs *p, int c) {
   if (!conf[c].available)
     snprintf(buf, len, "%s", "n/a");
@@ -487,6 +468,37 @@ static void fmt_mb(char *buf, size_t len, double v, int per_process) {
     snprintf(buf, len, "%.0f%s", v, per_process ? "p" : "");
   else
     snprintf(buf, len, "%s", "?");
+}
+
+/* mfsolve's factorization is its memory set-up (creating the factor: its tables and address space)
+ * plus its operations, which include the page faults of the memory they first write (mfsolve
+ * populated the predicted footprint in the set-up before; on VMs whose hypervisor takes free memory
+ * back that varied tenfold between identical runs). Shown apart, with the operations' ratio to
+ * CHOLMOD's whole factorization on as many cores (issue 20's goal: <= 0.7) and the 2-rank ratio on
+ * operations alone. Information only: the targets in the table are on the whole factorization. */
+static void print_setup_split(const problem_runs *P, int nspecs, int reps) {
+  const int mf[3] = {MF1, MF2W, MF2R}, ch[3] = {CH1, CH2, CH2};
+  printf("\n# mfsolve's factorization = memory set-up + operations (s, min / median of %d); ops/CH: the\n"
+         "# operations' minimum over CHOLMOD's factorization minimum on as many cores\n",
+         reps);
+  printf("%-11s %-28s %17s %17s %7s\n", "problem", "mfsolve run", "memory set-up", "operations", "ops/CH");
+  for (int s = 0; s < nspecs; s++) {
+    const problem_runs *p = &P[s];
+    double omin[3];
+    for (int k = 0; k < 3; k++) {
+      int c = mf[k];
+      double smin, smed, omed;
+      omin[k] = NAN;
+      if (!conf[c].available || !stats(p->setup[c], reps, &smin, &smed)) continue;
+      stats(p->ops[c], reps, &omin[k], &omed);
+      char r[16];
+      fmt_ratio(r, sizeof r, omin[k], p->nok[ch[k]] ? p->tmin[ch[k]] : NAN);
+      printf("%-11s %-28s %8.3f /%7.3f %8.3f /%7.3f %7s\n", k ? "" : p->spec, conf[c].label, smin, smed, omin[k], omed,
+             r);
+    }
+    if (isfinite(omin[1]) && isfinite(omin[2]) && omin[1] > 0)
+      printf("%-11s %-28s %.2f\n", "", "2r/2w on operations only", omin[2] / omin[1]);
+  }
 }
 
 static const char *verdict(double num, double den, double limit) {
@@ -511,9 +523,9 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  /* The issue's problems: 5 runs each, because mfsolve's memory set-up on these VMs (first touch
-     * of memory the host reclaimed) varies tenfold between identical runs, and the minimum of 3 runs
-     * did not always contain a run that was not hit. */
+  /* The issue's problems: 5 runs each, because first touch of memory the host reclaimed varies
+     * tenfold between identical runs on these VMs, and the minimum of 3 runs did not always contain
+     * a run that was not hit. */
   if (reps == -1) reps = full ? 5 : 3;
   if (reps < 1 || reps > MAX_REPS || timeout_s < 1) {
     fprintf(stderr, "bench_solver_compare: repetitions must be 1..%d and BENCH_TIMEOUT positive\n", MAX_REPS);
@@ -660,12 +672,12 @@ int main(int argc, char **argv) {
   printf("\n# Factorization time (min of %d, s), ratios mfsolve/peer, mfsolve GFlop/s (its executed flops) and its\n"
          "# fraction of DGEMM on as many threads, peak MB (mfsolve tracked allocations / CHOLMOD memory_usage /\n"
          "# MUMPS INFOG(22), summed over ranks; p: the largest process, mfsolve's max over processes and\n"
-         "# MUMPS INFOG(21)). Targets: mf/CH <= 1.0 (3D problems), mf/MU <= 1.2,\n"
-         "# 2 ranks x 1 worker <= 1.3 x 1 rank x 2 workers.\n",
-         reps);
-  printf("%-11s %-20s %8s %8s %8s %6s %6s %7s %7s %5s %16s  %-8s %-8s %s\n", "problem", "mfsolve run", "mfsolve",
-         "CHOLMOD", "MUMPS", "mf/CH", "mf/MU", "GFlop/s", "DGEMM", "frac", "peak MB mf/CH/MU", "<=CH", "<=1.2MU",
-         "2r/2w<=1.3");
+         "# MUMPS INFOG(21)). Targets: mf/CH <= %.2f (3D problems), mf/MU <= 1.2,\n"
+         "# 2 ranks x 1 worker <= %.2f x 1 rank x 2 workers, peak mf/CH <= %.1f (one process).\n",
+         reps, TARGET_CH, TARGET_2R2W, TARGET_PEAK_CH);
+  printf("%-11s %-20s %8s %8s %8s %6s %6s %7s %7s %5s %16s  %-8s %-8s %-8s %s\n", "problem", "mfsolve run", "mfsolve",
+         "CHOLMOD", "MUMPS", "mf/CH", "mf/MU", "GFlop/s", "DGEMM", "frac", "peak MB mf/CH/MU", "<=0.8CH", "<=1.2MU",
+         "pk<=1.2", "2r/2w<=1.15");
   int met = 0, notmet = 0;
   for (int s = 0; s < nspecs; s++) {
     problem_runs *p = &P[s];
@@ -693,20 +705,22 @@ int main(int argc, char **argv) {
       fmt_mb(pc, sizeof pc, p->nok[ch] ? p->peak[ch] : NAN, 0);
       fmt_mb(pu, sizeof pu, p->nok[mu] ? (per_proc ? p->peak_max[mu] : p->peak[mu]) : NAN, per_proc);
       snprintf(peaks, sizeof peaks, "%s/%s/%s", pm, pc, pu);
-      const char *v_ch = p->n3d ? verdict(tmf, tch, 1.0) : "-";
+      const char *v_ch = p->n3d ? verdict(tmf, tch, TARGET_CH) : "-";
       const char *v_mu = verdict(tmf, tmu, 1.2);
       const char *v_mpi = "-";
       char mpi_cell[32] = "-";
       if (k == 2) {
         double t2w = p->nok[MF2W] ? p->tmin[MF2W] : NAN;
-        v_mpi = conf[MF2R].available && conf[MF2W].available ? verdict(tmf, t2w, 1.3) : "n/a";
+        v_mpi = conf[MF2R].available && conf[MF2W].available ? verdict(tmf, t2w, TARGET_2R2W) : "n/a";
         if (isfinite(tmf) && isfinite(t2w) && t2w > 0)
           snprintf(mpi_cell, sizeof mpi_cell, "%.2f %s", tmf / t2w, v_mpi);
         else
           snprintf(mpi_cell, sizeof mpi_cell, "%s", v_mpi);
       }
-      const char *verdicts[3] = {v_ch, v_mu, v_mpi};
-      for (int v = 0; v < 3; v++) {
+      const char *v_peak =
+          per_proc || !p->nok[mf] || !p->nok[ch] ? "-" : verdict(p->peak[mf], p->peak[ch], TARGET_PEAK_CH);
+      const char *verdicts[4] = {v_ch, v_mu, v_peak, v_mpi};
+      for (int v = 0; v < 4; v++) {
         met += !strcmp(verdicts[v], "met");
         notmet += !strcmp(verdicts[v], "NOT met");
       }
@@ -714,8 +728,8 @@ int main(int argc, char **argv) {
         printf("%-11s %-20s %-54s %16s  %s\n", k ? "" : p->spec, row_label[k], conf[mf].why, "", "");
         continue;
       }
-      printf("%-11s %-20s %8s %8s %8s %6s %6s %7s %7s %5s %16s  %-8s %-8s %s\n", k ? "" : p->spec, row_label[k], tm, tc,
-             tu, rc, ru, gf, dgs, fr, peaks, v_ch, v_mu, mpi_cell);
+      printf("%-11s %-20s %8s %8s %8s %6s %6s %7s %7s %5s %16s  %-8s %-8s %-8s %s\n", k ? "" : p->spec, row_label[k],
+             tm, tc, tu, rc, ru, gf, dgs, fr, peaks, v_ch, v_mu, v_peak, mpi_cell);
     }
   }
   print_setup_split(P, nspecs, reps);

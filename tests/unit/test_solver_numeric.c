@@ -521,73 +521,44 @@ static size_t resident_pages(const char *p, size_t len) {
   return r;
 }
 
-/* The populated part is faulted in whole, by one thread or split among several (slices of whole
- * huge pages, the last one shorter), and nothing beyond it: 7 huge pages over 3 threads is 3 + 3 + 1,
- * over 9 threads one each. */
-static void test_arena_populate_threads(void **state) {
+/* An arena reserves address space only: nothing is resident until written, and a block is
+ * faulted in by its first write (by whoever writes it), not before. */
+static void test_arena_faults_on_first_write(void **state) {
   (void)state;
-#ifdef MADV_POPULATE_WRITE
-  const size_t huge = (size_t)2 << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
-  const int threads[] = {1, 3, 9};
-  for (int k = 0; k < 3; k++) {
-    mfs_arena a;
-    arena__set_populate_threads(threads[k]);
-    assert_int_equal(arena__create(&a, 16 * huge, 7 * huge - 12345), MFS_OK);
-    arena__set_populate_threads(1);
-    if (resident_pages(a.base, huge) == 0) { /* a kernel without MADV_POPULATE_WRITE: EINVAL */
-      arena__destroy(&a);
-      skip();
-    }
-    assert_int_equal(resident_pages(a.base, 7 * huge), 7 * huge / pg);
-    assert_int_equal(resident_pages(a.base + 7 * huge, 9 * huge), 0);
-    arena__destroy(&a);
-  }
-#else
-  skip();
-#endif
+  const size_t huge = (size_t)2 << 20;
+  mfs_arena a;
+  assert_int_equal(arena__create(&a, 16 * huge), MFS_OK);
+  assert_int_equal(resident_pages(a.base, 16 * huge), 0);
+  char *p = arena__alloc(&a, 3 * huge, NULL);
+  assert_non_null(p);
+  assert_int_equal(resident_pages(a.base, 16 * huge), 0);
+  memset(p, 1, 3 * huge);
+  assert_true(resident_pages(p, 3 * huge) >= 3 * huge / (size_t)sysconf(_SC_PAGESIZE));
+  assert_int_equal(resident_pages(a.base + 4 * huge, 12 * huge), 0);
+  arena__destroy(&a);
 }
 
-/* The page-size rule, on values derived by hand: huge pages at 2 ms/MB against 4 KiB pages at
- * 0.15 ms/MB for 200 MB cost (2e-9 - 1.5e-10) x 2e8 = 0.37 s more set-up; 4 KiB pages cost the
- * operations 0.8 x ops: 0.264 s for 0.33 s of operations (4 KiB pages), 0.4 s for 0.5 s (huge). */
-static void test_arena_page_size_rule(void **state) {
+/* What an allocation may find written: nothing above the high-water mark, all of a reused range,
+ * the reused head of a block that extends past the mark; the capped allocation says the same. */
+static void test_arena_dirty_bytes(void **state) {
   (void)state;
-  assert_int_equal(arena__huge_pages_too_slow(2e-9, 1.5e-10, 2e8, 0.33), 1);
-  assert_int_equal(arena__huge_pages_too_slow(2e-9, 1.5e-10, 2e8, 0.5), 0);
-  assert_int_equal(arena__huge_pages_too_slow(1e-10, 1.5e-10, 2e8, 0.0), 0); /* huge pages were the faster */
-}
-
-/* With a budget, population goes in timed steps and may change page size midway: whatever it
- * decides, exactly the populated range is resident. A budget no set-up can exceed keeps huge
- * pages (no switch), and clearing the budget clears the decision. */
-static void test_arena_budget_populates_all(void **state) {
-  (void)state;
-#ifdef MADV_POPULATE_WRITE
-  const size_t huge = (size_t)2 << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
-  const double ops_s[] = {1e-30, 1e9};
-  for (int k = 0; k < 2; k++) {
-    mfs_arena a, b;
-    arena__set_huge_page_budget(ops_s[k], 60.0 * (double)huge);
-    assert_int_equal(arena__create(&a, 48 * huge, 37 * huge - 999), MFS_OK);
-    assert_int_equal(arena__create(&b, 24 * huge, 20 * huge), MFS_OK);
-    if (k == 1) assert_int_equal(arena__small_pages(), 0);
-    arena__set_huge_page_budget(0, 0);
-    assert_int_equal(arena__small_pages(), 0);
-    if (resident_pages(a.base, huge) == 0) { /* a kernel without MADV_POPULATE_WRITE: EINVAL */
-      arena__destroy(&a);
-      arena__destroy(&b);
-      skip();
-    }
-    assert_int_equal(resident_pages(a.base, 37 * huge), 37 * huge / pg);
-    assert_int_equal(resident_pages(a.base + 37 * huge, 11 * huge), 0);
-    assert_int_equal(resident_pages(b.base, 20 * huge), 20 * huge / pg);
-    assert_int_equal(resident_pages(b.base + 20 * huge, 4 * huge), 0);
-    arena__destroy(&a);
-    arena__destroy(&b);
-  }
-#else
-  skip();
-#endif
+  mfs_arena a;
+  size_t d = 1;
+  int over;
+  assert_int_equal(arena__create(&a, (size_t)8 << 20), MFS_OK);
+  char *p = arena__alloc(&a, 4096, &d);
+  assert_non_null(p);
+  assert_int_equal(d, 0);
+  char *q = arena__alloc(&a, 8192, &d);
+  assert_int_equal(d, 0);
+  arena__free(&a, p, 4096);
+  assert_ptr_equal(arena__alloc(&a, 4096, &d), p); /* first fit: the freed range */
+  assert_int_equal(d, 4096);
+  arena__free(&a, q, 8192); /* the top goes back: the next block starts inside the written part */
+  assert_ptr_equal(arena__alloc_capped(&a, 16384, (size_t)1 << 20, &over, &d), q);
+  assert_int_equal(over, 0);
+  assert_int_equal(d, 8192);
+  arena__destroy(&a);
 }
 
 int main(void) {
@@ -600,9 +571,8 @@ int main(void) {
       cmocka_unit_test(test_pivot_messages),
       cmocka_unit_test(test_memory_prediction),
       cmocka_unit_test(test_progress_and_args),
-      cmocka_unit_test(test_arena_populate_threads),
-      cmocka_unit_test(test_arena_page_size_rule),
-      cmocka_unit_test(test_arena_budget_populates_all),
+      cmocka_unit_test(test_arena_faults_on_first_write),
+      cmocka_unit_test(test_arena_dirty_bytes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
