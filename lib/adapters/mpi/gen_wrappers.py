@@ -259,10 +259,12 @@ def build(call, fortran):
             F.decl.append('pm_mpi_cpc pm_cc;')
             F.pre.append('pm_mpi_pre_cpcoll(&X, %s, &pm_cc);' % v(A[0]))
             F.post.append('pm_mpi_cp_coll_post(&X, &pm_cc, rc);')
-            if act == 'cpbarrier' and not fortran:
+            if act == 'cpbarrier':
                 # the exchange synchronises the ranks as the barrier does: it replaces the barrier
-                # when there is one (the post step has nothing left to do then)
-                F.call = 'pm_mpi_cp_barrier(&X, &pm_cc, %s);' % v(A[0])
+                # when there is one (the post step has nothing left to do then); Fortran's error
+                # codes are C's
+                F.call = ('*pm_ierr = (MPI_Fint)pm_mpi_cp_barrier(&X, &pm_cc, %s);' if fortran else
+                          'pm_mpi_cp_barrier(&X, &pm_cc, %s);') % v(A[0])
         elif act == 'start':
             F.pre.append('pm_mpi_pre_start(&X, %s);' % v(A[0]))
             F.ok.append('pm_mpi_b_start(&X, %s);' % v(A[0]))
