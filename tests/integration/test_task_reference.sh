@@ -3,9 +3,10 @@
 # lap3d:30 run under popmeter with its sequential kernels (--executor seq: every kernel in a user
 # region named like its codelet), on one worker and on two (--no-subtrees: the same tasks in every
 # run). popmeter show --ref-one --ref-seq gives granularity, locality, runtime and pipeline
-# efficiency: each in (0, 1.5] (a factor above 1 is a kernel that ran faster than in the reference
-# run: timing noise, up to ~1.2 on a quiet 2-core machine, more when it is busy), their product the task efficiency e, and e x W x makespan the
-# sequential kernels' time. A one-worker run with subtree tasks does not match: the unmatched
+# efficiency: each in (0, 3] (a factor above 1 is a kernel that ran faster than in the reference
+# run: timing noise, up to ~1.2 on a quiet 2-core machine, up to ~1.9 seen when other jobs load it;
+# the bound catches a unit or matching error, the exact checks are the next two), their product the
+# task efficiency e, and e x W x makespan the sequential kernels' time. A one-worker run with subtree tasks does not match: the unmatched
 # codelet is named and the share of the task time still covered is given.
 . "$top_srcdir/tests/integration/solver_common.sh"
 launcher="$top_builddir/tools/popmeter"
@@ -39,7 +40,7 @@ def value(path):
 factors = {k: value("e/" + k) for k in ("e_granularity", "e_locality", "e_runtime", "e_pipeline")}
 e = value("e")
 for k, v in factors.items():
-    print(("PASS" if v is not None and 0 < v <= 1.5 else "FAIL") + " %s = %s in (0, 1.5]" % (k, v))
+    print(("PASS" if v is not None and 0 < v <= 3 else "FAIL") + " %s = %s in (0, 3]" % (k, v))
 prod = 1.0
 for v in factors.values():
     prod *= v if v is not None else float("nan")
