@@ -64,14 +64,7 @@ int vw_trace_read(const char *path, const pm_profile *p, vw_trace *t, char *err,
 #include <otf2/otf2.h>
 
 /* ------------------------------------------------------------------------------ definitions */
-enum { A_TAG, A_FLOPS, A_SUBMIT, A_READY, A_POP, A_CP_IN, A_CP_OUT, A_COUNT };
-static const char *const attr_names[A_COUNT] = {"task tag",
-                                                "task flops",
-                                                "task submitted",
-                                                "task ready",
-                                                "task popped",
-                                                "task critical path in",
-                                                "task critical path out"};
+/* the task attributes of a body's Leave: PM_TT_* and pm_task_attr_name (pm_vocabulary.h) */
 
 #define MAX_REF (1u << 24) /* definitions beyond are not popmeter's (nor sane): ignored */
 
@@ -115,7 +108,7 @@ typedef struct {
   uint32_t ngrp;
   uint32_t *comm_group; /* per communicator, UINT32_MAX undefined */
   uint32_t ncomm;
-  uint32_t attr[A_COUNT];
+  uint32_t attr[PM_TT_NATTR];
   rmsg *send, *recv;
   size_t nsend, nrecv, capsend, caprecv;
   size_t captask, capstate;
@@ -182,8 +175,8 @@ static OTF2_CallbackCode d_attribute(void *ud, OTF2_AttributeRef self, OTF2_Stri
   rd *r = ud;
   (void)desc;
   (void)type;
-  for (int i = 0; i < A_COUNT; i++)
-    if (!strcmp(str(r, name), attr_names[i])) r->attr[i] = self;
+  for (int i = 0; i < PM_TT_NATTR; i++)
+    if (!strcmp(str(r, name), pm_task_attr_name(i))) r->attr[i] = self;
   return OTF2_CALLBACK_SUCCESS;
 }
 static OTF2_CallbackCode d_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canon,
@@ -278,20 +271,20 @@ static void task_attributes(rd *r, OTF2_AttributeList *a, vw_task *k) {
     OTF2_AttributeValue v;
     if (OTF2_AttributeList_GetAttributeByIndex(a, i, &id, &type, &v) != OTF2_SUCCESS) continue;
     int which = -1;
-    for (int j = 0; j < A_COUNT && which < 0; j++)
+    for (int j = 0; j < PM_TT_NATTR && which < 0; j++)
       if (r->attr[j] == id) which = j;
-    if (which == A_FLOPS) {
+    if (which == PM_TT_FLOPS) {
       if (type == OTF2_TYPE_DOUBLE && v.float64 > 0 && v.float64 < 1e30) k->flops = v.float64;
       continue;
     }
     if (which < 0 || type != OTF2_TYPE_UINT64) continue;
     switch (which) {
-    case A_TAG: k->tag = v.uint64; break;
-    case A_SUBMIT: k->submit = ns(r, v.uint64); break;
-    case A_READY: k->ready = ns(r, v.uint64); break;
-    case A_POP: k->pop = ns(r, v.uint64); break;
-    case A_CP_IN: k->cp_in = v.uint64; break;
-    case A_CP_OUT: k->cp_out = v.uint64; break;
+    case PM_TT_TAG: k->tag = v.uint64; break;
+    case PM_TT_SUBMIT: k->submit = ns(r, v.uint64); break;
+    case PM_TT_READY: k->ready = ns(r, v.uint64); break;
+    case PM_TT_POP: k->pop = ns(r, v.uint64); break;
+    case PM_TT_CP_IN: k->cp_in = v.uint64; break;
+    case PM_TT_CP_OUT: k->cp_out = v.uint64; break;
     }
   }
   if (k->cp_in == VW_NONE || k->cp_out == VW_NONE || k->cp_out < k->cp_in) k->cp_in = k->cp_out = VW_NONE;
@@ -577,7 +570,7 @@ int vw_trace_read(const char *path, const pm_profile *p, vw_trace *t, char *err,
   r.t = t;
   r.p = p;
   r.resolution = 1000000000ull;
-  for (int i = 0; i < A_COUNT; i++) r.attr[i] = UINT32_MAX;
+  for (int i = 0; i < PM_TT_NATTR; i++) r.attr[i] = UINT32_MAX;
   OTF2_Reader *rdr = OTF2_Reader_Open(path);
   int rc = -1;
   const char *what = "cannot be opened";

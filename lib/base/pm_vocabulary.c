@@ -1,5 +1,6 @@
-/* Names of the vocabulary (pm_vocabulary.h): states (popmeter.json keys), their classes, location roles. */
+/* Names of the vocabulary (pm_vocabulary.h): states (popmeter.json keys), their classes, location roles, task attributes. */
 #include "pm_vocabulary.h"
+#include <stddef.h>
 
 static const char *const state_names[PM_STATE_COUNT] = {
     [PM_STATE_USEFUL] = "useful",     [PM_STATE_MPI_P2P] = "mpi_p2p",   [PM_STATE_MPI_COLL] = "mpi_coll",
@@ -25,3 +26,14 @@ pm_state_class pm_state_class_of(pm_state s) {
 static const char *const role_names[PM_LOC_ROLE_COUNT] = {"main",     "thread", "worker", "accel_worker",
                                                           "progress", "device", "other"};
 const char *pm_loc_role_name(pm_loc_role r) { return (unsigned)r < PM_LOC_ROLE_COUNT ? role_names[r] : "other"; }
+
+static const char *const task_attr_names[PM_TT_NATTR] = {
+    [PM_TT_TAG] = "task tag",
+    [PM_TT_FLOPS] = "task flops",
+    [PM_TT_SUBMIT] = "task submitted",
+    [PM_TT_READY] = "task ready",
+    [PM_TT_POP] = "task popped",
+    [PM_TT_CP_IN] = "task critical path in",
+    [PM_TT_CP_OUT] = "task critical path out",
+};
+const char *pm_task_attr_name(int i) { return i >= 0 && i < PM_TT_NATTR ? task_attr_names[i] : NULL; }

@@ -85,4 +85,11 @@ typedef enum {
 } pm_loc_role;
 PM_HIDDEN const char *pm_loc_role_name(pm_loc_role r);
 
+/* --------------------------------------------------------------------------- task attributes */
+/* The OTF2 attributes a task body's Leave carries (docs/trace.md): written by the trace
+ * (lib/trace/trace_task.c), read back by popmeter view (view/vw_trace.c). Their ids are the same in
+ * every process. */
+enum { PM_TT_TAG, PM_TT_FLOPS, PM_TT_SUBMIT, PM_TT_READY, PM_TT_POP, PM_TT_CP_IN, PM_TT_CP_OUT, PM_TT_NATTR };
+PM_HIDDEN const char *pm_task_attr_name(int i); /* "task tag", ...; NULL out of range */
+
 #endif

@@ -143,8 +143,8 @@ PM_HIDDEN void pm_tloc_flush_started(pm_tloc *T, uint64_t now);
 PM_HIDDEN void pm_tloc_flush_done(pm_tloc *T, uint64_t now);
 
 /* -------------------------------------------------------------------------- task attributes */
-/* Attribute ids of a task body's Leave, the same in every process (no mapping table). */
-enum { PM_TT_TAG, PM_TT_FLOPS, PM_TT_SUBMIT, PM_TT_READY, PM_TT_POP, PM_TT_CP_IN, PM_TT_CP_OUT, PM_TT_NATTR };
+/* Attribute ids of a task body's Leave: PM_TT_* (pm_vocabulary.h), the same in every process (no
+ * mapping table). */
 PM_HIDDEN void pm_ttask_attr(int i, const char **name, const char **desc, OTF2_Type *type);
 /* The attributes for the Leave of the frame at depth (1-based) when a task's values wait for it
  * (then consumed), else NULL. */

@@ -7,23 +7,22 @@
  * ids are the same in every process, so they need no mapping table. */
 #include "pm_trace.h"
 
+/* names: pm_task_attr_name (the vocabulary popmeter view reads them back with) */
 static const struct {
-  const char *name, *desc;
+  const char *desc;
   OTF2_Type type;
 } attrs[PM_TT_NATTR] = {
-    [PM_TT_TAG] = {"task tag", "the task's tag (StarPU's tag_id)", OTF2_TYPE_UINT64},
-    [PM_TT_FLOPS] = {"task flops", "the flops the program declared for the task", OTF2_TYPE_DOUBLE},
-    [PM_TT_SUBMIT] = {"task submitted", "when the task was submitted (trace time, ns)", OTF2_TYPE_UINT64},
-    [PM_TT_READY] = {"task ready", "when the task's dependencies were met (trace time, ns)", OTF2_TYPE_UINT64},
-    [PM_TT_POP] = {"task popped", "when a worker took the task, before fetching its data (trace time, ns)",
-                   OTF2_TYPE_UINT64},
-    [PM_TT_CP_IN] = {"task critical path in", "the task DAG's longest path of useful time (ns) before the body",
-                     OTF2_TYPE_UINT64},
-    [PM_TT_CP_OUT] = {"task critical path out", "the same path (ns) ending with the body", OTF2_TYPE_UINT64},
+    [PM_TT_TAG] = {"the task's tag (StarPU's tag_id)", OTF2_TYPE_UINT64},
+    [PM_TT_FLOPS] = {"the flops the program declared for the task", OTF2_TYPE_DOUBLE},
+    [PM_TT_SUBMIT] = {"when the task was submitted (trace time, ns)", OTF2_TYPE_UINT64},
+    [PM_TT_READY] = {"when the task's dependencies were met (trace time, ns)", OTF2_TYPE_UINT64},
+    [PM_TT_POP] = {"when a worker took the task, before fetching its data (trace time, ns)", OTF2_TYPE_UINT64},
+    [PM_TT_CP_IN] = {"the task DAG's longest path of useful time (ns) before the body", OTF2_TYPE_UINT64},
+    [PM_TT_CP_OUT] = {"the same path (ns) ending with the body", OTF2_TYPE_UINT64},
 };
 
 void pm_ttask_attr(int i, const char **name, const char **desc, OTF2_Type *type) {
-  *name = attrs[i].name;
+  *name = pm_task_attr_name(i);
   *desc = attrs[i].desc;
   *type = attrs[i].type;
 }

@@ -152,13 +152,13 @@ static uint64_t write_location(OTF2_Archive *a, const vs_run *r, int rank, int t
       const vs_task *t = &r->task[i];
       if (t->rank != rank || t->worker != thread - 1) continue;
       OTF2_EvtWriter_Enter(w, NULL, T0 + t->start, (OTF2_RegionRef)t->codelet);
-      OTF2_AttributeList_AddUint64(al, 0, t->tag);
-      OTF2_AttributeList_AddDouble(al, 1, t->flops);
-      OTF2_AttributeList_AddUint64(al, 2, T0 + t->submit);
-      OTF2_AttributeList_AddUint64(al, 3, T0 + t->ready);
-      OTF2_AttributeList_AddUint64(al, 4, T0 + t->pop);
-      OTF2_AttributeList_AddUint64(al, 5, t->cp_in);
-      OTF2_AttributeList_AddUint64(al, 6, t->cp_out);
+      OTF2_AttributeList_AddUint64(al, PM_TT_TAG, t->tag);
+      OTF2_AttributeList_AddDouble(al, PM_TT_FLOPS, t->flops);
+      OTF2_AttributeList_AddUint64(al, PM_TT_SUBMIT, T0 + t->submit);
+      OTF2_AttributeList_AddUint64(al, PM_TT_READY, T0 + t->ready);
+      OTF2_AttributeList_AddUint64(al, PM_TT_POP, T0 + t->pop);
+      OTF2_AttributeList_AddUint64(al, PM_TT_CP_IN, t->cp_in);
+      OTF2_AttributeList_AddUint64(al, PM_TT_CP_OUT, t->cp_out);
       OTF2_EvtWriter_Leave(w, al, T0 + t->end, (OTF2_RegionRef)t->codelet);
     }
   } else if (thread == 0) { /* main: the submissions, 1 us each unless the next one comes sooner */
@@ -220,13 +220,6 @@ static int write_trace(const vs_run *r, const char *dir) {
   OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
   OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, T0, r->span + 1, OTF2_UNDEFINED_TIMESTAMP);
   /* strings: the fixed ones, then codelets, attribute names, location and group names */
-  static const char *const attr[7] = {"task tag",
-                                      "task flops",
-                                      "task submitted",
-                                      "task ready",
-                                      "task popped",
-                                      "task critical path in",
-                                      "task critical path out"};
   const char *fixed[S_FIXED] = {
       "", "machine", "node", "main", "StarPU-MPI progress", "MPI_COMM_WORLD", "MPI locations", "starpu_task_submit"};
   uint32_t s = 0;
@@ -234,7 +227,7 @@ static int write_trace(const vs_run *r, const char *dir) {
   uint32_t s_cl = s, s_attr, s_cpu, s_rank;
   for (int c = 0; c < p->codelets; c++) OTF2_GlobalDefWriter_WriteString(g, s++, vs_codelet_names[c]);
   s_attr = s;
-  for (int i = 0; i < 7; i++) OTF2_GlobalDefWriter_WriteString(g, s++, attr[i]);
+  for (int i = 0; i < PM_TT_NATTR; i++) OTF2_GlobalDefWriter_WriteString(g, s++, pm_task_attr_name(i));
   s_cpu = s;
   char name[64];
   for (int w = 0; w < p->workers; w++)
@@ -242,9 +235,9 @@ static int write_trace(const vs_run *r, const char *dir) {
   s_rank = s;
   for (int rk = 0; rk < p->ranks; rk++)
     snprintf(name, sizeof name, "MPI Rank %d", rk), OTF2_GlobalDefWriter_WriteString(g, s++, name);
-  for (int i = 0; i < 7; i++)
+  for (int i = 0; i < PM_TT_NATTR; i++)
     OTF2_GlobalDefWriter_WriteAttribute(g, (OTF2_AttributeRef)i, s_attr + (uint32_t)i, S_EMPTY,
-                                        i == 1 ? OTF2_TYPE_DOUBLE : OTF2_TYPE_UINT64);
+                                        i == PM_TT_FLOPS ? OTF2_TYPE_DOUBLE : OTF2_TYPE_UINT64);
   for (int c = 0; c < p->codelets; c++)
     OTF2_GlobalDefWriter_WriteRegion(g, (OTF2_RegionRef)c, s_cl + (uint32_t)c, s_cl + (uint32_t)c, S_EMPTY,
                                      OTF2_REGION_ROLE_TASK, OTF2_PARADIGM_UNKNOWN, OTF2_REGION_FLAG_NONE, S_EMPTY, 0,
