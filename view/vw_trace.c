@@ -13,7 +13,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const kind_names[VW_NKINDS] = {"MPI", "runtime", "waiting", "I/O", "popmeter", "user"};
 const char *vw_kind_name(int kind) { return kind >= 0 && kind < VW_NKINDS ? kind_names[kind] : "?"; }
@@ -451,6 +453,21 @@ static int match_messages(rd *r) {
 static int same_thread(const vw_lane *a, const vw_lane *b) {
   return a->process == b->process && !strcmp(a->name, b->name);
 }
+static int is_lane_of(const pm_profile *p, int k, const vw_lane *l) {
+  const pm_prof_location *x = &p->loc[k];
+  return x->process < p->nprocesses && p->proc[x->process].rank == l->process && !strcmp(x->name, l->name);
+}
+/* The location of popmeter.json that is the nth (0-based) with the lane's rank and name, or -1. */
+static int nth_location(const pm_profile *p, const vw_lane *l, int nth) {
+  for (int k = 0; k < p->nlocations; k++) {
+    if (!is_lane_of(p, k, l)) continue;
+    int before = 0;
+    for (int j = 0; j < p->nlocations; j++)
+      before += j != k && is_lane_of(p, j, l) && p->loc[j].thread < p->loc[k].thread;
+    if (before == nth) return k;
+  }
+  return -1;
+}
 static void lane_roles(vw_trace *t, const pm_profile *p) {
   for (int i = 0; i < t->nlanes; i++) {
     vw_lane *l = &t->lane[i];
@@ -458,19 +475,8 @@ static void lane_roles(vw_trace *t, const pm_profile *p) {
     for (int j = 0; j < t->nlanes; j++)
       nth += j != i && same_thread(&t->lane[j], l) &&
              (t->lane[j].thread < l->thread || (t->lane[j].thread == l->thread && j < i));
-    l->role = PM_ROLE_OTHER;
-    for (int th = 0, found = 0; p && !found && th <= nth + p->nlocations; th++) /* by index in the process */
-      for (int k = 0; k < p->nlocations && !found; k++) {
-        const pm_prof_location *x = &p->loc[k];
-        if (x->thread != th || x->process >= p->nprocesses || p->proc[x->process].rank != l->process ||
-            strcmp(x->name, l->name))
-          continue;
-        if (nth-- == 0) {
-          l->loc = k;
-          found = 1;
-        }
-      }
-    if (l->loc >= 0) l->role = p->loc[l->loc].role;
+    l->loc = p ? nth_location(p, l, nth) : -1;
+    l->role = l->loc >= 0 ? p->loc[l->loc].role : PM_ROLE_OTHER;
     l->wtype = l->role == PM_ROLE_ACCEL_WORKER;
   }
 }
@@ -571,6 +577,16 @@ int vw_trace_read(const char *path, const pm_profile *p, vw_trace *t, char *err,
   r.p = p;
   r.resolution = 1000000000ull;
   for (int i = 0; i < PM_TT_NATTR; i++) r.attr[i] = UINT32_MAX;
+  /* OTF2 opens only an anchor file named *.otf2, and leaks what it began to build for another
+   * path: such a path, or one that cannot be read, is refused here */
+  size_t n = strlen(path);
+  int anchor = n > 5 && !strcmp(path + n - 5, ".otf2");
+  if (!anchor || access(path, R_OK) != 0) {
+    snprintf(err, errlen, "%s cannot be opened (%s)", path,
+             anchor ? strerror(errno) : "not an OTF2 anchor file: its name ends in .otf2");
+    OTF2_Error_RegisterCallback(before, NULL);
+    return -1;
+  }
   OTF2_Reader *rdr = OTF2_Reader_Open(path);
   int rc = -1;
   const char *what = "cannot be opened";
