@@ -160,7 +160,8 @@ static mfs_status check_symmetric(const mfs_matrix *L, const long *lline, const 
 
 /* In the functions below: fail with a message naming the current line (rd->line). */
 #define FAIL(status, ...) return err__set(err, status, rd->line, -1, __VA_ARGS__)
-#define READ_FAIL()                                                                                               \
+/* rc: next_line's -1 (read error) or -2 (NUL byte) */
+#define READ_FAIL(rc)                                                                                             \
   FAIL(rc == -2 ? MFS_ERR_FORMAT : MFS_ERR_IO,                                                                    \
        rc == -2 ? "%s:%ld: the line holds a NUL byte (not a text file?)%s" : "%s: read error after line %ld: %s", \
        name, rd->line, rc == -2 ? "" : strerror(rd->errnum))
@@ -170,7 +171,7 @@ static mfs_status check_symmetric(const mfs_matrix *L, const long *lline, const 
 static mfs_status read_banner(reader *rd, const char *name, int *symmetric, mfs_error *err) {
   char *tok[6];
   int rc = next_line(rd);
-  if (rc < 0) READ_FAIL();
+  if (rc < 0) READ_FAIL(rc);
   if (rc == 0) {
     rd->line = 1;
     FAIL(MFS_ERR_FORMAT, "%s:1: empty file (expected a %%%%MatrixMarket banner)", name);
@@ -207,7 +208,7 @@ static mfs_status read_size(reader *rd, const char *name, int symmetric, int32_t
   char *tok[4];
   int rc;
   do {
-    if ((rc = next_line(rd)) < 0) READ_FAIL();
+    if ((rc = next_line(rd)) < 0) READ_FAIL(rc);
     if (rc == 0) {
       rd->line++;
       FAIL(MFS_ERR_FORMAT, "%s:%ld: file ends before the size line 'M N NNZ'", name, rd->line);
@@ -277,7 +278,7 @@ static mfs_status read_entries(reader *rd, const char *name, int32_t n, long lon
   lo->limit = up->limit = nnz;
   for (;;) {
     int rc = next_line(rd);
-    if (rc < 0) READ_FAIL();
+    if (rc < 0) READ_FAIL(rc);
     if (rc == 0) break;
     if (is_skippable(rd->buf)) continue;
     if (got == nnz)

@@ -52,13 +52,14 @@ fi
 
 # 2. an output directory the user cannot write: the private fallback, everything in it
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
-  mkdir -p "$work/ro" "$work/tmp"; chmod 755 "$work/ro"; chmod 1777 "$work/tmp"
-  TMPDIR="$work/tmp" POPMETER_OUTPUT="$work/ro/out" setpriv --reuid=65534 --regid=65534 --clear-groups \
+  fbroot="$work/fallback" # TMPDIR of the run: where popmeter puts its private fallback
+  mkdir -p "$work/ro" "$fbroot"; chmod 755 "$work/ro"; chmod 1777 "$fbroot"
+  TMPDIR="$fbroot" POPMETER_OUTPUT="$work/ro/out" setpriv --reuid=65534 --regid=65534 --clear-groups \
     "$launcher" run -- "$progs/names" region >"$work/ro.out" 2>"$work/ro.err"
   check "unwritable output: the program's result intact" grep -q "result 1" "$work/ro.out"
   check "unwritable output: the message names the directory and the reason" \
-    grep -q "cannot use output directory $work/ro/out (Permission denied); writing into $work/tmp/popmeter-names-" "$work/ro.err"
-  fb=$(ls -d "$work"/tmp/popmeter-names-* 2>/dev/null | head -1)
+    grep -q "cannot use output directory $work/ro/out (Permission denied); writing into $fbroot/popmeter-names-" "$work/ro.err"
+  fb=$(ls -d "$fbroot"/popmeter-names-* 2>/dev/null | head -1)
   check "unwritable output: the fallback holds exactly popmeter.json and profile.cubex, both parse" \
     parses "$fb" popmeter.json profile.cubex
   check "unwritable output: the fallback is private (0700, the user's)" test "$(stat -c '%a %u' "$fb")" = "700 65534"
