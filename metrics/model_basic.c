@@ -34,8 +34,9 @@ pm_metric *pm_model_basic(const pm_run_input *in) {
     pe = pm_v_div(pm_v(useful.sum), pm_v((double)useful.n * in->runtime), PM_NA_ZERO_RUNTIME);
     lb = pm_v_div(pm_v(useful.sum / useful.n), vmax, PM_NA_NO_USEFUL);
     comme = pm_v_div(vmax, R, PM_NA_ZERO_RUNTIME);
-    if (!in->has_critical_path || pm__cue_mismatch(in)) {
-      sere = te = pm_v_na(in->has_critical_path ? pm__cue_mismatch(in) : PM_NA_NO_CP);
+    const char *no_path = in->has_critical_path ? pm__cue_mismatch(in) : PM_NA_NO_CP;
+    if (no_path) {
+      sere = te = pm_v_na(no_path);
     } else {
       pm_val ideal = pm_v(in->g_cue);
       sere = pm_v_div(vmax, ideal, "critical path (G-CUE) is zero");
