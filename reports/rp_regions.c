@@ -3,15 +3,20 @@
  * distinct region name on its call path, once even under recursion), so that a user region
  * carries the MPI calls and waits inside it and its own POP efficiencies mean something. The
  * basic model is then run over the locations that entered the region, with the region's longest
- * inclusive time as its runtime. popmeter's own regions (paradigm "measurement") are left out. */
+ * inclusive time as its runtime and, when the run measured MPI transfer time, its longest inclusive
+ * time without transfer as its runtime on an ideal network (SerE, TE). popmeter's own regions
+ * (paradigm "measurement") are left out. */
 #include "rp_study.h"
 #include "pm_profile_input.h"
 #include <stdlib.h>
 #include <string.h>
 
+/* A region's inclusive time on one location: per state class, then its MPI transfer time. */
+#define RP_TRANSFER PM_CLASS_COUNT
+#define RP_NSLOTS (PM_CLASS_COUNT + 1)
 typedef struct {
   int loc;
-  double t[PM_CLASS_COUNT];
+  double t[RP_NSLOTS];
 } sample;
 
 typedef struct {
@@ -97,7 +102,7 @@ static int *values_by_location(const pm_profile *p, int **start_out) {
 /* The region's own model input: its locations with their inclusive time per class. */
 static int region_sample(rp_run *r, rp_region_run *rr, const sample_list *l, const pm_run_input *whole) {
   pm_location_input *loc = calloc((size_t)l->n, sizeof *loc);
-  double R = 0.0, sum = 0.0;
+  double R = 0.0, sum = 0.0, R_ideal = 0.0;
   int i, k;
   if (!loc) return -1;
   for (i = 0; i < l->n; i++) {
@@ -116,11 +121,21 @@ static int region_sample(rp_run *r, rp_region_run *rr, const sample_list *l, con
     loc[i].calls_mpi = loc[i].mpi > 0;
     for (k = 0; k < PM_CLASS_COUNT; k++) total += x->t[k];
     if (total > R) R = total;
-    if (w->kind != PM_LOC_PROGRESS && w->kind != PM_LOC_DEVICE) sum += loc[i].useful;
+    if (w->kind != PM_LOC_PROGRESS && w->kind != PM_LOC_DEVICE) {
+      sum += loc[i].useful;
+      if (total - x->t[RP_TRANSFER] > R_ideal) R_ideal = total - x->t[RP_TRANSFER];
+    }
   }
   if (R > 0.0) {
-    pm_run_input in = {
-        .runtime = R, .nprocesses = whole->nprocesses, .nnodes = whole->nnodes, .nlocations = l->n, .loc = loc};
+    /* the region's runtime on an ideal network stands for the critical path of the basic model's
+     * SerE and TE (docs/metrics.md §1.4) */
+    pm_run_input in = {.runtime = R,
+                       .nprocesses = whole->nprocesses,
+                       .nnodes = whole->nnodes,
+                       .nlocations = l->n,
+                       .loc = loc,
+                       .has_critical_path = r->prof->has_mpi_transfer,
+                       .g_cue = R_ideal};
     rr->basic = pm_model_basic(&in);
     if (!rr->basic) {
       free(loc);
@@ -141,7 +156,7 @@ int rp_run_regions(rp_run *r, const rp_region *regions, int nregions) {
   int *map = malloc(((size_t)p->nregions + 1) * sizeof *map);
   int *stamp = calloc((size_t)nregions + 1, sizeof *stamp);
   int *touched = malloc(((size_t)nregions + 1) * sizeof *touched);
-  double *acc = calloc((size_t)nregions * PM_CLASS_COUNT + 1, sizeof *acc);
+  double *acc = calloc((size_t)nregions * RP_NSLOTS + 1, sizeof *acc);
   sample_list *lists = calloc((size_t)nregions + 1, sizeof *lists);
   int *start = NULL, *idx = NULL, walk = 0, rc = -1, i, g, L;
   pm_run_input_buf buf = {0};
@@ -153,23 +168,24 @@ int rp_run_regions(rp_run *r, const rp_region *regions, int nregions) {
     int nt = 0, walk0 = walk; /* stamps <= walk0 belong to earlier locations */
     for (i = start[L]; i < start[L + 1]; i++) {
       const pm_prof_value *v = &p->val[idx[i]];
-      double cls[PM_CLASS_COUNT] = {0};
+      double cls[RP_NSLOTS] = {0};
       int c, s, k;
       for (s = 0; s < PM_STATE_COUNT; s++)
         if (s != PM_STATE_OFF) cls[pm_state_class_of((pm_state)s)] += v->time[s];
+      cls[RP_TRANSFER] = v->mpi_transfer;
       walk++;
       for (c = v->cnode; c >= 0; c = p->cnode[c].parent) { /* parents precede children */
         g = map[p->cnode[c].region];
         if (g < 0 || stamp[g] == walk) continue;
         if (stamp[g] <= walk0) touched[nt++] = g;
         stamp[g] = walk;
-        for (k = 0; k < PM_CLASS_COUNT; k++) acc[g * PM_CLASS_COUNT + k] += cls[k];
+        for (k = 0; k < RP_NSLOTS; k++) acc[g * RP_NSLOTS + k] += cls[k];
       }
     }
     for (i = 0; i < nt; i++) {
       g = touched[i];
-      if (push(&lists[g], L, &acc[g * PM_CLASS_COUNT]) != 0) goto out;
-      memset(&acc[g * PM_CLASS_COUNT], 0, PM_CLASS_COUNT * sizeof *acc);
+      if (push(&lists[g], L, &acc[g * RP_NSLOTS]) != 0) goto out;
+      memset(&acc[g * RP_NSLOTS], 0, RP_NSLOTS * sizeof *acc);
     }
   }
   if (pm_profile_to_input(p, 0, &buf) != 0) goto out;

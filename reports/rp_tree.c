@@ -88,13 +88,14 @@ pm_metric *rp_tree_region(const char *name, const pm_metric *scaling, const pm_m
                        "Scalability of the region, from its inclusive time on the locations "
                        "that entered it.");
   if (!root) return NULL;
-  /* Only what a region can have: no critical path (SerE/TE) and no counters per region. */
+  /* Only what a region can have: SerE and TE from its time on an ideal network (n/a without the
+   * transfer time), no counters per region. */
   nge = pm_metric_add(root, copy_node(ge, NULL));
   npe = pm_metric_add(nge, copy_node(pe, NULL));
   if (npe) {
     const pm_metric *lb = pm_metric_find(pe, "lb"), *ce = pm_metric_find(pe, "comme");
     if (lb) pm_metric_add(npe, copy_node(lb, NULL));
-    if (ce) pm_metric_add(npe, copy_node(ce, NULL));
+    if (ce) pm_metric_add(npe, rp_tree_copy(ce, NULL));
   }
   pm_metric_add(nge, copy_node(cs, NULL));
   pm_metric_add(root, copy_node(sp, NULL));

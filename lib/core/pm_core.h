@@ -145,6 +145,14 @@ PM_HIDDEN pm_cp_clock pm_cp_global(const pm_loc *L);
 PM_HIDDEN pm_cp_clock pm_cp_process(const pm_loc *L);
 /* Merge an incoming dependency: local = max(local, incoming). */
 PM_HIDDEN void pm_cp_merge_global(pm_loc *L, pm_cp_clock in);
+/* pm_cp_merge_global at the end of an MPI call that took call_ns, just left with pm_call_exit: the
+ * part of the call an ideal network would also have spent waiting -- the jump of the com clock
+ * (everything but MPI: the ideal-network time), at most call_ns -- is credited to the call's node
+ * as waiting; the rest of its MPI time is transfer. */
+PM_HIDDEN void pm_cp_merge_global_call(pm_loc *L, pm_cp_clock in, uint64_t call_ns);
+/* The same for a poll that completed a message at t_end (pm_poll was called): the run of polls
+ * since the last transition is the call, the last poll's node gets the credit. */
+PM_HIDDEN void pm_cp_merge_global_poll(pm_loc *L, pm_cp_clock in, uint64_t t_end);
 PM_HIDDEN void pm_cp_merge_process(pm_loc *L, pm_cp_clock in);
 
 /* --------------------------------------------------------------------------------- process state */

@@ -367,6 +367,7 @@ void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end) {
     if (gap <= d || gap <= PM_POLL_GAP_NS) d += gap;
   }
   L->poll_last = t_end;
+  L->poll_node = n;
   n->time[PM_STATE_MPI_SYNC] += d;
   L->poll_pending += d;
 }
@@ -402,6 +403,25 @@ pm_cp_clock pm_cp_global(const pm_loc *L) { return pm_loc_cp_global(L); }
 pm_cp_clock pm_cp_process(const pm_loc *L) { return pm_loc_cp_process(L); }
 void pm_cp_merge_global(pm_loc *L, pm_cp_clock in) { pm_loc_cp_merge(&L->cp_own, &L->cp_goff, &in); }
 void pm_cp_merge_process(pm_loc *L, pm_cp_clock in) { pm_loc_cp_merge(&L->cp_own, &L->cp_poff, &in); }
+
+/* The com clock does not advance in MPI, so the clock at the call's end is the one at its start:
+ * the jump is how far the partner's non-MPI progress was ahead, the wait an ideal network keeps. */
+static inline void credit_wait(pm_loc *L, pm_cpnode *n, const pm_cp_clock *in, uint64_t call_ns) {
+  uint64_t com = L->cp_own.com + L->cp_goff.com;
+  if (in->com <= com) return;
+  uint64_t jump = in->com - com;
+  n->mpi_wait += jump < call_ns ? jump : call_ns;
+}
+void pm_cp_merge_global_call(pm_loc *L, pm_cp_clock in, uint64_t call_ns) {
+  credit_wait(L, L->byte_node, &in, call_ns); /* the node pm_call_enter pushed (or the deepest one) */
+  pm_loc_cp_merge(&L->cp_own, &L->cp_goff, &in);
+}
+void pm_cp_merge_global_poll(pm_loc *L, pm_cp_clock in, uint64_t t_end) {
+  uint64_t run = L->poll_pending;             /* the polls since the last transition, this one included */
+  pm_state_set(L, (pm_state)L->state, t_end); /* the polls' time enters the clocks before the merge */
+  if (L->poll_node) credit_wait(L, L->poll_node, &in, run);
+  pm_loc_cp_merge(&L->cp_own, &L->cp_goff, &in);
+}
 
 /* ------------------------------------------------------------------------------------ finalize */
 void pm_loc_flush(pm_loc *L, uint64_t now) {

@@ -43,6 +43,10 @@ typedef struct {
   uint64_t bytes_sent, bytes_received, msgs_sent, msgs_received; /* point-to-point */
   uint64_t coll_bytes_out, coll_bytes_in;                        /* collective calls */
   uint64_t io_bytes_read, io_bytes_written;
+  /* ns of this call path's MPI time a location would also spend on an ideal network: at each merge
+   * of an incoming clock at the end of an MPI call, the part of the call the clock jump explains
+   * (pm_cp_merge_global_call); the rest of its MPI time is transfer (docs/metrics.md §1.4) */
+  uint64_t mpi_wait;
 } pm_cpnode;
 
 typedef struct {
@@ -91,6 +95,7 @@ struct pm_loc {
   pm_cpnode *byte_node;      /* node most recently entered: pm_add_* charge it */
   pm_child_cache push_cache; /* entering a region under a remote parent (pm_call_enter_under) */
   pm_child_cache poll_cache; /* pm_poll */
+  pm_cpnode *poll_node;      /* the node of the last poll (pm_cp_merge_global_poll) */
   uint32_t depth;            /* region stack depth (can exceed PM_MAX_DEPTH: folded) */
   uint64_t time[PM_CTX_COUNT][PM_STATE_COUNT];
   /* Lamport clocks (ns of weighted time): the location's own time under each weight, and how far

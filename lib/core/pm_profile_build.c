@@ -70,7 +70,13 @@ static int add_values(pm_profile *p, cnode_map *m, uint32_t id, int loc_index) {
     pv->io_bytes_written = c->io_bytes_written;
     pv->coll_bytes_out = c->coll_bytes_out;
     pv->coll_bytes_in = c->coll_bytes_in;
-    for (int s = 0; s < PM_STATE_COUNT; s++) pv->time[s] = (double)c->time[s] * NS;
+    uint64_t mpi = 0;
+    for (int s = 0; s < PM_STATE_COUNT; s++) {
+      pv->time[s] = (double)c->time[s] * NS;
+      if (pm_state_class_of((pm_state)s) == PM_CLASS_MPI) mpi += c->time[s];
+    }
+    /* a credit can exceed its node's MPI time only where a run of polls spanned several call paths */
+    pv->mpi_transfer = mpi > c->mpi_wait ? (double)(mpi - c->mpi_wait) * NS : 0.0;
   }
   return 0;
 }
@@ -131,6 +137,7 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
   if (gethostname(q->host, sizeof q->host - 1) != 0) strcpy(q->host, "localhost");
   q->window = (double)(t_end - t_start) * NS;
   p->has_critical_path = pm_config_get()->i[PM_CFG_CRITICAL_PATH] ? 1 : 0;
+  p->has_mpi_transfer = p->has_critical_path;
   p->cp_io_useful = pm_config_get()->i[PM_CFG_IO_AS_USEFUL] ? 1 : 0;
   p->regions_folded = pm_region_folded();
   /* The main thread first (the models take the first thread of a process as its master), then

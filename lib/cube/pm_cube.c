@@ -175,7 +175,8 @@ static int write_archive(FILE *f, const pm_profile *p, const pm_cube_layout *lay
          p->ncnodes, L);
     goto out;
   }
-  for (int i = 0; i < pm_cube_nmetrics; i++) {
+  int nfixed = pm_cube_nmetrics_of(p);
+  for (int i = 0; i < nfixed; i++) {
     if (pm_cube_metrics[i].src == PM_CUBE_SRC_DERIVED) continue; /* CubePL only, no files */
     if (write_data(f, &d, i, &pm_cube_metrics[i]) != 0 || write_index(f, i, d.mtime) != 0) {
       fail(e, "write error: %s", strerror(errno));
@@ -183,7 +184,7 @@ static int write_archive(FILE *f, const pm_profile *p, const pm_cube_layout *lay
     }
   }
   for (int k = 0; k < counters.n; k++) { /* hardware counters, when present */
-    int id = pm_cube_nmetrics + k;
+    int id = nfixed + k;
     if (counters.m[k].src == PM_CUBE_SRC_DERIVED) continue;
     if (write_data(f, &d, id, &counters.m[k]) != 0 || write_index(f, id, d.mtime) != 0) {
       fail(e, "write error: %s", strerror(errno));

@@ -118,8 +118,9 @@ static void metrics(pm_cube_buf *b, const pm_profile *p, const pm_cube_layout *l
   int stack[64], sp = 0;          /* open <metric> elements; the table is shallow (checked by a unit test) */
   int ncounters = cm ? cm->n : 0; /* hardware counters: roots after the table (pm_cube_counters.c) */
   pm_cube_buf_puts(b, "<metrics title=\"popmeter\">\n");
-  for (int i = 0; i < pm_cube_nmetrics + ncounters; i++) {
-    const pm_cube_metric_def *m = i < pm_cube_nmetrics ? &pm_cube_metrics[i] : &cm->m[i - pm_cube_nmetrics];
+  int nfixed = pm_cube_nmetrics_of(p); /* the transfer rows only when measured */
+  for (int i = 0; i < nfixed + ncounters; i++) {
+    const pm_cube_metric_def *m = i < nfixed ? &pm_cube_metrics[i] : &cm->m[i - nfixed];
     while (sp > 0 && stack[sp - 1] != m->parent) {
       pm_cube_buf_puts(b, "</metric>\n");
       sp--;

@@ -38,7 +38,8 @@ typedef enum {
   PM_CUBE_SRC_STATES,  /* sum of the exclusive times of the states in `states` */
   PM_CUBE_SRC_COUNT,   /* the uint64_t field of pm_prof_value at `count_offset` */
   PM_CUBE_SRC_DERIVED, /* no data: CubePL expression */
-  PM_CUBE_SRC_COUNTER  /* hardware counter `count_offset` of the profile's counters (pm_cube_counters.c) */
+  PM_CUBE_SRC_COUNTER, /* hardware counter `count_offset` of the profile's counters (pm_cube_counters.c) */
+  PM_CUBE_SRC_TRANSFER /* pm_prof_value's mpi_transfer (seconds) */
 } pm_cube_source;
 
 typedef struct {
@@ -62,6 +63,10 @@ typedef struct {
  * contiguous), so a metric's CUBE id is its index. */
 extern const pm_cube_metric_def pm_cube_metrics[];
 extern const int pm_cube_nmetrics;
+/* How many rows of the table a file of profile p has: the last PM_CUBE_NTRANSFER rows (MPI transfer
+ * time and what is derived from it) only when p measured the transfer time (has_mpi_transfer). */
+#define PM_CUBE_NTRANSFER 6
+int pm_cube_nmetrics_of(const pm_profile *p);
 /* The CubePL text of a derived metric with @N@ replaced by ncompute; malloc'd, NULL out of memory. */
 char *pm_cube_expression(const pm_cube_metric_def *m, int ncompute);
 struct pm_cube_layout;
@@ -74,7 +79,7 @@ double pm_cube_time_of(const pm_cube_metric_def *m, const pm_prof_value *v);
 uint64_t pm_cube_count_of(const pm_cube_metric_def *m, const pm_prof_value *v);
 
 /* ------------------------------------------------------------------------ counter metrics */
-/* The hardware-counter metrics of one file (pm_cube_counters.c), ids pm_cube_nmetrics + k, all
+/* The hardware-counter metrics of one file (pm_cube_counters.c), ids pm_cube_nmetrics_of(p) + k, all
  * roots after the table; none when the profile counted nothing. */
 typedef struct {
   int n;

@@ -126,8 +126,43 @@ const pm_cube_metric_def pm_cube_metrics[] = {
             "Average useful time / max useful time over the compute locations of the selection.", 0),
     DERIVED("pop_comme", "Communication efficiency", "", "metric::pop_max_useful(i) / metric::pop_max_time(i)",
             "Max useful time / max time: the loss to communication, synchronisation and waiting.", 0),
+    /* The last PM_CUBE_NTRANSFER rows, written only when the run measured the transfer time (the
+     * critical path on): MPI time minus the waiting the clocks explain, serialization and transfer
+     * efficiency per call path, and the two maxima the Advisor's POP Assessment reads under these
+     * names (its "Maximal total time (in ideal network)", with its own expressions). */
+    {.uniq = "transfer_time_mpi",
+     .disp = "MPI transfer",
+     .uom = "sec",
+     .descr = "MPI time an ideal network would save: time in MPI calls minus the waiting for partners that the "
+              "critical-path clocks explain (MPI-IO not included).",
+     .parent = -1,
+     .type = PM_CUBE_EXCLUSIVE,
+     .dtype = PM_CUBE_DOUBLE,
+     .src = PM_CUBE_SRC_TRANSFER},
+    PREDERIVED(
+        "max_total_time", "Maximal total time", "sec", "metric::execution()", NULL, NULL,
+        "Execution time at this call path, as the Cube GUI's Advisor defines it (max over processes is its own).", 1,
+        0),
+    PREDERIVED("max_total_time_ideal", "Maximal total time in ideal network", "sec",
+               "metric::execution() - metric::transfer_time_mpi()", NULL, NULL,
+               "Execution time minus MPI transfer time, as the Cube GUI's Advisor defines it.", 1, 0),
+    PREDERIVED("pop_max_ideal", "Max time on an ideal network", "sec",
+               COMPUTE " * (metric::time(i) - metric::transfer_time_mpi(i))", "max(arg1, arg2)", "max(arg1, arg2)",
+               "Largest time of a single compute location at this call path without its MPI transfer time "
+               "(inclusive): the runtime on an ideal network.",
+               0, 0),
+    DERIVED("pop_sere", "Serialization efficiency", "", "metric::pop_max_useful(i) / metric::pop_max_ideal(i)",
+            "Max useful time / max time on an ideal network: the loss to waiting that instantaneous transfers "
+            "would not remove.",
+            0),
+    DERIVED("pop_te", "Transfer efficiency", "", "metric::pop_max_ideal(i) / metric::pop_max_time(i)",
+            "Max time on an ideal network / max time: the loss to MPI transfers. SerE * TE = CommE.", 0),
 };
 const int pm_cube_nmetrics = (int)(sizeof pm_cube_metrics / sizeof pm_cube_metrics[0]);
+
+int pm_cube_nmetrics_of(const pm_profile *p) {
+  return p->has_mpi_transfer ? pm_cube_nmetrics : pm_cube_nmetrics - PM_CUBE_NTRANSFER;
+}
 
 char *pm_cube_init_expression(const pm_profile *p, const pm_cube_layout *lay) {
   pm_cube_buf b = {0};
@@ -165,6 +200,7 @@ char *pm_cube_expression(const pm_cube_metric_def *m, int ncompute) {
 }
 
 double pm_cube_time_of(const pm_cube_metric_def *m, const pm_prof_value *v) {
+  if (m->src == PM_CUBE_SRC_TRANSFER) return v->mpi_transfer;
   double t = 0;
   for (int s = 0; s < PM_STATE_COUNT; s++)
     if (m->states & S(s)) t += v->time[s];

@@ -189,6 +189,7 @@ int pm_profile_merge(pm_profile *dst, const pm_profile *src) {
     memcpy(dst->start_time, src->start_time, sizeof dst->start_time);
   }
   dst->has_critical_path |= src->has_critical_path;
+  dst->has_mpi_transfer |= src->has_mpi_transfer;
   dst->cp_io_useful |= src->cp_io_useful; /* one setting for the whole run */
   dst->regions_folded += src->regions_folded;
   for (int i = 0; i < src->nregions; i++)

@@ -69,6 +69,10 @@ typedef struct {
   /* bytes of collective calls at this call path (docs/json.md "collective_bytes"); bytes_sent and
    * bytes_received are point-to-point only */
   uint64_t coll_bytes_out, coll_bytes_in;
+  /* MPI time at this call path that an ideal network would not spend: the MPI states' time minus
+   * the waiting the critical-path clocks explain (docs/metrics.md §1.4); valid when the profile's
+   * has_mpi_transfer is set */
+  double mpi_transfer;
 } pm_prof_value;
 
 /* ---- OpenMP parallel regions (lib/adapters/ompt, lib/adapters/gomp; lib/omp/pm_omp*.c) ----
@@ -94,6 +98,7 @@ typedef struct pm_profile {
   char start_time[40]; /* ISO 8601, local time of the measurement start */
   double runtime;      /* R: max over processes of the window */
   int has_critical_path;
+  int has_mpi_transfer;    /* values carry mpi_transfer (measured with the critical path on) */
   int cp_io_useful;        /* the critical path counted file I/O as useful (POPMETER_IO_AS_USEFUL at run time) */
   uint64_t regions_folded; /* region registrations merged into "(more regions)" (registry full) */
   int nprocesses, nnodes;

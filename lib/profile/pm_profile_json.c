@@ -50,6 +50,16 @@ static void collective_bytes_write(json_t *root, const pm_profile *p) {
     json_decref(rows);
 }
 
+/* "mpi_transfer": [value index, seconds] for the values with MPI transfer time; present (perhaps
+ * empty) when the run measured it, so that absent means "not measured", not "none". */
+static void mpi_transfer_write(json_t *root, const pm_profile *p) {
+  if (!p->has_mpi_transfer) return;
+  json_t *rows = json_array();
+  for (int i = 0; rows && i < p->nvalues; i++)
+    if (p->val[i].mpi_transfer > 0) json_array_append_new(rows, json_pack("[i,f]", i, p->val[i].mpi_transfer));
+  if (rows) json_object_set_new(root, "mpi_transfer", rows);
+}
+
 json_t *pm_profile_to_json(const pm_profile *p) {
   json_t *procs = json_array(), *locs = json_array(), *regs = json_array(), *cps = json_array(), *vals = json_array();
   for (int i = 0; i < p->nprocesses; i++) {
@@ -114,6 +124,7 @@ json_t *pm_profile_to_json(const pm_profile *p) {
                 "processes", procs, "locations", locs, "regions", regs, "callpaths", cps, "values", vals);
   if (root && p->nomp_regions > 0) json_object_set_new(root, "omp_regions", omp_regions_json(p));
   if (root) collective_bytes_write(root, p);
+  if (root) mpi_transfer_write(root, p);
   if (root && p->cp_io_useful) /* absent: the critical path counted I/O as not useful */
     json_object_set_new(root, "critical_path_io_useful", json_true());
   if (root && p->regions_folded) /* the region registry was full */
@@ -443,6 +454,27 @@ static void read_collective_bytes(pm_jr *c, const json_t *rows, pm_profile *p) {
   }
 }
 
+/* "mpi_transfer" (optional: runs without the critical path, or files written before it existed). */
+static void read_mpi_transfer(pm_jr *c, const json_t *rows, pm_profile *p) {
+  if (!rows || c->failed) return;
+  if (!json_is_array(rows)) {
+    pm_jr_fail(c, "mpi_transfer: not an array");
+    return;
+  }
+  for (size_t i = 0; i < json_array_size(rows); i++) {
+    const json_t *e = json_array_get(rows, i);
+    const json_t *k = json_array_get(e, 0), *t = json_array_get(e, 1);
+    if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_integer(k) || json_integer_value(k) < 0 ||
+        json_integer_value(k) >= p->nvalues || !json_is_number(t) || !(json_number_value(t) >= 0) ||
+        !(json_number_value(t) < 1e15)) {
+      pm_jr_fail(c, "mpi_transfer[%zu]: not [value index, seconds]", i);
+      return;
+    }
+    p->val[json_integer_value(k)].mpi_transfer = json_number_value(t);
+  }
+  p->has_mpi_transfer = 1;
+}
+
 /* The parts other modules own, each optional (absent: not measured): tasks, file classes,
  * hardware counters. Their readers write their own message into err. 0, or -1. */
 static int read_modules(const json_t *root, pm_profile *p, char *err, size_t errlen) {
@@ -473,6 +505,7 @@ pm_profile *pm_profile_from_json(const json_t *root, char *err, size_t errlen) {
   read_locations(&c, &a, p);
   read_values(&c, &a, p);
   read_collective_bytes(&c, json_object_get(root, "collective_bytes"), p);
+  read_mpi_transfer(&c, json_object_get(root, "mpi_transfer"), p);
   omp_regions_read(&c, json_object_get(root, "omp_regions"), p);
   if (c.failed || read_modules(root, p, err, errlen) != 0) goto bad;
   /* jansson guarantees UTF-8, not the absence of control characters (\u0001) that XML refuses */

@@ -4,13 +4,17 @@
     cubelib_pop_compare.py CUBE_DUMP PROFILE_DIR
 
 runs CubeLib's cube_dump on PROFILE_DIR/profile.cubex and checks, at every call path (inclusive):
-  - over the whole system (-t aggr): pop_lb, pop_pe, pop_comme, pop_max_useful, pop_max_time
+  - over the whole system (-t aggr): pop_lb, pop_pe, pop_comme, pop_max_useful, pop_max_time, and
+    when the run measured MPI transfer time (popmeter.json "mpi_transfer"): pop_sere, pop_te,
+    pop_max_ideal, transfer_time_mpi
   - for every location (-t ID): the same metrics of that single location
 and the Advisor's base metrics comp (= useful) and execution (= time - idle, Score-P's meaning),
+and with the transfer time its max_total_time_ideal (= execution - transfer),
 against the values recomputed from popmeter.json's exclusive `values` (docs/json.md) with the
 definitions of docs/cube.md: over the compute locations of the selection (progress threads and
 device streams excluded), LB = sum useful / (n * max useful), PE = sum useful / (n * max time),
-CommE = max useful / max time; 0 where the denominator is 0 (CubeLib's division by zero). A
+CommE = max useful / max time, ideal time = time - transfer, SerE = max useful / max ideal time,
+TE = max ideal time / max time; 0 where the denominator is 0 (CubeLib's division by zero). A
 selection without compute location is skipped (CubeLib shows 0 there).
 
 Prints one line per mismatch and a summary "compared N values, M mismatches"; exit status 1 on a
@@ -22,25 +26,30 @@ import re
 import subprocess
 import sys
 
-METRICS = ["pop_lb", "pop_pe", "pop_comme", "pop_max_useful", "pop_max_time", "comp", "execution"]
+BASE_METRICS = ["pop_lb", "pop_pe", "pop_comme", "pop_max_useful", "pop_max_time", "comp", "execution"]
+TRANSFER_METRICS = ["pop_sere", "pop_te", "pop_max_ideal", "transfer_time_mpi", "max_total_time_ideal"]
 NONCOMPUTE = {"progress", "device"}
 # cube_dump prints 6 significant digits
 REL_TOL = 5e-6
 
 
 def inclusive_times(doc):
-    """Inclusive useful, measured and idle-state time per [call path][location]."""
+    """Inclusive useful, measured, idle-state and MPI transfer time per [call path][location]."""
     states = doc["states"]
     useful, off, idle = states.index("useful"), states.index("off"), states.index("idle")
     ncp, nloc = len(doc["callpaths"]), len(doc["locations"])
     u = [[0.0] * nloc for _ in range(ncp)]
     t = [[0.0] * nloc for _ in range(ncp)]
     i = [[0.0] * nloc for _ in range(ncp)]
+    x = [[0.0] * nloc for _ in range(ncp)]
     for row in doc["values"]:
         cp, loc, times = row[0], row[1], row[10:]
         u[cp][loc] += times[useful]
-        t[cp][loc] += sum(x for k, x in enumerate(times) if k != off)
+        t[cp][loc] += sum(v for k, v in enumerate(times) if k != off)
         i[cp][loc] += times[idle]
+    for index, seconds in doc.get("mpi_transfer", []):
+        row = doc["values"][index]
+        x[row[0]][row[1]] += seconds
     # parents precede their children in `callpaths`: fold bottom-up
     for cp in range(ncp - 1, -1, -1):
         parent = doc["callpaths"][cp][0]
@@ -49,14 +58,15 @@ def inclusive_times(doc):
                 u[parent][loc] += u[cp][loc]
                 t[parent][loc] += t[cp][loc]
                 i[parent][loc] += i[cp][loc]
-    return u, t, i
+                x[parent][loc] += x[cp][loc]
+    return u, t, i, x
 
 
 def ratio(a, b):
     return a / b if b else 0.0
 
 
-def reference(u, t, i, cp, locs, all_locs):
+def reference(u, t, i, x, cp, locs, all_locs):
     """The metrics at call path cp: the POP ones over the compute locations locs, the Advisor's base
     metrics summed over every selected location all_locs."""
     if not locs:
@@ -64,13 +74,17 @@ def reference(u, t, i, cp, locs, all_locs):
     us = [u[cp][l] for l in locs]
     ts = [t[cp][l] for l in locs]
     n, su, mu, mt = len(locs), sum(us), max(us), max(ts)
+    mi = max(t[cp][l] - x[cp][l] for l in locs)
+    execution = sum(t[cp][l] - i[cp][l] for l in all_locs)
+    transfer = sum(x[cp][l] for l in all_locs)
     return {"pop_lb": ratio(su, n * mu), "pop_pe": ratio(su, n * mt), "pop_comme": ratio(mu, mt),
             "pop_max_useful": mu, "pop_max_time": mt, "comp": sum(u[cp][l] for l in all_locs),
-            "execution": sum(t[cp][l] - i[cp][l] for l in all_locs)}
+            "execution": execution, "pop_sere": ratio(mu, mi), "pop_te": ratio(mi, mt), "pop_max_ideal": mi,
+            "transfer_time_mpi": transfer, "max_total_time_ideal": execution - transfer}
 
 
-def cube_dump(exe, cube, args):
-    r = subprocess.run([exe, "-m", ",".join(METRICS), "-c", "all", "-z", "incl", "-s", "csv2"] + args + [cube],
+def cube_dump(exe, cube, args, metrics):
+    r = subprocess.run([exe, "-m", ",".join(metrics), "-c", "all", "-z", "incl", "-s", "csv2"] + args + [cube],
                        capture_output=True, text=True)
     if r.returncode != 0:
         print("cube_dump %s failed (%d): %s" % (" ".join(args), r.returncode, r.stderr.strip()[:2000]), file=sys.stderr)
@@ -101,7 +115,9 @@ def main():
     cube = os.path.join(directory, "profile.cubex")
     with open(os.path.join(directory, "popmeter.json")) as f:
         doc = json.load(f)
-    u, t, idle = inclusive_times(doc)
+    u, t, idle, transfer = inclusive_times(doc)
+    # the transfer metrics exist when the run measured the transfer time (the critical path on)
+    metrics = BASE_METRICS + (TRANSFER_METRICS if "mpi_transfer" in doc else [])
     compute = [i for i, l in enumerate(doc["locations"]) if l["role"] not in NONCOMPUTE]
     names = [r["name"] for r in doc["regions"]]
     compared = bad = 0
@@ -110,10 +126,10 @@ def main():
         nonlocal compared, bad
         for row in rows:
             cp = int(row["Cnode ID"])
-            ref = reference(u, t, idle, cp, locs_of(row), all_of(row))
+            ref = reference(u, t, idle, transfer, cp, locs_of(row), all_of(row))
             if ref is None:
                 continue
-            for m in METRICS:
+            for m in metrics:
                 got, want = float(row[m]), ref[m]
                 compared += 1
                 if abs(got - want) > REL_TOL * max(abs(want), 1e-9) + 1e-9:
@@ -122,7 +138,7 @@ def main():
                           (m, what(row), cp, names[doc["callpaths"][cp][1]], got, want))
 
     everyone = list(range(len(doc["locations"])))
-    compare(cube_dump(exe, cube, ["-t", "aggr"]), lambda row: compute, lambda row: everyone,
+    compare(cube_dump(exe, cube, ["-t", "aggr"], metrics), lambda row: compute, lambda row: everyone,
             lambda row: "whole system")
     loc_of = cube_locations(exe, cube, doc)
     if len(loc_of) != len(doc["locations"]):
@@ -130,7 +146,7 @@ def main():
         bad += 1
     rows = []
     for cid in sorted(loc_of):
-        rows += [dict(r, loc=loc_of[cid]) for r in cube_dump(exe, cube, ["-t", str(cid)])]
+        rows += [dict(r, loc=loc_of[cid]) for r in cube_dump(exe, cube, ["-t", str(cid)], metrics)]
     compare(rows, lambda row: [row["loc"]] if row["loc"] in compute else [], lambda row: [row["loc"]],
             lambda row: "location %s" % doc["locations"][row["loc"]]["name"])
     print("compared %d values, %d mismatches" % (compared, bad))

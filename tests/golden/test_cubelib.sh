@@ -1,10 +1,11 @@
 #!/bin/sh
-# CubeLib, the real reader, computes popmeter's POP derived metrics (pop_lb, pop_pe, pop_comme and
-# the two maxima; the Advisor's comp and execution) as docs/cube.md defines them: at every call
-# path, over the whole system and for every single location, equal to the values recomputed from
-# popmeter.json of the same run
-# (cubelib_pop_compare.py). Runs: MPI (4 ranks), OpenMP (gcc and clang), MPI + OpenMP, a StarPU DAG
-# and mfsolve on 2 ranks (StarPU-MPI progress threads: non-compute locations).
+# CubeLib, the real reader, computes popmeter's POP derived metrics (pop_lb, pop_pe, pop_comme,
+# pop_sere, pop_te and the maxima; the Advisor's comp, execution and max_total_time_ideal) as
+# docs/cube.md defines them: at every call path, over the whole system and for every single
+# location, equal to the values recomputed from popmeter.json of the same run
+# (cubelib_pop_compare.py). Runs: MPI (4 ranks), MPI with known serialization and transfer (2 ranks),
+# OpenMP (gcc and clang), MPI + OpenMP, a StarPU DAG and mfsolve on 2 ranks (StarPU-MPI progress
+# threads: non-compute locations).
 #
 # CubeLib is not a Debian package: the test runs when its cube_dump is found in $CUBELIB_BIN or on
 # PATH (README "Checking profiles with CubeLib") and reports itself skipped otherwise.
@@ -64,6 +65,8 @@ single_run() {
 }
 
 mpirun_run mpi4 4 "$progs/mpi_imbalance" 0.02 2
+# serialization and transfer per call path (pop_sere, pop_te): a waiting chain and large swaps
+mpirun_run sertrans 2 "$progs/mpi_sertrans" 0.05 4194304 5
 single_run omp_gcc "$progs/omp_imbalance_gcc" 0.03
 single_run omp_clang "$progs/omp_imbalance_clang" 0.03
 mpirun_run hybrid_gcc 2 "$progs/omp_hybrid_gcc" 0.03

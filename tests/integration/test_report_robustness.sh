@@ -21,7 +21,8 @@ check "no output directory created by inert processes" sh -c "! ls -d popmeter-*
 
 # 2. no MPI_Finalize: each process reports itself, with the reason
 $MPIRUN -np 2 -x LD_PRELOAD="$lib" -x POPMETER_OUTPUT="$work/nofin" "$prog" 0.02 2 --no-finalize >/dev/null 2>"$work/err_nofin"
-check "no MPI_Finalize: a table per process" test "$(grep -c '=== popmeter ' "$work/err_nofin")" -eq 2
+# counted with -o: the two processes write at the same moment, their tables may share a line
+check "no MPI_Finalize: a table per process" test "$(grep -o '=== popmeter ' "$work/err_nofin" | wc -l)" -eq 2
 check "no MPI_Finalize: the reason is stated" grep -q "MPI_Finalize was not called" "$work/err_nofin"
 check "no MPI_Finalize: both processes' JSON kept, one directory per rank" test -s "$work/nofin.rank0/popmeter.json" -a -s "$work/nofin.rank1/popmeter.json"
 

@@ -279,6 +279,60 @@ static void test_cp_merge(void **state) {
   assert_int_equal(g.cue, 510);
 }
 
+/* The wait credit of a merge at the end of an MPI call (pm_cp_merge_global_call): the location
+ * computes 100 ns (com 100), then three receives of 50 ns each at the MPI_Recv call path:
+ *  - sender's com 400: an ideal network waits 300 > 50 ns: the whole call is waiting (50);
+ *  - sender's com 420, own com now 400: 20 ns of the 50 are waiting, 30 transfer;
+ *  - sender's com 100, behind: nothing is waiting, 50 ns transfer.
+ * Waiting 70 of 150 ns of MPI time: transfer 80 ns; the clock ends at the sender's 420 (+0 in MPI). */
+static void test_cp_wait_credit(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id recv = pm_region_register("MPI_Recv", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  static const uint64_t sender_com[3] = {400, 420, 100};
+  pm_clock_advance(100);
+  for (int i = 0; i < 3; i++) {
+    uint64_t t0 = pm_clock_now();
+    pm_call_enter(L, recv, PM_STATE_MPI_P2P, t0);
+    pm_clock_advance(50);
+    pm_call_exit(L, pm_clock_now());
+    pm_cp_merge_global_call(L, (pm_cp_clock){0, sender_com[i], 0}, pm_clock_now() - t0);
+  }
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(pm_loc_node(L, 1)->time[PM_STATE_MPI_P2P], 150);
+  assert_int_equal(pm_loc_node(L, 1)->mpi_wait, 70);
+  assert_int_equal(pm_loc_node(L, 0)->mpi_wait, 0);
+  assert_int_equal(pm_cp_global(L).com, 420);
+  pm_profile *p = pm_profile_build_process(T0, pm_clock_now());
+  assert_non_null(p);
+  assert_int_equal(p->has_mpi_transfer, 1);
+  assert_double_equal(p->val[1].mpi_transfer, 80e-9, 1e-18);
+  assert_double_equal(p->val[0].mpi_transfer, 0.0, 0.0);
+  pm_profile_free(p);
+}
+
+/* A run of polls completed by the last one (pm_cp_merge_global_poll): 10 ns of work, then 5 polls
+ * of 4 ns with gaps of 1 ns (the loop: counted as polling), so the run spans 5 x 4 + 4 x 1 = 24 ns
+ * of MPI; the sender's com is 30 ahead of the own 10: the ideal wait 20 of the 24 ns is waiting. */
+static void test_cp_wait_credit_polls(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  pm_clock_advance(10);
+  for (int i = 0; i < 5; i++) {
+    if (i) pm_clock_advance(1);
+    uint64_t s = pm_clock_now();
+    pm_clock_advance(4);
+    pm_poll(L, test, s, pm_clock_now());
+  }
+  pm_cp_merge_global_poll(L, (pm_cp_clock){0, 30, 0}, pm_clock_now());
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(pm_loc_node(L, 1)->time[PM_STATE_MPI_SYNC], 24);
+  assert_int_equal(pm_loc_node(L, 1)->mpi_wait, 20);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 10);
+  assert_int_equal(pm_cp_global(L).com, 30);
+}
+
 /* Unbalanced exits are ignored; nesting beyond PM_MAX_DEPTH keeps accounting consistent. */
 static void test_unbalanced_and_deep(void **state) {
   (void)state;
@@ -489,6 +543,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bytes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_parallel_context, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cp_merge, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cp_wait_credit, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cp_wait_credit_polls, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unbalanced_and_deep, setup, teardown),
       cmocka_unit_test_setup_teardown(test_deeper_than_kept, setup, teardown),
       cmocka_unit_test_setup_teardown(test_region_registry_full, setup, teardown),

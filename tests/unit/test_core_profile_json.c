@@ -10,6 +10,7 @@
 #include <string.h>
 #include "pm_profile.h"
 #include "pm_text.h"
+#include "pm_profile_json.h"
 #include <jansson.h>
 
 static pm_profile *sample(int rank, const char *host, double window, double useful) {
@@ -70,6 +71,57 @@ static void test_roundtrip(void **state) {
   free(s2);
   pm_profile_free(p);
   pm_profile_free(q);
+}
+
+/* MPI transfer time ("mpi_transfer"): the nonzero values travel; an empty list still says that it
+ * was measured, a missing key that it was not; a malformed row is refused with its index. */
+static void test_mpi_transfer(void **state) {
+  (void)state;
+  char err[256];
+  pm_profile *p = sample(0, "n0", 2.5, 1.25);
+  p->has_mpi_transfer = 1;
+  p->val[1].mpi_transfer = 0.5;
+  char *s = pm_profile_to_json_string(p);
+  assert_non_null(strstr(s, "\"mpi_transfer\":[[1,0.5]]"));
+  pm_profile *q = pm_profile_from_json_string(s, err, sizeof err);
+  assert_non_null(q);
+  assert_int_equal(q->has_mpi_transfer, 1);
+  assert_double_equal(q->val[1].mpi_transfer, 0.5, 0);
+  assert_double_equal(q->val[0].mpi_transfer, 0.0, 0);
+  pm_profile *run = pm_profile_new();
+  assert_int_equal(pm_profile_merge(run, q), 0);
+  assert_int_equal(run->has_mpi_transfer, 1);
+  assert_double_equal(run->val[1].mpi_transfer, 0.5, 0);
+  pm_profile_free(run);
+  pm_profile_free(q);
+  free(s);
+  p->val[1].mpi_transfer = 0;
+  s = pm_profile_to_json_string(p);
+  assert_non_null(strstr(s, "\"mpi_transfer\":[]"));
+  q = pm_profile_from_json_string(s, err, sizeof err);
+  assert_non_null(q);
+  assert_int_equal(q->has_mpi_transfer, 1);
+  pm_profile_free(q);
+  free(s);
+  p->has_mpi_transfer = 0;
+  s = pm_profile_to_json_string(p);
+  assert_null(strstr(s, "mpi_transfer"));
+  q = pm_profile_from_json_string(s, err, sizeof err);
+  assert_non_null(q);
+  assert_int_equal(q->has_mpi_transfer, 0);
+  pm_profile_free(q);
+  free(s);
+  static const char *const bad[] = {"[[2,0.5]]", "[[1,-1]]", "[[1]]", "[1]", "{}", "[[\"1\",0.5]]"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    json_t *j = pm_profile_to_json(p);
+    json_object_set_new(j, "mpi_transfer", json_loads(bad[i], 0, NULL));
+    char *t = json_dumps(j, 0);
+    json_decref(j);
+    assert_null(pm_profile_from_json_string(t, err, sizeof err));
+    assert_non_null(strstr(err, "mpi_transfer"));
+    free(t);
+  }
+  pm_profile_free(p);
 }
 
 /* Two ranks on one host, one on another: regions and call paths unified, nodes counted. */
@@ -282,6 +334,7 @@ static void test_integer_ranges(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_roundtrip),
+      cmocka_unit_test(test_mpi_transfer),
       cmocka_unit_test(test_merge),
       cmocka_unit_test(test_foreign_and_malformed),
       cmocka_unit_test(test_fuzz_truncation_and_flips),

@@ -52,10 +52,30 @@ static void test_table_names_and_types(void **state) {
       if (m->type == PM_CUBE_POSTDERIVED) assert_true(!m->aggr && !m->plus && !m->minus && !m->init);
     } else {
       assert_int_equal(m->type, PM_CUBE_EXCLUSIVE);
-      assert_int_equal(m->dtype, m->src == PM_CUBE_SRC_STATES ? PM_CUBE_DOUBLE : PM_CUBE_UINT64);
+      int is_time = m->src == PM_CUBE_SRC_STATES || m->src == PM_CUBE_SRC_TRANSFER;
+      assert_int_equal(m->dtype, is_time ? PM_CUBE_DOUBLE : PM_CUBE_UINT64);
     }
   }
   assert_string_equal(pm_cube_metrics[0].uniq, "time");
+}
+
+/* The transfer rows close the table, so a file without them keeps every other id; they are written
+ * only for a profile that measured the transfer time. */
+static void test_table_transfer_rows(void **state) {
+  (void)state;
+  int first = pm_cube_nmetrics - PM_CUBE_NTRANSFER;
+  assert_string_equal(pm_cube_metrics[first].uniq, "transfer_time_mpi");
+  assert_int_equal(pm_cube_metrics[first].src, PM_CUBE_SRC_TRANSFER);
+  for (int i = 0; i < first; i++)
+    assert_null(strstr(pm_cube_metrics[i].cubepl ? pm_cube_metrics[i].cubepl : "", "transfer"));
+  for (int i = first; i < pm_cube_nmetrics; i++) assert_int_equal(pm_cube_metrics[i].parent, -1);
+  pm_profile p = {0};
+  assert_int_equal(pm_cube_nmetrics_of(&p), first);
+  p.has_mpi_transfer = 1;
+  assert_int_equal(pm_cube_nmetrics_of(&p), pm_cube_nmetrics);
+  pm_prof_value v = {.mpi_transfer = 0.25};
+  v.time[PM_STATE_MPI_P2P] = 1.0;
+  assert_double_equal(pm_cube_time_of(&pm_cube_metrics[first], &v), 0.25, 0.0);
 }
 
 /* CubeLib's metric-tree semantics: a parent's stored value includes its children. So a child's
@@ -117,7 +137,7 @@ static void test_table_cubepl(void **state) {
     }
     free(e);
   }
-  assert_int_equal(nderived, 10);
+  assert_int_equal(nderived, 15);
   /* @N@ is the run's number of compute locations, the cap of a selection's count */
   const pm_cube_metric_def *nsel = NULL;
   for (int i = 0; i < pm_cube_nmetrics; i++)
@@ -228,6 +248,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_table_preorder),
       cmocka_unit_test(test_table_names_and_types),
+      cmocka_unit_test(test_table_transfer_rows),
       cmocka_unit_test(test_table_metric_tree_inclusive),
       cmocka_unit_test(test_table_cubepl),
       cmocka_unit_test(test_value_extraction),

@@ -104,6 +104,12 @@ static void test_strong_regions(void **state) {
   study_of(&s, PM_SCALING_AUTO, NULL, strong);
   csv = csv_of(&s);
   check_all(csv, "region", "compute", compute);
+  /* SerE / TE of a region from its time on an ideal network: 2x1 measured MPI transfer time */
+  assert_csv(csv, "region", "main", "2x1", "ge/pe/comme/sere", CSV_VALUE, "0.900000");
+  assert_csv(csv, "region", "main", "2x1", "ge/pe/comme/te", CSV_VALUE, "0.833333");
+  assert_csv(csv, "region", "compute", "2x1", "ge/pe/comme/sere", CSV_VALUE, "0.875000");
+  assert_csv(csv, "region", "compute", "2x1", "ge/pe/comme/te", CSV_VALUE, "0.800000");
+  assert_csv(csv, "region", "compute", "4x1", "ge/pe/comme/sere", CSV_NOTE, "no critical path measured");
   check_all(csv, "region", "MPI_Allreduce", allreduce);
   assert_csv(csv, "region", "MPI_Allreduce", "2x1", "ge", CSV_NOTE, "parallel efficiency of the run not known");
   assert_csv(csv, "region", "MPI_Allreduce", "2x1", "ge/compscal", CSV_NOTE, "no useful time measured");

@@ -352,7 +352,10 @@ def body(call, fortran, callee, pass_args, fast_call, rc_from):
         o.append('  X.L = L;')
         o.append('  X.have_in = 0;')
     o += ['  ' + d for d in F.decl]
-    if call.timed:
+    if call.timed and call.actions:
+        o.append('  uint64_t pm_t0 = L ? pm_clock_now() : 0;')
+        o.append('  if (L) pm_call_enter(L, %s, %s, pm_t0);' % (idx, call.state))
+    elif call.timed:
         o.append('  if (L) pm_call_enter(L, %s, %s, pm_clock_now());' % (idx, call.state))
     else:
         o.append('  uint64_t pm_t0 = L ? pm_clock_now() : 0;')
@@ -368,10 +371,13 @@ def body(call, fortran, callee, pass_args, fast_call, rc_from):
             o.append('  }')
     o += ['  ' + d for d in F.post]
     o.append('  if (L) {')
-    if call.timed:
+    if call.timed and call.actions:
+        # the merge credits the part of the call the incoming clock explains as waiting
+        o.append('    uint64_t pm_t1 = pm_clock_now();')
+        o.append('    pm_call_exit(L, pm_t1);')
+        o.append('    if (X.have_in) pm_cp_merge_global_call(L, X.in, pm_t1 - pm_t0);')
+    elif call.timed:
         o.append('    pm_call_exit(L, pm_clock_now());')
-        if call.actions:
-            o.append('    if (X.have_in) pm_cp_merge_global(L, X.in);')
     else:
         # a poll is timed but makes no transition (pm_poll); one that completed a
         # message with a clock brings the location's clocks up to its end before the merge, or the
@@ -379,10 +385,7 @@ def body(call, fortran, callee, pass_args, fast_call, rc_from):
         o.append('    uint64_t pm_t1 = pm_clock_now();')
         o.append('    pm_poll(L, %s, pm_t0, pm_t1);' % idx)
         if call.actions:
-            o.append('    if (X.have_in) {')
-            o.append('      pm_state_set(L, pm_state_get(L), pm_t1);')
-            o.append('      pm_cp_merge_global(L, X.in);')
-            o.append('    }')
+            o.append('    if (X.have_in) pm_cp_merge_global_poll(L, X.in, pm_t1);')
     o.append('    pm_leave_tool(L);')
     o.append('  }')
     o += ['  ' + d for d in F.end]

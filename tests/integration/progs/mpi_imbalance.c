@@ -9,21 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-/* Busy-wait: computation as far as any tool can tell. */
-static double spin(double seconds) {
-  double t0 = now(), x = 1.0;
-  while (now() - t0 < seconds)
-    for (int i = 0; i < 1000; i++) x = x * 1.0000001 + 1e-9;
-  return x;
-}
+#include "busy_wait.h"
 
 int main(int argc, char **argv) {
   double unit = argc > 1 ? atof(argv[1]) : 0.05;
@@ -35,7 +21,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   double sink = 0;
   for (int it = 0; it < iter; it++) {
-    sink += spin((rank + 1) * unit);
+    sink += busy_compute((rank + 1) * unit);
     MPI_Barrier(MPI_COMM_WORLD);
   }
   double local = sink, total = 0;

@@ -8,19 +8,7 @@
  * around it). */
 #include <mpi.h>
 #include <stdio.h>
-#include <time.h>
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-static double spin(double seconds) {
-  double t0 = now(), x = 1.0;
-  while (now() - t0 < seconds)
-    for (int i = 0; i < 1000; i++) x = x * 1.0000001 + 1e-9;
-  return x;
-}
+#include "busy_wait.h"
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -31,7 +19,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size == 2) {
     if (rank == 1) { /* A */
-      sink += spin(0.3);
+      sink += busy_compute(0.3);
       MPI_Send(&v, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
     } else {
       MPI_Request r;
@@ -43,7 +31,7 @@ int main(int argc, char **argv) {
     }
     if (rank == 0) { /* B */
       for (int i = 0; i < 30; i++) {
-        sink += spin(0.01);
+        sink += busy_compute(0.01);
         MPI_Iprobe(1, 2, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
       }
       MPI_Recv(&v, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
