@@ -1,9 +1,12 @@
 /* OMPT: synchronisation and worksharing.
  *
  * Barriers (explicit, implicit, the join): sync_region begin/end -> pm_omp_barrier_enter/exit
- * (clock exchange), entered in the runtime state; sync_region_wait marks the waiting part
- * (sync_wait). Taskwait: the whole construct waits. Taskgroup: sync_region spans the construct's
- * body, so it only adds a call-path node; its waiting part comes through sync_region_wait.
+ * (clock exchange); the whole barrier is synchronisation wait (as with libgomp), so its
+ * sync_region_wait callbacks are not timed: they would add two clock reads and two transitions per
+ * barrier (~150 ns here) to split off the runtime's own arrival and release work, which no model
+ * tells apart from the wait. Taskwait: the whole construct waits, likewise. Taskgroup: sync_region
+ * spans the construct's body, so it only adds a call-path node; its waiting part comes through
+ * sync_region_wait.
  * Worksharing (loop, sections, single, workshare): a call-path node, no state change.
  * Mutexes (critical, locks, ordered): the node is entered waiting at acquire, useful once acquired,
  * left at release; GCC code gets the same from GOMP_critical_*. Test locks and nestable locks are
@@ -34,7 +37,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
   uint64_t now = barrier && !begin && pm_omp_late_join(L) ? UINT64_MAX : pm_clock_now();
   if (barrier) {
     if (begin)
-      pm_omp_barrier_enter(L, pm_omp_region(k), PM_STATE_RUNTIME, now);
+      pm_omp_barrier_enter(L, pm_omp_region(k), PM_STATE_SYNC_WAIT, now);
     else
       pm_omp_barrier_exit(L, now);
   } else if (kind == ompt_sync_region_taskwait) {
@@ -53,8 +56,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
 
 static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
                                 ompt_data_t *task_data, const void *codeptr_ra) {
-  pm_omp_rkind k;
-  if (!barrier_kind(kind, &k) && kind != ompt_sync_region_taskwait && kind != ompt_sync_region_taskgroup) return;
+  if (kind != ompt_sync_region_taskgroup) return; /* barriers and taskwait wait as a whole */
   pm_loc *L = pm_ompt_enter(0);
   if (!L) return;
   if (!pm_omp_late_join(L)) pm_omp_wait(L, endpoint == ompt_scope_begin, pm_clock_now());
