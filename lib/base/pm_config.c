@@ -27,6 +27,9 @@ const pm_cfg_entry pm_cfg_table[PM_CFG_COUNT] = {
     [PM_CFG_CRITICAL_PATH] = {"POPMETER_CRITICAL_PATH", PM_CFG_BOOL, "1", 0, 1,
                               "Propagate critical-path clocks along MPI messages and task dependencies (needed for "
                               "serialization/transfer)."},
+    [PM_CFG_CP_SHARED_MEMORY] = {"POPMETER_CP_SHARED_MEMORY", PM_CFG_BOOL, "1", 0, 1,
+                                 "Collectives on a communicator whose ranks share one node exchange their "
+                                 "critical-path clocks through shared memory (0: through messages, as across nodes)."},
     [PM_CFG_IO_AS_USEFUL] = {"POPMETER_IO_AS_USEFUL", PM_CFG_BOOL, "0", 0, 1,
                              "Count file I/O time as useful computation instead of as I/O (at run time also on the "
                              "critical path; popmeter show with another setting gives SerE and TE n/a)."},

@@ -27,6 +27,7 @@ typedef enum {
   PM_CFG_PAPI_EVENTS,
   PM_CFG_CUDA,
   PM_CFG_TRACE_VITE,
+  PM_CFG_CP_SHARED_MEMORY,
   PM_CFG_COUNT
 } pm_cfg_key;
 

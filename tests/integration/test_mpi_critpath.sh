@@ -2,7 +2,8 @@
 # Critical-path piggyback: (1) the clocks travel: rank 0 computes T seconds then communicates with
 # ranks 1 and 2, which waited; their global CUE clock must reach ~T through every kind of operation
 # (blocking, synchronous, non-blocking completed by Wait/Waitany/Test, Sendrecv, persistent,
-# matched probe, wildcard receive, collectives, a duplicated communicator), and stay small without
+# matched probe, wildcard receive, collectives, a duplicated communicator; collectives' clocks
+# through shared memory, the default on one node, and through messages), and stay small without
 # the piggyback. (2) it never changes results nor hangs: a stress program with wildcards, messages
 # to self, rendezvous-size messages, hundreds of messages in flight, cancelled and persistent
 # requests, communicators created and freed (one while a receive on it is pending),
@@ -25,6 +26,22 @@ for mode in send ssend isend irecv-waitany irecv-test sendrecv persistent mprobe
     notok "$mode: rank 0's computation is on the critical path of ranks 1 and 2"
   fi
 done
+# collectives through messages (what communicators spanning several nodes use; on one node the
+# clocks go through shared memory): the exchange of 2 ranks and the clock allreduce of 3
+for np in 2 3; do
+  for mode in bcast barrier allreduce subcomm; do
+    out="$work/msg$np.$mode"
+    PM_MPIRUN_OPTS="-x POPMETER_CP_SHARED_MEMORY=0" run_pm $np "$out" "$progs/mpi_cpath" $mode $T
+    rc=$?
+    c1=$($mpiprof "$out" --get 1 cp_global_cue)
+    check "$mode on $np ranks, clocks through messages: exit 0, data ok" \
+      sh -c "test $rc -eq 0 && test \$(grep -c 'data ok' '$out.out') -eq $np"
+    check "$mode on $np ranks, clocks through messages: rank 0's computation reaches rank 1 ($c1 s)" ge "$c1" 0.3
+  done
+done
+# the shared-memory segments are unlinked once every rank has mapped them: none is left behind
+check "no shared-memory segment of the clocks left in /dev/shm" sh -c "! ls /dev/shm/popmeter-cp.* 2>/dev/null"
+
 for mode in send barrier; do
   out="$work/nocp.$mode"
   PM_MPIRUN_OPTS="-x POPMETER_CRITICAL_PATH=0" run_pm 3 "$out" "$progs/mpi_cpath" $mode $T

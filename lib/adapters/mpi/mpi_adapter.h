@@ -4,6 +4,7 @@
  *   mpi_reqtab.c     request / message table (what a request is, for completion-time accounting)
  *   mpi_actions.c    byte counting of point-to-point, collectives, I/O, RMA; completion helpers
  *   mpi_critpath.c   critical-path piggyback (shadow communicators, clock messages)
+ *   mpi_cpslots.c    the collectives' clocks through shared memory when all ranks share a node
  * See README.md in this folder for the table format, the byte rules and the piggyback protocol.
  *
  * Preload hygiene: nothing here may create a hard reference to an MPI symbol. Every PMPI_* /
@@ -116,7 +117,20 @@ typedef struct pm_mpi_shadow {
    * the user's collective and completed after it (MPI_COMM_NULL: none, the clock allreduce is used) */
   MPI_Comm pair;
   int peer;
+  /* all ranks on one node: the collectives' clocks go through shared memory (mpi_cpslots.c) and
+   * pair / the clock allreduce are not used; NULL otherwise */
+  struct pm_mpi_cpslots *slots;
 } pm_mpi_shadow;
+/* Node-local clock slots (mpi_cpslots.c). new: collective over comm (size ranks); NULL, on every
+ * rank alike, when the ranks are not all on one node or the shared memory could not be set up.
+ * put: at a collective's entry, the rank's clocks; returns the collective's epoch. max: after it,
+ * the maximum of out and the clocks of the other ranks that entered it; returns how many. */
+typedef struct pm_mpi_cpslots pm_mpi_cpslots;
+PM_HIDDEN pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size);
+PM_HIDDEN void pm_mpi_cpslots_free(pm_mpi_cpslots *s);
+PM_HIDDEN uint64_t pm_mpi_cpslots_put(pm_mpi_cpslots *s, const uint64_t clk[3]);
+PM_HIDDEN int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3]);
+PM_HIDDEN uint64_t pm_mpi_cpslots_lost(void);              /* slots reused before they were read */
 PM_HIDDEN int pm_mpi_cp_setup(MPI_Comm tool_comm);         /* at init; returns 1 when enabled */
 PM_HIDDEN void pm_mpi_cp_shutdown(void);                   /* at finalize, before PMPI_Finalize */
 PM_HIDDEN pm_mpi_shadow *pm_mpi_shadow_get(MPI_Comm comm); /* borrowed, or NULL */
@@ -127,21 +141,24 @@ PM_HIDDEN void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int
 /* Receiver side: receives the clock message matching a completed receive's status. */
 PM_HIDDEN void pm_mpi_cp_recv_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st);
 /* Collective: every rank merges the maximum of the communicator's clocks as of the call's entry.
- * pre, before the user's collective: on a communicator of 2 ranks, posts the exchange of the
- * clocks with the other rank (it overlaps the collective); post, after it, whatever its result:
- * completes the exchange, or makes a MAX-allreduce of the clocks on the shadow (larger
- * communicators), and merges when the collective succeeded. One rank alone has nothing to merge
- * (the clock at the exit is not behind the one at the entry). */
+ * On one node: pre writes the rank's clocks into its slot, post merges the other ranks' slots of
+ * this collective (mpi_cpslots.c). Otherwise pre, before the user's collective: on a communicator
+ * of 2 ranks, posts the exchange of the clocks with the other rank (it overlaps the collective);
+ * post, after it, whatever its result: completes the exchange, or makes a MAX-allreduce of the
+ * clocks on the shadow (larger communicators), and merges when the collective succeeded. One rank
+ * alone has nothing to merge (the clock at the exit is not behind the one at the entry). */
 typedef struct {
   pm_mpi_shadow *sh; /* NULL: nothing to do */
   MPI_Request rq[2];
   uint64_t out[3], in[3];
+  uint64_t epoch; /* the collective's epoch in sh->slots */
 } pm_mpi_cpc;
 PM_HIDDEN void pm_mpi_cp_coll_pre(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c);
 PM_HIDDEN void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc);
 /* MPI_Barrier(comm) after pm_mpi_pre_cpcoll: the clock exchange, which synchronises the ranks as
- * the barrier does, completed in place of PMPI_Barrier (on one rank, or without a shadow: the
- * barrier). Returns the MPI error code. */
+ * the barrier does, completed in place of PMPI_Barrier (on one rank, without a shadow, or with
+ * shared-memory slots: the barrier, the slots read by pm_mpi_cp_coll_post). Returns the MPI error
+ * code. */
 PM_HIDDEN int pm_mpi_cp_barrier(pm_mpi_ctx *X, pm_mpi_cpc *c, MPI_Comm comm);
 /* New user communicator: create its shadow (collective over newcomm). */
 PM_HIDDEN void pm_mpi_cp_newcomm(MPI_Comm newcomm);

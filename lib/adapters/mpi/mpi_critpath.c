@@ -69,6 +69,7 @@ pm_mpi_shadow *pm_mpi_shadow_ref(MPI_Comm comm) {
 void pm_mpi_shadow_unref(pm_mpi_shadow *sh) {
   if (!sh) return;
   if (__atomic_sub_fetch(&sh->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+  pm_mpi_cpslots_free(sh->slots); /* local: unmaps the segment */
   int fin = 1;
   if (PMPI_Finalized(&fin) == MPI_SUCCESS && !fin) {
     if (sh->pair != MPI_COMM_NULL) PMPI_Comm_free(&sh->pair);
@@ -101,14 +102,19 @@ static pm_mpi_shadow *shadow_new(MPI_Comm base, int use_dup) {
   int inter = 0, size = 0, rank = 0;
   PMPI_Comm_test_inter(c, &inter);
   sh->size = inter || PMPI_Comm_size(c, &size) != MPI_SUCCESS ? 0 : size;
-  /* every rank of the communicator takes this branch alike (the same size) */
-  if (sh->size == 2 && PMPI_Comm_rank(c, &rank) == MPI_SUCCESS && PMPI_Comm_dup(c, &sh->pair) == MPI_SUCCESS) {
+  /* every rank of the communicator takes these branches alike (the same size, one answer of
+   * pm_mpi_cpslots_new) */
+  sh->slots = sh->size >= 2 ? pm_mpi_cpslots_new(c, sh->size) : NULL;
+  if (!sh->slots && sh->size == 2 && PMPI_Comm_rank(c, &rank) == MPI_SUCCESS &&
+      PMPI_Comm_dup(c, &sh->pair) == MPI_SUCCESS) {
     PMPI_Comm_set_errhandler(sh->pair, MPI_ERRORS_RETURN);
     sh->peer = 1 - rank;
   } else {
     sh->pair = MPI_COMM_NULL;
   }
   if (PMPI_Comm_set_attr(base, keyval, sh) != MPI_SUCCESS) {
+    pm_mpi_cpslots_free(sh->slots);
+    if (sh->pair != MPI_COMM_NULL) PMPI_Comm_free(&sh->pair);
     PMPI_Comm_free(&sh->comm);
     free(sh);
     return NULL;
@@ -249,6 +255,10 @@ void pm_mpi_cp_coll_pre(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c) {
   c->sh = sh && sh->size != 1 ? sh : NULL;
   if (!c->sh) return;
   clock_out(X, c->out);
+  if (sh->slots) { /* one node: through shared memory */
+    c->epoch = pm_mpi_cpslots_put(sh->slots, c->out);
+    return;
+  }
   if (sh->pair == MPI_COMM_NULL) return;
   /* both posted now, completed after the user's collective: the exchange costs no round trip */
   if (PMPI_Irecv(c->in, 3, MPI_UINT64_T, sh->peer, 0, sh->pair, &c->rq[0]) != MPI_SUCCESS) c->rq[0] = MPI_REQUEST_NULL;
@@ -258,6 +268,12 @@ void pm_mpi_cp_coll_pre(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c) {
 void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc) {
   pm_mpi_shadow *sh = c->sh;
   if (!sh) return;
+  if (sh->slots) {
+    uint64_t in[3] = {0, 0, 0};
+    if (rc == MPI_SUCCESS && pm_mpi_cpslots_max(sh->slots, c->epoch, in))
+      pm_mpi_ctx_merge_in(X, (pm_cp_clock){in[0], in[1], in[2]});
+    return;
+  }
   if (sh->pair != MPI_COMM_NULL) {
     int got = c->rq[0] != MPI_REQUEST_NULL;
     if (PMPI_Waitall(2, c->rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS) got = 0;
@@ -272,7 +288,9 @@ void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc) {
 
 int pm_mpi_cp_barrier(pm_mpi_ctx *X, pm_mpi_cpc *c, MPI_Comm comm) {
   pm_mpi_shadow *sh = c->sh;
-  if (!sh || sh->size < 2) return PMPI_Barrier(comm); /* one rank, an intercommunicator, no shadow */
+  /* one rank, an intercommunicator, no shadow; or one node: the slots are read after the barrier
+   * (pm_mpi_cp_coll_post) */
+  if (!sh || sh->size < 2 || sh->slots) return PMPI_Barrier(comm);
   /* no rank leaves before every rank has entered: the receive of the other rank's clock (posted
    * at its entry), or the allreduce, which needs every rank's contribution */
   int rc, got = 1;
@@ -287,7 +305,7 @@ int pm_mpi_cp_barrier(pm_mpi_ctx *X, pm_mpi_cpc *c, MPI_Comm comm) {
   return rc;
 }
 
-uint64_t pm_mpi_cp_lost_clocks(void) { return __atomic_load_n(&lost_clocks, __ATOMIC_RELAXED); }
+uint64_t pm_mpi_cp_lost_clocks(void) { return __atomic_load_n(&lost_clocks, __ATOMIC_RELAXED) + pm_mpi_cpslots_lost(); }
 
 /* --------------------------------------------------------------------------------- lifecycle */
 int pm_mpi_cp_setup(MPI_Comm tool_comm) {

@@ -19,6 +19,7 @@
 #pragma weak ompi_mpi_byte
 #pragma weak ompi_mpi_uint64_t
 #pragma weak ompi_mpi_int
+#pragma weak ompi_mpi_char
 #pragma weak ompi_mpi_op_max
 #pragma weak ompi_mpi_op_min
 #pragma weak ompi_mpi_datatype_null
@@ -49,6 +50,7 @@ extern char mpi_fortran_statuses_ignore_[] __attribute__((weak));
 #pragma weak PMPI_Comm_test_inter
 #pragma weak PMPI_Comm_dup
 #pragma weak PMPI_Comm_split
+#pragma weak PMPI_Comm_split_type
 #pragma weak PMPI_Comm_free
 #pragma weak PMPI_Comm_create_keyval
 #pragma weak PMPI_Comm_free_keyval
@@ -79,6 +81,7 @@ extern char mpi_fortran_statuses_ignore_[] __attribute__((weak));
 #pragma weak PMPI_Improbe
 #pragma weak PMPI_Mrecv
 #pragma weak PMPI_Allreduce
+#pragma weak PMPI_Bcast
 #pragma weak PMPI_Barrier
 #pragma weak PMPI_Wtime
 

@@ -1,0 +1,139 @@
+/* Node-local clock slots of the critical-path piggyback: the clocks of a blocking collective on a
+ * communicator whose ranks all share one node travel through shared memory, not through messages.
+ *
+ * Every rank owns a ring of PM_CPSLOT_RING slots in one POSIX shared-memory segment per shadow
+ * communicator. At the collective's entry a rank writes its clocks into the slot of the
+ * collective's epoch (the count of blocking collectives on the communicator: every rank calls them
+ * in the same order, MPI's rule); after the collective it merges the slots of the other ranks that
+ * hold this epoch. A rank this one depends on has written its slot before it entered, and this
+ * rank cannot leave before that entry (the collective's data came from it), so the slot is there:
+ * all-to-all collectives (allreduce, allgather, alltoall, barrier...) merge every rank, as the
+ * message protocol does, and rooted ones merge at least the ranks the data came from -- without
+ * the synchronisation the clock messages added. A slot is a seqlock: a reader that finds another
+ * epoch (the owner has not entered yet, or is PM_CPSLOT_RING collectives ahead and reused it) or
+ * sees it change while reading skips it; the second case is counted as a lost clock.
+ * Costs per collective: one slot write, one read per other rank (a cache line each), instead of
+ * three MPI calls (2 ranks) or a clock allreduce (more). */
+#include "mpi_adapter.h"
+#include "pm_lifecycle.h"
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define PM_CPSLOT_RING 256 /* collectives a rank may run ahead of the others and still be read */
+/* Reading one cache line per other rank costs ~0.1 us each: beyond this many ranks the clock
+ * allreduce of the message protocol (logarithmic depth) is the cheaper one. */
+#define PM_CPSLOT_MAX_RANKS 32
+#define PM_CPSLOT_BUSY UINT64_MAX
+
+typedef struct {
+  uint64_t epoch; /* the collective whose entry clocks the slot holds; BUSY while written */
+  uint64_t clk[3];
+} cpslot;
+
+struct pm_mpi_cpslots {
+  cpslot *base; /* size rings of PM_CPSLOT_RING slots */
+  size_t len;
+  int rank, size;
+  uint64_t epoch; /* collectives on this communicator so far (MPI serialises them) */
+};
+
+static uint64_t lost;
+
+static cpslot *slot_of(const pm_mpi_cpslots *s, int rank, uint64_t epoch) {
+  return &s->base[(size_t)rank * PM_CPSLOT_RING + epoch % PM_CPSLOT_RING];
+}
+
+/* 1 when every rank of comm agrees that 'ok' holds on it (a MIN-allreduce; 0 on error). */
+static int all_agree(MPI_Comm comm, int ok) {
+  int all = 0;
+  return PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all;
+}
+
+pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size) {
+  if (size < 2 || size > PM_CPSLOT_MAX_RANKS) return NULL; /* the same answer on every rank */
+  /* on one node? every rank computes the same answer (its node's share is the whole or not) */
+  MPI_Comm node = MPI_COMM_NULL;
+  int nsize = 0, rank = 0;
+  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) return NULL;
+  int local = node != MPI_COMM_NULL && PMPI_Comm_size(node, &nsize) == MPI_SUCCESS && nsize == size &&
+              pm_config_get()->i[PM_CFG_CP_SHARED_MEMORY];
+  if (node != MPI_COMM_NULL) PMPI_Comm_free(&node);
+  if (!all_agree(comm, local) || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return NULL;
+
+  size_t len = (size_t)size * PM_CPSLOT_RING * sizeof(cpslot);
+  char name[64] = "";
+  static unsigned serial;
+  int fd = -1;
+  if (rank == 0) { /* the creator names it; a name taken by a stale segment is tried again */
+    for (int k = 0; k < 8 && fd < 0; k++) {
+      snprintf(name, sizeof name, "/popmeter-cp.%ld.%u", (long)getpid(),
+               __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED));
+      fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    }
+    if (fd >= 0 && ftruncate(fd, (off_t)len) != 0) {
+      close(fd);
+      shm_unlink(name);
+      fd = -1;
+    }
+    if (fd < 0) name[0] = '\0';
+  }
+  if (PMPI_Bcast(name, sizeof name, MPI_CHAR, 0, comm) != MPI_SUCCESS) name[0] = '\0';
+  if (rank != 0 && name[0]) fd = shm_open(name, O_RDWR, 0600);
+  void *map = fd >= 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+  if (fd >= 0) close(fd);
+  pm_mpi_cpslots *s = map != MAP_FAILED ? calloc(1, sizeof *s) : NULL;
+  int ok = all_agree(comm, s != NULL);
+  if (rank == 0 && name[0]) shm_unlink(name); /* everyone has it mapped, or gives up */
+  if (!ok) {
+    if (map != MAP_FAILED) munmap(map, len);
+    free(s);
+    return NULL;
+  }
+  *s = (pm_mpi_cpslots){.base = map, .len = len, .rank = rank, .size = size};
+  return s;
+}
+
+void pm_mpi_cpslots_free(pm_mpi_cpslots *s) {
+  if (!s) return;
+  munmap(s->base, s->len);
+  free(s);
+}
+
+uint64_t pm_mpi_cpslots_put(pm_mpi_cpslots *s, const uint64_t clk[3]) {
+  uint64_t e = ++s->epoch; /* starts at 1: a fresh (zero) slot holds no epoch */
+  cpslot *x = slot_of(s, s->rank, e);
+  __atomic_store_n(&x->epoch, PM_CPSLOT_BUSY, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  for (int k = 0; k < 3; k++) __atomic_store_n(&x->clk[k], clk[k], __ATOMIC_RELAXED);
+  __atomic_store_n(&x->epoch, e, __ATOMIC_RELEASE);
+  return e;
+}
+
+int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3]) {
+  int merged = 0;
+  for (int r = 0; r < s->size; r++) {
+    if (r == s->rank) continue;
+    cpslot *x = slot_of(s, r, epoch);
+    uint64_t e1 = __atomic_load_n(&x->epoch, __ATOMIC_ACQUIRE), c[3];
+    if (e1 != epoch) { /* not entered yet (no dependency), or already a ring ahead */
+      if (e1 != PM_CPSLOT_BUSY && e1 > epoch) __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+      continue;
+    }
+    for (int k = 0; k < 3; k++) c[k] = __atomic_load_n(&x->clk[k], __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&x->epoch, __ATOMIC_RELAXED) != epoch) { /* reused while read */
+      __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+      continue;
+    }
+    for (int k = 0; k < 3; k++)
+      if (c[k] > out[k]) out[k] = c[k];
+    merged++;
+  }
+  return merged;
+}
+
+uint64_t pm_mpi_cpslots_lost(void) { return __atomic_load_n(&lost, __ATOMIC_RELAXED); }
