@@ -27,6 +27,10 @@ const pm_cfg_entry pm_cfg_table[PM_CFG_COUNT] = {
     [PM_CFG_CRITICAL_PATH] = {"POPMETER_CRITICAL_PATH", PM_CFG_BOOL, "1", 0, 1,
                               "Propagate critical-path clocks along MPI messages and task dependencies (needed for "
                               "serialization/transfer)."},
+    [PM_CFG_CLOCK] = {"POPMETER_CLOCK", PM_CFG_CHOICE, "auto", 0, 0,
+                      "Timestamps: auto (CLOCK_MONOTONIC read through the TSC when the kernel keeps it on an "
+                      "invariant TSC, else clock_gettime) or monotonic (always clock_gettime).",
+                      "auto|monotonic"},
     [PM_CFG_CP_SHARED_MEMORY] = {"POPMETER_CP_SHARED_MEMORY", PM_CFG_BOOL, "1", 0, 1,
                                  "Collectives on a communicator whose ranks share one node exchange their "
                                  "critical-path clocks through shared memory (0: through messages, as across nodes)."},

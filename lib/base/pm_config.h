@@ -28,6 +28,7 @@ typedef enum {
   PM_CFG_CUDA,
   PM_CFG_TRACE_VITE,
   PM_CFG_CP_SHARED_MEMORY,
+  PM_CFG_CLOCK,
   PM_CFG_COUNT
 } pm_cfg_key;
 
@@ -40,6 +41,8 @@ typedef struct {
   const char *choices; /* PM_CFG_CHOICE: the words, '|'-separated */
 } pm_cfg_entry;
 
+/* POPMETER_CLOCK */
+enum { PM_CLOCK_AUTO = 0, PM_CLOCK_MONOTONIC = 1 };
 /* POPMETER_REPORT */
 enum { PM_REPORT_OFF = 0, PM_REPORT_SUMMARY = 1, PM_REPORT_FULL = 2 };
 

@@ -23,15 +23,41 @@
 #include "pm_vocabulary.h"
 
 /* ------------------------------------------------------------------------------------------- clock */
-/* Nanoseconds on CLOCK_MONOTONIC, or on the virtual clock when a test switched to it. */
+/* Nanoseconds on CLOCK_MONOTONIC, read through the TSC when pm_clock_tsc_start found it usable
+ * (pm_clock.c), or on the virtual clock when a test switched to it. */
 PM_HIDDEN extern int pm_clock_is_virtual;
 PM_HIDDEN extern uint64_t pm_clock_virtual_ns;
-static inline uint64_t pm_clock_now(void) {
-  if (PM_UNLIKELY(pm_clock_is_virtual)) return __atomic_load_n(&pm_clock_virtual_ns, __ATOMIC_RELAXED);
+/* A TSC anchor: clock = ns0 + (tsc - tsc0) * mult / 2^32 while tsc - tsc0 < valid. Immutable once
+ * published in pm_clock_tsc. */
+typedef struct {
+  uint64_t tsc0, ns0, mult, valid;
+  uint64_t mono0; /* CLOCK_MONOTONIC read at the anchor (the rate of the next block is measured from it) */
+} pm_tsc_block;
+PM_HIDDEN extern const pm_tsc_block *pm_clock_tsc; /* NULL: CLOCK_MONOTONIC through clock_gettime */
+PM_HIDDEN uint64_t pm_clock_tsc_slow(const pm_tsc_block *b, uint64_t tsc);
+static inline uint64_t pm_clock_monotonic(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+static inline uint64_t pm_clock_now(void) {
+  if (PM_UNLIKELY(pm_clock_is_virtual)) return __atomic_load_n(&pm_clock_virtual_ns, __ATOMIC_RELAXED);
+#if defined(__x86_64__)
+  const pm_tsc_block *b = __atomic_load_n(&pm_clock_tsc, __ATOMIC_ACQUIRE);
+  if (PM_LIKELY(b != NULL)) {
+    uint64_t t = __builtin_ia32_rdtsc(), d = t - b->tsc0;
+    if (PM_LIKELY(d < b->valid)) return b->ns0 + ((d * b->mult) >> 32);
+    return pm_clock_tsc_slow(b, t);
+  }
+#endif
+  return pm_clock_monotonic();
+}
+/* At activation: switch to the TSC when the kernel keeps CLOCK_MONOTONIC on an invariant TSC and
+ * POPMETER_CLOCK allows it (calibrates for 1 ms). Returns 1 when the TSC is used. */
+PM_HIDDEN int pm_clock_tsc_start(int allowed);
+/* The block that follows b when re-anchoring at (tsc, mono); returns the clock at tsc (exposed for
+ * the unit test of the rate correction). */
+PM_HIDDEN uint64_t pm_clock_tsc_next(const pm_tsc_block *b, uint64_t tsc, uint64_t mono, pm_tsc_block *out);
 PM_HIDDEN void pm_clock_use_virtual(uint64_t start_ns); /* tests: switch to the virtual clock */
 PM_HIDDEN void pm_clock_advance(uint64_t ns);           /* tests: move the virtual clock forward */
 

@@ -139,6 +139,7 @@ int pm_core_activate(void) {
       /* modules add their location observers before the first location registers */
       pm_modules_activate(&config);
       pm_cp_masks_io_useful((int)config.i[PM_CFG_IO_AS_USEFUL]);
+      pm_clock_tsc_start(config.i[PM_CFG_CLOCK] == PM_CLOCK_AUTO);
       t_start = pm_clock_now();
       __atomic_store_n(&pm_core_active, 1, __ATOMIC_RELEASE);
       atexit(at_exit_report);

@@ -333,6 +333,49 @@ static void test_cp_wait_credit_polls(void **state) {
   assert_int_equal(pm_cp_global(L).com, 30);
 }
 
+/* Re-anchoring the TSC clock (pm_clock_tsc_next). Block: 0.5 ns per tick (mult 2^31) from tsc
+ * 1000 / 5000 ns; the next anchor 2e8 ticks later, where the block reads 5000 + 1e8 ns:
+ *  - CLOCK_MONOTONIC agrees: same rate, no correction, valid for 100 ms = 2e8 ticks;
+ *  - it is 10 us ahead: measured rate x (1 + 1e-4), corrected by 1e-4 more to close the offset over
+ *    the next 100 ms, no step;
+ *  - 2 ms ahead (a paused VM): step forward to it, measured rate, no correction;
+ *  - 1 ms behind: no step back, measured rate x 0.99 slowed by the largest correction, 500 ppm. */
+static void test_clock_tsc_anchor(void **state) {
+  (void)state;
+  const double R = 2147483648.0; /* 2^31 */
+  pm_tsc_block b = {.tsc0 = 1000, .ns0 = 5000, .mult = 2147483648u, .valid = 200000000, .mono0 = 5000}, n;
+  uint64_t t = 1000 + 200000000ull;
+  assert_int_equal(pm_clock_tsc_next(&b, t, 5000 + 100000000ull, &n), 5000 + 100000000ull);
+  assert_int_equal(n.mult, 2147483648u);
+  assert_int_equal(n.valid, 200000000u);
+  assert_int_equal(n.tsc0, t);
+  assert_int_equal(n.mono0, 5000 + 100000000ull);
+  assert_int_equal(pm_clock_tsc_next(&b, t, 5000 + 100010000ull, &n), 5000 + 100000000ull);
+  assert_true(llabs((long long)n.mult - (long long)(R * 1.0001 * 1.0001)) <= 1);
+  assert_int_equal(pm_clock_tsc_next(&b, t, 5000 + 102000000ull, &n), 5000 + 102000000ull);
+  assert_true(llabs((long long)n.mult - (long long)(R * 1.02)) <= 1);
+  assert_int_equal(pm_clock_tsc_next(&b, t, 5000 + 99000000ull, &n), 5000 + 100000000ull);
+  assert_true(llabs((long long)n.mult - (long long)(R * 0.99 * (1 - 500e-6))) <= 1);
+}
+
+/* A calibration 100 ppm too fast converges on the true rate (0.5 ns per tick): after ten anchors
+ * the clock is within 100 ns of CLOCK_MONOTONIC, and it never ran backwards. */
+static void test_clock_tsc_converges(void **state) {
+  (void)state;
+  pm_tsc_block b = {.tsc0 = 0, .ns0 = 0, .mult = (uint64_t)(2147483648.0 * 1.0001), .valid = 200000000, .mono0 = 0}, n;
+  uint64_t last = 0;
+  long long off = 0;
+  for (int k = 1; k <= 10; k++) {
+    uint64_t t = (uint64_t)k * 200000000ull, mono = t / 2;
+    uint64_t ns = pm_clock_tsc_next(&b, t, mono, &n);
+    assert_true(ns >= last);
+    last = ns;
+    off = (long long)mono - (long long)ns;
+    b = n;
+  }
+  assert_true(llabs(off) < 100);
+}
+
 /* Unbalanced exits are ignored; nesting beyond PM_MAX_DEPTH keeps accounting consistent. */
 static void test_unbalanced_and_deep(void **state) {
   (void)state;
@@ -544,6 +587,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_parallel_context, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cp_merge, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cp_wait_credit, setup, teardown),
+      cmocka_unit_test(test_clock_tsc_anchor),
+      cmocka_unit_test(test_clock_tsc_converges),
       cmocka_unit_test_setup_teardown(test_cp_wait_credit_polls, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unbalanced_and_deep, setup, teardown),
       cmocka_unit_test_setup_teardown(test_deeper_than_kept, setup, teardown),
