@@ -26,10 +26,11 @@ for mode in send ssend isend irecv-waitany irecv-test sendrecv persistent mprobe
     notok "$mode: rank 0's computation is on the critical path of ranks 1 and 2"
   fi
 done
-# collectives through messages (what communicators spanning several nodes use; on one node the
-# clocks go through shared memory): the exchange of 2 ranks and the clock allreduce of 3
+# clocks through messages (what communicators spanning several nodes use; on one node they go
+# through shared memory): point-to-point clock messages, the collectives' exchange of 2 ranks and
+# the clock allreduce of 3
 for np in 2 3; do
-  for mode in bcast barrier allreduce subcomm; do
+  for mode in send irecv-test wildcard mprobe persistent bcast barrier allreduce subcomm; do
     out="$work/msg$np.$mode"
     PM_MPIRUN_OPTS="-x POPMETER_CP_SHARED_MEMORY=0" run_pm $np "$out" "$progs/mpi_cpath" $mode $T
     rc=$?
@@ -67,5 +68,7 @@ PM_OPTS= stress "stress, 2 ranks" 2
 PM_OPTS= stress "stress, 4 ranks" 4
 PM_OPTS= stress "stress, 3 ranks" 3
 PM_OPTS="-x POPMETER_CRITICAL_PATH=0" stress "stress, 4 ranks, POPMETER_CRITICAL_PATH=0" 4
+PM_OPTS="-x POPMETER_CP_SHARED_MEMORY=0" stress "stress, 4 ranks, clocks through messages" 4
+PM_OPTS="-x POPMETER_CP_SHARED_MEMORY=0" stress "stress, MPI_THREAD_MULTIPLE, clocks through messages" 3 threads
 PM_OPTS= stress "stress, MPI_THREAD_MULTIPLE, 2 threads x 3 ranks" 3 threads
 tap_done

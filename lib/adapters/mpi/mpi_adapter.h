@@ -130,7 +130,14 @@ PM_HIDDEN pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size);
 PM_HIDDEN void pm_mpi_cpslots_free(pm_mpi_cpslots *s);
 PM_HIDDEN uint64_t pm_mpi_cpslots_put(pm_mpi_cpslots *s, const uint64_t clk[3]);
 PM_HIDDEN int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3]);
-PM_HIDDEN uint64_t pm_mpi_cpslots_lost(void);              /* slots reused before they were read */
+PM_HIDDEN uint64_t pm_mpi_cpslots_lost(void); /* slots reused before they were read */
+/* Point-to-point clocks through the same segment (communicators of up to 16 ranks): p2p says
+ * whether s carries them; send, before the data message is posted, writes the clocks of a message
+ * to rank 'to' with 'tag'; recv, once a receive from 'from' with 'tag' completed, merges that
+ * message's clocks into out (returns 0 when none was found). */
+PM_HIDDEN int pm_mpi_cpslots_p2p(const pm_mpi_cpslots *s);
+PM_HIDDEN void pm_mpi_cpslots_send(pm_mpi_cpslots *s, int to, int tag, const uint64_t clk[3]);
+PM_HIDDEN int pm_mpi_cpslots_recv(pm_mpi_cpslots *s, int from, int tag, uint64_t out[3]);
 PM_HIDDEN int pm_mpi_cp_setup(MPI_Comm tool_comm);         /* at init; returns 1 when enabled */
 PM_HIDDEN void pm_mpi_cp_shutdown(void);                   /* at finalize, before PMPI_Finalize */
 PM_HIDDEN pm_mpi_shadow *pm_mpi_shadow_get(MPI_Comm comm); /* borrowed, or NULL */

@@ -13,7 +13,18 @@
  * epoch (the owner has not entered yet, or is PM_CPSLOT_RING collectives ahead and reused it) or
  * sees it change while reading skips it; the second case is counted as a lost clock.
  * Costs per collective: one slot write, one read per other rank (a cache line each), instead of
- * three MPI calls (2 ranks) or a clock allreduce (more). */
+ * three MPI calls (2 ranks) or a clock allreduce (more).
+ *
+ * Point-to-point messages on such a communicator (up to PM_CPP2P_MAX_RANKS ranks) carry their clock
+ * the same way: one ring of PM_CPP2P_RING entries per ordered pair of ranks. The sender writes
+ * (send number + 1, tag, clocks) into the next entry of its ring to the destination before it
+ * posts the data; the receiver, once a receive completed with (source, tag), takes the oldest entry
+ * from that source with that tag it has not taken yet. MPI's non-overtaking rule (messages from one
+ * sender that match one receive arrive in the order they were sent) makes it that message's entry.
+ * Each entry is one cache line the receiver reads, instead of a clock message: an Isend and a Test
+ * on the sender, an Improbe and an Mrecv on the receiver. What the receiver took is its own record
+ * (taken[]), so the ring is written by the sender only. An entry overwritten before it was taken
+ * (more than PM_CPP2P_RING messages in flight to one rank) is a lost clock. */
 #include "mpi_adapter.h"
 #include "pm_lifecycle.h"
 #include <fcntl.h>
@@ -28,20 +39,49 @@
  * allreduce of the message protocol (logarithmic depth) is the cheaper one. */
 #define PM_CPSLOT_MAX_RANKS 32
 #define PM_CPSLOT_BUSY UINT64_MAX
+#define PM_CPP2P_RING 128     /* messages in flight from one rank to another that keep their clock */
+#define PM_CPP2P_MAX_RANKS 16 /* rings for every ordered pair: 16 x 16 x 128 x 64 bytes = 2 MiB */
+#define PM_CPP2P_GAPS 4       /* entries not yet published that a scan passes (concurrent senders) */
 
 typedef struct {
   uint64_t epoch; /* the collective whose entry clocks the slot holds; BUSY while written */
   uint64_t clk[3];
 } cpslot;
 
+typedef struct {
+  uint64_t seq; /* 1 + the send's number on its pair; BUSY while written */
+  int64_t tag;
+  uint64_t clk[3];
+  uint64_t pad[3]; /* one cache line */
+} p2pslot;
+
+typedef struct {
+  uint64_t low; /* every message from this source numbered below was taken, or lost */
+  int lock;     /* receiving threads take entries one at a time */
+} p2pin;
+
 struct pm_mpi_cpslots {
   cpslot *base; /* size rings of PM_CPSLOT_RING slots */
   size_t len;
   int rank, size;
   uint64_t epoch; /* collectives on this communicator so far (MPI serialises them) */
+  /* point-to-point (NULL: clock messages): rings [from][to] in the segment, after the collectives' */
+  p2pslot *p2p;
+  uint64_t *sent;  /* [size]: messages sent to each rank so far */
+  p2pin *in;       /* [size]: per source */
+  uint64_t *taken; /* [size][PM_CPP2P_RING]: the seq taken at each position of each incoming ring */
 };
 
 static uint64_t lost;
+
+/* the private parts of s (not the mapping), and s */
+static void free_parts(pm_mpi_cpslots *s) {
+  if (!s) return;
+  free(s->sent);
+  free(s->in);
+  free(s->taken);
+  free(s);
+}
 
 static cpslot *slot_of(const pm_mpi_cpslots *s, int rank, uint64_t epoch) {
   return &s->base[(size_t)rank * PM_CPSLOT_RING + epoch % PM_CPSLOT_RING];
@@ -64,7 +104,9 @@ pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size) {
   if (node != MPI_COMM_NULL) PMPI_Comm_free(&node);
   if (!all_agree(comm, local) || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return NULL;
 
-  size_t len = (size_t)size * PM_CPSLOT_RING * sizeof(cpslot);
+  size_t len_coll = (size_t)size * PM_CPSLOT_RING * sizeof(cpslot);
+  int p2p = size <= PM_CPP2P_MAX_RANKS; /* the same answer on every rank */
+  size_t len = len_coll + (p2p ? (size_t)size * (size_t)size * PM_CPP2P_RING * sizeof(p2pslot) : 0);
   char name[64] = "";
   static unsigned serial;
   int fd = -1;
@@ -86,21 +128,34 @@ pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size) {
   void *map = fd >= 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
   if (fd >= 0) close(fd);
   pm_mpi_cpslots *s = map != MAP_FAILED ? calloc(1, sizeof *s) : NULL;
+  if (s && p2p) {
+    s->sent = calloc((size_t)size, sizeof *s->sent);
+    s->in = calloc((size_t)size, sizeof *s->in);
+    s->taken = calloc((size_t)size * PM_CPP2P_RING, sizeof *s->taken);
+    if (!s->sent || !s->in || !s->taken) {
+      free_parts(s);
+      s = NULL;
+    }
+  }
   int ok = all_agree(comm, s != NULL);
   if (rank == 0 && name[0]) shm_unlink(name); /* everyone has it mapped, or gives up */
   if (!ok) {
     if (map != MAP_FAILED) munmap(map, len);
-    free(s);
+    free_parts(s);
     return NULL;
   }
-  *s = (pm_mpi_cpslots){.base = map, .len = len, .rank = rank, .size = size};
+  s->base = map;
+  s->len = len;
+  s->rank = rank;
+  s->size = size;
+  if (p2p) s->p2p = (p2pslot *)((char *)map + len_coll);
   return s;
 }
 
 void pm_mpi_cpslots_free(pm_mpi_cpslots *s) {
   if (!s) return;
   munmap(s->base, s->len);
-  free(s);
+  free_parts(s);
 }
 
 uint64_t pm_mpi_cpslots_put(pm_mpi_cpslots *s, const uint64_t clk[3]) {
@@ -137,3 +192,58 @@ int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3])
 }
 
 uint64_t pm_mpi_cpslots_lost(void) { return __atomic_load_n(&lost, __ATOMIC_RELAXED); }
+
+/* ------------------------------------------------------------------------------ point-to-point */
+int pm_mpi_cpslots_p2p(const pm_mpi_cpslots *s) { return s && s->p2p; }
+
+static p2pslot *p2p_slot(const pm_mpi_cpslots *s, int from, int to, uint64_t n) {
+  return &s->p2p[((size_t)from * (size_t)s->size + (size_t)to) * PM_CPP2P_RING + n % PM_CPP2P_RING];
+}
+
+void pm_mpi_cpslots_send(pm_mpi_cpslots *s, int to, int tag, const uint64_t clk[3]) {
+  if (to < 0 || to >= s->size) return;
+  uint64_t n = __atomic_fetch_add(&s->sent[to], 1, __ATOMIC_RELAXED);
+  p2pslot *x = p2p_slot(s, s->rank, to, n);
+  __atomic_store_n(&x->seq, PM_CPSLOT_BUSY, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  __atomic_store_n(&x->tag, (int64_t)tag, __ATOMIC_RELAXED);
+  for (int k = 0; k < 3; k++) __atomic_store_n(&x->clk[k], clk[k], __ATOMIC_RELAXED);
+  __atomic_store_n(&x->seq, n + 1, __ATOMIC_RELEASE);
+}
+
+int pm_mpi_cpslots_recv(pm_mpi_cpslots *s, int from, int tag, uint64_t out[3]) {
+  if (from < 0 || from >= s->size) return 0;
+  p2pin *in = &s->in[from];
+  uint64_t *taken = &s->taken[(size_t)from * PM_CPP2P_RING];
+  while (__atomic_exchange_n(&in->lock, 1, __ATOMIC_ACQUIRE))
+    while (__atomic_load_n(&in->lock, __ATOMIC_RELAXED)) __builtin_ia32_pause();
+  int found = 0, gaps = 0;
+  for (uint64_t n = in->low; n < in->low + PM_CPP2P_RING && gaps < PM_CPP2P_GAPS; n++) {
+    p2pslot *x = p2p_slot(s, from, s->rank, n);
+    uint64_t seq = __atomic_load_n(&x->seq, __ATOMIC_ACQUIRE);
+    if (seq == PM_CPSLOT_BUSY || seq < n + 1) { /* not sent yet (or being written by another thread) */
+      gaps++;
+      continue;
+    }
+    gaps = 0;
+    if (seq > n + 1) { /* overwritten: a ring of messages later than this one was sent first */
+      if (taken[n % PM_CPP2P_RING] != n + 1) __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+      taken[n % PM_CPP2P_RING] = n + 1;
+      continue;
+    }
+    if (taken[n % PM_CPP2P_RING] == seq) continue;
+    int64_t t = __atomic_load_n(&x->tag, __ATOMIC_RELAXED);
+    uint64_t c[3];
+    for (int k = 0; k < 3; k++) c[k] = __atomic_load_n(&x->clk[k], __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&x->seq, __ATOMIC_RELAXED) != seq || t != (int64_t)tag) continue;
+    taken[n % PM_CPP2P_RING] = seq;
+    for (int k = 0; k < 3; k++)
+      if (c[k] > out[k]) out[k] = c[k];
+    found = 1;
+    break;
+  }
+  while (taken[in->low % PM_CPP2P_RING] == in->low + 1) in->low++; /* the taken prefix */
+  __atomic_store_n(&in->lock, 0, __ATOMIC_RELEASE);
+  return found;
+}

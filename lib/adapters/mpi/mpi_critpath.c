@@ -204,7 +204,13 @@ static void clock_out(const pm_mpi_ctx *X, uint64_t out[3]) {
 }
 
 void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int tag) {
-  if (!sh || peer < 0) return; /* MPI_PROC_NULL (and invalid ranks) carry no message */
+  if (!sh || peer < 0) return;         /* MPI_PROC_NULL (and invalid ranks) carry no message */
+  if (pm_mpi_cpslots_p2p(sh->slots)) { /* one node: through shared memory */
+    uint64_t clk[3];
+    clock_out(X, clk);
+    pm_mpi_cpslots_send(sh->slots, peer, tag, clk);
+    return;
+  }
   cpool *p = pool_self();
   cslot *s = p ? slot_get(p) : NULL;
   if (!s) {
@@ -221,9 +227,15 @@ void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int tag) {
 }
 
 void pm_mpi_cp_recv_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st) {
-  if (!sh || !st || recv_disabled) return;
+  if (!sh || !st) return;
   int src = st->MPI_SOURCE, tag = st->MPI_TAG;
-  if (src < 0 || tag < 0) return; /* MPI_PROC_NULL, or an empty status (inactive request) */
+  if (src < 0 || tag < 0) return;      /* MPI_PROC_NULL, or an empty status (inactive request) */
+  if (pm_mpi_cpslots_p2p(sh->slots)) { /* one node: through shared memory */
+    uint64_t in[3] = {0, 0, 0};
+    if (pm_mpi_cpslots_recv(sh->slots, src, tag, in)) pm_mpi_ctx_merge_in(X, (pm_cp_clock){in[0], in[1], in[2]});
+    return;
+  }
+  if (recv_disabled) return;
   MPI_Message m = MPI_MESSAGE_NULL;
   MPI_Status s2;
   int flag = 0;
