@@ -323,6 +323,7 @@ static void report_analysis(const cli *c, const mfs_symbolic *S, int nranks) {
 
 static void report_factorization(const cli *c, const mfs_symbolic *S, const mfs_factor *F) {
   const mfs_exec_stats *X = &F->exec;
+  printf("blas            %s\n", mfs_blas_core_note());
   if (c->executor) {
     printf("executor        starpu: %d process(es) x %d worker(s), scheduler %s; %d tiled fronts (%d shared by "
            "several processes), %d sequential subtree tasks\n",
@@ -503,6 +504,7 @@ static int run(const cli *c, int root, int nranks) {
 }
 
 int main(int argc, char **argv) {
+  mfs_blas_core_restart(argv); /* before anything: may start the program again with better kernels */
   cli c;
   int code = parse_args(argc, argv, &c);
   if (code >= 0) return code;

@@ -18,6 +18,9 @@ j="$work/pm/popmeter.json"
 if [ ! -s "$j" ]; then notok "popmeter.json written"; sed 's/^/# /' "$work/err" | tail -5; tap_done; fi
 check "the efficiency table was printed" grep -q "Parallel efficiency" "$work/err"
 check "mfsolve's summary was printed" grep -q "^residual " "$work/out"
+# the BLAS kernels it ran with, under mpirun and popmeter alike (mfsolve may have restarted itself
+# with OPENBLAS_CORETYPE: solver/mfs_blas_core.c)
+check "mfsolve names its BLAS kernels ($(grep '^blas ' "$work/out" | head -n 1))" grep -q "^blas *OpenBLAS, .* kernels" "$work/out"
 line=$(grep '^tasks ' "$work/out")
 total=$(echo "$line" | sed -n 's/^tasks *\([0-9]*\):.*/\1/p')
 check "mfsolve reports its tasks ($total)" test "${total:-0}" -gt 0

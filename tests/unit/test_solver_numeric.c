@@ -561,6 +561,20 @@ static void test_arena_dirty_bytes(void **state) {
   arena__destroy(&a);
 }
 
+/* The kernel set asked of OpenBLAS: only when it chose one without AVX2 on a CPU that has AVX-512
+ * (SkylakeX) or AVX2 + FMA (Haswell); a recognised CPU, or a CPU without them, keeps its choice. */
+static void test_blas_core_choice(void **state) {
+  (void)state;
+  assert_string_equal(mfs_blas_core_for("Prescott", 1, 1), "SkylakeX");
+  assert_string_equal(mfs_blas_core_for("prescott", 0, 1), "Haswell");
+  assert_string_equal(mfs_blas_core_for("Sandybridge", 0, 1), "Haswell");
+  assert_null(mfs_blas_core_for("Prescott", 0, 0));
+  assert_null(mfs_blas_core_for("Haswell", 1, 1));
+  assert_null(mfs_blas_core_for("SkylakeX", 1, 1));
+  assert_null(mfs_blas_core_for("Zen", 0, 1));
+  assert_null(mfs_blas_core_for(NULL, 1, 1));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_residual_stencils),
@@ -573,6 +587,7 @@ int main(void) {
       cmocka_unit_test(test_progress_and_args),
       cmocka_unit_test(test_arena_faults_on_first_write),
       cmocka_unit_test(test_arena_dirty_bytes),
+      cmocka_unit_test(test_blas_core_choice),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
