@@ -378,20 +378,36 @@ static void test_clock_tsc_converges(void **state) {
   assert_true(llabs(off) < 100);
 }
 
+/* A reading of pm_clock_now between two CLOCK_MONOTONIC reads: the tightest of 20 tries (a loaded
+ * machine may preempt any one); *mono is the middle of its window, *win the window's width. */
+static uint64_t clock_pair(uint64_t *mono, uint64_t *win) {
+  uint64_t best = 0;
+  *win = UINT64_MAX;
+  for (int k = 0; k < 20; k++) {
+    uint64_t a = pm_clock_monotonic(), p = pm_clock_now(), b = pm_clock_monotonic();
+    if (b - a < *win) {
+      *win = b - a;
+      *mono = a + (b - a) / 2;
+      best = p;
+    }
+  }
+  return best;
+}
+
 /* The real clock (through the TSC where the machine has one the kernel trusts, else clock_gettime):
- * 20 ms sleeps measure the same on it and on CLOCK_MONOTONIC within 100 ppm plus 2 us, and a
- * million reads never go back. */
+ * 20 ms sleeps measure the same on it and on CLOCK_MONOTONIC within 100 ppm plus the read windows
+ * plus 2 us, and a million reads never go back. */
 static void test_clock_tsc_real(void **state) {
   (void)state;
   pm_clock_is_virtual = 0; /* the other tests' virtual clock */
   pm_clock_tsc_start(1);
   for (int i = 0; i < 5; i++) {
-    uint64_t m0 = pm_clock_monotonic(), p0 = pm_clock_now();
+    uint64_t m0, m1, w0, w1, p0 = clock_pair(&m0, &w0);
     struct timespec ts = {0, 20000000};
     nanosleep(&ts, NULL);
-    uint64_t m1 = pm_clock_monotonic(), p1 = pm_clock_now();
+    uint64_t p1 = clock_pair(&m1, &w1);
     double dm = (double)(m1 - m0), dp = (double)(p1 - p0);
-    assert_true(fabs(dp - dm) <= 100e-6 * dm + 2000.0);
+    assert_true(fabs(dp - dm) <= 100e-6 * dm + (double)(w0 + w1) + 2000.0);
   }
   uint64_t last = pm_clock_now();
   for (int i = 0; i < 1000000; i++) {
