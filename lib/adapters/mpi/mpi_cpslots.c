@@ -16,7 +16,8 @@
  * three MPI calls (2 ranks) or a clock allreduce (more).
  *
  * Point-to-point messages on such a communicator (up to PM_CPP2P_MAX_RANKS ranks) carry their clock
- * the same way: one ring of PM_CPP2P_RING entries per ordered pair of ranks. The sender writes
+ * the same way: one ring of entries per ordered pair of ranks (256 to 4096 of them: 4 MiB in all, so
+ * 4096 on 2 or 4 ranks, 256 on 16). The sender writes
  * (send number + 1, tag, clocks) into the next entry of its ring to the destination before it
  * posts the data; the receiver, once a receive completed with (source, tag), takes the oldest entry
  * from that source with that tag it has not taken yet. MPI's non-overtaking rule (messages from one
@@ -24,7 +25,8 @@
  * Each entry is one cache line the receiver reads, instead of a clock message: an Isend and a Test
  * on the sender, an Improbe and an Mrecv on the receiver. What the receiver took is its own record
  * (taken[]), so the ring is written by the sender only. An entry overwritten before it was taken
- * (more than PM_CPP2P_RING messages in flight to one rank) is a lost clock. */
+ * (more messages in flight to one rank than its ring holds) is a lost clock, counted and reported at
+ * MPI_Finalize. */
 #include "mpi_adapter.h"
 #include "pm_lifecycle.h"
 #include <fcntl.h>
@@ -39,8 +41,10 @@
  * allreduce of the message protocol (logarithmic depth) is the cheaper one. */
 #define PM_CPSLOT_MAX_RANKS 32
 #define PM_CPSLOT_BUSY UINT64_MAX
-#define PM_CPP2P_RING 128     /* messages in flight from one rank to another that keep their clock */
-#define PM_CPP2P_MAX_RANKS 16 /* rings for every ordered pair: 16 x 16 x 128 x 64 bytes = 2 MiB */
+#define PM_CPP2P_BYTES (4u << 20) /* all the rings of a communicator */
+#define PM_CPP2P_RING_MIN 256     /* messages in flight from one rank to another that keep their clock */
+#define PM_CPP2P_RING_MAX 4096
+#define PM_CPP2P_MAX_RANKS 16 /* 16 x 16 rings of 256 entries of 64 bytes: the 4 MiB */
 #define PM_CPP2P_GAPS 4       /* entries not yet published that a scan passes (concurrent senders) */
 
 typedef struct {
@@ -69,7 +73,8 @@ struct pm_mpi_cpslots {
   p2pslot *p2p;
   uint64_t *sent;  /* [size]: messages sent to each rank so far */
   p2pin *in;       /* [size]: per source */
-  uint64_t *taken; /* [size][PM_CPP2P_RING]: the seq taken at each position of each incoming ring */
+  uint64_t *taken; /* [size][ring]: the seq taken at each position of each incoming ring */
+  uint64_t ring;   /* entries per ring, a power of two */
 };
 
 static uint64_t lost;
@@ -106,7 +111,10 @@ pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size) {
 
   size_t len_coll = (size_t)size * PM_CPSLOT_RING * sizeof(cpslot);
   int p2p = size <= PM_CPP2P_MAX_RANKS; /* the same answer on every rank */
-  size_t len = len_coll + (p2p ? (size_t)size * (size_t)size * PM_CPP2P_RING * sizeof(p2pslot) : 0);
+  uint64_t ring = PM_CPP2P_RING_MAX;
+  while (ring > PM_CPP2P_RING_MIN && (uint64_t)size * (uint64_t)size * ring * sizeof(p2pslot) > PM_CPP2P_BYTES)
+    ring /= 2;
+  size_t len = len_coll + (p2p ? (size_t)size * (size_t)size * ring * sizeof(p2pslot) : 0);
   char name[64] = "";
   static unsigned serial;
   int fd = -1;
@@ -131,7 +139,7 @@ pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size) {
   if (s && p2p) {
     s->sent = calloc((size_t)size, sizeof *s->sent);
     s->in = calloc((size_t)size, sizeof *s->in);
-    s->taken = calloc((size_t)size * PM_CPP2P_RING, sizeof *s->taken);
+    s->taken = calloc((size_t)size * ring, sizeof *s->taken);
     if (!s->sent || !s->in || !s->taken) {
       free_parts(s);
       s = NULL;
@@ -149,6 +157,7 @@ pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size) {
   s->rank = rank;
   s->size = size;
   if (p2p) s->p2p = (p2pslot *)((char *)map + len_coll);
+  s->ring = ring;
   return s;
 }
 
@@ -197,7 +206,7 @@ uint64_t pm_mpi_cpslots_lost(void) { return __atomic_load_n(&lost, __ATOMIC_RELA
 int pm_mpi_cpslots_p2p(const pm_mpi_cpslots *s) { return s && s->p2p; }
 
 static p2pslot *p2p_slot(const pm_mpi_cpslots *s, int from, int to, uint64_t n) {
-  return &s->p2p[((size_t)from * (size_t)s->size + (size_t)to) * PM_CPP2P_RING + n % PM_CPP2P_RING];
+  return &s->p2p[((size_t)from * (size_t)s->size + (size_t)to) * s->ring + (n & (s->ring - 1))];
 }
 
 void pm_mpi_cpslots_send(pm_mpi_cpslots *s, int to, int tag, const uint64_t clk[3]) {
@@ -214,11 +223,11 @@ void pm_mpi_cpslots_send(pm_mpi_cpslots *s, int to, int tag, const uint64_t clk[
 int pm_mpi_cpslots_recv(pm_mpi_cpslots *s, int from, int tag, uint64_t out[3]) {
   if (from < 0 || from >= s->size) return 0;
   p2pin *in = &s->in[from];
-  uint64_t *taken = &s->taken[(size_t)from * PM_CPP2P_RING];
+  uint64_t *taken = &s->taken[(size_t)from * s->ring], mask = s->ring - 1;
   while (__atomic_exchange_n(&in->lock, 1, __ATOMIC_ACQUIRE))
     while (__atomic_load_n(&in->lock, __ATOMIC_RELAXED)) __builtin_ia32_pause();
   int found = 0, gaps = 0;
-  for (uint64_t n = in->low; n < in->low + PM_CPP2P_RING && gaps < PM_CPP2P_GAPS; n++) {
+  for (uint64_t n = in->low; n < in->low + s->ring && gaps < PM_CPP2P_GAPS; n++) {
     p2pslot *x = p2p_slot(s, from, s->rank, n);
     uint64_t seq = __atomic_load_n(&x->seq, __ATOMIC_ACQUIRE);
     if (seq == PM_CPSLOT_BUSY || seq < n + 1) { /* not sent yet (or being written by another thread) */
@@ -227,23 +236,23 @@ int pm_mpi_cpslots_recv(pm_mpi_cpslots *s, int from, int tag, uint64_t out[3]) {
     }
     gaps = 0;
     if (seq > n + 1) { /* overwritten: a ring of messages later than this one was sent first */
-      if (taken[n % PM_CPP2P_RING] != n + 1) __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
-      taken[n % PM_CPP2P_RING] = n + 1;
+      if (taken[n & mask] != n + 1) __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+      taken[n & mask] = n + 1;
       continue;
     }
-    if (taken[n % PM_CPP2P_RING] == seq) continue;
+    if (taken[n & mask] == seq) continue;
     int64_t t = __atomic_load_n(&x->tag, __ATOMIC_RELAXED);
     uint64_t c[3];
     for (int k = 0; k < 3; k++) c[k] = __atomic_load_n(&x->clk[k], __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     if (__atomic_load_n(&x->seq, __ATOMIC_RELAXED) != seq || t != (int64_t)tag) continue;
-    taken[n % PM_CPP2P_RING] = seq;
+    taken[n & mask] = seq;
     for (int k = 0; k < 3; k++)
       if (c[k] > out[k]) out[k] = c[k];
     found = 1;
     break;
   }
-  while (taken[in->low % PM_CPP2P_RING] == in->low + 1) in->low++; /* the taken prefix */
+  while (taken[in->low & mask] == in->low + 1) in->low++; /* the taken prefix */
   __atomic_store_n(&in->lock, 0, __ATOMIC_RELEASE);
   return found;
 }

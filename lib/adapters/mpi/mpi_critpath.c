@@ -347,6 +347,12 @@ int pm_mpi_cp_setup(MPI_Comm tool_comm) {
 }
 
 void pm_mpi_cp_shutdown(void) {
+  uint64_t lost = pm_mpi_cp_lost_clocks();
+  if (lost)
+    pm_warn("critical path: %llu clock(s) of MPI messages or collectives were lost (a sender far ahead of its "
+            "receiver, or a message from outside popmeter's wrappers); the critical path may be short by the "
+            "waits they carried",
+            (unsigned long long)lost);
   /* Clock sends still in flight (receives the application never completed): release them so that
    * MPI_Finalize does not wait for them. Other threads are out of MPI by now (MPI's rule). */
   pthread_mutex_lock(&pools_lock);

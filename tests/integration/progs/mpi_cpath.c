@@ -3,7 +3,7 @@
  * global CUE clock (useful time on the critical path) becomes >= T although rank 1 itself computed
  * almost nothing; without it, it stays near 0. The test reads the clocks from popmeter.json.
  *   usage: mpi_cpath MODE [T]   MODE: send ssend isend irecv-waitany irecv-test sendrecv persistent
- *                               mprobe wildcard bcast barrier allreduce subcomm */
+ *                               mprobe wildcard bcast barrier allreduce subcomm flood */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +36,27 @@ int main(int argc, char **argv) {
     int one = 1;
     MPI_Allreduce(&one, &v, 1, MPI_INT, MPI_SUM, comm);
     ok = v == n;
+  } else if (!strcmp(mode, "flood")) {
+    /* 5000 messages from rank 0 to rank 1, all sent before rank 1 receives any (small: eager):
+     * more than the 4096 clocks a pair's shared-memory ring keeps on 2 ranks, so 904 are lost (and
+     * reported) */
+    enum { NFLOOD = 5000 };
+    static int val[NFLOOD];
+    static MPI_Request rq[NFLOOD];
+    int w = -1;
+    if (rank == 0) {
+      for (int i = 0; i < NFLOOD; i++) {
+        val[i] = i;
+        MPI_Isend(&val[i], 1, MPI_INT, 1, 5, comm, &rq[i]);
+      }
+      MPI_Waitall(NFLOOD, rq, MPI_STATUSES_IGNORE);
+    }
+    MPI_Barrier(comm);
+    if (rank == 1)
+      for (int i = 0; i < NFLOOD && ok; i++) {
+        MPI_Recv(&w, 1, MPI_INT, 0, 5, comm, MPI_STATUS_IGNORE);
+        ok = w == i;
+      }
   } else if (rank == 0) {
     v = 42;
     for (int dst = 1; dst < n; dst++) {
