@@ -73,6 +73,22 @@ static void test_roundtrip(void **state) {
   pm_profile_free(q);
 }
 
+/* p through JSON and back: the text holds 'expect' (NULL: no "mpi_transfer" key at all), the copy
+ * says whether it was measured; returns the copy. */
+static pm_profile *transfer_roundtrip(const pm_profile *p, const char *expect, int measured) {
+  char err[256];
+  char *s = pm_profile_to_json_string(p);
+  if (expect)
+    assert_non_null(strstr(s, expect));
+  else
+    assert_null(strstr(s, "mpi_transfer"));
+  pm_profile *q = pm_profile_from_json_string(s, err, sizeof err);
+  assert_non_null(q);
+  assert_int_equal(q->has_mpi_transfer, measured);
+  free(s);
+  return q;
+}
+
 /* MPI transfer time ("mpi_transfer"): the nonzero values travel; an empty list still says that it
  * was measured, a missing key that it was not; a malformed row is refused with its index. */
 static void test_mpi_transfer(void **state) {
@@ -81,11 +97,7 @@ static void test_mpi_transfer(void **state) {
   pm_profile *p = sample(0, "n0", 2.5, 1.25);
   p->has_mpi_transfer = 1;
   p->val[1].mpi_transfer = 0.5;
-  char *s = pm_profile_to_json_string(p);
-  assert_non_null(strstr(s, "\"mpi_transfer\":[[1,0.5]]"));
-  pm_profile *q = pm_profile_from_json_string(s, err, sizeof err);
-  assert_non_null(q);
-  assert_int_equal(q->has_mpi_transfer, 1);
+  pm_profile *q = transfer_roundtrip(p, "\"mpi_transfer\":[[1,0.5]]", 1);
   assert_double_equal(q->val[1].mpi_transfer, 0.5, 0);
   assert_double_equal(q->val[0].mpi_transfer, 0.0, 0);
   pm_profile *run = pm_profile_new();
@@ -94,23 +106,10 @@ static void test_mpi_transfer(void **state) {
   assert_double_equal(run->val[1].mpi_transfer, 0.5, 0);
   pm_profile_free(run);
   pm_profile_free(q);
-  free(s);
   p->val[1].mpi_transfer = 0;
-  s = pm_profile_to_json_string(p);
-  assert_non_null(strstr(s, "\"mpi_transfer\":[]"));
-  q = pm_profile_from_json_string(s, err, sizeof err);
-  assert_non_null(q);
-  assert_int_equal(q->has_mpi_transfer, 1);
-  pm_profile_free(q);
-  free(s);
+  pm_profile_free(transfer_roundtrip(p, "\"mpi_transfer\":[]", 1));
   p->has_mpi_transfer = 0;
-  s = pm_profile_to_json_string(p);
-  assert_null(strstr(s, "mpi_transfer"));
-  q = pm_profile_from_json_string(s, err, sizeof err);
-  assert_non_null(q);
-  assert_int_equal(q->has_mpi_transfer, 0);
-  pm_profile_free(q);
-  free(s);
+  pm_profile_free(transfer_roundtrip(p, NULL, 0));
   static const char *const bad[] = {"[[2,0.5]]", "[[1,-1]]", "[[1]]", "[1]", "{}", "[[\"1\",0.5]]"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     json_t *j = pm_profile_to_json(p);

@@ -42,6 +42,9 @@ PM_HIDDEN void pm_mpi_finalize_hook(void);
 PM_HIDDEN MPI_Comm pm_mpi_tool_comm(void);
 /* 1 between the end of our MPI_Init* processing and the return of PMPI_Finalize. */
 PM_HIDDEN int pm_mpi_is_initialized(void);
+/* 1 when every rank of comm passes ok != 0 (a MIN-allreduce; 0 on error): the collective decisions
+ * (critical path on, shadows made, shared memory usable) that must come out alike on every rank. */
+PM_HIDDEN int pm_mpi_all_agree(MPI_Comm comm, int ok);
 
 /* ----------------------------------------------------------------------------- wrapper context */
 /* Per-call context on the wrapper's stack: the location (may be NULL when only the piggyback

@@ -29,6 +29,7 @@
  * MPI_Finalize. */
 #include "mpi_adapter.h"
 #include "pm_lifecycle.h"
+#include "pm_slab.h" /* pm_spin */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,30 +48,28 @@
 #define PM_CPP2P_MAX_RANKS 16 /* 16 x 16 rings of 256 entries of 64 bytes: the 4 MiB */
 #define PM_CPP2P_GAPS 4       /* entries not yet published that a scan passes (concurrent senders) */
 
+/* One entry of a ring, a cache line, written by its owner only, as a seqlock: seq is BUSY while
+ * the rest is written. seq: the collective's epoch (tag unused), or 1 + the send's number on its
+ * pair (tag: the message's). */
 typedef struct {
-  uint64_t epoch; /* the collective whose entry clocks the slot holds; BUSY while written */
-  uint64_t clk[3];
-} cpslot;
-
-typedef struct {
-  uint64_t seq; /* 1 + the send's number on its pair; BUSY while written */
+  uint64_t seq;
   int64_t tag;
   uint64_t clk[3];
-  uint64_t pad[3]; /* one cache line */
-} p2pslot;
+  uint64_t pad[3];
+} slot;
 
 typedef struct {
   uint64_t low; /* every message from this source numbered below was taken, or lost */
-  int lock;     /* receiving threads take entries one at a time */
+  pm_spin lock; /* receiving threads take entries one at a time */
 } p2pin;
 
 struct pm_mpi_cpslots {
-  cpslot *base; /* size rings of PM_CPSLOT_RING slots */
+  slot *base; /* size rings of PM_CPSLOT_RING slots for the collectives */
   size_t len;
   int rank, size;
   uint64_t epoch; /* collectives on this communicator so far (MPI serialises them) */
   /* point-to-point (NULL: clock messages): rings [from][to] in the segment, after the collectives' */
-  p2pslot *p2p;
+  slot *p2p;
   uint64_t *sent;  /* [size]: messages sent to each rank so far */
   p2pin *in;       /* [size]: per source */
   uint64_t *taken; /* [size][ring]: the seq taken at each position of each incoming ring */
@@ -88,14 +87,32 @@ static void free_parts(pm_mpi_cpslots *s) {
   free(s);
 }
 
-static cpslot *slot_of(const pm_mpi_cpslots *s, int rank, uint64_t epoch) {
+static slot *slot_of(const pm_mpi_cpslots *s, int rank, uint64_t epoch) {
   return &s->base[(size_t)rank * PM_CPSLOT_RING + epoch % PM_CPSLOT_RING];
 }
 
-/* 1 when every rank of comm agrees that 'ok' holds on it (a MIN-allreduce; 0 on error). */
-static int all_agree(MPI_Comm comm, int ok) {
-  int all = 0;
-  return PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all;
+static void slot_write(slot *x, uint64_t seq, int64_t tag, const uint64_t clk[3]) {
+  __atomic_store_n(&x->seq, PM_CPSLOT_BUSY, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  __atomic_store_n(&x->tag, tag, __ATOMIC_RELAXED);
+  for (int k = 0; k < 3; k++) __atomic_store_n(&x->clk[k], clk[k], __ATOMIC_RELAXED);
+  __atomic_store_n(&x->seq, seq, __ATOMIC_RELEASE);
+}
+
+/* The entry's seq as first read; tag and clk as read after it, *torn when the owner rewrote the
+ * entry meanwhile (they are then not the ones of that seq). */
+static uint64_t slot_read(const slot *x, int64_t *tag, uint64_t clk[3], int *torn) {
+  uint64_t seq = __atomic_load_n(&x->seq, __ATOMIC_ACQUIRE);
+  *tag = __atomic_load_n(&x->tag, __ATOMIC_RELAXED);
+  for (int k = 0; k < 3; k++) clk[k] = __atomic_load_n(&x->clk[k], __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  *torn = __atomic_load_n(&x->seq, __ATOMIC_RELAXED) != seq;
+  return seq;
+}
+
+static void clock_max(uint64_t out[3], const uint64_t c[3]) {
+  for (int k = 0; k < 3; k++)
+    if (c[k] > out[k]) out[k] = c[k];
 }
 
 pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size) {
@@ -107,14 +124,13 @@ pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size) {
   int local = node != MPI_COMM_NULL && PMPI_Comm_size(node, &nsize) == MPI_SUCCESS && nsize == size &&
               pm_config_get()->i[PM_CFG_CP_SHARED_MEMORY];
   if (node != MPI_COMM_NULL) PMPI_Comm_free(&node);
-  if (!all_agree(comm, local) || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return NULL;
+  if (!pm_mpi_all_agree(comm, local) || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return NULL;
 
-  size_t len_coll = (size_t)size * PM_CPSLOT_RING * sizeof(cpslot);
+  size_t len_coll = (size_t)size * PM_CPSLOT_RING * sizeof(slot);
   int p2p = size <= PM_CPP2P_MAX_RANKS; /* the same answer on every rank */
   uint64_t ring = PM_CPP2P_RING_MAX;
-  while (ring > PM_CPP2P_RING_MIN && (uint64_t)size * (uint64_t)size * ring * sizeof(p2pslot) > PM_CPP2P_BYTES)
-    ring /= 2;
-  size_t len = len_coll + (p2p ? (size_t)size * (size_t)size * ring * sizeof(p2pslot) : 0);
+  while (ring > PM_CPP2P_RING_MIN && (uint64_t)size * (uint64_t)size * ring * sizeof(slot) > PM_CPP2P_BYTES) ring /= 2;
+  size_t len = len_coll + (p2p ? (size_t)size * (size_t)size * ring * sizeof(slot) : 0);
   char name[64] = "";
   static unsigned serial;
   int fd = -1;
@@ -145,7 +161,7 @@ pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size) {
       s = NULL;
     }
   }
-  int ok = all_agree(comm, s != NULL);
+  int ok = pm_mpi_all_agree(comm, s != NULL);
   if (rank == 0 && name[0]) shm_unlink(name); /* everyone has it mapped, or gives up */
   if (!ok) {
     if (map != MAP_FAILED) munmap(map, len);
@@ -156,7 +172,7 @@ pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size) {
   s->len = len;
   s->rank = rank;
   s->size = size;
-  if (p2p) s->p2p = (p2pslot *)((char *)map + len_coll);
+  if (p2p) s->p2p = (slot *)((char *)map + len_coll);
   s->ring = ring;
   return s;
 }
@@ -169,11 +185,7 @@ void pm_mpi_cpslots_free(pm_mpi_cpslots *s) {
 
 uint64_t pm_mpi_cpslots_put(pm_mpi_cpslots *s, const uint64_t clk[3]) {
   uint64_t e = ++s->epoch; /* starts at 1: a fresh (zero) slot holds no epoch */
-  cpslot *x = slot_of(s, s->rank, e);
-  __atomic_store_n(&x->epoch, PM_CPSLOT_BUSY, __ATOMIC_RELAXED);
-  __atomic_thread_fence(__ATOMIC_RELEASE);
-  for (int k = 0; k < 3; k++) __atomic_store_n(&x->clk[k], clk[k], __ATOMIC_RELAXED);
-  __atomic_store_n(&x->epoch, e, __ATOMIC_RELEASE);
+  slot_write(slot_of(s, s->rank, e), e, 0, clk);
   return e;
 }
 
@@ -181,20 +193,16 @@ int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3])
   int merged = 0;
   for (int r = 0; r < s->size; r++) {
     if (r == s->rank) continue;
-    cpslot *x = slot_of(s, r, epoch);
-    uint64_t e1 = __atomic_load_n(&x->epoch, __ATOMIC_ACQUIRE), c[3];
-    if (e1 != epoch) { /* not entered yet (no dependency), or already a ring ahead */
-      if (e1 != PM_CPSLOT_BUSY && e1 > epoch) __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+    int64_t tag;
+    uint64_t c[3];
+    int torn;
+    uint64_t e = slot_read(slot_of(s, r, epoch), &tag, c, &torn);
+    /* not entered yet (no dependency); a ring ahead, or reused while read: lost */
+    if (e != epoch || torn) {
+      if (e != PM_CPSLOT_BUSY && (e > epoch || torn)) __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
       continue;
     }
-    for (int k = 0; k < 3; k++) c[k] = __atomic_load_n(&x->clk[k], __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&x->epoch, __ATOMIC_RELAXED) != epoch) { /* reused while read */
-      __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
-      continue;
-    }
-    for (int k = 0; k < 3; k++)
-      if (c[k] > out[k]) out[k] = c[k];
+    clock_max(out, c);
     merged++;
   }
   return merged;
@@ -205,31 +213,27 @@ uint64_t pm_mpi_cpslots_lost(void) { return __atomic_load_n(&lost, __ATOMIC_RELA
 /* ------------------------------------------------------------------------------ point-to-point */
 int pm_mpi_cpslots_p2p(const pm_mpi_cpslots *s) { return s && s->p2p; }
 
-static p2pslot *p2p_slot(const pm_mpi_cpslots *s, int from, int to, uint64_t n) {
+static slot *p2p_slot(const pm_mpi_cpslots *s, int from, int to, uint64_t n) {
   return &s->p2p[((size_t)from * (size_t)s->size + (size_t)to) * s->ring + (n & (s->ring - 1))];
 }
 
 void pm_mpi_cpslots_send(pm_mpi_cpslots *s, int to, int tag, const uint64_t clk[3]) {
   if (to < 0 || to >= s->size) return;
   uint64_t n = __atomic_fetch_add(&s->sent[to], 1, __ATOMIC_RELAXED);
-  p2pslot *x = p2p_slot(s, s->rank, to, n);
-  __atomic_store_n(&x->seq, PM_CPSLOT_BUSY, __ATOMIC_RELAXED);
-  __atomic_thread_fence(__ATOMIC_RELEASE);
-  __atomic_store_n(&x->tag, (int64_t)tag, __ATOMIC_RELAXED);
-  for (int k = 0; k < 3; k++) __atomic_store_n(&x->clk[k], clk[k], __ATOMIC_RELAXED);
-  __atomic_store_n(&x->seq, n + 1, __ATOMIC_RELEASE);
+  slot_write(p2p_slot(s, s->rank, to, n), n + 1, tag, clk);
 }
 
 int pm_mpi_cpslots_recv(pm_mpi_cpslots *s, int from, int tag, uint64_t out[3]) {
   if (from < 0 || from >= s->size) return 0;
   p2pin *in = &s->in[from];
   uint64_t *taken = &s->taken[(size_t)from * s->ring], mask = s->ring - 1;
-  while (__atomic_exchange_n(&in->lock, 1, __ATOMIC_ACQUIRE))
-    while (__atomic_load_n(&in->lock, __ATOMIC_RELAXED)) __builtin_ia32_pause();
+  pm_spin_lock(&in->lock);
   int found = 0, gaps = 0;
   for (uint64_t n = in->low; n < in->low + s->ring && gaps < PM_CPP2P_GAPS; n++) {
-    p2pslot *x = p2p_slot(s, from, s->rank, n);
-    uint64_t seq = __atomic_load_n(&x->seq, __ATOMIC_ACQUIRE);
+    int64_t t;
+    uint64_t c[3];
+    int torn;
+    uint64_t seq = slot_read(p2p_slot(s, from, s->rank, n), &t, c, &torn);
     if (seq == PM_CPSLOT_BUSY || seq < n + 1) { /* not sent yet (or being written by another thread) */
       gaps++;
       continue;
@@ -240,19 +244,13 @@ int pm_mpi_cpslots_recv(pm_mpi_cpslots *s, int from, int tag, uint64_t out[3]) {
       taken[n & mask] = n + 1;
       continue;
     }
-    if (taken[n & mask] == seq) continue;
-    int64_t t = __atomic_load_n(&x->tag, __ATOMIC_RELAXED);
-    uint64_t c[3];
-    for (int k = 0; k < 3; k++) c[k] = __atomic_load_n(&x->clk[k], __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&x->seq, __ATOMIC_RELAXED) != seq || t != (int64_t)tag) continue;
+    if (taken[n & mask] == seq || torn || t != (int64_t)tag) continue;
     taken[n & mask] = seq;
-    for (int k = 0; k < 3; k++)
-      if (c[k] > out[k]) out[k] = c[k];
+    clock_max(out, c);
     found = 1;
     break;
   }
   while (taken[in->low & mask] == in->low + 1) in->low++; /* the taken prefix */
-  __atomic_store_n(&in->lock, 0, __ATOMIC_RELEASE);
+  pm_spin_unlock(&in->lock);
   return found;
 }

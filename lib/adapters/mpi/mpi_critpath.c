@@ -40,6 +40,11 @@ static pm_mpi_shadow *sh_world;
 static int recv_disabled; /* set after a clock message did not arrive in time */
 static uint64_t lost_clocks;
 
+int pm_mpi_all_agree(MPI_Comm comm, int ok) {
+  int all = 0;
+  return PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all;
+}
+
 /* ------------------------------------------------------------------------- shadow communicators */
 static int MPIAPI_delete_cb(MPI_Comm comm, int kv, void *attr, void *extra) {
   (void)comm;
@@ -321,19 +326,15 @@ uint64_t pm_mpi_cp_lost_clocks(void) { return __atomic_load_n(&lost_clocks, __AT
 
 /* --------------------------------------------------------------------------------- lifecycle */
 int pm_mpi_cp_setup(MPI_Comm tool_comm) {
-  int want = pm_config_get()->i[PM_CFG_CRITICAL_PATH] ? 1 : 0, all = 0;
   /* Every rank must agree, or a receiver would wait for clocks that are never sent. */
-  if (PMPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, tool_comm) != MPI_SUCCESS) all = 0;
-  if (!all) return 0;
+  if (!pm_mpi_all_agree(tool_comm, pm_config_get()->i[PM_CFG_CRITICAL_PATH] != 0)) return 0;
   if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPIAPI_delete_cb, &keyval, NULL) != MPI_SUCCESS) {
     keyval = MPI_KEYVAL_INVALID;
     return 0;
   }
   sh_world = shadow_new(MPI_COMM_WORLD, 1);
   pm_mpi_shadow *self = shadow_new(MPI_COMM_SELF, 1);
-  int ok = (sh_world != NULL && self != NULL), allok = 0;
-  if (PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, tool_comm) != MPI_SUCCESS) allok = 0;
-  if (!allok) {
+  if (!pm_mpi_all_agree(tool_comm, sh_world != NULL && self != NULL)) {
     if (sh_world) PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
     if (self) PMPI_Comm_delete_attr(MPI_COMM_SELF, keyval);
     PMPI_Comm_free_keyval(&keyval);

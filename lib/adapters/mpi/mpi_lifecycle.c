@@ -46,9 +46,7 @@ void pm_mpi_after_init(uint64_t t0, int region_index) {
     return;
   }
   PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-  int all = 0;
-  if (PMPI_Allreduce(&act, &all, 1, MPI_INT, MPI_MIN, c) != MPI_SUCCESS) all = 0;
-  if (!all) {
+  if (!pm_mpi_all_agree(c, act)) {
     if (act) pm_warn("popmeter is disabled in some MPI ranks; MPI calls are not measured");
     PMPI_Comm_free(&c);
     return;
