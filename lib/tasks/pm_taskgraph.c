@@ -461,16 +461,27 @@ int pm_tg_task_add_buf(pm_tg_task *t, pm_tg_handle *h, int acc, uint64_t bytes) 
   return 0;
 }
 
-static void release_preds(pm_tg_task *t) {
-  if (!__atomic_load_n(&t->preds, __ATOMIC_ACQUIRE)) return; /* the common case: no lock */
-  pm_spin_lock(&preds_lock);
+/* Takes t's predecessor array out of t (preds_lock held); the caller drops it with unref_preds. */
+static pm_tg_task **detach_preds_locked(pm_tg_task *t, uint32_t *n) {
   pm_tg_task **p = t->preds;
-  uint32_t n = t->npreds;
+  *n = t->npreds;
   t->preds = NULL;
   t->npreds = t->cap_preds = 0;
-  pm_spin_unlock(&preds_lock);
+  return p;
+}
+
+static void unref_preds(pm_tg_task **p, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) pm_tg_task_unref(p[i]);
   free(p);
+}
+
+static void release_preds(pm_tg_task *t) {
+  if (!__atomic_load_n(&t->preds, __ATOMIC_ACQUIRE)) return; /* the common case: no lock */
+  uint32_t n;
+  pm_spin_lock(&preds_lock);
+  pm_tg_task **p = detach_preds_locked(t, &n);
+  pm_spin_unlock(&preds_lock);
+  unref_preds(p, n);
 }
 
 void pm_tg_task_unref(pm_tg_task *t) {
@@ -551,15 +562,18 @@ void pm_tg_task_submit_by(pm_tg_task *t, pm_tg_thread *th, const pm_loc *L, int 
 void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
   pm_tg_clk *clk = pm_tg_task_clk(t);
   if (t->npreds) {
+    /* one hold of the lock (shared by every thread) for the values and the release */
     pm_tg_clk v;
+    uint32_t n;
     pm_spin_lock(&preds_lock);
     for (uint32_t i = 0; i < t->npreds; i++) {
       memset(&v, 0, sizeof v);
       value_rec(t->preds[i], &v, 1);
       pm_tg_clk_merge(clk, &v);
     }
+    pm_tg_task **p = detach_preds_locked(t, &n);
     pm_spin_unlock(&preds_lock);
-    release_preds(t);
+    unref_preds(p, n);
   }
   if (t->flags & PM_TG_USE_TAG) pm_tg_tag_merge_deps(t->tag, clk);
   if (PM_UNLIKELY(t->ninh)) {

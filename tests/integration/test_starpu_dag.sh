@@ -4,7 +4,8 @@
 # critical path recomputed from the bodies' own durations, within the band explained in
 # starpu_check.py. Nominal paths: chain 80 ms, fork-join 40 ms, diamond 50 ms, independent 10 ms,
 # end dependencies 50 ms (40 ms if the end dependency were missed), asynchronous partitioning
-# 40 ms (30 ms if the partition / unpartition were missed).
+# 40 ms (30 ms if the partition / unpartition were missed), explicit dependencies 50 ms (30 ms if
+# the edges of the task with an application prologue were missed).
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/starpu_common.sh"
 run() {   # run SCHED DAG
@@ -19,7 +20,7 @@ run() {   # run SCHED DAG
   $check_py dag "$out/popmeter.json" "$1 $2" "$cpa" "$worka" >"$work/check"
   tap_lines "$work/check"
 }
-for dag in chain forkjoin diamond independent enddeps partition; do run eager $dag; run dmda $dag; done
+for dag in chain forkjoin diamond independent enddeps partition explicit; do run eager $dag; run dmda $dag; done
 for s in prio lws ws dmdas heteroprio modular-eager modular-heft; do run $s forkjoin; done
 # the timeline of one run: two workers, never counted as progress threads; efficiencies in [0, 1]
 j="$work/eager-forkjoin/popmeter.json"

@@ -144,12 +144,30 @@ pm_tg_task *sp_task_record(struct starpu_task *task) {
   pm_tg_task *rec = record_of(task);
   if (rec) return rec;
   __atomic_store_n(&records_before_submit, 1, __ATOMIC_RELEASE);
-  return pm_tg_task_new(task);
+  if (!(rec = pm_tg_task_new(task))) return NULL;
+  /* A task not yet submitted (still the application's) gets its direct prologues now, so that its
+   * next lookups (further declarations, its submission) need no map: with many tasks pending, each
+   * map access is a cache miss, and the removal at the task's end one more on another thread. The
+   * record stays mapped until the submission, which finds it in the map should the application
+   * have set prologues of its own in between. */
+  if (task->status == STARPU_TASK_INIT && has_body(task)) install_prologues(task, rec);
+  return rec;
+}
+
+/* The record a task brings to its submission: its direct prologue's argument, else (when records
+ * were made before submission at all) the task map's. */
+static pm_tg_task *submitted_record(struct starpu_task *task) {
+  if (task->prologue_callback_pop_func == pop_direct) {
+    pm_tg_task *rec = task->prologue_callback_pop_arg;
+    if (rec && rec->key == task) return rec;
+  }
+  return __atomic_load_n(&records_before_submit, __ATOMIC_ACQUIRE) ? pm_tg_task_find(task) : NULL;
 }
 
 static pm_tg_task *track_submit(struct starpu_task *task, pm_loc *L, uint64_t t) {
-  pm_tg_task *rec = __atomic_load_n(&records_before_submit, __ATOMIC_ACQUIRE) ? pm_tg_task_find(task) : NULL;
+  pm_tg_task *rec = submitted_record(task);
   if (rec && (rec->flags & PM_TG_SUBMITTED)) { /* a stale record of a recycled task pointer */
+    restore_fields(task, rec);
     pm_tg_task_unmap(rec);
     pm_tg_task_unref(rec);
     rec = NULL;
@@ -163,12 +181,16 @@ static pm_tg_task *track_submit(struct starpu_task *task, pm_loc *L, uint64_t t)
   if (has_body(task)) {
     fill_record(rec, task);
     install_prologues(task, rec);
-    if (task->prologue_callback_pop_func != pop_direct && pm_tg_task_map(rec) != 0) {
-      restore_fields(task, rec);
-      pm_tg_task_unref(rec);
-      return NULL;
-    }
+    if (task->prologue_callback_pop_func != pop_direct) {
+      if (pm_tg_task_map(rec) != 0) {
+        restore_fields(task, rec);
+        pm_tg_task_unref(rec);
+        return NULL;
+      }
+    } else if (!rec->ends) /* reached through its prologue from now on (end dependencies look it up) */
+      pm_tg_task_unmap(rec);
   } else {
+    restore_fields(task, rec); /* prologues installed while it had a codelet */
     if (pm_tg_task_map(rec) != 0) {
       pm_tg_task_unref(rec);
       return NULL;

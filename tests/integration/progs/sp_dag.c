@@ -20,6 +20,11 @@
  *   enddeps     A (1) -> B (1) -> C (1) on one handle, and D (4) on another, declared an end
  *               dependency of B (starpu_task_declare_end_deps): C waits for D       cp = 5 (one
  *               process only)
+ *   explicit    A (1) -> B (1), C (3) -> D (1) without data, by starpu_task_declare_deps only,
+ *               declared before any is submitted; C gets a pop prologue of the application's
+ *               after the declarations (so popmeter must find its record by its pointer), and
+ *               the prologue's runs are checked                                       cp = 5 (one
+ *               process only)
  *   partition   A (2) writes a vector, partitioned asynchronously into 2 children, B (1) on each
  *               child, unpartitioned, C (1) reads it                                 cp = 4 (one
  *               process only) */
@@ -50,6 +55,9 @@ static void busy(void *buffers[], void *arg) {
   if (id >= 0 && id < NTASKS) dur[id] = t - t0;
 }
 static double max2(double a, double b) { return a > b ? a : b; }
+
+static int pops; /* runs of the application's pop prologue (DAG "explicit") */
+static void count_pop(void *arg) { ++*(int *)arg; }
 
 #define CL(var, nm) \
   static struct starpu_codelet var = {.cpu_funcs = {busy}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = nm}
@@ -135,6 +143,23 @@ int main(int argc, char **argv) {
     starpu_task_insert(&cl_c, STARPU_VALUE, &(int){u}, sizeof(int), STARPU_VALUE, &c_id, sizeof(int), STARPU_R, h[0],
                        0);
     cp = 5, work = 7;
+  } else if (!strcmp(dag, "explicit")) {
+    struct starpu_task *t[4];
+    static const struct starpu_codelet *cls[4] = {&cl_a, &cl_b, &cl_c, &cl_d};
+    static const int units[4] = {1, 1, 3, 1};
+    for (int i = 0; i < 4; i++) {
+      t[i] = starpu_task_build((struct starpu_codelet *)cls[i], STARPU_VALUE, &(int){units[i] * u}, sizeof(int),
+                               STARPU_VALUE, &(int){ntask++}, sizeof(int), 0);
+      if (!t[i]) return 1;
+    }
+    starpu_task_declare_deps(t[1], 1, t[0]);
+    starpu_task_declare_deps(t[2], 1, t[0]);
+    starpu_task_declare_deps(t[3], 2, t[1], t[2]);
+    t[2]->prologue_callback_pop_func = count_pop;
+    t[2]->prologue_callback_pop_arg = &pops;
+    for (int i = 0; i < 4; i++)
+      if (starpu_task_submit(t[i]) != 0) return 1;
+    cp = 5, work = 6;
   } else if (!strcmp(dag, "partition")) {
     static int vec[8];
     starpu_vector_data_register(&h[0], STARPU_MAIN_RAM, (uintptr_t)vec, 8, sizeof vec[0]);
@@ -179,7 +204,7 @@ int main(int argc, char **argv) {
     cpa = worka;
   else if (!strcmp(dag, "forkjoin"))
     cpa = d[0] + max2(max2(d[1], d[2]), max2(d[3], d[4])) + d[5];
-  else if (!strcmp(dag, "diamond"))
+  else if (!strcmp(dag, "diamond") || !strcmp(dag, "explicit"))
     cpa = d[0] + max2(d[1], d[2]) + d[3];
   else if (!strcmp(dag, "enddeps"))
     cpa = max2(d[0] + d[1], d[3]) + d[2];
@@ -187,6 +212,10 @@ int main(int argc, char **argv) {
     cpa = d[0] + max2(d[1], d[2]) + d[3];
   else
     for (int i = 0; i < ntask; i++) cpa = max2(cpa, d[i]);
+  if (!strcmp(dag, "explicit") && pops != 1) {
+    fprintf(stderr, "sp_dag: the application's pop prologue ran %d times (1 expected)\n", pops);
+    return 1;
+  }
   if (rank == 0)
     printf("cp_ms=%d work_ms=%d cp_actual_ms=%.3f work_actual_ms=%.3f\n", cp * u / 1000, work * u / 1000, cpa * 1e3,
            worka * 1e3);
