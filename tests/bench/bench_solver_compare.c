@@ -27,7 +27,9 @@
  * 1 rank x 2 workers, and mfsolve's peak within 1.2x CHOLMOD's (one process: 1 core and
  * 1 rank x 2 workers). Below the table,
  * mfsolve's factorization split into its memory set-up and its operations (information: on VMs the
- * set-up depends on the hypervisor more than on mfsolve).
+ * set-up depends on the hypervisor more than on mfsolve). The memory state of the machine (cost of the
+ * first touch of fresh memory, available memory) is printed at the start and at the end, and each
+ * configuration's system time (page faults, mostly) beside its times.
  *
  * Run:    make -C tests bench                 lap3d:20 lap3d:28 lap2d:250 lap3d27:15 (a few minutes)
  *         BENCH_FULL=1 make -C tests bench    lap3d:40 lap3d:60 lap2d:1000 lap3d27:30 (the issue's;
@@ -47,6 +49,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,8 +83,10 @@ static int timeout_s = 900;
 
 /* Runs argv (argv[0] an absolute path) with the given extra environment ("NAME=value", NULL-ended),
  * its own process group (so a hung mpirun is killed with all its ranks), stdout captured into out.
- * Returns the exit status, 124 on timeout, -1 when it could not start or was killed. */
-static int run_child(char *const argv[], const char *const env[], char *out, size_t len) {
+ * *sys_s (when not NULL): the system time of the child and the descendants it waited for (mpirun's
+ * ranks), mostly page faults here. Returns the exit status, 124 on timeout, -1 when it could not
+ * start or was killed. */
+static int run_child(char *const argv[], const char *const env[], char *out, size_t len, double *sys_s) {
   int fd[2];
   out[0] = '\0';
   if (pipe(fd) != 0) return -1;
@@ -130,7 +136,9 @@ static int run_child(char *const argv[], const char *const env[], char *out, siz
     kill(-pid, SIGKILL);
   }
   int st;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) continue;
+  struct rusage ru;
+  while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR) continue;
+  if (sys_s) *sys_s = (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
   kill(-pid, SIGKILL); /* whatever the child left behind in its group (a rank of a failed mpirun) */
   if (timed_out) return 124;
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -292,6 +300,7 @@ typedef struct {
   double rss_mb;
   double resid;
   double gflops;                /* DGEMM */
+  double sys_s;                 /* system time of the whole run (analysis included): page faults */
   unsigned long long perm_hash; /* of the permutation the peer used (0: not reported) */
   int peak_per_process;         /* peak_mb is the max over processes, not their sum */
   char executor[200];           /* mfsolve's "executor" line (empty when it prints none) */
@@ -307,11 +316,13 @@ static int run_config(const config *c, const char *spec, run_result *r, char *ou
   static char env_blas[64];
   snprintf(env_blas, sizeof env_blas, "OPENBLAS_NUM_THREADS=%s", c->blas);
   const char *env[] = {env_blas, "OMP_NUM_THREADS=1", "OMP_THREAD_LIMIT=1", NULL};
-  int st = run_child(argv, env, out, OUT_LEN);
+  double sys_s = NAN;
+  int st = run_child(argv, env, out, OUT_LEN, &sys_s);
   *r = (run_result){0};
   double *fields[] = {&r->factor_s,     &r->analysis_s, &r->setup_s,     &r->flops,  &r->flops_exact, &r->nnz_l,
                       &r->nnz_l_stored, &r->peak_mb,    &r->peak_mb_max, &r->rss_mb, &r->resid,       &r->gflops};
   for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) *fields[i] = NAN;
+  r->sys_s = sys_s;
   if (st != 0) {
     fprintf(stderr, "bench_solver_compare: %s on %s: exit status %d\n", c->label, spec, st);
     return 0;
@@ -391,11 +402,11 @@ static void detect_mfsolve(char *out) {
     return;
   }
   char *help_argv[] = {(char *)mfsolve_path, "--help", NULL};
-  run_child(help_argv, NULL, out, OUT_LEN);
+  run_child(help_argv, NULL, out, OUT_LEN, NULL);
   int help_starpu = contains_nocase(out, "starpu") || strstr(out, "--sched") != NULL;
   int help_mpi = strstr(out, "mpirun") != NULL;
   char *ldd_argv[] = {"/usr/bin/ldd", (char *)mfsolve_path, NULL};
-  run_child(ldd_argv, NULL, out, OUT_LEN);
+  run_child(ldd_argv, NULL, out, OUT_LEN, NULL);
   int links_mpi = strstr(out, "libmpi") != NULL;
   probe_mfsolve(MF2W, help_starpu, out);
   if (conf[MF2R].available && !help_mpi && !links_mpi) {
@@ -440,6 +451,7 @@ typedef struct {
   int n3d;                                             /* a 3D problem (the CHOLMOD target applies to those) */
   double t[NCONF][MAX_REPS];                           /* factorization times (DGEMM: GFlop/s) */
   double setup[NCONF][MAX_REPS], ops[NCONF][MAX_REPS]; /* mfsolve: memory set-up, the rest */
+  double sys[NCONF][MAX_REPS];                         /* system time of each run */
   double tmin[NCONF], tmed[NCONF];                     /* DGEMM: tmin is the best rate */
   run_result last[NCONF];                              /* the last successful run (counts, residual) */
   double peak[NCONF], peak_max[NCONF], rss[NCONF], resid_worst[NCONF];
@@ -499,6 +511,31 @@ static void print_setup_split(const problem_runs *P, int nspecs, int reps) {
     if (isfinite(omin[1]) && isfinite(omin[2]) && omin[1] > 0)
       printf("%-11s %-28s %.2f\n", "", "2r/2w on operations only", omin[2] / omin[1]);
   }
+}
+
+/* The memory state of the machine, as the solvers meet it: seconds per GiB to write fresh anonymous
+ * memory for the first time (one write per 4 KiB page, 256 MiB, the kernel's default page size
+ * policy), and the available memory. On VMs whose hypervisor takes freed memory back, first touch
+ * costs up to a second per GiB and varies between runs: every solver pays it for the memory it
+ * writes first, so it bounds how fast any of them can factorize. */
+static void print_memory_state(const char *when) {
+  const size_t len = (size_t)256 << 20;
+  double t0 = bench_now_s();
+  char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  double s_per_gib = NAN;
+  if (m != MAP_FAILED) {
+    for (size_t i = 0; i < len; i += 4096) ((volatile char *)m)[i] = 1;
+    s_per_gib = (bench_now_s() - t0) * (double)(1 << 30) / (double)len;
+    munmap(m, len);
+  }
+  double avail_gib = NAN;
+  FILE *f = fopen("/proc/meminfo", "r");
+  char line[256];
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %lf kB", &avail_gib) == 1) avail_gib /= 1024.0 * 1024.0;
+  if (f) fclose(f);
+  printf("# memory state %s: first touch of fresh memory %.3f s per GiB (256 MiB probe), %.1f GiB available\n", when,
+         s_per_gib, avail_gib);
 }
 
 static const char *verdict(double num, double den, double limit) {
@@ -590,6 +627,7 @@ int main(int argc, char **argv) {
          reps, coretype ? coretype : "(unset)", DGEMM_N, mfsolve_path);
   for (int i = 0; i < mpirun_argc; i++) printf(" %s", mpirun_argv[i]);
   printf(" (oversubscribe, no binding)\n");
+  print_memory_state("at the start");
   for (int c = 0; c < NCONF; c++)
     if (!conf[c].available) printf("# %s: %s\n", conf[c].label, conf[c].why);
   fflush(stdout);
@@ -603,7 +641,7 @@ int main(int argc, char **argv) {
     p->n3d = strncmp(specs[s], "lap3d", 5) == 0;
     for (int c = 0; c < NCONF; c++) {
       p->peak[c] = p->peak_max[c] = p->rss[c] = p->resid_worst[c] = NAN;
-      for (int r = 0; r < reps; r++) p->t[c][r] = p->setup[c][r] = p->ops[c][r] = NAN;
+      for (int r = 0; r < reps; r++) p->t[c][r] = p->setup[c][r] = p->ops[c][r] = p->sys[c][r] = NAN;
     }
     double t0 = bench_now_s();
     for (int r = 0; r < reps; r++)
@@ -613,6 +651,7 @@ int main(int argc, char **argv) {
         if (!run_config(&conf[c], specs[s], &res, out)) continue;
         p->nok[c]++;
         p->t[c][r] = is_dgemm(c) ? res.gflops : res.factor_s;
+        p->sys[c][r] = res.sys_s;
         if (conf[c].kind == KIND_MFSOLVE && isfinite(res.setup_s)) {
           p->setup[c][r] = res.setup_s;
           p->ops[c][r] = res.factor_s - res.setup_s;
@@ -662,6 +701,13 @@ int main(int argc, char **argv) {
     if (p->nok[MU2])
       printf("  MUMPS 2 ranks: peak %.0f MB (sum, INFOG(22)), %.0f MB (max per rank, INFOG(21))\n", p->peak[MU2],
              p->peak_max[MU2]);
+    printf("  system time, median s (page faults, mostly; whole run):");
+    for (int c = 0; c < NCONF; c++) {
+      double smin, smed;
+      if (conf[c].available && !is_dgemm(c) && stats(p->sys[c], reps, &smin, &smed))
+        printf("  %s %.2f", conf[c].label, smed);
+    }
+    printf("\n");
     printf("  max RSS (MB):");
     for (int c = 0; c < NCONF; c++)
       if (conf[c].available && isfinite(p->rss[c]) && p->rss[c] > 0) printf("  %s %.0f", conf[c].label, p->rss[c]);
@@ -735,7 +781,9 @@ int main(int argc, char **argv) {
     }
   }
   print_setup_split(P, nspecs, reps);
-  printf("\n# targets: %d met, %d not met", met, notmet);
+  printf("\n");
+  print_memory_state("at the end");
+  printf("# targets: %d met, %d not met", met, notmet);
   if (!conf[MF2W].available || !conf[MF2R].available)
     printf("; the multi-worker / multi-rank rows are not available yet");
   printf("\n");
