@@ -427,9 +427,28 @@ int pm_tg_task_map(pm_tg_task *t) {
 
 pm_tg_task *pm_tg_task_find(const void *key) { return pm_ptrmap_get(&task_map, key); }
 
-pm_tg_task *pm_tg_task_find_or_new(const void *key) {
-  pm_tg_task *t = pm_tg_task_find(key);
-  return t ? t : pm_tg_task_new(key);
+/* get_or_make callback, under the map's stripe lock: a mapped record for key */
+typedef struct {
+  const void *key;
+  int made;
+} task_make_arg;
+
+static void *task_make_counted(void *arg) {
+  task_make_arg *a = arg;
+  pm_tg_task *t = pm_slab_alloc(&task_slab);
+  if (!t) return NULL;
+  t->key = a->key;
+  t->refs = 1;
+  t->flags = PM_TG_MAPPED;
+  a->made = 1;
+  return t;
+}
+
+pm_tg_task *pm_tg_task_find_or_new(const void *key, int *made) {
+  task_make_arg arg = {key, 0};
+  pm_tg_task *t = pm_ptrmap_get_or_make(&task_map, key, task_make_counted, &arg, NULL);
+  if (made) *made = arg.made;
+  return t;
 }
 
 void pm_tg_task_unmap(pm_tg_task *t) {

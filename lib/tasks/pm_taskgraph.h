@@ -193,8 +193,10 @@ PM_HIDDEN pm_tg_task *pm_tg_task_new_unmapped(const void *key);
 /* Makes an unmapped record reachable from its key. 0, or -1 out of memory. */
 PM_HIDDEN int pm_tg_task_map(pm_tg_task *t);
 PM_HIDDEN pm_tg_task *pm_tg_task_find(const void *key);
-/* The record of key, created (unsubmitted) if absent. */
-PM_HIDDEN pm_tg_task *pm_tg_task_find_or_new(const void *key);
+/* The record of key, created (unsubmitted, mapped) if absent, in one step of the map: threads that
+ * ask for one key at once get the same record. *made (when not NULL): 1 for the caller that created
+ * it. NULL: out of memory. */
+PM_HIDDEN pm_tg_task *pm_tg_task_find_or_new(const void *key, int *made);
 /* Removes the record from the map (the foreign pointer may be recycled from now on). */
 PM_HIDDEN void pm_tg_task_unmap(pm_tg_task *t);
 PM_HIDDEN void pm_tg_task_unref(pm_tg_task *t);

@@ -614,6 +614,47 @@ static void test_ptrmap_reference(void **state) {
   pm_ptrmap_destroy(&m);
 }
 
+/* pm_tg_task_find_or_new: one record per key even when two threads ask for the same keys at once,
+ * and exactly one of the callers is told it made it. */
+enum { RACE_KEYS = 20000 };
+static pm_tg_task *race_rec[2][RACE_KEYS];
+static int race_made[2][RACE_KEYS];
+static int race_arrived[RACE_KEYS];
+static void *race_thread(void *arg) {
+  int me = (int)(uintptr_t)arg;
+  for (int k = 0; k < RACE_KEYS; k++) {
+    /* both threads ask for key k at the same moment (a spin rendezvous per key) */
+    __atomic_add_fetch(&race_arrived[k], 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&race_arrived[k], __ATOMIC_ACQUIRE) < 2) {}
+    race_rec[me][k] =
+        pm_tg_task_find_or_new((const void *)(uintptr_t)(0x100000 + 64 * (uintptr_t)k), &race_made[me][k]);
+  }
+  return NULL;
+}
+
+static void test_find_or_new_race(void **state) {
+  (void)state;
+  int made = -1;
+  pm_tg_task *t = pm_tg_task_find_or_new((const void *)0x40, &made);
+  assert_non_null(t);
+  assert_int_equal(made, 1);
+  assert_true(t->flags & PM_TG_MAPPED);
+  assert_ptr_equal(pm_tg_task_find((const void *)0x40), t);
+  assert_ptr_equal(pm_tg_task_find_or_new((const void *)0x40, &made), t);
+  assert_int_equal(made, 0);
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&th[i], NULL, race_thread, (void *)(uintptr_t)i), 0);
+  for (int i = 0; i < 2; i++) assert_int_equal(pthread_join(th[i], NULL), 0);
+  for (int k = 0; k < RACE_KEYS; k++) {
+    assert_non_null(race_rec[0][k]);
+    assert_ptr_equal(race_rec[0][k], race_rec[1][k]);
+    assert_int_equal(race_made[0][k] + race_made[1][k], 1);
+    pm_tg_task_unref(race_rec[0][k]); /* unmaps it: the key is free again */
+    assert_null(pm_tg_task_find((const void *)(uintptr_t)(0x100000 + 64 * (uintptr_t)k)));
+  }
+  pm_tg_task_unref(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_chain_exact, setup, teardown),
@@ -631,6 +672,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_composition_bound, setup, teardown),
       cmocka_unit_test_setup_teardown(test_handle_forget, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ptrmap_reference, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_find_or_new_race, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,12 +144,14 @@ pm_tg_task *sp_task_record(struct starpu_task *task) {
   pm_tg_task *rec = record_of(task);
   if (rec) return rec;
   __atomic_store_n(&records_before_submit, 1, __ATOMIC_RELEASE);
-  if (!(rec = pm_tg_task_new(task))) return NULL;
+  int made;
+  if (!(rec = pm_tg_task_find_or_new(task, &made)) || !made) return rec;
   /* A task not yet submitted (still the application's) gets its direct prologues now, so that its
    * next lookups (further declarations, its submission) need no map: with many tasks pending, each
    * map access is a cache miss, and the removal at the task's end one more on another thread. The
    * record stays mapped until the submission, which finds it in the map should the application
-   * have set prologues of its own in between. */
+   * have set prologues of its own in between. Only the thread that made the record writes them
+   * (two threads may declare dependencies on one task at once). */
   if (task->status == STARPU_TASK_INIT && has_body(task)) install_prologues(task, rec);
   return rec;
 }
