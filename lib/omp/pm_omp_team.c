@@ -180,11 +180,15 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
   t->ctx_saved = L->ctx;
   t->state_saved = pm_state_get(L);
   t->depth0 = L->depth;
-  t->trace_team = UINT32_MAX;
+  /* trace_team and the task clocks below, like the adapter's words (gomp_parallel.c), are written
+   * only when their value changes: a write takes the line from every member's cache, and each
+   * member's next read of it is then a transfer between cores inside the region */
+  uint32_t trace_team = UINT32_MAX;
   if (pm_events_on()) { /* the trace: ThreadFork before the region's Enter */
     pm_event_team_fork(L, cap, now);
-    t->trace_team = pm_event_team_define(L, cap);
+    trace_team = pm_event_team_define(L, cap);
   }
+  if (t->trace_team != trace_team) t->trace_team = trace_team;
   pm_ctx_set(L, PM_CTX_PARALLEL, now);
   t->fork_point = pm_loc_fork_point(L);
   push(L, r->rid, PM_STATE_RUNTIME, now);
@@ -192,8 +196,10 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
   t->m_useful0 = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL];
   t->m_idle0 = pm_omp_idle_ns(L);
   t->fork_cp = pm_omp_clocks(L);
-  memset(t->task_cp, 0, sizeof t->task_cp);
-  t->tasks = 0;
+  if (t->tasks) { /* members write them only in instances with tasks */
+    memset(t->task_cp, 0, sizeof t->task_cp);
+    t->tasks = 0;
+  }
   /* Slots are not cleared (their gen tells the instance). Clock halves left by a previous instance
    * are older than the fork clock every member merges first, so they can never win a max. */
   return t;

@@ -22,10 +22,10 @@ static pm_omp_team *region_fork(pm_gomp_fn fn, void *data, unsigned nthreads) {
   if (!L) return NULL;
   uint32_t cap = nthreads ? nthreads : (uint32_t)pm_gomp_max_threads();
   pm_omp_team *t = pm_omp_fork(L, (const void *)fn, cap, pm_clock_now());
-  if (t) {
+  if (t) { /* written only when they change: every member's trampoline reads this line */
     void **u = pm_omp_team_user(t);
-    u[0] = (void *)fn;
-    u[1] = data;
+    if (u[0] != (void *)fn) u[0] = (void *)fn;
+    if (u[1] != data) u[1] = data;
   }
   pm_leave_tool(L);
   return t;
