@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include "test_assert.h"
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pm_location.h"
@@ -625,7 +626,9 @@ static void *race_thread(void *arg) {
   for (int k = 0; k < RACE_KEYS; k++) {
     /* both threads ask for key k at the same moment (a spin rendezvous per key) */
     __atomic_add_fetch(&race_arrived[k], 1, __ATOMIC_ACQ_REL);
-    while (__atomic_load_n(&race_arrived[k], __ATOMIC_ACQUIRE) < 2) {}
+    /* spin (both on a CPU: they meet within ~100 ns), then yield (the other one is waiting for a CPU) */
+    for (int spin = 0; __atomic_load_n(&race_arrived[k], __ATOMIC_ACQUIRE) < 2; spin++)
+      if (spin > 2000) sched_yield();
     race_rec[me][k] =
         pm_tg_task_find_or_new((const void *)(uintptr_t)(0x100000 + 64 * (uintptr_t)k), &race_made[me][k]);
   }
