@@ -430,24 +430,28 @@ pm_tg_task *pm_tg_task_find(const void *key) { return pm_ptrmap_get(&task_map, k
 /* get_or_make callback, under the map's stripe lock: a mapped record for key */
 typedef struct {
   const void *key;
-  int made;
+  pm_tg_task *made;
 } task_make_arg;
 
-static void *task_make_counted(void *arg) {
+static void *task_make(void *arg) {
   task_make_arg *a = arg;
   pm_tg_task *t = pm_slab_alloc(&task_slab);
   if (!t) return NULL;
   t->key = a->key;
   t->refs = 1;
   t->flags = PM_TG_MAPPED;
-  a->made = 1;
+  a->made = t;
   return t;
 }
 
 pm_tg_task *pm_tg_task_find_or_new(const void *key, int *made) {
-  task_make_arg arg = {key, 0};
-  pm_tg_task *t = pm_ptrmap_get_or_make(&task_map, key, task_make_counted, &arg, NULL);
-  if (made) *made = arg.made;
+  task_make_arg arg = {key, NULL};
+  pm_tg_task *t = pm_ptrmap_get_or_make(&task_map, key, task_make, &arg, NULL);
+  if (!t && arg.made) { /* made, but the map had no room for it */
+    pm_slab_free(&task_slab, arg.made);
+    arg.made = NULL;
+  }
+  if (made) *made = arg.made != NULL;
   return t;
 }
 

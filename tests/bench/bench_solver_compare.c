@@ -137,9 +137,11 @@ static int run_child(char *const argv[], const char *const env[], char *out, siz
   }
   int st;
   struct rusage ru;
-  while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR) continue;
-  if (sys_s) *sys_s = (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-  kill(-pid, SIGKILL); /* whatever the child left behind in its group (a rank of a failed mpirun) */
+  pid_t w;
+  while ((w = wait4(pid, &st, 0, &ru)) < 0 && errno == EINTR) continue;
+  if (sys_s && w == pid) *sys_s = (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+  kill(-pid, SIGKILL);     /* whatever the child left behind in its group (a rank of a failed mpirun) */
+  if (w != pid) return -1; /* not waited for: no status */
   if (timed_out) return 124;
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

@@ -138,6 +138,9 @@ PM_HIDDEN void sp_task_pre_exec(struct starpu_task *task);
 PM_HIDDEN void sp_task_post_exec(struct starpu_task *task);
 /* Record of a task (created on first sight: declare_deps may name a task before its submission). */
 PM_HIDDEN pm_tg_task *sp_task_record(struct starpu_task *task);
+/* sp_task_record for a task the caller owns and has not submitted (the successor of a dependency
+ * declaration): may install popmeter's prologues on it right away (sp_task.c). */
+PM_HIDDEN pm_tg_task *sp_task_record_unsubmitted(struct starpu_task *task);
 /* The DAG's view of an access mode. */
 static inline int sp_access_class(enum starpu_data_access_mode mode) {
   if (mode & STARPU_SCRATCH) return PM_TG_ACC_NONE;

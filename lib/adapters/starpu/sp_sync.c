@@ -227,7 +227,7 @@ SP_EXPORT void starpu_task_declare_deps_array(struct starpu_task *task, unsigned
   if (!real) return;
   pm_loc *L = sp_on && task && task_array ? pm_enter_tool() : NULL;
   if (L) {
-    pm_tg_task *succ = sp_task_record(task);
+    pm_tg_task *succ = sp_task_record_unsubmitted(task);
     for (unsigned i = 0; succ && i < ndeps; i++) {
       pm_tg_task *pred = task_array[i] ? sp_task_record(task_array[i]) : NULL;
       if (pred) pm_tg_task_add_pred(succ, pred);

@@ -77,22 +77,36 @@ static void pop_chained(void *arg) {
   if (orig) orig(arg);
 }
 
+/* One prologue slot (function, argument, its free flag) for record rec: direct where the application
+ * has no prologue, chained to the application's otherwise. A direct one already there is ours (a
+ * declaration installed it, sp_task_record_unsubmitted) and points at rec; one the application
+ * replaced since is chained like any of its own, with the argument it had before ours (NULL) when
+ * it replaced only the function. */
+typedef void (*sp_prologue_fn)(void *);
+static void install_prologue(sp_prologue_fn *fn, void **arg, unsigned arg_free, sp_prologue_fn direct,
+                             sp_prologue_fn chained, void **saved, pm_tg_task *rec) {
+  if (*fn == chained) return;
+  if (*fn == direct) {
+    if (*arg == rec) return;
+    *saved = NULL; /* the application set an argument of its own but no function: keep its argument */
+    *fn = chained;
+    return;
+  }
+  if (*arg == rec) *arg = NULL;
+  if (!*fn && !*arg && !arg_free) {
+    *fn = direct;
+    *arg = rec;
+  } else {
+    *saved = (void *)*fn;
+    *fn = chained;
+  }
+}
+
 static void install_prologues(struct starpu_task *task, pm_tg_task *rec) {
-  if (task->prologue_callback_func == ready_direct || task->prologue_callback_func == ready_chained) return;
-  if (!task->prologue_callback_func && !task->prologue_callback_arg && !task->prologue_callback_arg_free) {
-    task->prologue_callback_func = ready_direct;
-    task->prologue_callback_arg = rec;
-  } else {
-    rec->user[U_PROLOGUE] = (void *)task->prologue_callback_func;
-    task->prologue_callback_func = ready_chained;
-  }
-  if (!task->prologue_callback_pop_func && !task->prologue_callback_pop_arg && !task->prologue_callback_pop_arg_free) {
-    task->prologue_callback_pop_func = pop_direct;
-    task->prologue_callback_pop_arg = rec;
-  } else {
-    rec->user[U_POP_PROLOGUE] = (void *)task->prologue_callback_pop_func;
-    task->prologue_callback_pop_func = pop_chained;
-  }
+  install_prologue(&task->prologue_callback_func, &task->prologue_callback_arg, task->prologue_callback_arg_free,
+                   ready_direct, ready_chained, &rec->user[U_PROLOGUE], rec);
+  install_prologue(&task->prologue_callback_pop_func, &task->prologue_callback_pop_arg,
+                   task->prologue_callback_pop_arg_free, pop_direct, pop_chained, &rec->user[U_POP_PROLOGUE], rec);
 }
 
 /* End of a task without body: StarPU runs its callback (after releasing its successors, which
@@ -139,20 +153,35 @@ void sp_thread_clock(pm_tg_clk *out, pm_loc *L, sp_thread *T) {
 static int records_before_submit;
 
 /* The record of a task named by the application (explicit dependencies): a submitted task with
- * a direct pop prologue carries it; otherwise it is found, or made, in the task map. */
-pm_tg_task *sp_task_record(struct starpu_task *task) {
+ * a direct pop prologue carries it; otherwise it is found, or made, in the task map (in one step:
+ * two threads may name one task at once). *made: 1 when this call made it. */
+static pm_tg_task *record_named(struct starpu_task *task, int *made) {
+  *made = 0;
   pm_tg_task *rec = record_of(task);
   if (rec) return rec;
   __atomic_store_n(&records_before_submit, 1, __ATOMIC_RELEASE);
+  return pm_tg_task_find_or_new(task, made);
+}
+
+pm_tg_task *sp_task_record(struct starpu_task *task) {
   int made;
-  if (!(rec = pm_tg_task_find_or_new(task, &made)) || !made) return rec;
-  /* A task not yet submitted (still the application's) gets its direct prologues now, so that its
-   * next lookups (further declarations, its submission) need no map: with many tasks pending, each
-   * map access is a cache miss, and the removal at the task's end one more on another thread. The
-   * record stays mapped until the submission, which finds it in the map should the application
-   * have set prologues of its own in between. Only the thread that made the record writes them
-   * (two threads may declare dependencies on one task at once). */
-  if (task->status == STARPU_TASK_INIT && has_body(task)) install_prologues(task, rec);
+  return record_named(task, &made);
+}
+
+/* The same for the successor of a dependency declaration, which StarPU requires to be the caller's
+ * and not yet submitted: a record made here gets its direct prologues now, when the task has
+ * none, so that its next lookups (further declarations, its submission) need no map: with many
+ * tasks pending, each map access is a cache miss, and the removal at the task's end one more on
+ * another thread. The record stays mapped until the submission, which looks it up there should
+ * the application have set prologues of its own in between (install_prologue chains them). Never
+ * for a predecessor: another thread may be submitting it. */
+pm_tg_task *sp_task_record_unsubmitted(struct starpu_task *task) {
+  int made;
+  pm_tg_task *rec = record_named(task, &made);
+  if (rec && made && task->status == STARPU_TASK_INIT && has_body(task) && !task->prologue_callback_func &&
+      !task->prologue_callback_arg && !task->prologue_callback_arg_free && !task->prologue_callback_pop_func &&
+      !task->prologue_callback_pop_arg && !task->prologue_callback_pop_arg_free)
+    install_prologues(task, rec);
   return rec;
 }
 

@@ -21,9 +21,10 @@
  *               dependency of B (starpu_task_declare_end_deps): C waits for D       cp = 5 (one
  *               process only)
  *   explicit    A (1) -> B (1), C (3) -> D (1) without data, by starpu_task_declare_deps only,
- *               declared before any is submitted; C gets a pop prologue of the application's
- *               after the declarations (so popmeter must find its record by its pointer), and
- *               the prologue's runs are checked                                       cp = 5 (one
+ *               declared before any is submitted; after the declarations C gets a pop
+ *               prologue of the application's (so popmeter must find its record by its
+ *               pointer) and B a ready prologue without argument; both run once, B's with
+ *               NULL, and B's and C's fields are the application's after the run    cp = 5 (one
  *               process only)
  *   partition   A (2) writes a vector, partitioned asynchronously into 2 children, B (1) on each
  *               child, unpartitioned, C (1) reads it                                 cp = 4 (one
@@ -56,8 +57,29 @@ static void busy(void *buffers[], void *arg) {
 }
 static double max2(double a, double b) { return a > b ? a : b; }
 
-static int pops; /* runs of the application's pop prologue (DAG "explicit") */
+/* DAG "explicit": the application's prologues set after the declarations, and its tasks kept
+ * (destroy = 0) to check that their fields are the application's again after the run */
+static int pops, readies, ready_args;
 static void count_pop(void *arg) { ++*(int *)arg; }
+static void count_ready(void *arg) { /* set without an argument: StarPU must call it with NULL */
+  readies++;
+  ready_args += arg != NULL;
+}
+static struct starpu_task *kept_b, *kept_c;
+
+static int explicit_fields_ok(void) {
+  int ok = pops == 1 && readies == 1 && ready_args == 0;
+  ok &= kept_b->prologue_callback_func == count_ready && !kept_b->prologue_callback_arg &&
+        !kept_b->prologue_callback_pop_func && !kept_b->prologue_callback_pop_arg;
+  ok &= !kept_c->prologue_callback_func && !kept_c->prologue_callback_arg &&
+        kept_c->prologue_callback_pop_func == count_pop && kept_c->prologue_callback_pop_arg == &pops;
+  if (!ok)
+    fprintf(stderr,
+            "sp_dag: the application's prologues were changed (pop ran %d times, ready %d times, %d with an "
+            "argument; fields of B and C after the run not the application's)\n",
+            pops, readies, ready_args);
+  return ok;
+}
 
 #define CL(var, nm) \
   static struct starpu_codelet var = {.cpu_funcs = {busy}, .nbuffers = STARPU_VARIABLE_NBUFFERS, .name = nm}
@@ -155,8 +177,12 @@ int main(int argc, char **argv) {
     starpu_task_declare_deps(t[1], 1, t[0]);
     starpu_task_declare_deps(t[2], 1, t[0]);
     starpu_task_declare_deps(t[3], 2, t[1], t[2]);
+    t[1]->prologue_callback_func = count_ready; /* the function only: its argument stays NULL */
     t[2]->prologue_callback_pop_func = count_pop;
     t[2]->prologue_callback_pop_arg = &pops;
+    t[1]->destroy = t[2]->destroy = 0;
+    kept_b = t[1];
+    kept_c = t[2];
     for (int i = 0; i < 4; i++)
       if (starpu_task_submit(t[i]) != 0) return 1;
     cp = 5, work = 6;
@@ -188,6 +214,12 @@ int main(int argc, char **argv) {
   }
   starpu_resume();
   starpu_task_wait_for_all();
+  if (kept_b) {
+    int ok = explicit_fields_ok();
+    starpu_task_destroy(kept_b);
+    starpu_task_destroy(kept_c);
+    if (!ok) return 1;
+  }
   for (int i = 0; i < 16; i++)
     if (h[i]) starpu_data_unregister(h[i]);
 #ifdef SP_DAG_MPI
@@ -212,10 +244,6 @@ int main(int argc, char **argv) {
     cpa = d[0] + max2(d[1], d[2]) + d[3];
   else
     for (int i = 0; i < ntask; i++) cpa = max2(cpa, d[i]);
-  if (!strcmp(dag, "explicit") && pops != 1) {
-    fprintf(stderr, "sp_dag: the application's pop prologue ran %d times (1 expected)\n", pops);
-    return 1;
-  }
   if (rank == 0)
     printf("cp_ms=%d work_ms=%d cp_actual_ms=%.3f work_actual_ms=%.3f\n", cp * u / 1000, work * u / 1000, cpa * 1e3,
            worka * 1e3);
