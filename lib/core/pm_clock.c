@@ -61,10 +61,11 @@ uint64_t pm_clock_tsc_next(const pm_tsc_block *b, uint64_t tsc, uint64_t mono, p
     if (corr < -PM_TSC_MAX_SLEW) corr = -PM_TSC_MAX_SLEW;
   }
   double mult = rate * (1.0 + corr);
+  if (mult < 1.0) mult = 1.0;
   *out = (pm_tsc_block){.tsc0 = tsc,
                         .ns0 = ns,
-                        .mult = mult >= 1.0 ? (uint64_t)mult : 1,
-                        .valid = (uint64_t)((double)PM_TSC_INTERVAL_NS * 4294967296.0 / (mult >= 1.0 ? mult : 1.0)),
+                        .mult = (uint64_t)mult,
+                        .valid = (uint64_t)((double)PM_TSC_INTERVAL_NS * 4294967296.0 / mult),
                         .mono0 = mono};
   return ns;
 }

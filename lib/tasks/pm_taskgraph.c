@@ -397,11 +397,18 @@ void pm_tg_handle_post(pm_tg_handle *h, int acc, const pm_tg_clk *out) {
 /* preds_lock (above) guards every preds array: explicit dependencies are far rarer than tasks,
  * one lock is enough. */
 
-pm_tg_task *pm_tg_task_new(const void *key) {
+/* A fresh record for key, not yet reachable from it; refs = 1. */
+static pm_tg_task *record_alloc(const void *key) {
   pm_tg_task *t = pm_slab_alloc(&task_slab);
   if (!t) return NULL;
   t->key = key;
   t->refs = 1;
+  return t;
+}
+
+pm_tg_task *pm_tg_task_new(const void *key) {
+  pm_tg_task *t = record_alloc(key);
+  if (!t) return NULL;
   if (key) {
     if (pm_ptrmap_put(&task_map, key, t) != 0) {
       pm_slab_free(&task_slab, t);
@@ -412,11 +419,7 @@ pm_tg_task *pm_tg_task_new(const void *key) {
   return t;
 }
 
-pm_tg_task *pm_tg_task_new_unmapped(const void *key) {
-  pm_tg_task *t = pm_tg_task_new(NULL);
-  if (t) t->key = key;
-  return t;
-}
+pm_tg_task *pm_tg_task_new_unmapped(const void *key) { return record_alloc(key); }
 
 int pm_tg_task_map(pm_tg_task *t) {
   if (t->flags & PM_TG_MAPPED) return 0;
@@ -435,13 +438,9 @@ typedef struct {
 
 static void *task_make(void *arg) {
   task_make_arg *a = arg;
-  pm_tg_task *t = pm_slab_alloc(&task_slab);
-  if (!t) return NULL;
-  t->key = a->key;
-  t->refs = 1;
-  t->flags = PM_TG_MAPPED;
-  a->made = t;
-  return t;
+  pm_tg_task *t = record_alloc(a->key);
+  if (t) t->flags = PM_TG_MAPPED;
+  return a->made = t;
 }
 
 pm_tg_task *pm_tg_task_find_or_new(const void *key, int *made) {

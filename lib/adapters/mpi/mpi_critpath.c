@@ -208,6 +208,11 @@ static void clock_out(const pm_mpi_ctx *X, uint64_t out[3]) {
   out[2] = c.coo;
 }
 
+/* The other way: clocks as they travelled (clock_out's three words) merged into the call's input. */
+static void merge_in(pm_mpi_ctx *X, const uint64_t in[3]) {
+  pm_mpi_ctx_merge_in(X, (pm_cp_clock){in[0], in[1], in[2]});
+}
+
 void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int tag) {
   if (!sh || peer < 0) return;         /* MPI_PROC_NULL (and invalid ranks) carry no message */
   if (pm_mpi_cpslots_p2p(sh->slots)) { /* one node: through shared memory */
@@ -237,7 +242,7 @@ void pm_mpi_cp_recv_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st) {
   if (src < 0 || tag < 0) return;      /* MPI_PROC_NULL, or an empty status (inactive request) */
   if (pm_mpi_cpslots_p2p(sh->slots)) { /* one node: through shared memory */
     uint64_t in[3] = {0, 0, 0};
-    if (pm_mpi_cpslots_recv(sh->slots, src, tag, in)) pm_mpi_ctx_merge_in(X, (pm_cp_clock){in[0], in[1], in[2]});
+    if (pm_mpi_cpslots_recv(sh->slots, src, tag, in)) merge_in(X, in);
     return;
   }
   if (recv_disabled) return;
@@ -264,7 +269,7 @@ void pm_mpi_cp_recv_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st) {
   }
   uint64_t buf[3];
   if (PMPI_Mrecv(buf, 3, MPI_UINT64_T, &m, MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
-  pm_mpi_ctx_merge_in(X, (pm_cp_clock){buf[0], buf[1], buf[2]});
+  merge_in(X, buf);
 }
 
 void pm_mpi_cp_coll_pre(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c) {
@@ -287,20 +292,19 @@ void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc) {
   if (!sh) return;
   if (sh->slots) {
     uint64_t in[3] = {0, 0, 0};
-    if (rc == MPI_SUCCESS && pm_mpi_cpslots_max(sh->slots, c->epoch, in))
-      pm_mpi_ctx_merge_in(X, (pm_cp_clock){in[0], in[1], in[2]});
+    if (rc == MPI_SUCCESS && pm_mpi_cpslots_max(sh->slots, c->epoch, in)) merge_in(X, in);
     return;
   }
   if (sh->pair != MPI_COMM_NULL) {
     int got = c->rq[0] != MPI_REQUEST_NULL;
     if (PMPI_Waitall(2, c->rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS) got = 0;
     /* the other rank's clock; the own one is not ahead of the clock at the exit */
-    if (got && rc == MPI_SUCCESS) pm_mpi_ctx_merge_in(X, (pm_cp_clock){c->in[0], c->in[1], c->in[2]});
+    if (got && rc == MPI_SUCCESS) merge_in(X, c->in);
     return;
   }
   if (rc != MPI_SUCCESS) return;
   if (PMPI_Allreduce(c->out, c->in, 3, MPI_UINT64_T, MPI_MAX, sh->comm) != MPI_SUCCESS) return;
-  pm_mpi_ctx_merge_in(X, (pm_cp_clock){c->in[0], c->in[1], c->in[2]});
+  merge_in(X, c->in);
 }
 
 int pm_mpi_cp_barrier(pm_mpi_ctx *X, pm_mpi_cpc *c, MPI_Comm comm) {
@@ -317,7 +321,7 @@ int pm_mpi_cp_barrier(pm_mpi_ctx *X, pm_mpi_cpc *c, MPI_Comm comm) {
   } else {
     rc = PMPI_Allreduce(c->out, c->in, 3, MPI_UINT64_T, MPI_MAX, sh->comm);
   }
-  if (rc == MPI_SUCCESS && got) pm_mpi_ctx_merge_in(X, (pm_cp_clock){c->in[0], c->in[1], c->in[2]});
+  if (rc == MPI_SUCCESS && got) merge_in(X, c->in);
   c->sh = NULL; /* done: nothing left for pm_mpi_cp_coll_post */
   return rc;
 }

@@ -49,13 +49,19 @@ static void on_pop(pm_tg_task *rec) {
 static void ready_direct(void *arg) { on_ready(arg); }
 static void pop_direct(void *arg) { on_pop(arg); }
 
-/* The record of a task: from the pop prologue's argument when direct, else from the task map. */
-static pm_tg_task *record_of(struct starpu_task *task) {
+/* The record a direct pop prologue carries, or NULL (none, or another task's: a copied task). */
+static pm_tg_task *direct_record(const struct starpu_task *task) {
   if (PM_LIKELY(task->prologue_callback_pop_func == pop_direct)) {
     pm_tg_task *rec = task->prologue_callback_pop_arg;
     if (PM_LIKELY(rec && rec->key == task)) return rec;
   }
-  return pm_tg_task_find(task);
+  return NULL;
+}
+
+/* The record of a task: from the pop prologue's argument when direct, else from the task map. */
+static pm_tg_task *record_of(struct starpu_task *task) {
+  pm_tg_task *rec = direct_record(task);
+  return rec ? rec : pm_tg_task_find(task);
 }
 
 static pm_tg_task *current_record(void) {
@@ -100,6 +106,11 @@ static void install_prologue(sp_prologue_fn *fn, void **arg, unsigned arg_free, 
     *saved = (void *)*fn;
     *fn = chained;
   }
+}
+
+static int no_prologues(const struct starpu_task *task) {
+  return !task->prologue_callback_func && !task->prologue_callback_arg && !task->prologue_callback_arg_free &&
+         !task->prologue_callback_pop_func && !task->prologue_callback_pop_arg && !task->prologue_callback_pop_arg_free;
 }
 
 static void install_prologues(struct starpu_task *task, pm_tg_task *rec) {
@@ -178,20 +189,16 @@ pm_tg_task *sp_task_record(struct starpu_task *task) {
 pm_tg_task *sp_task_record_unsubmitted(struct starpu_task *task) {
   int made;
   pm_tg_task *rec = record_named(task, &made);
-  if (rec && made && task->status == STARPU_TASK_INIT && has_body(task) && !task->prologue_callback_func &&
-      !task->prologue_callback_arg && !task->prologue_callback_arg_free && !task->prologue_callback_pop_func &&
-      !task->prologue_callback_pop_arg && !task->prologue_callback_pop_arg_free)
-    install_prologues(task, rec);
+  if (rec && made && task->status == STARPU_TASK_INIT && has_body(task) && no_prologues(task))
+    install_prologues(task, rec); /* both direct */
   return rec;
 }
 
 /* The record a task brings to its submission: its direct prologue's argument, else (when records
  * were made before submission at all) the task map's. */
 static pm_tg_task *submitted_record(struct starpu_task *task) {
-  if (task->prologue_callback_pop_func == pop_direct) {
-    pm_tg_task *rec = task->prologue_callback_pop_arg;
-    if (rec && rec->key == task) return rec;
-  }
+  pm_tg_task *rec = direct_record(task);
+  if (rec) return rec;
   return __atomic_load_n(&records_before_submit, __ATOMIC_ACQUIRE) ? pm_tg_task_find(task) : NULL;
 }
 
