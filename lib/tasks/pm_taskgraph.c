@@ -144,6 +144,12 @@ void pm_tg_clk_unpack(pm_tg_clk *c, const uint64_t *w) {
 static pm_ptrmap task_map, handle_map, tag_map;
 static pm_slab task_slab = {.size = (sizeof(pm_tg_task) + 15) & ~(size_t)15, .per_chunk = 512};
 static pm_slab clk_slab = {.size = (sizeof(pm_tg_clk) + 15) & ~(size_t)15, .per_chunk = 256};
+/* A task's first PREDS_SMALL explicit predecessors: the array is made by the submitting thread and
+ * dropped by the worker that starts the task, which with malloc sends every block of a chain of
+ * tasks from one thread's heap to another's (a third of the allocator's work per task in a chain
+ * of declared dependencies went to that); larger arrays are malloc'd (rare). */
+#define PREDS_SMALL 4
+static pm_slab preds_slab = {.size = PREDS_SMALL * sizeof(pm_tg_task *), .per_chunk = 1024};
 static pm_tg_clk oom_clk;  /* stands in for a task clock that could not be allocated */
 static pm_spin preds_lock; /* explicit dependency arrays, and clocks a successor may read */
 
@@ -484,26 +490,34 @@ int pm_tg_task_add_buf(pm_tg_task *t, pm_tg_handle *h, int acc, uint64_t bytes) 
 }
 
 /* Takes t's predecessor array out of t (preds_lock held); the caller drops it with unref_preds. */
-static pm_tg_task **detach_preds_locked(pm_tg_task *t, uint32_t *n) {
+static pm_tg_task **detach_preds_locked(pm_tg_task *t, uint32_t *n, uint32_t *cap) {
   pm_tg_task **p = t->preds;
   *n = t->npreds;
+  *cap = t->cap_preds;
   t->preds = NULL;
   t->npreds = t->cap_preds = 0;
   return p;
 }
 
-static void unref_preds(pm_tg_task **p, uint32_t n) {
+static void preds_free(pm_tg_task **p, uint32_t cap) {
+  if (cap <= PREDS_SMALL)
+    pm_slab_free(&preds_slab, p);
+  else
+    free(p);
+}
+
+static void unref_preds(pm_tg_task **p, uint32_t n, uint32_t cap) {
   for (uint32_t i = 0; i < n; i++) pm_tg_task_unref(p[i]);
-  free(p);
+  if (p) preds_free(p, cap);
 }
 
 static void release_preds(pm_tg_task *t) {
   if (!__atomic_load_n(&t->preds, __ATOMIC_ACQUIRE)) return; /* the common case: no lock */
-  uint32_t n;
+  uint32_t n, cap;
   pm_spin_lock(&preds_lock);
-  pm_tg_task **p = detach_preds_locked(t, &n);
+  pm_tg_task **p = detach_preds_locked(t, &n, &cap);
   pm_spin_unlock(&preds_lock);
-  unref_preds(p, n);
+  unref_preds(p, n, cap);
 }
 
 void pm_tg_task_unref(pm_tg_task *t) {
@@ -523,11 +537,13 @@ int pm_tg_task_add_pred(pm_tg_task *succ, pm_tg_task *pred) {
   int rc = 0;
   pm_spin_lock(&preds_lock);
   if (succ->npreds == succ->cap_preds) {
-    uint32_t cap = succ->cap_preds ? 2 * succ->cap_preds : 4;
-    pm_tg_task **n = realloc(succ->preds, cap * sizeof *n);
+    uint32_t cap = succ->cap_preds ? 2 * succ->cap_preds : PREDS_SMALL;
+    pm_tg_task **n = cap <= PREDS_SMALL ? pm_slab_alloc_uninit(&preds_slab) : malloc(cap * sizeof *n);
     if (!n)
       rc = -1;
     else {
+      if (succ->npreds) memcpy(n, succ->preds, succ->npreds * sizeof *n);
+      if (succ->preds) preds_free(succ->preds, succ->cap_preds);
       succ->preds = n;
       succ->cap_preds = cap;
     }
@@ -586,16 +602,16 @@ void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
   if (t->npreds) {
     /* one hold of the lock (shared by every thread) for the values and the release */
     pm_tg_clk v;
-    uint32_t n;
+    uint32_t n, cap;
     pm_spin_lock(&preds_lock);
     for (uint32_t i = 0; i < t->npreds; i++) {
       memset(&v, 0, sizeof v);
       value_rec(t->preds[i], &v, 1);
       pm_tg_clk_merge(clk, &v);
     }
-    pm_tg_task **p = detach_preds_locked(t, &n);
+    pm_tg_task **p = detach_preds_locked(t, &n, &cap);
     pm_spin_unlock(&preds_lock);
-    unref_preds(p, n);
+    unref_preds(p, n, cap);
   }
   if (t->flags & PM_TG_USE_TAG) pm_tg_tag_merge_deps(t->tag, clk);
   if (PM_UNLIKELY(t->ninh)) {
@@ -847,6 +863,7 @@ void pm_tg_reset(void) {
   pm_ptrmap_destroy(&handle_map);
   pm_ptrmap_destroy(&task_map);
   pm_slab_destroy(&task_slab); /* records' overflow arrays are leaked if any were live */
+  pm_slab_destroy(&preds_slab);
   pm_slab_destroy(&clk_slab);
   pm_slab_destroy(&snap_slab); /* threads drop their snapshot pointer when they see the epoch */
   memset(&oom_clk, 0, sizeof oom_clk);

@@ -221,6 +221,38 @@ static void test_explicit_and_bodyless(void **state) {
   assert_int_equal(s.bodyless, 1);
 }
 
+/* A task with 10 explicit predecessors (the predecessor array outgrows its small pooled block of
+ * 4 twice: 4 -> 8 -> 16). P1..P10 start at 0 and run 10 * i ns, except P7, which runs 500: S's
+ * input at its start is the longest predecessor, cue 500 (100 if a growth lost P7). Every
+ * predecessor's reference is dropped at S's start: no record is left once all are unreferenced. */
+static void test_many_preds(void **state) {
+  (void)state;
+  pm_tg_task *P[10], *S = task_on(100, NULL, 0);
+  for (int i = 0; i < 10; i++) {
+    P[i] = task_on((uintptr_t)(i + 1), NULL, 0);
+    assert_int_equal(pm_tg_task_add_pred(S, P[i]), 0);
+  }
+  assert_int_equal(S->npreds, 10);
+  assert_int_equal(S->cap_preds, 16);
+  for (int i = 0; i < 10; i++) {
+    pm_tg_task_start(P[i], NULL, T0);
+    pm_tg_task_end(P[i], NULL, T0 + (i == 6 ? 500 : 10 * (uint64_t)(i + 1)), pm_tg_key(0, (uint64_t)(i + 1)));
+    pm_tg_task_unmap(P[i]);
+    pm_tg_task_unref(P[i]); /* ended: S still holds them */
+  }
+  pm_tg_task_start(S, NULL, T0 + 500);
+  assert_int_equal(S->clk->dag_g.cue, 500);
+  assert_int_equal(S->npreds, 0); /* released at the start */
+  pm_tg_task_end(S, NULL, T0 + 510, pm_tg_key(0, 100));
+  assert_int_equal(S->clk->dag_g.cue, 510);
+  pm_tg_task_unmap(S);
+  pm_tg_task_unref(S);
+  pm_tg_summary s;
+  pm_tg_get_summary(&s);
+  assert_int_equal(s.live_tasks, 0);
+  assert_int_equal(s.tasks, 11);
+}
+
 /* End dependencies: E is an end dependency of B in A -> B -> C (one handle, RW then R); E has a
  * handle of its own. B's output is max(B's own end, E's end); E never delays B's start.
  * Release after B's end: A [0,100], B [100,200] (own end 200), E [0,400], released into B -> B's
@@ -664,6 +696,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_readers_writers, setup, teardown),
       cmocka_unit_test_setup_teardown(test_commute, setup, teardown),
       cmocka_unit_test_setup_teardown(test_explicit_and_bodyless, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_many_preds, setup, teardown),
       cmocka_unit_test_setup_teardown(test_end_deps, setup, teardown),
       cmocka_unit_test_setup_teardown(test_partition_links, setup, teardown),
       cmocka_unit_test_setup_teardown(test_tags, setup, teardown),
