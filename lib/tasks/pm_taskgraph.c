@@ -597,9 +597,24 @@ void pm_tg_task_submit_by(pm_tg_task *t, pm_tg_thread *th, const pm_loc *L, int 
   t->flags = (t->flags & ~(uint32_t)PM_TG_FRESH) | PM_TG_SUBMITTED;
 }
 
+/* Merges the outputs of t's explicit predecessors into clk and drops them, without preds_lock, when
+ * that is safe: t has a body (so no other thread walks t's array: value_rec stops at bodies, and
+ * only a declaration before the submission changes it) and every predecessor has ended (its output
+ * is final and it walks nothing; t's reference keeps it alive). Returns 0 when it is not. */
+static int merge_ended_preds(pm_tg_task *t, pm_tg_clk *clk) {
+  if (!(t->flags & PM_TG_HAS_BODY)) return 0;
+  for (uint32_t i = 0; i < t->npreds; i++)
+    if (!(__atomic_load_n(&t->preds[i]->flags, __ATOMIC_ACQUIRE) & PM_TG_ENDED) || !t->preds[i]->clk) return 0;
+  for (uint32_t i = 0; i < t->npreds; i++) pm_tg_clk_merge(clk, t->preds[i]->clk);
+  uint32_t n, cap;
+  pm_tg_task **p = detach_preds_locked(t, &n, &cap); /* t's own array: no other thread reads it */
+  unref_preds(p, n, cap);
+  return 1;
+}
+
 void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
   pm_tg_clk *clk = pm_tg_task_clk(t);
-  if (t->npreds) {
+  if (t->npreds && !merge_ended_preds(t, clk)) {
     /* one hold of the lock (shared by every thread) for the values and the release */
     pm_tg_clk v;
     uint32_t n, cap;
