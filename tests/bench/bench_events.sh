@@ -10,7 +10,9 @@
 #   TALP: DLB's TALP (DLB_ARGS=--talp) preloaded, when POPMETER_BENCH_TALP names a DLB installation
 #         (lib/libdlb_mpi.so for MPI, lib/libdlb.so for libomp; libgomp and StarPU: no support).
 #   ref: another libpopmeter.so (critical path on) when POPMETER_BENCH_REF names one: an older
-#        build, to compare two versions in the same interleaved runs.
+#        build, to compare two versions in the same interleaved runs; the column pm-ref is then the
+#        median over the repetitions of (popmeter - ref) within one repetition: paired runs, adjacent
+#        in time, see differences of 50-300 ns that min / median of the columns miss on a noisy host.
 # A run is killed after BENCH_RUN_TIMEOUT seconds (default 120) and left out.
 # Each cell is the time a configuration adds per event over base: min(config) - min(base) and
 # median(config) - median(base), in ns. Runs are started with "chrt -f 20" when allowed (root),
@@ -26,7 +28,7 @@ while [ $# -gt 0 ]; do
   -r) REPS=$2; shift ;;
   -s) SCALE=$2; shift ;;
   --load) LOAD=1 ;;
-  -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
   *) EVENTS+=("$1") ;;
   esac
   shift
@@ -120,7 +122,7 @@ while IFS='|' read -r id prog arg n label; do
   for r in $(seq "$REPS"); do
     for c in "${cfgs[@]}"; do
       v=$(run "$c" "$prog" "$arg" "$n")
-      [ -n "$v" ] && echo "$id|$c|$v" >>"$RESULTS"
+      [ -n "$v" ] && echo "$id|$c|$v|$r" >>"$RESULTS"
     done
   done
   echo "$id|label|$label" >>"$RESULTS"
@@ -128,22 +130,29 @@ done <<<"$TABLE"
 
 echo "popmeter: ns added per event over the uninstrumented run, min / median of $REPS interleaved runs"
 echo "($(nproc) CPUs, ${PRIO[*]:-normal priority}$([ "$LOAD" = 1 ] && echo ', a compiler busy on the side'); load average at the start: $LOADAVG)"
-awk -F'|' -v talp="$TALP" -v ref="$REF" '
+awk -F'|' -v talp="$TALP" -v ref="$REF" -v reps="$REPS" '
   function sort(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
   function stat(id, c,   k, n, v) { n = 0; for (k = 1; k <= cnt[id, c]; k++) v[++n] = val[id, c, k]; if (!n) return 0;
     sort(v, n); mn[id, c] = v[1]; md[id, c] = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2; return 1 }
   function cell(id, c) { if (!stat(id, c) || !stat(id, "base")) return "-";
     return sprintf("%+.0f / %+.0f", mn[id, c] - mn[id, "base"], md[id, c] - md[id, "base"]) }
+  # popmeter - ref, paired: the median over the repetitions of the difference between the two runs
+  # of one repetition (adjacent in time, so a drift of the machine cancels out)
+  function paired(id,   r, n, d) { n = 0
+    for (r = 1; r <= reps; r++) if ((id, "popmeter", r) in rep && (id, "ref", r) in rep) d[++n] = rep[id, "popmeter", r] - rep[id, "ref", r]
+    if (!n) return "-"; sort(d, n); return sprintf("%+.0f", n % 2 ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2) }
   $2 == "label" { order[++nid] = $1; label[$1] = $3; next }
-  { cnt[$1, $2]++; val[$1, $2, cnt[$1, $2]] = $3 }
+  { cnt[$1, $2]++; val[$1, $2, cnt[$1, $2]] = $3; rep[$1, $2, $4] = $3 }
   END {
-    fmt = "%-46s %9s %15s %15s"; if (ref != "") fmt = fmt " %15s"; if (talp != "") fmt = fmt " %15s"; fmt = fmt "\n"
-    if (ref != "" && talp != "") printf fmt, "event", "base ns", "popmeter", "CP=0", "ref", "TALP"
-    else printf fmt, "event", "base ns", "popmeter", "CP=0", (ref != "" ? "ref" : "TALP")
+    fmt = "%-46s %9s %15s %15s"; if (ref != "") fmt = fmt " %15s %8s"; if (talp != "") fmt = fmt " %15s"; fmt = fmt "\n"
+    if (ref != "" && talp != "") printf fmt, "event", "base ns", "popmeter", "CP=0", "ref", "pm-ref", "TALP"
+    else if (ref != "") printf fmt, "event", "base ns", "popmeter", "CP=0", "ref", "pm-ref"
+    else printf fmt, "event", "base ns", "popmeter", "CP=0", "TALP"
     for (i = 1; i <= nid; i++) { id = order[i]
       b = stat(id, "base") ? sprintf("%.0f", md[id, "base"]) : "-"
       cp0 = cnt[id, "cp0"] ? cell(id, "cp0") : ""
       tc = cnt[id, "talp"] ? cell(id, "talp") : "-"
-      if (ref != "" && talp != "") printf fmt, label[id], b, cell(id, "popmeter"), cp0, cell(id, "ref"), tc
-      else printf fmt, label[id], b, cell(id, "popmeter"), cp0, (ref != "" ? cell(id, "ref") : tc) }
+      if (ref != "" && talp != "") printf fmt, label[id], b, cell(id, "popmeter"), cp0, cell(id, "ref"), paired(id), tc
+      else if (ref != "") printf fmt, label[id], b, cell(id, "popmeter"), cp0, cell(id, "ref"), paired(id)
+      else printf fmt, label[id], b, cell(id, "popmeter"), cp0, tc }
   }' "$RESULTS"

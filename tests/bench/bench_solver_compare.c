@@ -2,9 +2,13 @@
  * bench_solver_compare.c — mfsolve against CHOLMOD (supernodal) and MUMPS, side by side in one run,
  * on 1 and 2 cores, plus mfsolve's fraction of this machine's DGEMM rate.
  *
- * Every configuration runs in a fresh process, and the configurations are interleaved
- * (A B C ... A B C ...) so that the noise of a shared machine hits all of them alike; the table
- * reports min and median factorization times over the repetitions and the ratios of the minima.
+ * Every configuration runs in a fresh process, and the configurations are interleaved so that the
+ * noise of a shared machine hits all of them alike, in forward order in even repetitions and backward
+ * in odd ones (A B C ... C B A ...): on a VM a run that follows one which has just freed a lot of memory
+ * is faster (0.1-0.24 s on lap3d:50, 4-9 %: the host has not taken the memory back yet), so a fixed
+ * order gave CHOLMOD the place after mfsolve at every repetition; reversed, each of two neighbours
+ * follows the other in turn. The table reports min and median factorization times over the
+ * repetitions and the ratios of the minima (with --reps 1 the order effect stays: use 2 or more).
  *   1 core:  mfsolve (sequential)          | CHOLMOD, 1 BLAS thread  | MUMPS, 1 MPI rank  | DGEMM 1 thread
  *   2 cores: mfsolve --workers 2           | CHOLMOD, 2 BLAS threads | MUMPS, 2 MPI ranks | DGEMM 2 threads
  *            mpirun -np 2 mfsolve --workers 1
@@ -620,7 +624,8 @@ int main(int argc, char **argv) {
 
   const char *coretype = getenv("OPENBLAS_CORETYPE");
   printf("# mfsolve vs CHOLMOD (supernodal) vs MUMPS: factorization times, side by side, %d interleaved runs of\n"
-         "# each configuration (fresh processes); ratios of the minima. Same ordering for all: mfsolve's\n"
+         "# each configuration (fresh processes; forward order, then backward, in turn: a run right after one\n"
+         "# that freed much memory is faster on a VM); ratios of the minima. Same ordering for all: mfsolve's\n"
          "# analysis (default ordering) handed to CHOLMOD as given and to MUMPS as ICNTL(7)=1.\n"
          "# OPENBLAS_CORETYPE=%s for every process (unset: each one, mfsolve and the peers alike, sets it\n"
          "# when OpenBLAS chose kernels without AVX2 on a CPU that has them, solver/mfs_blas_core.c), OpenMP on\n"
@@ -647,7 +652,8 @@ int main(int argc, char **argv) {
     }
     double t0 = bench_now_s();
     for (int r = 0; r < reps; r++)
-      for (int c = 0; c < NCONF; c++) {
+      for (int k = 0; k < NCONF; k++) {
+        int c = r % 2 ? NCONF - 1 - k : k; /* forward, then backward (see the top of the file) */
         if (!conf[c].available) continue;
         run_result res;
         if (!run_config(&conf[c], specs[s], &res, out)) continue;
