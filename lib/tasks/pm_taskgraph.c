@@ -401,7 +401,8 @@ void pm_tg_handle_post(pm_tg_handle *h, int acc, const pm_tg_clk *out) {
 
 /* -------------------------------------------------------------------------------------- tasks */
 /* preds_lock (above) guards every preds array: explicit dependencies are far rarer than tasks,
- * one lock is enough. */
+ * one lock is enough; the start of a task whose predecessors have all ended, their common case,
+ * takes none (merge_ended_preds). */
 
 /* A fresh record for key, not yet reachable from it; refs = 1. */
 static pm_tg_task *record_alloc(const void *key) {
