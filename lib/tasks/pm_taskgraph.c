@@ -402,7 +402,7 @@ void pm_tg_handle_post(pm_tg_handle *h, int acc, const pm_tg_clk *out) {
 /* -------------------------------------------------------------------------------------- tasks */
 /* preds_lock (above) guards every preds array: explicit dependencies are far rarer than tasks,
  * one lock is enough; the start of a task whose predecessors have all ended, their common case,
- * takes none (merge_ended_preds). */
+ * takes none (preds_ended). */
 
 /* A fresh record for key, not yet reachable from it; refs = 1. */
 static pm_tg_task *record_alloc(const void *key) {
@@ -490,8 +490,9 @@ int pm_tg_task_add_buf(pm_tg_task *t, pm_tg_handle *h, int acc, uint64_t bytes) 
   return 0;
 }
 
-/* Takes t's predecessor array out of t (preds_lock held); the caller drops it with unref_preds. */
-static pm_tg_task **detach_preds_locked(pm_tg_task *t, uint32_t *n, uint32_t *cap) {
+/* Takes t's predecessor array out of t (preds_lock held, unless no other thread can read it:
+ * preds_ended); the caller drops it with unref_preds. */
+static pm_tg_task **detach_preds(pm_tg_task *t, uint32_t *n, uint32_t *cap) {
   pm_tg_task **p = t->preds;
   *n = t->npreds;
   *cap = t->cap_preds;
@@ -516,7 +517,7 @@ static void release_preds(pm_tg_task *t) {
   if (!__atomic_load_n(&t->preds, __ATOMIC_ACQUIRE)) return; /* the common case: no lock */
   uint32_t n, cap;
   pm_spin_lock(&preds_lock);
-  pm_tg_task **p = detach_preds_locked(t, &n, &cap);
+  pm_tg_task **p = detach_preds(t, &n, &cap);
   pm_spin_unlock(&preds_lock);
   unref_preds(p, n, cap);
 }
@@ -598,35 +599,36 @@ void pm_tg_task_submit_by(pm_tg_task *t, pm_tg_thread *th, const pm_loc *L, int 
   t->flags = (t->flags & ~(uint32_t)PM_TG_FRESH) | PM_TG_SUBMITTED;
 }
 
-/* Merges the outputs of t's explicit predecessors into clk and drops them, without preds_lock, when
- * that is safe: t has a body (so no other thread walks t's array: value_rec stops at bodies, and
- * only a declaration before the submission changes it) and every predecessor has ended (its output
- * is final and it walks nothing; t's reference keeps it alive). Returns 0 when it is not. */
-static int merge_ended_preds(pm_tg_task *t, pm_tg_clk *clk) {
+/* 1 when t has a body and every explicit predecessor of t has ended: their outputs are final and
+ * none of them walks its own predecessors, and no other thread reads t's array (value_rec stops at
+ * bodies; only a declaration, before the submission, changes it), so t's start needs no preds_lock.
+ * t's references keep the predecessors alive. */
+static int preds_ended(const pm_tg_task *t) {
   if (!(t->flags & PM_TG_HAS_BODY)) return 0;
   for (uint32_t i = 0; i < t->npreds; i++)
-    if (!(__atomic_load_n(&t->preds[i]->flags, __ATOMIC_ACQUIRE) & PM_TG_ENDED) || !t->preds[i]->clk) return 0;
-  for (uint32_t i = 0; i < t->npreds; i++) pm_tg_clk_merge(clk, t->preds[i]->clk);
-  uint32_t n, cap;
-  pm_tg_task **p = detach_preds_locked(t, &n, &cap); /* t's own array: no other thread reads it */
-  unref_preds(p, n, cap);
+    if (!(__atomic_load_n(&t->preds[i]->flags, __ATOMIC_ACQUIRE) & PM_TG_ENDED)) return 0;
   return 1;
 }
 
 void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
   pm_tg_clk *clk = pm_tg_task_clk(t);
-  if (t->npreds && !merge_ended_preds(t, clk)) {
-    /* one hold of the lock (shared by every thread) for the values and the release */
-    pm_tg_clk v;
+  if (t->npreds) {
     uint32_t n, cap;
-    pm_spin_lock(&preds_lock);
-    for (uint32_t i = 0; i < t->npreds; i++) {
-      memset(&v, 0, sizeof v);
-      value_rec(t->preds[i], &v, 1);
-      pm_tg_clk_merge(clk, &v);
+    pm_tg_task **p;
+    if (preds_ended(t)) { /* the common case: an ended task's clock is its output (never NULL) */
+      for (uint32_t i = 0; i < t->npreds; i++) pm_tg_clk_merge(clk, t->preds[i]->clk);
+      p = detach_preds(t, &n, &cap);
+    } else { /* one hold of the lock (shared by every thread) for the values and the release */
+      pm_tg_clk v;
+      pm_spin_lock(&preds_lock);
+      for (uint32_t i = 0; i < t->npreds; i++) {
+        memset(&v, 0, sizeof v);
+        value_rec(t->preds[i], &v, 1);
+        pm_tg_clk_merge(clk, &v);
+      }
+      p = detach_preds(t, &n, &cap);
+      pm_spin_unlock(&preds_lock);
     }
-    pm_tg_task **p = detach_preds_locked(t, &n, &cap);
-    pm_spin_unlock(&preds_lock);
     unref_preds(p, n, cap);
   }
   if (t->flags & PM_TG_USE_TAG) pm_tg_tag_merge_deps(t->tag, clk);

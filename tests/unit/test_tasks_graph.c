@@ -53,6 +53,12 @@ static pm_tg_task *task_on(uintptr_t id, pm_tg_handle *h, int acc) {
   return t;
 }
 
+/* The test's own reference to t dropped: unmapped (its key may be reused), then unreferenced. */
+static void drop(pm_tg_task *t) {
+  pm_tg_task_unmap(t);
+  pm_tg_task_unref(t);
+}
+
 /* One body on worker W: pop at tp, start at ts, end at te (times after T0); the worker is idle
  * before the pop and after the end, like the StarPU adapter's timeline. */
 static void run(pm_tg_task *t, pm_loc *W, pm_region_id r, uint64_t tp, uint64_t ts, uint64_t te, uint64_t key) {
@@ -114,10 +120,7 @@ static void test_chain_exact(void **state) {
   assert_cp(s.max.dag_g, 350, 363, 350);
   assert_cp(s.max.hb_g, 350, 380, 350);
   pm_tg_task *all[3] = {A, B, C};
-  for (int i = 0; i < 3; i++) {
-    pm_tg_task_unmap(all[i]);
-    pm_tg_task_unref(all[i]);
-  }
+  for (int i = 0; i < 3; i++) drop(all[i]);
   pm_tg_get_summary(&s);
   assert_int_equal(s.live_tasks, 0);
 }
@@ -200,20 +203,16 @@ static void test_explicit_and_bodyless(void **state) {
   pm_tg_task_start(B, NULL, T0);
   pm_tg_task_end(A, NULL, T0 + 10, KA);
   pm_tg_task_end(B, NULL, T0 + 20, KB);
-  pm_tg_task_unmap(A);
-  pm_tg_task_unref(A); /* ended: J still holds them */
-  pm_tg_task_unmap(B);
-  pm_tg_task_unref(B);
+  drop(A); /* ended: J still holds them */
+  drop(B);
   pm_tg_task_start(C, NULL, T0 + 20);
   assert_int_equal(C->clk->dag_g.cue, 20);
   pm_tg_task_end_bodyless(J);
   assert_int_equal(J->clk->dag_g.cue, 20);
-  pm_tg_task_unmap(J);
-  pm_tg_task_unref(J);
+  drop(J);
   pm_tg_task_end(C, NULL, T0 + 25, KC);
   assert_int_equal(C->clk->dag_g.cue, 25);
-  pm_tg_task_unmap(C);
-  pm_tg_task_unref(C);
+  drop(C);
   pm_tg_summary s;
   pm_tg_get_summary(&s);
   assert_int_equal(s.live_tasks, 0);
@@ -237,16 +236,14 @@ static void test_many_preds(void **state) {
   for (int i = 0; i < 10; i++) {
     pm_tg_task_start(P[i], NULL, T0);
     pm_tg_task_end(P[i], NULL, T0 + (i == 6 ? 500 : 10 * (uint64_t)(i + 1)), pm_tg_key(0, (uint64_t)(i + 1)));
-    pm_tg_task_unmap(P[i]);
-    pm_tg_task_unref(P[i]); /* ended: S still holds them */
+    drop(P[i]); /* ended: S still holds them */
   }
   pm_tg_task_start(S, NULL, T0 + 500);
   assert_int_equal(S->clk->dag_g.cue, 500);
   assert_int_equal(S->npreds, 0); /* released at the start */
   pm_tg_task_end(S, NULL, T0 + 510, pm_tg_key(0, 100));
   assert_int_equal(S->clk->dag_g.cue, 510);
-  pm_tg_task_unmap(S);
-  pm_tg_task_unref(S);
+  drop(S);
   pm_tg_summary s;
   pm_tg_get_summary(&s);
   assert_int_equal(s.live_tasks, 0);
@@ -293,10 +290,7 @@ static void test_end_deps(void **state) {
     pm_tg_task_end(C, NULL, T0 + e_end + 50, KA);
     assert_int_equal(C->clk->dag_g.cue, e_end + 50);
     pm_tg_task *all[] = {A, B, C, E};
-    for (int i = 0; i < 4; i++) {
-      pm_tg_task_unmap(all[i]);
-      pm_tg_task_unref(all[i]);
-    }
+    for (int i = 0; i < 4; i++) drop(all[i]);
   }
   pm_tg_summary s;
   pm_tg_get_summary(&s);
@@ -332,10 +326,7 @@ static void test_partition_links(void **state) {
   pm_tg_task_end(D, NULL, T0 + 45, KC);
   assert_int_equal(D->clk->dag_g.cue, 45);
   pm_tg_task *all[] = {A, B, R, D};
-  for (int i = 0; i < 4; i++) {
-    pm_tg_task_unmap(all[i]);
-    pm_tg_task_unref(all[i]);
-  }
+  for (int i = 0; i < 4; i++) drop(all[i]);
   pm_tg_summary s;
   pm_tg_get_summary(&s);
   assert_int_equal(s.live_tasks, 0);
