@@ -132,27 +132,27 @@ echo "popmeter: ns added per event over the uninstrumented run, min / median of 
 echo "($(nproc) CPUs, ${PRIO[*]:-normal priority}$([ "$LOAD" = 1 ] && echo ', a compiler busy on the side'); load average at the start: $LOADAVG)"
 awk -F'|' -v talp="$TALP" -v ref="$REF" -v reps="$REPS" '
   function sort(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
-  function stat(id, c,   k, n, v) { n = 0; for (k = 1; k <= cnt[id, c]; k++) v[++n] = val[id, c, k]; if (!n) return 0;
-    sort(v, n); mn[id, c] = v[1]; md[id, c] = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2; return 1 }
+  function median(a, n) { sort(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+  function stat(id, c,   r, n, v) { n = 0; for (r = 1; r <= reps; r++) if ((id, c, r) in val) v[++n] = val[id, c, r]
+    if (!n) return 0; md[id, c] = median(v, n); mn[id, c] = v[1]; return 1 }
   function cell(id, c) { if (!stat(id, c) || !stat(id, "base")) return "-";
     return sprintf("%+.0f / %+.0f", mn[id, c] - mn[id, "base"], md[id, c] - md[id, "base"]) }
   # popmeter - ref, paired: the median over the repetitions of the difference between the two runs
   # of one repetition (adjacent in time, so a drift of the machine cancels out)
   function paired(id,   r, n, d) { n = 0
-    for (r = 1; r <= reps; r++) if ((id, "popmeter", r) in rep && (id, "ref", r) in rep) d[++n] = rep[id, "popmeter", r] - rep[id, "ref", r]
-    if (!n) return "-"; sort(d, n); return sprintf("%+.0f", n % 2 ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2) }
+    for (r = 1; r <= reps; r++) if ((id, "popmeter", r) in val && (id, "ref", r) in val) d[++n] = val[id, "popmeter", r] - val[id, "ref", r]
+    return n ? sprintf("%+.0f", median(d, n)) : "-" }
   $2 == "label" { order[++nid] = $1; label[$1] = $3; next }
-  { cnt[$1, $2]++; val[$1, $2, cnt[$1, $2]] = $3; rep[$1, $2, $4] = $3 }
+  { cnt[$1, $2]++; val[$1, $2, $4] = $3 }
   END {
-    fmt = "%-46s %9s %15s %15s"; if (ref != "") fmt = fmt " %15s %8s"; if (talp != "") fmt = fmt " %15s"; fmt = fmt "\n"
-    if (ref != "" && talp != "") printf fmt, "event", "base ns", "popmeter", "CP=0", "ref", "pm-ref", "TALP"
-    else if (ref != "") printf fmt, "event", "base ns", "popmeter", "CP=0", "ref", "pm-ref"
-    else printf fmt, "event", "base ns", "popmeter", "CP=0", "TALP"
+    line = sprintf("%-46s %9s %15s %15s", "event", "base ns", "popmeter", "CP=0")
+    if (ref != "") line = line sprintf(" %15s %8s", "ref", "pm-ref")
+    if (talp != "") line = line sprintf(" %15s", "TALP")
+    print line
     for (i = 1; i <= nid; i++) { id = order[i]
       b = stat(id, "base") ? sprintf("%.0f", md[id, "base"]) : "-"
-      cp0 = cnt[id, "cp0"] ? cell(id, "cp0") : ""
-      tc = cnt[id, "talp"] ? cell(id, "talp") : "-"
-      if (ref != "" && talp != "") printf fmt, label[id], b, cell(id, "popmeter"), cp0, cell(id, "ref"), paired(id), tc
-      else if (ref != "") printf fmt, label[id], b, cell(id, "popmeter"), cp0, cell(id, "ref"), paired(id)
-      else printf fmt, label[id], b, cell(id, "popmeter"), cp0, tc }
+      line = sprintf("%-46s %9s %15s %15s", label[id], b, cell(id, "popmeter"), cnt[id, "cp0"] ? cell(id, "cp0") : "")
+      if (ref != "") line = line sprintf(" %15s %8s", cell(id, "ref"), paired(id))
+      if (talp != "") line = line sprintf(" %15s", cnt[id, "talp"] ? cell(id, "talp") : "-")
+      print line }
   }' "$RESULTS"
