@@ -575,6 +575,46 @@ static void test_blas_core_choice(void **state) {
   assert_null(mfs_blas_core_for(NULL, 1, 1));
 }
 
+/* The triangular solve B := B L^-T of a tile (recursive above 32 columns) on integer data whose
+ * answer is exact: L has powers of two on its diagonal and small integers below it, B = X L^T for an
+ * integer X, so every partial sum is an integer and every division exact, whichever order the
+ * recursion adds in. Widths around the recursion's leaf, odd splits, leading dimensions above the
+ * row counts; the padding rows of B must be left alone. */
+static void test_trsm_kernel_exact(void **state) {
+  (void)state;
+  const int shapes[][2] = {{1, 1}, {7, 31}, {40, 32}, {33, 33}, {5, 64}, {100, 65}, {256, 101}, {3, 256}};
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+    int m = shapes[s][0], n = shapes[s][1], ldl = n + 3, ldb = m + 5;
+    double *l = calloc((size_t)ldl * n, sizeof *l), *x = malloc((size_t)m * n * sizeof *x);
+    double *b = malloc((size_t)ldb * n * sizeof *b);
+    assert_non_null(l);
+    assert_non_null(x);
+    assert_non_null(b);
+    for (int j = 0; j < n; j++) {
+      l[j + (size_t)j * ldl] = (double)(1 << (j % 3));
+      for (int i = j + 1; i < n; i++) l[i + (size_t)j * ldl] = (double)((i * 7 + j * 3) % 5 - 2);
+    }
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < m; i++) x[i + (size_t)j * m] = (double)((i * 5 + j * 11) % 7 - 3);
+    for (int j = 0; j < n; j++) /* b(:,j) = sum_s x(:,s) l(j,s), s <= j; padding rows: -99 */
+      for (int i = 0; i < ldb; i++) {
+        double v = i < m ? 0 : -99;
+        for (int t = 0; i < m && t <= j; t++) v += x[i + (size_t)t * m] * l[j + (size_t)t * ldl];
+        b[i + (size_t)j * ldb] = v;
+      }
+    mfs_kernel_trsm(m, n, l, ldl, b, ldb);
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < ldb; i++) {
+        double want = i < m ? x[i + (size_t)j * m] : -99;
+        if (b[i + (size_t)j * ldb] != want)
+          fail_msg("m %d n %d: b(%d,%d) = %.17g, expected %g", m, n, i, j, b[i + (size_t)j * ldb], want);
+      }
+    free(l);
+    free(x);
+    free(b);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_residual_stencils),
@@ -588,6 +628,7 @@ int main(void) {
       cmocka_unit_test(test_arena_faults_on_first_write),
       cmocka_unit_test(test_arena_dirty_bytes),
       cmocka_unit_test(test_blas_core_choice),
+      cmocka_unit_test(test_trsm_kernel_exact),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
