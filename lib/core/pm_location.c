@@ -356,15 +356,38 @@ void pm_call_enter_under(pm_loc *L, pm_region_id r, pm_state s, uint32_t fork_po
 }
 void pm_region_exit(pm_loc *L, uint64_t now) { pop(L, now); }
 
+uint64_t pm_poll_start(pm_loc *L) { return L->poll_run && L->poll_last > L->t_last ? PM_POLL_UNTIMED : pm_clock_now(); }
+
+/* A poll of a run, timed by its end only: [poll_last, t_end] holds the loop around it and the poll. */
+static uint64_t untimed_poll(pm_loc *L, uint64_t t_end) {
+  uint64_t span = t_end - L->poll_last, ref = L->poll_exact;
+  if (span <= ref + (ref > PM_POLL_GAP_NS ? ref : PM_POLL_GAP_NS)) return span;
+  L->poll_run =
+      0; /* computation between the polls: it stays in its state; the poll costs what the last timed one did */
+  return ref < span ? ref : span;
+}
+
 void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end) {
   pm_cpnode *n = pm_loc_node(L, child_cached(L, &L->poll_cache, L->cur, r));
   n->polls++;
   L->polls++;
-  if (PM_UNLIKELY(t_end <= t_start || t_start < L->t_last)) return; /* before the window: not ours */
-  uint64_t d = t_end - t_start;
-  if (L->poll_last > L->t_last) { /* a run of polls: a short gap is the loop around them */
-    uint64_t gap = t_start - L->poll_last;
-    if (gap <= d || gap <= PM_POLL_GAP_NS) d += gap;
+  uint64_t d;
+  if (t_start == PM_POLL_UNTIMED) {
+    /* pm_poll_start saw no transition since the last poll; t_end <= poll_last: the window reset */
+    if (PM_UNLIKELY(t_end <= L->poll_last || L->poll_last <= L->t_last)) return;
+    d = untimed_poll(L, t_end);
+  } else {
+    if (PM_UNLIKELY(t_end <= t_start || t_start < L->t_last)) return; /* before the window: not ours */
+    d = t_end - t_start;
+    L->poll_exact = d;
+    L->poll_run = 0;
+    if (L->poll_last > L->t_last) { /* a run of polls: a short gap is the loop around them */
+      uint64_t gap = t_start - L->poll_last;
+      if (gap <= d || gap <= PM_POLL_GAP_NS) {
+        d += gap;
+        L->poll_run = 1;
+      }
+    }
   }
   L->poll_last = t_end;
   L->poll_node = n;
@@ -435,7 +458,8 @@ void pm_loc_restart(pm_loc *L, uint64_t now) {
   memset(&L->cp_goff, 0, sizeof L->cp_goff);
   L->bytes_sent = L->bytes_received = L->msgs_sent = L->msgs_received = 0;
   L->coll_bytes_out = L->coll_bytes_in = L->coll_calls = 0;
-  L->io_bytes_read = L->io_bytes_written = L->polls = L->poll_pending = L->poll_last = 0;
+  L->io_bytes_read = L->io_bytes_written = L->polls = L->poll_pending = L->poll_last = L->poll_exact = 0;
+  L->poll_run = 0;
   uint32_t n = pm_loc_node_count(L);
   for (uint32_t i = 0; i < n; i++) {
     pm_cpnode *c = pm_loc_node(L, i);

@@ -194,6 +194,79 @@ static void test_polls_run_ends(void **state) {
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 20);
 }
 
+/* One poll the way the MPI wrappers time it: start from pm_poll_start (the clock, or
+ * PM_POLL_UNTIMED inside a run), `cost` ns in the call, end read. Returns 1 when the start was not
+ * read. */
+static int wrapped_poll(pm_loc *L, pm_region_id r, uint64_t cost) {
+  uint64_t s = pm_poll_start(L);
+  pm_clock_advance(cost);
+  pm_poll(L, r, s, pm_clock_now());
+  return s == PM_POLL_UNTIMED;
+}
+
+/* The busy loop of test_polls through pm_poll_start: the first poll is timed exactly (3), the second
+ * too and joins the run (gap 7 + 3), the other 998 read only their end: each [end, next end] = 10.
+ * The same 9993 ns of polling as with two clock reads per poll, 17 ns useful. */
+static void test_polls_one_clock_in_runs(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  int untimed = 0;
+  for (int i = 0; i < 1000; i++) {
+    untimed += wrapped_poll(L, test, 3);
+    pm_clock_advance(7);
+  }
+  pm_clock_advance(10);
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(untimed, 998);
+  assert_int_equal(L->polls, 1000);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 9993);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 17);
+}
+
+/* A run left for computation without a transition: polls [0,3] [10,13] [20,23], 5000 ns of work,
+ * a poll [5023,5026] read at its end only (span 5003 does not fit a run whose timed poll took 3
+ * ns: it is charged those 3 and the run ends), 5000 ns of work, a poll [10026,10030] timed exactly
+ * again (4). MPI: 3 + 10 + 10 + 3 + 4 = 30 of 10030 ns; the work stays useful. */
+static void test_polls_run_left_for_work(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  uint64_t t0 = pm_clock_now();
+  for (int i = 0; i < 3; i++) {
+    if (i) pm_clock_advance(7);
+    assert_int_equal(wrapped_poll(L, test, 3), i == 2);
+  }
+  pm_clock_advance(5000);
+  assert_int_equal(wrapped_poll(L, test, 3), 1);
+  pm_clock_advance(5000);
+  assert_int_equal(wrapped_poll(L, test, 4), 0);
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(pm_clock_now() - t0, 10030);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 30);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 10000);
+}
+
+/* Slow polls (test_polls_slow) through pm_poll_start, 4 of 2000 ns, 1500 ns apart: exact 2000, then
+ * 1500 + 2000 (the run starts), then two spans of 3500 (<= 2000 + 2000): all of [0, 12500]. A
+ * transition ends the run: the next poll reads its start again. */
+static void test_polls_slow_run_and_transition(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  int untimed = 0;
+  for (int i = 0; i < 4; i++) {
+    if (i) pm_clock_advance(1500);
+    untimed += wrapped_poll(L, test, 2000);
+  }
+  assert_int_equal(untimed, 2);
+  pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
+  assert_int_equal(wrapped_poll(L, test, 2000), 0);
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 12500 + 2000);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 0);
+}
+
 /* A transition right after polls charges them first: the state it leaves gets only the rest. */
 static void test_polls_then_transition(void **state) {
   (void)state;
@@ -624,6 +697,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_polls_slow, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_run_ends, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_then_transition, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_polls_one_clock_in_runs, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_polls_run_left_for_work, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_polls_slow_run_and_transition, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bytes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_parallel_context, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cp_merge, setup, teardown),
