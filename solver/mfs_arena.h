@@ -31,8 +31,8 @@ struct mfs_arena {
 };
 
 void arena__init_sim(mfs_arena *a);
-/* Reserves reserve bytes of address space (rounded up to whole huge pages, transparent huge pages
- * asked for); nothing is faulted in until written. */
+/* Reserves reserve bytes of address space (rounded up to whole 2 MiB, the base 2 MiB aligned; no
+ * huge pages asked for: mfs_arena.c says why); nothing is faulted in until written. */
 mfs_status arena__create(mfs_arena *a, size_t reserve);
 void arena__destroy(mfs_arena *a);
 size_t arena__alloc_off(mfs_arena *a, size_t len); /* ARENA_FAIL when the reservation is full */

@@ -87,8 +87,8 @@ void mfs_kernel_gemm(int m, int n, int k, const double *a, int lda, const double
  * zero_from on is fresh memory, zero already, but its pages may never have been touched: one write
  * per page makes their first touch a write. Otherwise the first touch of most of them is the read
  * of an update (assembly or BLAS: read, add, write), which maps the shared zero page and then
- * faults again to copy it at the write (a transparent huge page: a second fault and a 2 MiB clear,
- * 1.8 % of an mfsolve run's samples on lap3d:50). */
+ * faults again to copy it at the write (with transparent huge pages: a second fault and a 2 MiB
+ * clear, 1.8 % of an mfsolve run's samples on lap3d:50). */
 static void zero_below(double *p, size_t n, const double *zero_from) {
   size_t z = n;
   if (zero_from && zero_from < p + n) z = zero_from > p ? (size_t)(zero_from - p) : 0;
