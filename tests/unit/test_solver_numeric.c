@@ -538,6 +538,31 @@ static void test_arena_faults_on_first_write(void **state) {
   arena__destroy(&a);
 }
 
+/* The first touch of a front's fresh memory: every page that holds part of the range is resident
+ * afterwards (a range of 1 MiB less 3 + 5 doubles, populated by one system call with its partial
+ * end pages written; a range of 3 pages and a bit, written page by page), the contents stay zero and
+ * the pages around the range stay untouched. */
+static void test_first_touch(void **state) {
+  (void)state;
+  const size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = (size_t)4 << 20;
+  const size_t counts[] = {((size_t)1 << 20) / sizeof(double) - 8, (3 * pg + 100) / sizeof(double)};
+  for (size_t c = 0; c < 2; c++) {
+    char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    assert_true(m != MAP_FAILED);
+    double *p = (double *)(m + pg) + 3; /* starts inside the second page */
+    size_t n = counts[c];
+    kernel__first_touch(p, n);
+    char *first = m + pg, *end = (char *)(p + n);
+    size_t pages = ((size_t)(end - first) + pg - 1) / pg;
+    assert_int_equal(resident_pages(first, pages * pg), pages);
+    assert_int_equal(resident_pages(m, pg), 0);
+    assert_int_equal(resident_pages(first + pages * pg, len - pg - pages * pg), 0);
+    for (size_t k = 0; k < n; k++)
+      if (p[k] != 0.0) fail_msg("range %zu: p[%zu] = %g", c, k, p[k]);
+    munmap(m, len);
+  }
+}
+
 /* What an allocation may find written: nothing above the high-water mark, all of a reused range,
  * the reused head of a block that extends past the mark; the capped allocation says the same. */
 static void test_arena_dirty_bytes(void **state) {
@@ -626,6 +651,7 @@ int main(void) {
       cmocka_unit_test(test_memory_prediction),
       cmocka_unit_test(test_progress_and_args),
       cmocka_unit_test(test_arena_faults_on_first_write),
+      cmocka_unit_test(test_first_touch),
       cmocka_unit_test(test_arena_dirty_bytes),
       cmocka_unit_test(test_blas_core_choice),
       cmocka_unit_test(test_trsm_kernel_exact),
