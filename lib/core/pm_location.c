@@ -362,8 +362,8 @@ uint64_t pm_poll_start(pm_loc *L) { return L->poll_run && L->poll_last > L->t_la
 static uint64_t untimed_poll(pm_loc *L, uint64_t t_end) {
   uint64_t span = t_end - L->poll_last, ref = L->poll_exact;
   if (span <= ref + (ref > PM_POLL_GAP_NS ? ref : PM_POLL_GAP_NS)) return span;
-  L->poll_run =
-      0; /* computation between the polls: it stays in its state; the poll costs what the last timed one did */
+  /* computation between the polls: it stays in its state, the poll costs what the last timed one did */
+  L->poll_run = 0;
   return ref < span ? ref : span;
 }
 
