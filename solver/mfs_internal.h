@@ -38,11 +38,11 @@ double time__now(void); /* CLOCK_MONOTONIC seconds */
 /* mfs_kernel_init_front, zeroing only what may hold old data: the factor tiles (the CB tiles) at
  * addresses from l_zero_from (cb_zero_from) on are known to be zero already (fresh memory); NULL:
  * nothing is known. The writes that remain fault fresh pages in. */
+void kernel__init_front(const mfs_symbolic *S, int32_t f, const double *aval, double *const *tiles,
+                        const double *l_zero_from, const double *cb_zero_from);
 /* Makes the first touch of the fresh (zero) range [p, p + n), n > 0, a write, as cheaply as possible
  * (mfs_kernels.c): faulted in for writing, its contents unchanged. */
 void kernel__first_touch(double *p, size_t n);
-void kernel__init_front(const mfs_symbolic *S, int32_t f, const double *aval, double *const *tiles,
-                        const double *l_zero_from, const double *cb_zero_from);
 /* Clears flush-to-zero for a computation that must see denormals (mfs_kernels.c); returns the
  * previous state for mfs_fpu_restore. */
 unsigned fpu__keep_denormals(void);

@@ -109,6 +109,13 @@ static void test_callpath_nesting(void **state) {
   assert_int_equal(L->depth, 0);
 }
 
+/* One poll timed with both clocks: `cost` ns in the call. */
+static void timed_poll(pm_loc *L, pm_region_id r, uint64_t cost) {
+  uint64_t s = pm_clock_now();
+  pm_clock_advance(cost);
+  pm_poll(L, r, s, pm_clock_now());
+}
+
 /* Polls: counted and timed per call path as MPI (mpi_sync), no state change, no visit. A busy loop:
  * 1000 polls of 3 ns, each followed by 7 ns of the loop (a gap of at most PM_POLL_GAP_NS: part of
  * the run), then 10 ns. The run is [0, 9993]: 3 + 999 x (7 + 3) ns of polling; 17 ns useful. */
@@ -118,9 +125,7 @@ static void test_polls(void **state) {
   pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
   uint64_t t0 = pm_clock_now();
   for (int i = 0; i < 1000; i++) {
-    uint64_t s = pm_clock_now();
-    pm_clock_advance(3);
-    pm_poll(L, test, s, pm_clock_now());
+    timed_poll(L, test, 3);
     assert_int_equal(pm_state_get(L), PM_STATE_USEFUL);
     pm_clock_advance(7);
   }
@@ -148,9 +153,7 @@ static void test_polls_between_work(void **state) {
   pm_region_id probe = pm_region_register("MPI_Iprobe", PM_PARADIGM_MPI, PM_ROLE_FUNCTION);
   for (int i = 0; i < 3; i++) {
     pm_clock_advance(5000);
-    uint64_t s = pm_clock_now();
-    pm_clock_advance(4);
-    pm_poll(L, probe, s, pm_clock_now());
+    timed_poll(L, probe, 4);
   }
   pm_loc_flush(L, pm_clock_now());
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 12);
@@ -165,9 +168,7 @@ static void test_polls_slow(void **state) {
   pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
   for (int i = 0; i < 3; i++) {
     if (i) pm_clock_advance(1500);
-    uint64_t s = pm_clock_now();
-    pm_clock_advance(2000);
-    pm_poll(L, test, s, pm_clock_now());
+    timed_poll(L, test, 2000);
   }
   pm_loc_flush(L, pm_clock_now());
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 9000);
@@ -180,15 +181,11 @@ static void test_polls_run_ends(void **state) {
   (void)state;
   pm_loc *L = pm_loc_self();
   pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
-  uint64_t s = pm_clock_now();
-  pm_clock_advance(10);
-  pm_poll(L, test, s, pm_clock_now());
+  timed_poll(L, test, 10);
   pm_clock_advance(10);
   pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
   pm_clock_advance(10);
-  s = pm_clock_now();
-  pm_clock_advance(10);
-  pm_poll(L, test, s, pm_clock_now());
+  timed_poll(L, test, 10);
   pm_loc_flush(L, pm_clock_now());
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 20);
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 20);
@@ -274,9 +271,7 @@ static void test_polls_then_transition(void **state) {
   pm_region_id test = pm_region_register("MPI_Iprobe", PM_PARADIGM_MPI, PM_ROLE_FUNCTION);
   pm_region_id send = pm_region_register("MPI_Send", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
   pm_clock_advance(5); /* useful */
-  uint64_t s = pm_clock_now();
-  pm_clock_advance(20); /* one poll */
-  pm_poll(L, test, s, pm_clock_now());
+  timed_poll(L, test, 20);
   pm_clock_advance(5); /* useful */
   pm_call_enter(L, send, PM_STATE_MPI_P2P, pm_clock_now());
   pm_clock_advance(8);
@@ -396,9 +391,7 @@ static void test_cp_wait_credit_polls(void **state) {
   pm_clock_advance(10);
   for (int i = 0; i < 5; i++) {
     if (i) pm_clock_advance(1);
-    uint64_t s = pm_clock_now();
-    pm_clock_advance(4);
-    pm_poll(L, test, s, pm_clock_now());
+    timed_poll(L, test, 4);
   }
   pm_cp_merge_global_poll(L, (pm_cp_clock){0, 30, 0}, pm_clock_now());
   pm_loc_flush(L, pm_clock_now());

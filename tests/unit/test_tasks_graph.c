@@ -59,6 +59,14 @@ static void drop(pm_tg_task *t) {
   pm_tg_task_unref(t);
 }
 
+/* The graph's summary once a test dropped everything: no task record may be left. */
+static pm_tg_summary summary_all_dropped(void) {
+  pm_tg_summary s;
+  pm_tg_get_summary(&s);
+  assert_int_equal(s.live_tasks, 0);
+  return s;
+}
+
 /* One body on worker W: pop at tp, start at ts, end at te (times after T0); the worker is idle
  * before the pop and after the end, like the StarPU adapter's timeline. */
 static void run(pm_tg_task *t, pm_loc *W, pm_region_id r, uint64_t tp, uint64_t ts, uint64_t te, uint64_t key) {
@@ -121,8 +129,7 @@ static void test_chain_exact(void **state) {
   assert_cp(s.max.hb_g, 350, 380, 350);
   pm_tg_task *all[3] = {A, B, C};
   for (int i = 0; i < 3; i++) drop(all[i]);
-  pm_tg_get_summary(&s);
-  assert_int_equal(s.live_tasks, 0);
+  summary_all_dropped();
 }
 
 /* DAG-only stream (no worker locations): A writes h [0,10]; B1 reads h, writes g1 [10,40];
@@ -213,9 +220,7 @@ static void test_explicit_and_bodyless(void **state) {
   pm_tg_task_end(C, NULL, T0 + 25, KC);
   assert_int_equal(C->clk->dag_g.cue, 25);
   drop(C);
-  pm_tg_summary s;
-  pm_tg_get_summary(&s);
-  assert_int_equal(s.live_tasks, 0);
+  pm_tg_summary s = summary_all_dropped();
   assert_int_equal(s.tasks, 3);
   assert_int_equal(s.bodyless, 1);
 }
@@ -244,9 +249,7 @@ static void test_many_preds(void **state) {
   pm_tg_task_end(S, NULL, T0 + 510, pm_tg_key(0, 100));
   assert_int_equal(S->clk->dag_g.cue, 510);
   drop(S);
-  pm_tg_summary s;
-  pm_tg_get_summary(&s);
-  assert_int_equal(s.live_tasks, 0);
+  pm_tg_summary s = summary_all_dropped();
   assert_int_equal(s.tasks, 11);
 }
 
@@ -292,9 +295,7 @@ static void test_end_deps(void **state) {
     pm_tg_task *all[] = {A, B, C, E};
     for (int i = 0; i < 4; i++) drop(all[i]);
   }
-  pm_tg_summary s;
-  pm_tg_get_summary(&s);
-  assert_int_equal(s.live_tasks, 0);
+  pm_tg_summary s = summary_all_dropped();
   assert_int_equal(s.max.dag_g.cue, 450);
 }
 
@@ -327,9 +328,7 @@ static void test_partition_links(void **state) {
   assert_int_equal(D->clk->dag_g.cue, 45);
   pm_tg_task *all[] = {A, B, R, D};
   for (int i = 0; i < 4; i++) drop(all[i]);
-  pm_tg_summary s;
-  pm_tg_get_summary(&s);
-  assert_int_equal(s.live_tasks, 0);
+  summary_all_dropped();
 }
 
 /* Tag 30 depends on tags 10 and 20 (declared); T10 [0,7], T20 [0,12]; T30 [12,15] -> 15. A tag
