@@ -33,7 +33,7 @@ struct pm_omp_frame {
   uint32_t state_saved;
   int is_master;
   uint64_t useful0, idle0; /* location counters (PM_CTX_PARALLEL) at the begin */
-  uint64_t t_join;         /* join time, stored by the master (atomic); 0: not yet */
+  uint64_t gen;            /* the team instance (pm_omp_team.gen) the frame belongs to */
   uint32_t trace_team;     /* the trace's thread-team id (lib/trace), UINT32_MAX: none */
 };
 
@@ -57,33 +57,55 @@ typedef struct pm_omp_thread {
  * idle: at the latest arrival (barrier or end of the implicit task), read by the master after the
  * join. task_cp: its tasks' end clocks (same halves as cp): each member keeps its own maximum, so
  * completing a task writes the member's own line, and a reader takes the maximum over the slots.
- * gen / arrived: the team instance the frame and the arrival belong to (the master never clears
- * slots, so that a fork costs no write to the members' lines). */
+ * arrived: the team instance the arrival belongs to (the master never clears slots, so that a
+ * fork costs no write to the members' lines). */
 typedef struct {
   _Alignas(64) pm_omp_cp2 cp[2];
   pm_omp_cp2 task_cp[2]; /* max end clock of the tasks the member completed in each barrier phase */
   pm_omp_cp2 last;
-  pm_omp_frame *frame;
-  uint64_t gen, arrived;
+  uint64_t arrived;
   uint64_t t_arrive, useful, idle;
 } pm_omp_slot;
 
+/* A member's last instance joined, and that join's time (pm_omp_team.joins). */
+typedef struct {
+  uint64_t gen, t_join;
+} pm_omp_joined;
+
+/* A master's team, reused by its forks at one nesting depth (gen tells the instances apart). Its
+ * fields sit on cache lines by who writes them when, because each line a member reads after the
+ * master wrote it is one transfer between cores (~170 ns on the development VM), on the way
+ * through the region: the fork line (written at every fork, read by every member at its begin),
+ * the team line (members read it, the master writes it only when a value changes), the master's
+ * line (never read by a member in the common case) and the task clocks (only with tasks). */
 struct pm_omp_team {
-  pm_omp_rstat *region;
-  pm_region_id rid; /* the region's call-path id (members need not read region) */
-  uint64_t gen;     /* instance number of this team object (starts at 1) */
-  pm_omp_thread *master;
+  /* the fork line */
+  _Alignas(64) pm_omp_cp2 fork_cp; /* master's clocks at the fork */
+  uint64_t gen;                    /* instance number of this team object (starts at 1; atomic) */
+  /* The join time of instance gen - 1, written at the fork before gen: a worker learns the end of
+   * its last instance (libomp reports it at the worker's next fork) from the line it reads anyway.
+   * joins[] keeps it for a worker that is not in the next instance. */
+  uint64_t t_join_prev;
+  /* the team line */
+  _Alignas(64) pm_region_id rid; /* the region's call-path id (members need not read region) */
+  uint32_t fork_point;           /* the master's call path at the fork: members enter rid under it */
   uint32_t cap, nthreads;
+  uint32_t trace_team; /* the trace's thread-team id of this instance (lib/trace) */
+  int tasks;           /* a member completed a task in this instance (else no task_cp to read) */
+  void *user[2];       /* adapter data (GOMP: outlined function and its argument) */
+  /* the master's line */
+  _Alignas(64) pm_omp_rstat *region;
+  pm_omp_thread *master;
   uint32_t ctx_saved, state_saved; /* master's context, state and stack depth before the fork */
   uint32_t depth0;
-  uint32_t fork_point; /* the master's call path at the fork: members enter rid under it */
   uint64_t t_fork, m_useful0, m_idle0;
-  pm_omp_cp2 fork_cp;        /* master's clocks at the fork */
-  pm_omp_cp2 task_cp[2];     /* the same as the slots' task_cp, for members beyond cap (rare) */
-  int tasks;                 /* a member completed a task in this instance (else no task_cp to read) */
-  void *user[2];             /* adapter data (GOMP: outlined function and its argument) */
-  uint32_t trace_team;       /* the trace's thread-team id of this instance (lib/trace) */
+  uint64_t joined, t_joined; /* the last instance joined (0: none) and its join time */
   pm_omp_team *retired_next; /* replaced by a larger team: kept until reset */
+  /* the task clocks */
+  _Alignas(64) pm_omp_cp2 task_cp[2]; /* the same as the slots' task_cp, for members beyond cap (rare) */
+  /* per member (cap of them, after the slots): its last instance joined and that join's time,
+   * written by the master at each join into its own lines */
+  pm_omp_joined *joins;
   pm_omp_slot slot[];
 };
 
@@ -123,6 +145,8 @@ static inline void pm_omp_cp2_max(pm_omp_cp2 *a, const pm_omp_cp2 *b) {
   pm_omp_clock_max(&a->g, &b->g);
 }
 PM_HIDDEN void pm_omp_cp2_atomic_max(pm_omp_cp2 *a, const pm_omp_cp2 *b);
+/* The join time of frame f's team instance, 0 while the master has not joined it. */
+PM_HIDDEN uint64_t pm_omp_join_time(const pm_omp_frame *f);
 /* A task's end clocks c into the task clocks of frame f's barrier phase (its member's slot). */
 PM_HIDDEN void pm_omp_task_end_clocks(pm_omp_frame *f, const pm_omp_cp2 *c);
 PM_HIDDEN pm_omp_cp2 pm_omp_clocks(const pm_loc *L);

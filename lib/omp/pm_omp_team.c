@@ -3,7 +3,7 @@
  * States of a member's frame: RUNNING (in its implicit task) -> IN_BARRIER (between barrier enter
  * and exit) -> RUNNING ... -> ENDED (implicit task finished, waiting for the join) -> CLOSED. The
  * master closes its own frame at the join; a worker closes its frame when it learns the join time
- * (t_join, stored by the master), at its next OpenMP event or at finalize.
+ * (pm_omp_join_time: the master records it in the team), at its next OpenMP event or at finalize.
  *
  * Clocks (Lamport, pm_core.h): fork: every member merges the master's clocks at the fork.
  * Barrier number e: each member publishes its clocks into slot.cp[e & 1] on arrival and, after the
@@ -129,6 +129,47 @@ static void tasks_max(pm_omp_cp2 *m, pm_omp_team *t, uint32_t n, unsigned e) {
   }
 }
 
+/* ------------------------------------------------------------------------------------ join times */
+/* The master records each join in its own lines (joins[], t_joined) and copies it into the fork
+ * line at the next fork, where gen is BUSY while it is written (a seqlock). */
+#define BUSY UINT64_MAX
+
+static void record_join(pm_omp_team *t, uint32_t n, uint64_t now) {
+  if (n > t->cap) n = t->cap;
+  for (uint32_t j = 1; j < n; j++) {
+    __atomic_store_n(&t->joins[j].t_join, now, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->joins[j].gen, t->gen, __ATOMIC_RELEASE);
+  }
+  t->joined = t->gen;
+  t->t_joined = now;
+}
+
+static void next_instance(pm_omp_team *t) {
+  uint64_t gen = t->gen + 1;
+  __atomic_store_n(&t->gen, BUSY, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  __atomic_store_n(&t->t_join_prev, t->joined == gen - 1 ? t->t_joined : 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->gen, gen, __ATOMIC_RELEASE);
+}
+
+/* The join time of frame f's instance, 0 while the master has not joined it. Usually a worker
+ * asks at its next fork, and finds it in the fork line it reads anyway (a member of that instance
+ * never sees the line busy: the runtime starts the members after the fork). Otherwise (it is not
+ * in the next instance, or asks before the next fork) in joins[]: the master rewrites a member's
+ * entry only at the join of an instance the member is in, which it cannot enter before it has
+ * learnt this join. */
+uint64_t pm_omp_join_time(const pm_omp_frame *f) {
+  const pm_omp_team *t = f->team;
+  uint64_t g1 = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
+  if (g1 == f->gen + 1) {
+    uint64_t tj = __atomic_load_n(&t->t_join_prev, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (tj && __atomic_load_n(&t->gen, __ATOMIC_RELAXED) == g1) return tj;
+  }
+  if (f->tid >= t->cap || __atomic_load_n(&t->joins[f->tid].gen, __ATOMIC_ACQUIRE) != f->gen) return 0;
+  return __atomic_load_n(&t->joins[f->tid].t_join, __ATOMIC_RELAXED);
+}
+
 /* Brings L's times and clocks up to now without changing its state. */
 static void charge(pm_loc *L, uint64_t now) { pm_state_set(L, pm_state_get(L), now); }
 
@@ -154,12 +195,14 @@ static pm_omp_team *team_get(pm_omp_thread *th, uint32_t cap) {
   if (PM_LIKELY(t && t->cap >= cap)) return t;
   uint32_t ncap = cap < 4 ? 4 : cap;
   if (t && ncap < 2 * t->cap) ncap = 2 * t->cap;
-  size_t sz = sizeof(pm_omp_team) + (size_t)ncap * sizeof(pm_omp_slot);
+  size_t joins_at = sizeof(pm_omp_team) + (size_t)ncap * sizeof(pm_omp_slot); /* a multiple of 64 */
+  size_t sz = joins_at + (size_t)ncap * sizeof(pm_omp_joined);
   sz = (sz + 63) & ~(size_t)63;
   pm_omp_team *n = aligned_alloc(64, sz);
   if (!n) return NULL;
   memset(n, 0, sz);
   n->cap = ncap;
+  n->joins = (pm_omp_joined *)((char *)n + joins_at);
   if (t) retire_team(t);
   th->team_cache[th->forks] = n;
   return n;
@@ -172,11 +215,12 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
   pm_omp_team *t = r ? team_get(th, cap) : NULL;
   if (!t) return NULL;
   th->forks++;
-  t->gen++;
+  next_instance(t);
   t->region = r;
-  t->rid = r->rid;
+  /* the team line is written only when a value changes (nthreads: by the members that see a
+   * change; the master is the first) */
+  if (t->rid != r->rid) t->rid = r->rid;
   t->master = th;
-  t->nthreads = 0;
   t->ctx_saved = L->ctx;
   t->state_saved = pm_state_get(L);
   t->depth0 = L->depth;
@@ -190,7 +234,8 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
   }
   if (t->trace_team != trace_team) t->trace_team = trace_team;
   pm_ctx_set(L, PM_CTX_PARALLEL, now);
-  t->fork_point = pm_loc_fork_point(L);
+  uint32_t fork_point = pm_loc_fork_point(L);
+  if (t->fork_point != fork_point) t->fork_point = fork_point;
   push(L, r->rid, PM_STATE_RUNTIME, now);
   t->t_fork = now;
   t->m_useful0 = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL];
@@ -246,8 +291,9 @@ static void frame_close(pm_omp_thread *th, pm_loc *L, pm_omp_frame *f, uint64_t 
 static void close_finished(pm_omp_thread *th, pm_loc *L, uint64_t now) {
   while (th->depth && !th->overflow) {
     pm_omp_frame *f = &th->frame[th->depth - 1];
-    uint64_t tj = __atomic_load_n(&f->t_join, __ATOMIC_ACQUIRE);
-    if (f->is_master || !(f->status == PM_OMP_ENDED || (f->status == PM_OMP_IN_BARRIER && tj))) break;
+    if (f->is_master || !(f->status == PM_OMP_ENDED || f->status == PM_OMP_IN_BARRIER)) break;
+    uint64_t tj = pm_omp_join_time(f);
+    if (f->status == PM_OMP_IN_BARRIER && !tj) break;
     frame_close(th, L, f, tj && tj <= now ? tj : now);
   }
 }
@@ -263,6 +309,7 @@ pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uin
   pm_omp_frame *f = &th->frame[th->depth++];
   memset(f, 0, sizeof *f);
   f->team = t;
+  f->gen = __atomic_load_n(&t->gen, __ATOMIC_RELAXED); /* the fork completed before any member began */
   f->tid = tid;
   f->status = PM_OMP_RUNNING;
   f->is_master = tid == 0 && t->master == th;
@@ -294,11 +341,6 @@ pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uin
   f->idle0 = pm_omp_idle_ns(L);
   f->trace_team = t->trace_team;
   if (f->trace_team != UINT32_MAX) pm_event_team_begin(L, f->trace_team, tid, now);
-  if (tid < t->cap) {
-    pm_omp_slot *sl = &t->slot[tid];
-    sl->frame = f;
-    __atomic_store_n(&sl->gen, t->gen, __ATOMIC_RELEASE);
-  }
   return f;
 }
 
@@ -343,7 +385,6 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
       continue;
     }
     pm_omp_slot *s = &t->slot[j];
-    pm_omp_frame *wf = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) == t->gen ? s->frame : NULL;
     if (s->arrived == t->gen) {
       /* the member waited from its arrival to now: that wait is idle inside the region */
       pm_omp_region_add_thread(r, j, s->useful, s->idle + (now > s->t_arrive ? now - s->t_arrive : 0));
@@ -351,8 +392,8 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
     } else {
       pm_omp_region_add_thread(r, j, 0, span); /* not measured: it did nothing we saw */
     }
-    if (wf) __atomic_store_n(&wf->t_join, now, __ATOMIC_RELEASE);
   }
+  record_join(t, n, now);
   tasks_max(&m, t, n, 0);
   tasks_max(&m, t, n, 1);
   pm_omp_merge(L, &m);
@@ -374,14 +415,14 @@ void pm_omp_barrier_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
 
 /* The late end of a worker's join barrier (libomp reports it at the next fork). */
 static int is_late_join(const pm_omp_frame *f) {
-  return f && !f->is_master && f->status == PM_OMP_IN_BARRIER && __atomic_load_n(&f->t_join, __ATOMIC_ACQUIRE);
+  return f && !f->is_master && f->status == PM_OMP_IN_BARRIER && pm_omp_join_time(f);
 }
 
 void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
-  if (is_late_join(f)) {
-    uint64_t tj = __atomic_load_n(&f->t_join, __ATOMIC_ACQUIRE);
+  uint64_t tj = f && !f->is_master && f->status == PM_OMP_IN_BARRIER ? pm_omp_join_time(f) : 0;
+  if (tj) { /* the late end of a worker's join barrier */
     frame_close(th, L, f, tj <= now ? tj : now);
     return;
   }
@@ -441,7 +482,7 @@ void pm_omp_finalize(uint64_t t_end) {
     /* only frames with a recorded join: a worker still inside a region keeps its state */
     while (th->depth && !th->overflow) {
       pm_omp_frame *f = &th->frame[th->depth - 1];
-      uint64_t tj = __atomic_load_n(&f->t_join, __ATOMIC_ACQUIRE);
+      uint64_t tj = f->is_master ? 0 : pm_omp_join_time(f);
       if (f->is_master || !tj || tj > t_end || (f->status != PM_OMP_ENDED && f->status != PM_OMP_IN_BARRIER)) break;
       frame_close(th, th->L, f, tj);
     }

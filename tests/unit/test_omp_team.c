@@ -168,12 +168,13 @@ static void test_barrier_parity(void **state) {
  *   | 700 next fork: the worker's late wait end (ignored) and barrier exit close its frame at 305,
  *   its implicit-task end is a no-op, its new implicit task begins.
  * worker: parallel runtime 1, sync_wait 101 -> 305 = 204; serial idle 305 -> 700 = 395. */
-static void test_ompt_late_join(void **state) {
-  (void)state;
+/* The region of the two tests below, in OMPT order, up to the master's implicit-task end at 303:
+ * returns the team, *f1 the worker's frame (in its join barrier). */
+static pm_omp_team *region_until_master_ends(pm_omp_frame **f1) {
   pm_region_id ib = pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER);
   pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
   pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, now());
-  pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
+  *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
   at(100);
   pm_omp_barrier_enter(L1, ib, PM_STATE_RUNTIME, now());
   at(101);
@@ -187,11 +188,24 @@ static void test_ompt_late_join(void **state) {
   at(303);
   pm_omp_barrier_exit(L0, now());
   pm_omp_implicit_end(L0, f0, 0, now());
+  return t;
+}
+
+static void test_ompt_late_join(void **state) {
+  (void)state;
+  pm_omp_frame *f1;
+  pm_omp_team *t = region_until_master_ends(&f1);
   at(305);
   pm_omp_join(L0, t, now());
-  assert_int_equal(f1->t_join, T0 + 305);
+  assert_int_equal(pm_omp_join_time(f1), T0 + 305);
   at(700);
   pm_omp_team *t2 = pm_omp_fork(L0, (const void *)omp_test_region_b, 2, now());
+  /* the fork line alone answers (the team object is reused): the master's record set aside */
+  assert_ptr_equal(t2, t);
+  uint64_t kept = t->joins[1].gen;
+  t->joins[1].gen = 0;
+  assert_int_equal(pm_omp_join_time(f1), T0 + 305);
+  t->joins[1].gen = kept;
   pm_omp_wait(L1, 0, now());
   assert_int_equal(pm_state_get(L1), PM_STATE_SYNC_WAIT); /* ignored: the exit closes */
   pm_omp_barrier_exit(L1, now());
@@ -218,6 +232,40 @@ static void test_ompt_late_join(void **state) {
   pm_omp_join(L0, t2, now());
   assert_int_equal(region_of((const void *)omp_test_region_b)->instances, 1);
   assert_int_equal(region_of((const void *)omp_test_region_a)->instances, 1);
+}
+
+/* A worker that sits out the next instances of its team (they run on the master alone) still
+ * learns its join time, from the master's record of its last instance, not from the fork line.
+ *   0 fork (2), both begin | 100 worker enters the join barrier, 101 waits | 300 master enters,
+ *   301-302 waits, 303 leaves, ends its implicit task | 305 join | 400 fork (1), 410 end, 420 join | 500 fork (1),
+ *   510 end, 520 join | 600 the worker's thread ends: its frame closes at 305.
+ * worker: parallel runtime 1, sync_wait 101 -> 305 = 204; serial idle 305 -> 600 = 295. */
+static void test_join_time_after_instances_without_worker(void **state) {
+  (void)state;
+  pm_omp_frame *f1;
+  pm_omp_team *t = region_until_master_ends(&f1);
+  assert_int_equal(pm_omp_join_time(f1), 0); /* not joined yet */
+  at(305);
+  pm_omp_join(L0, t, now());
+  for (uint64_t k = 0; k < 2; k++) { /* two instances on the master alone, the same team object */
+    at(400 + 100 * k);
+    assert_ptr_equal(pm_omp_fork(L0, (const void *)omp_test_region_a, 1, now()), t);
+    pm_omp_frame *g0 = pm_omp_implicit_begin(L0, t, 0, 1, now());
+    at(410 + 100 * k);
+    pm_omp_implicit_end(L0, g0, 0, now());
+    at(420 + 100 * k);
+    pm_omp_join(L0, t, now());
+  }
+  assert_int_equal(t->gen, f1->gen + 2); /* the fork line holds the join of instance gen - 1 only */
+  assert_int_equal(pm_omp_join_time(f1), T0 + 305);
+  at(600);
+  pm_omp_thread_end(L1, now());
+  assert_int_equal(f1->status, PM_OMP_CLOSED);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_RUNTIME], 1);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 204);
+  pm_state_set(L1, pm_state_get(L1), now());
+  assert_int_equal(L1->time[PM_CTX_SERIAL][PM_STATE_IDLE], 295);
+  assert_int_equal(region_of((const void *)omp_test_region_a)->instances, 3);
 }
 
 /* Tasks with a dependence, run from barrier waits.
@@ -354,6 +402,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_fork_join_lazy_close, setup, teardown),
       cmocka_unit_test_setup_teardown(test_barrier_parity, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ompt_late_join, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_join_time_after_instances_without_worker, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_dependence, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_body_taskwait, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_in_join_wait, setup, teardown),
