@@ -9,6 +9,8 @@
 #   CP=0: popmeter with POPMETER_CRITICAL_PATH=0 (MPI events only: elsewhere the two are the same);
 #   TALP: DLB's TALP (DLB_ARGS=--talp) preloaded, when POPMETER_BENCH_TALP names a DLB installation
 #         (lib/libdlb_mpi.so for MPI, lib/libdlb.so for libomp; libgomp and StarPU: no support).
+#   OMPT alone (libomp rows): an OMPT tool that registers popmeter's callbacks with empty bodies
+#         (bench_ompt_null.so): what libomp's dispatch of the events costs any tool.
 #   ref: another libpopmeter.so (critical path on) when POPMETER_BENCH_REF names one: an older
 #        build, to compare two versions in the same interleaved runs; the column pm-ref is then the
 #        median over the repetitions of (popmeter - ref) within one repetition: paired runs, adjacent
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
   -r) REPS=$2; shift ;;
   -s) SCALE=$2; shift ;;
   --load) LOAD=1 ;;
-  -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
   *) EVENTS+=("$1") ;;
   esac
   shift
@@ -88,6 +90,7 @@ run() { # config program argument n
     popmeter) env+=(LD_PRELOAD="$LIB") ;;
     ref) env+=(LD_PRELOAD="$REF") ;;
     talp) env+=(LD_PRELOAD="$TALP/lib/libdlb.so" DLB_ARGS=--talp) ;;
+    ompt) env+=(LD_PRELOAD="$BENCH_DIR/bench_ompt_null.so") ;;
     esac
     # StarPU's workers spin beside the submitting thread: more threads than the 2 cores they are
     # given, which under a real-time policy can starve the thread they wait for (no "chrt" there)
@@ -119,6 +122,7 @@ while IFS='|' read -r id prog arg n label; do
   [ "$prog" = bench_ev_mpi ] && cfgs+=(cp0)
   [ -n "$REF" ] && cfgs+=(ref)
   [ -n "$TALP" ] && [ "$prog" != bench_ev_gomp ] && [ "$prog" != bench_ev_starpu ] && cfgs+=(talp)
+  [ "$prog" = bench_ev_omp ] && [ -r "$BENCH_DIR/bench_ompt_null.so" ] && cfgs+=(ompt)
   for r in $(seq "$REPS"); do
     for c in "${cfgs[@]}"; do
       v=$(run "$c" "$prog" "$arg" "$n")
@@ -148,11 +152,13 @@ awk -F'|' -v talp="$TALP" -v ref="$REF" -v reps="$REPS" '
     line = sprintf("%-46s %9s %15s %15s", "event", "base ns", "popmeter", "CP=0")
     if (ref != "") line = line sprintf(" %15s %8s", "ref", "pm-ref")
     if (talp != "") line = line sprintf(" %15s", "TALP")
+    line = line sprintf(" %15s", "OMPT alone")
     print line
     for (i = 1; i <= nid; i++) { id = order[i]
       b = stat(id, "base") ? sprintf("%.0f", md[id, "base"]) : "-"
       line = sprintf("%-46s %9s %15s %15s", label[id], b, cell(id, "popmeter"), cnt[id, "cp0"] ? cell(id, "cp0") : "")
       if (ref != "") line = line sprintf(" %15s %8s", cell(id, "ref"), paired(id))
       if (talp != "") line = line sprintf(" %15s", cnt[id, "talp"] ? cell(id, "talp") : "-")
+      line = line sprintf(" %15s", cnt[id, "ompt"] ? cell(id, "ompt") : "")
       print line }
   }' "$RESULTS"
