@@ -160,5 +160,6 @@ awk -F'|' -v talp="$TALP" -v ref="$REF" -v reps="$REPS" '
       if (ref != "") line = line sprintf(" %15s %8s", cell(id, "ref"), paired(id))
       if (talp != "") line = line sprintf(" %15s", cnt[id, "talp"] ? cell(id, "talp") : "-")
       line = line sprintf(" %15s", cnt[id, "ompt"] ? cell(id, "ompt") : "")
+      sub(/ +$/, "", line)
       print line }
   }' "$RESULTS"
