@@ -48,6 +48,12 @@ typedef struct pm_omp_thread {
   int named;
   pm_omp_task *free_tasks, *retired_tasks;
   uint32_t nretired;
+  /* Task records this thread owns that other threads completed: they push them here (atomic),
+   * the owner takes the whole list when its free list runs dry. Padded to its own cache line: the
+   * other threads write it. */
+  char pad_before[64];
+  pm_omp_task *remote_free;
+  char pad_after[64 - sizeof(pm_omp_task *)];
 } pm_omp_thread;
 
 /* One member's slot, on its own cache lines, written only by that member. cp[e & 1] holds the
@@ -111,8 +117,9 @@ struct pm_omp_team {
 
 struct pm_omp_task {
   pm_omp_cp2 create, end;
-  pm_omp_task *next;  /* free / retired list */
-  pm_omp_task **pred; /* predecessors (pred_inline or heap) */
+  pm_omp_task *next;    /* free / retired list */
+  pm_omp_thread *owner; /* the thread whose slab holds the record: it is freed back to it */
+  pm_omp_task **pred;   /* predecessors (pred_inline or heap) */
   uint32_t npred, cappred;
   pm_omp_task *pred_inline[4];
   uint8_t has_deps, started, done, saved_state;

@@ -268,6 +268,22 @@ static void test_join_time_after_instances_without_worker(void **state) {
   assert_int_equal(region_of((const void *)omp_test_region_a)->instances, 3);
 }
 
+/* A task record goes back to the thread that created it, also when another thread ran the task:
+ * a creator whose tasks others run reuses its records instead of taking a new slab (64 records)
+ * for every 64 tasks while the records pile up on the runners' lists. The creator's local list
+ * holds at most 63 records, so its record comes back within 64 creations. */
+static void test_task_record_returns_to_creator(void **state) {
+  (void)state;
+  pm_omp_task *a = pm_omp_task_new(L0, 0, now());
+  assert_non_null(a);
+  pm_omp_task_switch(L1, NULL, 0, a, now()); /* the worker runs it and completes it */
+  at(10);
+  pm_omp_task_switch(L1, a, 1, NULL, now());
+  int back = 0;
+  for (int i = 0; i < 64 && !back; i++) back = pm_omp_task_new(L0, 0, now()) == a;
+  assert_true(back);
+}
+
 /* Tasks with a dependence, run from barrier waits.
  *   100 fork, both begin | 100 worker enters a barrier (cue 100) | 110 master creates A (cue 110)
  *   | 120 master creates B, edge A -> B | 125 master enters the barrier (cue 125) | 130 worker runs
@@ -403,6 +419,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_barrier_parity, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ompt_late_join, setup, teardown),
       cmocka_unit_test_setup_teardown(test_join_time_after_instances_without_worker, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_task_record_returns_to_creator, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_dependence, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_body_taskwait, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_in_join_wait, setup, teardown),
