@@ -9,13 +9,14 @@
  * steady state. A record goes back to the list of the thread that allocated it, also when another
  * thread completed the task (through the owner's remote list): otherwise a thread that creates
  * the tasks others run would take a new slab every 64 tasks while the records pile up on the
- * runners' lists, memory growing with the run (2 threads, a million tasks: +250 MB). A record without dependences is recycled when its task completes. A record with
- * dependences may still be named as a predecessor while its task runs, and libomp reports an edge
- * only while the predecessor is incomplete; the sink reads the predecessor's end clock when it
- * starts, which is before the barrier that ends the phase. So such records are retired at
- * completion and recycled after the completing thread's next barrier. At most PM_OMP_MAX_RETIRED
- * of them live at once: beyond that, a new task's dependence edges are not followed (its creation
- * and end clocks still are). */
+ * runners' lists, memory growing with the run (2 threads, a million tasks: +250 MB). A record
+ * without dependences is recycled when its task completes. A record with dependences may still be
+ * named as a predecessor while its task runs, and libomp reports an edge only while the
+ * predecessor is incomplete; the sink reads the predecessor's end clock when it starts, which is
+ * before the barrier that ends the phase. So such records are retired at completion and recycled
+ * after the completing thread's next barrier. At most PM_OMP_MAX_RETIRED of them live at once:
+ * beyond that, a new task's dependence edges are not followed (its creation and end clocks still
+ * are). */
 #include "pm_omp_internal.h"
 #include <pthread.h>
 #include <stdlib.h>
