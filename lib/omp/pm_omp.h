@@ -12,8 +12,9 @@
  *
  * Workers leave a region asynchronously: neither libgomp nor libomp tells a worker when the join
  * barrier it waits in completes (libomp reports it at the next fork). So a worker that reached the
- * end of its implicit task stays in sync_wait; the master records the join time into each member's
- * frame, and the worker's next event (or finalize) closes the frame retroactively at that time:
+ * end of its implicit task stays in sync_wait; the master records the join time in the team (the
+ * worker finds it in the line it reads at the next fork anyway, or in the master's per-member
+ * record), and the worker's next event (or finalize) closes the frame retroactively at that time:
  * sync_wait inside the region up to the join, idle outside it afterwards.
  *
  * Threading: every call is made by the thread that owns L (unit tests drive virtual locations from
@@ -69,7 +70,8 @@ PM_HIDDEN pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_
  * OMPT join barrier's late end did it) is left alone. */
 PM_HIDDEN void pm_omp_implicit_end(pm_loc *L, pm_omp_frame *f, int join_wait, uint64_t now);
 /* Master, after the join: closes its frame and the region's call path, merges the members' final
- * clocks, records the join time in their frames, adds the instance to the region's aggregates. */
+ * clocks, records the join time for them (pm_omp_join_time), adds the instance to the region's
+ * aggregates. */
 PM_HIDDEN void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now);
 
 /* Barriers (explicit, implicit, the OMPT join barrier): enter pushes region r in state s
