@@ -160,6 +160,13 @@ PM_HIDDEN void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_e
  * error stays within one poll's cost; the next poll is timed exactly again. */
 #define PM_POLL_UNTIMED UINT64_MAX
 PM_HIDDEN uint64_t pm_poll_start(pm_loc *L);
+/* The t_end a poll passes to pm_poll: the clock, or PM_POLL_UNTIMED for every other poll of a run
+ * (its start was not read either). Such a poll reads no clock at all: its time goes into the span
+ * from the run's last read end to the next poll's end, which then holds two polls and their loop;
+ * when the run is left before that span closes (a transition, or computation before the next
+ * poll) it is charged what one poll of the run took with its loop. Half a clock read per poll
+ * inside a run, the error still within one poll's cost. */
+PM_HIDDEN uint64_t pm_poll_end(pm_loc *L, uint64_t t_start);
 
 /* Communication volume of the location (and of its current call-path node). */
 PM_HIDDEN void pm_add_sent(pm_loc *L, uint64_t bytes, uint64_t messages);

@@ -243,9 +243,12 @@ static inline void account(pm_loc *L, unsigned s, uint64_t dt) {
   L->cp_own.coo += dt & pm_cp_mask_coo[s];
 }
 
+static void settle_deferred_poll(pm_loc *L, uint64_t now);
+
 /* Polls since the last transition (pm_poll) took part of [t_last, now): that part is MPI time (its
  * nodes were charged by pm_poll), the rest belongs to the current state. */
-static __attribute__((noinline)) uint64_t take_polls(pm_loc *L, uint64_t dt) {
+static __attribute__((noinline)) uint64_t take_polls(pm_loc *L, uint64_t dt, uint64_t now) {
+  if (L->poll_deferred) settle_deferred_poll(L, now);
   uint64_t p = L->poll_pending < dt ? L->poll_pending : dt;
   L->poll_pending = 0;
   account(L, PM_STATE_MPI_SYNC, p);
@@ -258,7 +261,7 @@ static inline void charge(pm_loc *L, uint64_t now) {
   uint64_t dt = now - L->t_last;
   unsigned s = L->state;
   L->t_last = now;
-  if (PM_UNLIKELY(L->poll_pending)) dt = take_polls(L, dt);
+  if (PM_UNLIKELY(L->poll_pending | (uint64_t)L->poll_deferred)) dt = take_polls(L, dt, now);
   L->cur_node->time[s] += dt;
   account(L, s, dt);
 }
@@ -357,14 +360,35 @@ void pm_call_enter_under(pm_loc *L, pm_region_id r, pm_state s, uint32_t fork_po
 void pm_region_exit(pm_loc *L, uint64_t now) { pop(L, now); }
 
 uint64_t pm_poll_start(pm_loc *L) { return L->poll_run && L->poll_last > L->t_last ? PM_POLL_UNTIMED : pm_clock_now(); }
+uint64_t pm_poll_end(pm_loc *L, uint64_t t_start) {
+  return t_start == PM_POLL_UNTIMED && !L->poll_deferred ? PM_POLL_UNTIMED : pm_clock_now();
+}
 
-/* A poll of a run, timed by its end only: [poll_last, t_end] holds the loop around it and the poll. */
-static uint64_t untimed_poll(pm_loc *L, uint64_t t_end) {
-  uint64_t span = t_end - L->poll_last, ref = L->poll_exact;
-  if (span <= ref + (ref > PM_POLL_GAP_NS ? ref : PM_POLL_GAP_NS)) return span;
-  /* computation between the polls: it stays in its state, the poll costs what the last timed one did */
+/* The poll of the run that read no clock, when the run is left before the next poll: it is charged
+ * what a poll of the run took with its loop (at most the time since the run's last read end). */
+static void settle_deferred_poll(pm_loc *L, uint64_t now) {
+  L->poll_deferred = 0;
   L->poll_run = 0;
-  return ref < span ? ref : span;
+  if (now <= L->poll_last) return;
+  uint64_t d = now - L->poll_last < L->poll_iter ? now - L->poll_last : L->poll_iter;
+  L->poll_node->time[PM_STATE_MPI_SYNC] += d;
+  L->poll_pending += d;
+  L->poll_last += d;
+}
+
+/* A poll of a run, timed by its end only: [poll_last, t_end] holds the loop around it and the poll,
+ * and the deferred poll before it with its loop when there is one (npolls 2). */
+static uint64_t untimed_poll(pm_loc *L, uint64_t t_end, uint64_t npolls) {
+  uint64_t span = t_end - L->poll_last, ref = L->poll_exact;
+  if (span <= npolls * (ref + (ref > PM_POLL_GAP_NS ? ref : PM_POLL_GAP_NS))) {
+    L->poll_iter = span / npolls;
+    return span;
+  }
+  /* computation between the polls: it stays in its state; this poll costs what the last timed one
+   * did, a deferred one what a poll of the run took with its loop */
+  L->poll_run = 0;
+  uint64_t d = ref + (npolls - 1) * L->poll_iter;
+  return d < span ? d : span;
 }
 
 void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end) {
@@ -373,9 +397,22 @@ void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end) {
   L->polls++;
   uint64_t d;
   if (t_start == PM_POLL_UNTIMED) {
-    /* pm_poll_start saw no transition since the last poll; t_end <= poll_last: the window reset */
-    if (PM_UNLIKELY(t_end <= L->poll_last || L->poll_last <= L->t_last)) return;
-    d = untimed_poll(L, t_end);
+    /* pm_poll_start saw no transition since the last poll; poll_last <= t_last: the window reset */
+    if (PM_UNLIKELY(L->poll_last <= L->t_last)) return;
+    if (t_end == PM_POLL_UNTIMED) { /* pm_poll_end deferred it: the next span holds it */
+      L->poll_deferred = 1;
+      L->poll_node = n;
+      return;
+    }
+    if (PM_UNLIKELY(t_end <= L->poll_last)) return;
+    uint64_t npolls = 1 + (uint64_t)L->poll_deferred;
+    d = untimed_poll(L, t_end, npolls);
+    if (L->poll_deferred && L->poll_node != n) { /* the deferred poll was another call: half of it */
+      L->poll_node->time[PM_STATE_MPI_SYNC] += d / 2;
+      L->poll_pending += d / 2;
+      d -= d / 2;
+    }
+    L->poll_deferred = 0;
   } else {
     if (PM_UNLIKELY(t_end <= t_start || t_start < L->t_last)) return; /* before the window: not ours */
     d = t_end - t_start;
@@ -386,6 +423,7 @@ void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end) {
       if (gap <= d || gap <= PM_POLL_GAP_NS) {
         d += gap;
         L->poll_run = 1;
+        L->poll_iter = d;
       }
     }
   }
@@ -459,6 +497,8 @@ void pm_loc_restart(pm_loc *L, uint64_t now) {
   L->bytes_sent = L->bytes_received = L->msgs_sent = L->msgs_received = 0;
   L->coll_bytes_out = L->coll_bytes_in = L->coll_calls = 0;
   L->io_bytes_read = L->io_bytes_written = L->polls = L->poll_pending = L->poll_last = L->poll_exact = 0;
+  L->poll_iter = 0;
+  L->poll_deferred = 0;
   L->poll_run = 0;
   uint32_t n = pm_loc_node_count(L);
   for (uint32_t i = 0; i < n; i++) {

@@ -147,19 +147,19 @@ awk -F'|' -v talp="$TALP" -v ref="$REF" -v reps="$REPS" '
     for (r = 1; r <= reps; r++) if ((id, "popmeter", r) in val && (id, "ref", r) in val) d[++n] = val[id, "popmeter", r] - val[id, "ref", r]
     return n ? sprintf("%+.0f", median(d, n)) : "-" }
   $2 == "label" { order[++nid] = $1; label[$1] = $3; next }
-  { cnt[$1, $2]++; val[$1, $2, $4] = $3 }
+  { cnt[$1, $2]++; val[$1, $2, $4] = $3; if ($2 == "ompt") ompt = 1 }
   END {
     line = sprintf("%-46s %9s %15s %15s", "event", "base ns", "popmeter", "CP=0")
     if (ref != "") line = line sprintf(" %15s %8s", "ref", "pm-ref")
     if (talp != "") line = line sprintf(" %15s", "TALP")
-    line = line sprintf(" %15s", "OMPT alone")
+    if (ompt) line = line sprintf(" %15s", "OMPT alone")
     print line
     for (i = 1; i <= nid; i++) { id = order[i]
       b = stat(id, "base") ? sprintf("%.0f", md[id, "base"]) : "-"
       line = sprintf("%-46s %9s %15s %15s", label[id], b, cell(id, "popmeter"), cnt[id, "cp0"] ? cell(id, "cp0") : "")
       if (ref != "") line = line sprintf(" %15s %8s", cell(id, "ref"), paired(id))
       if (talp != "") line = line sprintf(" %15s", cnt[id, "talp"] ? cell(id, "talp") : "-")
-      line = line sprintf(" %15s", cnt[id, "ompt"] ? cell(id, "ompt") : "")
+      if (ompt) line = line sprintf(" %15s", cnt[id, "ompt"] ? cell(id, "ompt") : "")
       sub(/ +$/, "", line)
       print line }
   }' "$RESULTS"

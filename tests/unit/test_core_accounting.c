@@ -192,18 +192,20 @@ static void test_polls_run_ends(void **state) {
 }
 
 /* One poll the way the MPI wrappers time it: start from pm_poll_start (the clock, or
- * PM_POLL_UNTIMED inside a run), `cost` ns in the call, end read. Returns 1 when the start was not
- * read. */
+ * PM_POLL_UNTIMED inside a run), `cost` ns in the call, end from pm_poll_end (the clock, or
+ * PM_POLL_UNTIMED for every other poll of a run). Returns how many of the two were not read. */
 static int wrapped_poll(pm_loc *L, pm_region_id r, uint64_t cost) {
   uint64_t s = pm_poll_start(L);
   pm_clock_advance(cost);
-  pm_poll(L, r, s, pm_clock_now());
-  return s == PM_POLL_UNTIMED;
+  uint64_t e = pm_poll_end(L, s);
+  pm_poll(L, r, s, e);
+  return (s == PM_POLL_UNTIMED) + (e == PM_POLL_UNTIMED);
 }
 
-/* The busy loop of test_polls through pm_poll_start: the first poll is timed exactly (3), the second
- * too and joins the run (gap 7 + 3), the other 998 read only their end: each [end, next end] = 10.
- * The same 9993 ns of polling as with two clock reads per poll, 17 ns useful. */
+/* The busy loop of test_polls through pm_poll_start / pm_poll_end: the first poll is timed exactly
+ * (3), the second too and joins the run (gap 7 + 3), the other 998 read no start, and every other
+ * one of them no end either (499): each [end, end two polls later] = 20. The same 9993 ns of
+ * polling as with two clock reads per poll, 17 ns useful. */
 static void test_polls_one_clock_in_runs(void **state) {
   (void)state;
   pm_loc *L = pm_loc_self();
@@ -215,16 +217,18 @@ static void test_polls_one_clock_in_runs(void **state) {
   }
   pm_clock_advance(10);
   pm_loc_flush(L, pm_clock_now());
-  assert_int_equal(untimed, 998);
+  assert_int_equal(untimed, 998 + 499);
   assert_int_equal(L->polls, 1000);
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 9993);
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 17);
 }
 
-/* A run left for computation without a transition: polls [0,3] [10,13] [20,23], 5000 ns of work,
- * a poll [5023,5026] read at its end only (span 5003 does not fit a run whose timed poll took 3
- * ns: it is charged those 3 and the run ends), 5000 ns of work, a poll [10026,10030] timed exactly
- * again (4). MPI: 3 + 10 + 10 + 3 + 4 = 30 of 10030 ns; the work stays useful. */
+/* A run left for computation without a transition: polls [0,3] [10,13] (a run: 10 ns per poll with
+ * its loop) and [20,23] (no clock read), 5000 ns of work, a poll [5023,5026] read at its end only
+ * (span 5013 does not fit two polls of a run whose timed poll took 3 ns: it is charged those 3,
+ * the poll without a clock a poll of the run, 10, and the run ends), 5000 ns of work, a poll
+ * [10026,10030] timed exactly again (4). MPI: 3 + 10 + 10 + 3 + 4 = 30 of 10030 ns, as with a
+ * clock read per poll; the work stays useful. */
 static void test_polls_run_left_for_work(void **state) {
   (void)state;
   pm_loc *L = pm_loc_self();
@@ -232,7 +236,7 @@ static void test_polls_run_left_for_work(void **state) {
   uint64_t t0 = pm_clock_now();
   for (int i = 0; i < 3; i++) {
     if (i) pm_clock_advance(7);
-    assert_int_equal(wrapped_poll(L, test, 3), i == 2);
+    assert_int_equal(wrapped_poll(L, test, 3), i == 2 ? 2 : 0);
   }
   pm_clock_advance(5000);
   assert_int_equal(wrapped_poll(L, test, 3), 1);
@@ -244,9 +248,10 @@ static void test_polls_run_left_for_work(void **state) {
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 10000);
 }
 
-/* Slow polls (test_polls_slow) through pm_poll_start, 4 of 2000 ns, 1500 ns apart: exact 2000, then
- * 1500 + 2000 (the run starts), then two spans of 3500 (<= 2000 + 2000): all of [0, 12500]. A
- * transition ends the run: the next poll reads its start again. */
+/* Slow polls (test_polls_slow) through pm_poll_start / pm_poll_end, 4 of 2000 ns, 1500 ns apart:
+ * exact 2000, then 1500 + 2000 (the run starts), then one span of 7000 for two polls (<= 2 x (2000
+ * + 2000); the first of them read no clock): all of [0, 12500]. A transition ends the run: the
+ * next poll reads its start again. */
 static void test_polls_slow_run_and_transition(void **state) {
   (void)state;
   pm_loc *L = pm_loc_self();
@@ -256,12 +261,57 @@ static void test_polls_slow_run_and_transition(void **state) {
     if (i) pm_clock_advance(1500);
     untimed += wrapped_poll(L, test, 2000);
   }
-  assert_int_equal(untimed, 2);
+  assert_int_equal(untimed, 3);
   pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
   assert_int_equal(wrapped_poll(L, test, 2000), 0);
   pm_loc_flush(L, pm_clock_now());
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 12500 + 2000);
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 0);
+}
+
+/* A run left by a transition right after a poll that read no clock: polls [0,3] [10,13] (a run, 10
+ * ns per poll with its loop), [20,23] (no clock), 7 ns of work, a transition at 30: the poll without
+ * a clock is charged a poll of the run (10: [13,23]), the 7 ns stay useful. MPI 23, useful 7. */
+static void test_polls_run_left_after_unread_poll(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  pm_loc_flush(L, pm_clock_now());
+  uint64_t useful0 = L->time[PM_CTX_SERIAL][PM_STATE_USEFUL];
+  for (int i = 0; i < 3; i++) {
+    if (i) pm_clock_advance(7);
+    assert_int_equal(wrapped_poll(L, test, 3), i == 2 ? 2 : 0);
+  }
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 0); /* nothing charged before a transition */
+  pm_clock_advance(7);
+  pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 23);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL] - useful0, 7);
+  assert_int_equal(pm_loc_node(L, 1)->time[PM_STATE_MPI_SYNC], 23);
+  assert_int_equal(L->polls, 3);
+  /* the run is over: the next poll reads both clocks */
+  pm_clock_advance(100);
+  assert_int_equal(wrapped_poll(L, test, 5), 0);
+}
+
+/* A run alternating two calls: MPI_Test [0,3], MPI_Iprobe [10,13] (the run: 10), MPI_Test [20,23]
+ * (no clock), MPI_Iprobe [30,33]: the span [13,33] holds both, each node gets half. MPI_Test 3 + 10,
+ * MPI_Iprobe 10 + 10: all of [0,33]. */
+static void test_polls_unread_poll_of_another_call(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  pm_region_id probe = pm_region_register("MPI_Iprobe", PM_PARADIGM_MPI, PM_ROLE_FUNCTION);
+  for (int i = 0; i < 4; i++) {
+    if (i) pm_clock_advance(7);
+    assert_int_equal(wrapped_poll(L, i % 2 ? probe : test, 3), i == 2 ? 2 : i == 3 ? 1 : 0);
+  }
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 33);
+  assert_int_equal(pm_loc_node(L, 1)->region, test);
+  assert_int_equal(pm_loc_node(L, 1)->time[PM_STATE_MPI_SYNC], 13);
+  assert_int_equal(pm_loc_node(L, 2)->region, probe);
+  assert_int_equal(pm_loc_node(L, 2)->time[PM_STATE_MPI_SYNC], 20);
 }
 
 /* A transition right after polls charges them first: the state it leaves gets only the rest. */
@@ -689,6 +739,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_polls_between_work, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_slow, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_run_ends, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_polls_run_left_after_unread_poll, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_polls_unread_poll_of_another_call, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_then_transition, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_one_clock_in_runs, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_run_left_for_work, setup, teardown),

@@ -383,7 +383,11 @@ def body(call, fortran, callee, pass_args, fast_call, rc_from):
         # a poll is timed but makes no transition (pm_poll); one that completed a
         # message with a clock brings the location's clocks up to its end before the merge, or the
         # time since the last transition would be added on top of the incoming clock
-        o.append('    uint64_t pm_t1 = pm_clock_now();')
+        # (every other poll of a run reads no clock at all, pm_poll_end, unless it brought a clock)
+        if call.actions:
+            o.append('    uint64_t pm_t1 = X.have_in ? pm_clock_now() : pm_poll_end(L, pm_t0);')
+        else:
+            o.append('    uint64_t pm_t1 = pm_poll_end(L, pm_t0);')
         o.append('    pm_poll(L, %s, pm_t0, pm_t1);' % idx)
         if call.actions:
             o.append('    if (X.have_in) pm_cp_merge_global_poll(L, X.in, pm_t1);')
