@@ -154,10 +154,11 @@ PM_HIDDEN void pm_region_exit(pm_loc *L, uint64_t now);
 PM_HIDDEN void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end);
 /* The t_start a poll passes to pm_poll: the clock, or PM_POLL_UNTIMED inside a run of back-to-back
  * polls (two in a row already joined by a short gap, nothing else since). There the run is timed
- * from one poll's end to the next one's: one clock read per poll instead of two (a read costs ~21 ns
- * on the development VM, a failing MPI_Test ~36). pm_poll leaves the run at a gap that does not fit
- * it (computation between polls) and charges that poll the run's last exactly timed poll, so the
- * error stays within one poll's cost; the next poll is timed exactly again. */
+ * from one read poll end to the next: no start read (a read costs ~21 ns on the development VM, a
+ * failing MPI_Test ~36), and no end read either for every other poll (pm_poll_end). pm_poll leaves
+ * the run at a gap that does not fit it (computation between polls) and charges that poll the
+ * run's last exactly timed poll, so the error stays within one poll's cost; the next poll is timed
+ * exactly again. */
 #define PM_POLL_UNTIMED UINT64_MAX
 PM_HIDDEN uint64_t pm_poll_start(pm_loc *L);
 /* The t_end a poll passes to pm_poll: the clock, or PM_POLL_UNTIMED for every other poll of a run
