@@ -367,8 +367,7 @@ uint64_t pm_poll_end(pm_loc *L, uint64_t t_start) {
 /* The poll of the run that read no clock, when the run is left before the next poll: it is charged
  * what a poll of the run took with its loop (at most the time since the run's last read end). */
 static void settle_deferred_poll(pm_loc *L, uint64_t now) {
-  L->poll_deferred = 0;
-  L->poll_run = 0;
+  L->poll_deferred = 0; /* the run ends with the transition: poll_last stays before t_last */
   if (now <= L->poll_last) return;
   uint64_t d = now - L->poll_last < L->poll_iter ? now - L->poll_last : L->poll_iter;
   L->poll_node->time[PM_STATE_MPI_SYNC] += d;

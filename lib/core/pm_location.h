@@ -109,7 +109,7 @@ struct pm_loc {
   uint64_t poll_pending;             /* ns of polls since the last transition, not yet in time[] (pm_poll) */
   uint64_t poll_last;                /* end of the last poll (a run of polls goes on while no transition) */
   uint64_t poll_exact;               /* duration of the last poll timed with both clocks (pm_poll_start) */
-  int poll_run;                      /* the last poll joined a run: the next one reads one clock */
+  int poll_run;                      /* the last poll joined a run: the next one reads no start */
   uint64_t poll_iter;                /* the run's last span per poll (a poll and the loop around it) */
   int poll_deferred;                 /* a poll of the run read no clock: its time is in the next span */
   int in_tool;                       /* reentrancy guard depth */

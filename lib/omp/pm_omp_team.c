@@ -413,16 +413,17 @@ void pm_omp_barrier_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
   }
 }
 
-/* The late end of a worker's join barrier (libomp reports it at the next fork). */
-static int is_late_join(const pm_omp_frame *f) {
-  return f && !f->is_master && f->status == PM_OMP_IN_BARRIER && pm_omp_join_time(f);
+/* When f is a worker's join barrier that the master has joined: its join time, and the barrier's
+ * end (libomp reports it at the next fork) is late. 0 otherwise. */
+static uint64_t late_join_time(const pm_omp_frame *f) {
+  return f && !f->is_master && f->status == PM_OMP_IN_BARRIER ? pm_omp_join_time(f) : 0;
 }
 
 void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
-  uint64_t tj = f && !f->is_master && f->status == PM_OMP_IN_BARRIER ? pm_omp_join_time(f) : 0;
-  if (tj) { /* the late end of a worker's join barrier */
+  uint64_t tj = late_join_time(f);
+  if (tj) {
     frame_close(th, L, f, tj <= now ? tj : now);
     return;
   }
@@ -443,14 +444,14 @@ void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
 
 int pm_omp_late_join(pm_loc *L) {
   pm_omp_thread *th = L->omp;
-  return th && is_late_join(pm_omp_top(th));
+  return th && late_join_time(pm_omp_top(th));
 }
 
 int pm_omp_frame_done(const pm_omp_frame *f) { return f && f->status == PM_OMP_CLOSED; }
 
 void pm_omp_wait(pm_loc *L, int begin, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
-  if (th && is_late_join(pm_omp_top(th))) return;
+  if (th && late_join_time(pm_omp_top(th))) return;
   pm_state_set(L, begin ? PM_STATE_SYNC_WAIT : PM_STATE_RUNTIME, now);
 }
 
@@ -482,8 +483,9 @@ void pm_omp_finalize(uint64_t t_end) {
     /* only frames with a recorded join: a worker still inside a region keeps its state */
     while (th->depth && !th->overflow) {
       pm_omp_frame *f = &th->frame[th->depth - 1];
-      uint64_t tj = f->is_master ? 0 : pm_omp_join_time(f);
-      if (f->is_master || !tj || tj > t_end || (f->status != PM_OMP_ENDED && f->status != PM_OMP_IN_BARRIER)) break;
+      if (f->is_master || (f->status != PM_OMP_ENDED && f->status != PM_OMP_IN_BARRIER)) break;
+      uint64_t tj = pm_omp_join_time(f);
+      if (!tj || tj > t_end) break;
       frame_close(th, th->L, f, tj);
     }
   }

@@ -202,11 +202,21 @@ static int wrapped_poll(pm_loc *L, pm_region_id r, uint64_t cost) {
   return (s == PM_POLL_UNTIMED) + (e == PM_POLL_UNTIMED);
 }
 
+/* Polls [0,3] [10,13] [20,23] on L, the way test_polls_run_left_for_work and
+ * test_polls_run_left_after_unread_poll start: the first two read both clocks and make a run (10 ns
+ * per poll with its loop), the third reads none. */
+static void run_ending_unread(pm_loc *L, pm_region_id r) {
+  for (int i = 0; i < 3; i++) {
+    if (i) pm_clock_advance(7);
+    assert_int_equal(wrapped_poll(L, r, 3), i == 2 ? 2 : 0);
+  }
+}
+
 /* The busy loop of test_polls through pm_poll_start / pm_poll_end: the first poll is timed exactly
  * (3), the second too and joins the run (gap 7 + 3), the other 998 read no start, and every other
  * one of them no end either (499): each [end, end two polls later] = 20. The same 9993 ns of
  * polling as with two clock reads per poll, 17 ns useful. */
-static void test_polls_one_clock_in_runs(void **state) {
+static void test_polls_fewer_clocks_in_runs(void **state) {
   (void)state;
   pm_loc *L = pm_loc_self();
   pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
@@ -234,10 +244,7 @@ static void test_polls_run_left_for_work(void **state) {
   pm_loc *L = pm_loc_self();
   pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
   uint64_t t0 = pm_clock_now();
-  for (int i = 0; i < 3; i++) {
-    if (i) pm_clock_advance(7);
-    assert_int_equal(wrapped_poll(L, test, 3), i == 2 ? 2 : 0);
-  }
+  run_ending_unread(L, test);
   pm_clock_advance(5000);
   assert_int_equal(wrapped_poll(L, test, 3), 1);
   pm_clock_advance(5000);
@@ -278,10 +285,7 @@ static void test_polls_run_left_after_unread_poll(void **state) {
   pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
   pm_loc_flush(L, pm_clock_now());
   uint64_t useful0 = L->time[PM_CTX_SERIAL][PM_STATE_USEFUL];
-  for (int i = 0; i < 3; i++) {
-    if (i) pm_clock_advance(7);
-    assert_int_equal(wrapped_poll(L, test, 3), i == 2 ? 2 : 0);
-  }
+  run_ending_unread(L, test);
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 0); /* nothing charged before a transition */
   pm_clock_advance(7);
   pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
@@ -742,7 +746,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_polls_run_left_after_unread_poll, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_unread_poll_of_another_call, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_then_transition, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_polls_one_clock_in_runs, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_polls_fewer_clocks_in_runs, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_run_left_for_work, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_slow_run_and_transition, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bytes, setup, teardown),
