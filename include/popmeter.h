@@ -21,6 +21,14 @@ extern "C" {
 void pm_region_begin(const char *name);
 void pm_region_end(const char *name);
 
+/* Begin / end a named user region in which the calling thread waits for other threads of the
+ * program (a condition variable, a semaphore, a flag it polls): its time counts as synchronisation
+ * wait, not as useful computation, in the tables, and the thread's critical-path clock does not
+ * advance through it. Nests with pm_region_begin/end (pm_wait_end must name the innermost open
+ * region). Waits in MPI, OpenMP and StarPU calls are measured without it. */
+void pm_wait_begin(const char *name);
+void pm_wait_end(const char *name);
+
 /* Stop / restart measuring the calling thread (time while paused counts nowhere). */
 void pm_pause(void);
 void pm_resume(void);

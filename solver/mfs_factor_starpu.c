@@ -29,6 +29,7 @@
  * scheduler's priority range by its logarithm; cleanups get the top priority (they free memory).
  */
 #include "mfs_exec.h"
+#include "popmeter.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -226,8 +227,17 @@ static void insert_local(submit_state *T, int type, void *arg, size_t argsize, i
   count_task(T, type, flops);
 }
 
-/* Waits on E->freed (E->lock held) for at most 200 ms: the progress display keeps moving. */
-static void wait_freed(exec_state *E) {
+/* The submitting thread's waits, declared to popmeter when it measures the run (preloaded or
+ * linked): blocked on a condition variable, the thread is waiting for the workers, not computing,
+ * and the task graph's critical path must not run through that time. Without popmeter the weak
+ * references are NULL. */
+#pragma weak pm_wait_begin
+#pragma weak pm_wait_end
+
+/* Waits on E->freed (E->lock held) for at most 200 ms: the progress display keeps moving. what:
+ * the region popmeter shows the wait in. */
+static void wait_freed(exec_state *E, const char *what) {
+  if (pm_wait_begin) pm_wait_begin(what);
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   ts.tv_nsec += 200 * 1000 * 1000;
@@ -236,6 +246,7 @@ static void wait_freed(exec_state *E) {
     ts.tv_nsec -= 1000000000;
   }
   pthread_cond_timedwait(&E->freed, &E->lock, &ts);
+  if (pm_wait_end) pm_wait_end(what);
 }
 
 static void show_progress(const submit_state *T) {
@@ -247,7 +258,7 @@ static int wait_for_memory(submit_state *T) {
   exec_state *E = T->E;
   pthread_mutex_lock(&E->lock);
   int pending = E->pending_frees > 0;
-  if (pending) wait_freed(E);
+  if (pending) wait_freed(E, "mfs_wait_memory");
   pthread_mutex_unlock(&E->lock);
   show_progress(T);
   return pending;
@@ -259,7 +270,7 @@ static void wait_for_tasks(submit_state *T) {
   atomic_store(&E->tasks_awaited, 1);
   while (atomic_load(&E->tasks_done) < T->tasks_submitted) {
     pthread_mutex_lock(&E->lock);
-    if (atomic_load(&E->tasks_done) < T->tasks_submitted) wait_freed(E);
+    if (atomic_load(&E->tasks_done) < T->tasks_submitted) wait_freed(E, "mfs_wait_tasks");
     pthread_mutex_unlock(&E->lock);
     show_progress(T);
   }

@@ -33,7 +33,8 @@ static pm_region_id user_region(const char *name) {
 
 static int deep_reported;
 
-PM_API void pm_region_begin(const char *name) {
+/* Enters user region `name`; wait: in the synchronisation-wait state, else in the current one. */
+static void user_enter(const char *name, int wait) {
   pm_loc *L = pm_enter_tool();
   if (!L) return;
   if (L->depth == PM_MAX_DEPTH && !__atomic_exchange_n(&deep_reported, 1, __ATOMIC_RELAXED))
@@ -41,9 +42,19 @@ PM_API void pm_region_begin(const char *name) {
             "level %d, their MPI and I/O time still counted as such",
             PM_MAX_DEPTH, name ? name : "(null)", PM_MAX_DEPTH);
   pm_region_id r = user_region(name ? name : "(null)");
-  if (r != PM_REGION_NONE) pm_region_enter(L, r, pm_clock_now());
+  if (r != PM_REGION_NONE) {
+    if (wait)
+      pm_call_enter(L, r, PM_STATE_SYNC_WAIT, pm_clock_now());
+    else
+      pm_region_enter(L, r, pm_clock_now());
+  }
   pm_leave_tool(L);
 }
+
+PM_API void pm_region_begin(const char *name) { user_enter(name, 0); }
+PM_API void pm_wait_begin(const char *name) { user_enter(name, 1); }
+/* the exit restores the state the region was entered from, whichever kind it is */
+PM_API void pm_wait_end(const char *name) { pm_region_end(name); }
 
 PM_API void pm_region_end(const char *name) {
   pm_loc *L = pm_enter_tool();

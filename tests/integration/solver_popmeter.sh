@@ -70,4 +70,24 @@ check "tag tree: fronts owned by both processes ($5)" test "$5" = "0,1"
 check "memory series: one per process ($6)" test "$6" = 2
 peak=$(sed -n 's/^process *tracked allocation peak \([0-9.]*\) MB.*/\1/p' "$work/out")
 check "memory series: its largest value ($7 MB) is mfsolve's peak ($peak MB)" test "$7" = "$peak"
+
+# the submitting thread's own waits (pm_wait_begin/end, weak in mfsolve): synchronisation wait in
+# their regions, never useful time (the task graph's critical path must not run through them)
+waits=$(/usr/bin/python3 - "$j" <<'EOP'
+import json, sys
+j = json.load(open(sys.argv[1]))
+st = j["states"]; u = 10 + st.index("useful"); w = 10 + st.index("sync_wait")
+rid = {r["name"]: i for i, r in enumerate(j["regions"])}
+def times(name):
+    nodes = {k for k, c in enumerate(j["callpaths"]) if c[1] == rid.get(name)}
+    vals = [v for v in j["values"] if v[0] in nodes]
+    return sum(v[2] for v in vals), sum(v[w] for v in vals), sum(v[u] for v in vals)
+n, wt, ut = times("mfs_wait_tasks")
+print(n, int(wt > 0), repr(ut))
+EOP
+)
+set -- $waits
+check "the submitter's waits are a region (mfs_wait_tasks: $1 visits)" test "${1:-0}" -gt 0
+check "mfs_wait_tasks is synchronisation wait" test "$2" = 1
+check "mfs_wait_tasks holds no useful time ($3 s)" test "$3" = 0
 tap_done

@@ -686,6 +686,38 @@ static void test_user_regions(void **state) {
   assert_int_equal(pm_loc_node(L, 0)->time[PM_STATE_USEFUL], 18);
 }
 
+/* A user wait (pm_wait_begin/end) is synchronisation wait on its own call path, nested in a user
+ * region, and the useful clock (cue) does not advance through it; the end restores useful.
+ * t: +10 begin "submit" | +6 wait "memory" | +40 end wait | +4 end "submit".
+ * useful 10 + 6 + 4 = 20 (cue 20), sync_wait 40 on "memory" (com counts it too: 60). */
+static void test_user_wait(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_clock_advance(10);
+  pm_region_begin("submit");
+  pm_clock_advance(6);
+  pm_wait_begin("memory");
+  assert_int_equal(pm_state_get(L), PM_STATE_SYNC_WAIT);
+  pm_clock_advance(40);
+  pm_wait_end("memory");
+  assert_int_equal(pm_state_get(L), PM_STATE_USEFUL);
+  pm_clock_advance(4);
+  pm_region_end("submit");
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(L->depth, 0);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 20);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_SYNC_WAIT], 40);
+  assert_int_equal(pm_loc_node_count(L), 3);
+  pm_cpnode *submit = pm_loc_node(L, 1), *memory = pm_loc_node(L, 2);
+  assert_string_equal(pm_region_name(memory->region), "memory");
+  assert_int_equal(memory->parent, 1);
+  assert_int_equal(memory->time[PM_STATE_SYNC_WAIT], 40);
+  assert_int_equal(memory->time[PM_STATE_USEFUL], 0);
+  assert_int_equal(submit->time[PM_STATE_USEFUL], 10);
+  assert_int_equal(pm_cp_process(L).cue, 20);
+  assert_int_equal(pm_cp_process(L).com, 60);
+}
+
 /* Process profile from the live locations: window and exact seconds. */
 static void test_profile_build(void **state) {
   (void)state;
@@ -762,6 +794,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_region_registry_full, setup, teardown),
       cmocka_unit_test_setup_teardown(test_time_never_backwards, setup, teardown),
       cmocka_unit_test_setup_teardown(test_user_regions, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_user_wait, setup, teardown),
       cmocka_unit_test_setup_teardown(test_profile_build, setup, teardown),
       cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
   };
