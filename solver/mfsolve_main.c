@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "mfs.h"
+#include "popmeter.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -84,11 +85,18 @@ static int parse_long(const char *s, long lo, long hi, long *v) {
   return 1;
 }
 
-/* ---- progress on a terminal: one rewritten line, at most 5 updates a second */
+/* ---- phases: progress on a terminal (one rewritten line, at most 5 updates a second), and a user
+ * region of popmeter when it measures the run (preloaded or linked: the weak references are NULL
+ * without it), so that its profile tells the program's own phases apart: mfs_read, mfs_analysis
+ * (the ordering, on one thread), mfs_factorization, mfs_solve. */
+#pragma weak pm_region_begin
+#pragma weak pm_region_end
+
 typedef struct {
   int on;
   double last;
   const char *phase;
+  const char *region; /* the phase's open popmeter region, NULL: none */
 } progress_state;
 
 static double now(void) {
@@ -97,7 +105,9 @@ static double now(void) {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static void progress_phase(progress_state *p, const char *phase) {
+static void progress_phase(progress_state *p, const char *phase, const char *region) {
+  if (pm_region_begin) pm_region_begin(region);
+  p->region = region;
   if (!p->on) return;
   fflush(stdout); /* report lines first, then the progress line under them */
   p->phase = phase;
@@ -115,6 +125,8 @@ static void progress_cb(void *ctx, double done, double total) {
 }
 
 static void progress_done(progress_state *p) {
+  if (p->region && pm_region_end) pm_region_end(p->region);
+  p->region = NULL;
   if (!p->on) return;
   fprintf(stderr, "\r\033[K");
   fflush(stderr);
@@ -377,7 +389,7 @@ static int write_solution(const char *path, const double *x, int32_t n) {
 
 /* Solve with b = A x* for a known x*, print times and residuals; returns the exit code. */
 static int solve_and_check(const cli *c, const mfs_matrix *A, const mfs_factor *F, int root, progress_state *ps) {
-  progress_phase(ps, "solve");
+  progress_phase(ps, "solve", "mfs_solve");
   double *xs = malloc((size_t)A->n * sizeof *xs), *b = malloc((size_t)A->n * sizeof *b);
   double *x = malloc((size_t)A->n * sizeof *x), *res = malloc(((size_t)c->refine + 1) * sizeof *res);
   if (!xs || !b || !x || !res) {
@@ -433,11 +445,11 @@ static int64_t full_nnz(const mfs_matrix *A) {
 }
 
 static int run(const cli *c, int root, int nranks) {
-  progress_state ps = {root && !c->quiet && isatty(STDERR_FILENO), 0, ""};
+  progress_state ps = {.on = root && !c->quiet && isatty(STDERR_FILENO), .phase = ""};
   mfs_error err;
   mfs_matrix A;
   mfs_status st;
-  progress_phase(&ps, "reading the matrix");
+  progress_phase(&ps, "reading the matrix", "mfs_read");
   if (c->gen) {
     st = mfs_matrix_generate(c->gen, &A, &err);
     if (st == MFS_ERR_ARG) {
@@ -457,7 +469,7 @@ static int run(const cli *c, int root, int nranks) {
     printf("matrix          %s: n = %d, nnz = %lld (lower triangle), %lld (full)\n", c->gen ? c->gen : c->matrix, A.n,
            (long long)A.nnz, (long long)full_nnz(&A));
 
-  progress_phase(&ps, "analysis");
+  progress_phase(&ps, "analysis", "mfs_analysis");
   mfs_symbolic *S;
   st = mfs_analyze(&A, &c->opt, &S, &err);
   progress_done(&ps);
@@ -469,7 +481,7 @@ static int run(const cli *c, int root, int nranks) {
   if (root) report_analysis(c, S, nranks);
   int64_t peak_before = mfs_mem_peak(); /* the factorization restarts the high-water mark */
 
-  progress_phase(&ps, "factorization");
+  progress_phase(&ps, "factorization", "mfs_factorization");
   mfs_factor *F;
   if (c->executor) {
     mfs_starpu_options so;

@@ -83,11 +83,14 @@ def times(name):
     vals = [v for v in j["values"] if v[0] in nodes]
     return sum(v[2] for v in vals), sum(v[w] for v in vals), sum(v[u] for v in vals)
 n, wt, ut = times("mfs_wait_tasks")
-print(n, int(wt > 0), repr(ut))
+phases = [times(ph)[0] for ph in ("mfs_read", "mfs_analysis", "mfs_factorization", "mfs_solve")]
+print(n, int(wt > 0), repr(ut), ",".join(str(v) for v in phases))
 EOP
 )
 set -- $waits
 check "the submitter's waits are a region (mfs_wait_tasks: $1 visits)" test "${1:-0}" -gt 0
 check "mfs_wait_tasks is synchronisation wait" test "$2" = 1
 check "mfs_wait_tasks holds no useful time ($3 s)" test "$3" = 0
+# mfsolve's phases are user regions too (visits of mfs_read, _analysis, _factorization, _solve)
+check "each process entered each of mfsolve's phases once ($4)" test "$4" = "2,2,2,2"
 tap_done
