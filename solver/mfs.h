@@ -318,6 +318,8 @@ typedef struct {
   int32_t subtrees;                    /* sequential subtree tasks */
   int mpi_poll_sleep_us;               /* on several processes: longest sleep of StarPU-MPI's progression thread
                              between fruitless polls (mfs_mpi_poll.c), 0: it spins */
+  int pinned_procs;         /* on several processes: those whose workers run on CPUs of their own (mfs_placement.c) */
+  const char *unpinned_why; /* this process's reason when it did not pin its workers, else NULL */
   /* Memory of the numeric phase on this process, in bytes above F->mem_base. The executor keeps
      * the contribution-block arena under a window: a front is activated only when its blocks fit
      * below mem_window, else the submission waits for cleanups (and goes over only when nothing

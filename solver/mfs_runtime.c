@@ -7,9 +7,9 @@
  * StarPU's configuration takes precedence over its environment variables so that --workers means
  * what it says and no OpenCL/CUDA worker appears (Debian's StarPU drives any OpenCL device it finds,
  * pocl on the CPU included, with a polling thread). STARPU_SCHED is honoured here instead.
- * Under an MPI launcher workers are left unbound unless the user chose a binding
- * (STARPU_WORKERS_NOBIND): several processes on one machine must not pin their workers to the same
- * cores, and the launcher may have bound the process already.
+ * Under an MPI launcher StarPU does not pin its workers (STARPU_WORKERS_NOBIND): several processes on
+ * one machine must not pin theirs to the same cores, and the launcher may have bound the process
+ * already; mfs_placement.c gives each worker a CPU of its own when the machine has enough.
  *
  * Buffers StarPU allocates itself — on this solver's runs only those for tiles received from other
  * processes — go through malloc hooks into the tracked allocator, so the measured memory peak
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-runtime_state runtime__state = {0, 0, 0, 0, 1, 1, MPI_COMM_NULL, "", 0};
+runtime_state runtime__state = {.nranks = 1, .workers = 1, .comm = MPI_COMM_NULL};
 
 static _Atomic int64_t recv_cur, recv_hwm;
 
@@ -96,8 +96,13 @@ mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***ar
     MPI_Comm_rank(R->comm, &R->rank);
     MPI_Comm_size(R->comm, &R->nranks);
     /* the launcher may have bound this process to some cores already; several processes per
-         * machine must not all pin their workers to the first cores either */
-    if (!getenv("STARPU_WORKERS_CPUID") && !getenv("STARPU_WORKERS_COREID")) setenv("STARPU_WORKERS_NOBIND", "1", 0);
+         * machine must not all pin their workers to the first cores either: StarPU does not pin
+         * them, mfs_placement.c does when the machine has a CPU for each */
+    placement__plan(R, o->workers);
+    if (!getenv("STARPU_WORKERS_CPUID") && !getenv("STARPU_WORKERS_COREID") && !getenv("STARPU_WORKERS_NOBIND")) {
+      setenv("STARPU_WORKERS_NOBIND", "1", 0);
+      R->nobind_ours = 1;
+    }
   }
   starpu_malloc_set_hooks(hook_malloc, hook_free);
   struct starpu_conf conf;
@@ -119,7 +124,10 @@ mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***ar
     return err__set(err, MFS_ERR_UNSUPPORTED, 0, -1, "StarPU failed to start (%s)", strerror(-ret));
   }
   R->mpi = o->mpi;
-  if (R->mpi) mfs_mpi_poll_sleep_us(); /* reads its setting now (and links the MPI_Test wrapper in) */
+  if (R->mpi) {
+    mfs_mpi_poll_sleep_us(); /* reads its setting now (and links the MPI_Test wrapper in) */
+    placement__apply(R);
+  }
   R->workers = (int)starpu_cpu_worker_get_count();
   struct starpu_sched_policy *pol = starpu_sched_ctx_get_sched_policy(0);
   snprintf(R->sched, sizeof R->sched, "%s", pol && pol->policy_name ? pol->policy_name : "?");

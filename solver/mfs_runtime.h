@@ -6,6 +6,7 @@
 #define MFS_RUNTIME_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <starpu.h>
 #include <starpu_mpi.h>
 
@@ -20,7 +21,20 @@ typedef struct {
   MPI_Comm comm; /* our own communicator (a dup of MPI_COMM_WORLD) for the solve's collectives */
   char sched[32];
   int paused; /* mfs_runtime_pause: workers stopped */
+  /* placement of the workers (mfs_placement.c): worker k runs on CPU pin_cpu[k] for k < npin (none
+   * pinned: npin = 0, pin_why says why); npinned: workers whose binding took; pinned_procs: the
+   * processes that pinned all theirs */
+  int npin, pin_cpu[64], pinned_procs;
+  _Atomic int npinned;
+  const char *pin_why;
+  int nobind_ours; /* STARPU_WORKERS_NOBIND is set by an earlier start, not by the user */
 } runtime_state;
+
+/* Under MPI, before StarPU starts (collective over R->comm): decides this process's placement. */
+void placement__plan(runtime_state *R, int workers);
+/* After StarPU started (collective over R->comm): pins each worker to its CPU, when placement__plan
+ * chose CPUs, and counts the processes whose workers are pinned. */
+void placement__apply(runtime_state *R);
 
 extern runtime_state runtime__state;
 

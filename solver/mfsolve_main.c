@@ -346,6 +346,12 @@ static void report_factorization(const cli *c, const mfs_symbolic *S, const mfs_
                X->mpi_poll_sleep_us);
       else
         printf("mpi progress    StarPU-MPI's progression thread polls without sleeping\n");
+      if (X->unpinned_why)
+        printf("placement       workers not pinned (%s); %d of %d processes pinned theirs\n", X->unpinned_why,
+               X->pinned_procs, X->nranks);
+      else
+        printf("placement       workers pinned one per CPU on each machine (%d of %d processes)\n", X->pinned_procs,
+               X->nranks);
     }
     print_tasks("tasks", X->tasks, X->flops_tasks);
   } else {

@@ -60,6 +60,29 @@ poll=0; run 2 1 metis $g --ordering metis; poll=
 check "MFS_MPI_POLL_SLEEP_US=0: the summary says it polls without sleeping" \
   grep -q "^mpi progress .*polls without sleeping" "$work/metis-np2-w1-poll0.out"
 check "MFS_MPI_POLL_SLEEP_US=0: the same solution as with sleeps" cmp -s "$work/metis-np2-w1.mtx" "$work/metis-np2-w1-poll0.mtx"
+# worker placement (solver/mfs_placement.c): processes the launcher left unbound pin their workers one
+# per CPU when the machine has a CPU for each; a launcher's binding, or the user's STARPU_WORKERS_*,
+# stands, and the summary says which
+ncpu=$(nproc)
+if [ "$ncpu" -ge 2 ]; then
+  check "2 processes x 1 worker, unbound, $ncpu CPUs: workers pinned one per CPU" \
+    grep -q "^placement .*pinned one per CPU on each machine (2 of 2 processes)" "$work/metis-np2-w1.out"
+  timeout 180 $MPIRUN -np 2 --bind-to core -x STARPU_SILENT "$mfsolve" -q --workers 1 $g --ordering metis \
+    >"$work/bound.out" 2>"$work/bound.err"
+  check "2 processes the launcher bound to cores: workers not pinned, said why" \
+    grep -q "^placement .*not pinned (the launcher bound the process); 0 of 2" "$work/bound.out"
+fi
+if [ "$ncpu" -lt 4 ]; then
+  check "2 processes x 2 workers on $ncpu CPUs: not pinned, said why" \
+    grep -q "^placement .*not pinned (more workers than CPUs on the machine); 0 of 2" "$work/metis-np2-w2.out"
+else
+  check "2 processes x 2 workers on $ncpu CPUs: pinned" \
+    grep -q "^placement .*pinned one per CPU on each machine (2 of 2 processes)" "$work/metis-np2-w2.out"
+fi
+timeout 180 $MPIRUN -np 2 --bind-to none -x STARPU_SILENT -x STARPU_WORKERS_NOBIND=1 "$mfsolve" -q --workers 1 $g \
+  --ordering metis --solution "$work/nobind.mtx" >"$work/nobind.out" 2>"$work/nobind.err"
+check "STARPU_WORKERS_NOBIND=1: the user's choice stands" grep -q "^placement .*not pinned (STARPU_WORKERS_\* set)" "$work/nobind.out"
+check "pinned or not: the same solution" cmp -s "$work/metis-np2-w1.mtx" "$work/nobind.mtx"
 poll=-5; run 2 1 metis $g --ordering metis; poll=
 check "MFS_MPI_POLL_SLEEP_US=-5: named on standard error" grep -q "MFS_MPI_POLL_SLEEP_US='-5' is not a number of microseconds" "$work/metis-np2-w1-poll-5.err"
 check "MFS_MPI_POLL_SLEEP_US=-5: the default is used" grep -q "sleeps up to 200 us" "$work/metis-np2-w1-poll-5.out"
