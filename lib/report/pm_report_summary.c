@@ -17,12 +17,13 @@
 
 /* What kind of run this is: it chooses the hierarchy's words and the hints. */
 typedef struct {
-  int mpi;       /* several processes, or MPI calls */
-  int threads;   /* more than one compute location in some process */
-  int tasks;     /* a task runtime (StarPU) */
-  int openmp;    /* OpenMP parallel regions */
-  int devices;   /* device streams (CUDA) */
-  const char *x; /* name of the thread level: "StarPU", "OpenMP", "threads" */
+  int mpi;         /* several processes, or MPI calls */
+  int threads;     /* more than one compute location in some process */
+  int tasks;       /* a task runtime (StarPU) */
+  int openmp;      /* OpenMP parallel regions */
+  int devices;     /* device streams (CUDA) */
+  const char *x;   /* name of the thread level: "StarPU", "OpenMP", "threads" */
+  const char *who; /* what waits and computes at that level, in prose */
 } run_kind;
 
 static run_kind classify(const pm_profile *p) {
@@ -38,6 +39,8 @@ static run_kind classify(const pm_profile *p) {
   k.tasks |= p->tasks != NULL;
   k.openmp = p->nomp_regions > 0;
   k.x = k.tasks ? "StarPU" : k.openmp ? "OpenMP" : "threads";
+  /* a task run's thread level holds the tasks and the application threads that submit and wait */
+  k.who = k.tasks ? "tasks and threads" : k.openmp ? "OpenMP threads" : "threads";
   return k;
 }
 
@@ -172,7 +175,7 @@ static void explain(pm_lines *t, const pm_profile *p, const run_kind *k, const p
       if (task && pm_metric_get_path(task, "e/e_pipeline", &v)) pm_lines_add(t, " (pipeline %.2f)", v);
       hint = "starvation: expose more parallelism (finer tasks, priorities, submitting ahead)";
     } else {
-      pm_lines_add(t, "load imbalance among the %s of a process (serial code included)", k->x);
+      pm_lines_add(t, "load imbalance among the %s of a process (serial code included)", k->who);
       hint = k->openmp ? "balance the threads: dynamic scheduling, finer work, fewer serial sections"
                        : "balance the threads of each process";
     }
@@ -185,8 +188,10 @@ static void explain(pm_lines *t, const pm_profile *p, const run_kind *k, const p
     hint = "distribute the work more evenly across processes (decomposition, mapping)";
     break;
   case PM_LOSS_SER_THREADS:
-    pm_lines_add(t, "serialization within processes: %s wait on each other's results", k->x);
-    hint = k->tasks ? "shorten the chains of task dependencies (critical path, priorities)"
+    pm_lines_add(t, "serialization within processes: %s wait on each other's results", k->who);
+    /* in a task run this is also an application thread waiting for the tasks (a wait for all,
+     * a submission window), and the tasks waiting for what that thread computes before */
+    hint = k->tasks ? "shorten task dependency chains; overlap application threads' work with tasks"
                     : "shorten critical sections, barriers and dependencies between threads";
     break;
   case PM_LOSS_SER_PROCESSES:

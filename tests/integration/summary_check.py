@@ -35,6 +35,24 @@ def hierarchy(kind):
     return rows
 
 
+def losses(kind):
+    """The phrasings a loss line may take in a run of this kind (pm_report_summary.c, explain): the
+    thread level named as what waits there -- a task run's tasks and threads, not its runtime."""
+    tasks = kind in ("starpu", "mfsolve")
+    who = "tasks and threads" if tasks else "OpenMP threads" if kind == "hybrid" else "threads"
+    return [
+        r"workers and threads idle while others compute( \(pipeline [0-9.]+\))?" if tasks else
+        r"load imbalance among the %s of a process \(serial code included\)" % who,
+        r"load imbalance across processes(: rank \d+ does [0-9.]+x the useful work of rank \d+)?",
+        r"serialization within processes: %s wait on each other's results" % who,
+        r"serialization across processes: ranks wait on each other even on an ideal network",
+        r"waiting for MPI transfers \(on the critical path\)",
+        r"file I/O and device waits on the critical path",
+        r"(task|OpenMP|threads) runtime on the critical path \(.+\)",
+        r"communication and waits \(serialization and transfer together\)",
+    ]
+
+
 def layout(kind):
     what = {"mpi": "MPI", "hybrid": "MPI \\+ OpenMP", "starpu": "StarPU", "mfsolve": "MPI \\+ StarPU"}[kind]
     head = [r"^=== popmeter =+$",
@@ -79,10 +97,15 @@ def check(lines, kind, color):
        "%s: 'Where the time went' heading" % kind)
     i += 1
     n = 0
+    unknown = []
     while i + 1 < len(plain) and re.match(r"^   %d\. +\d+(\.\d+)? (s|ms|us)  \S.*$" % (n + 1), plain[i]) \
             and re.match(r"^ {17}-> \S.*$", plain[i + 1]):
+        what = re.sub(r"^   \d\. +\S+ \S+  ", "", plain[i])
+        if not any(re.fullmatch(w, what) for w in losses(kind)):
+            unknown.append(what)
         n += 1
         i += 2
+    ok(not unknown, "%s: each loss in this run's terms%s" % (kind, "" if not unknown else ": %r" % unknown[0]))
     if n == 0 and i < len(plain) and plain[i] == "   no loss above 1 % of the runtime":
         i += 1
         n = -1
