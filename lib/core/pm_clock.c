@@ -19,14 +19,30 @@
 
 int pm_clock_is_virtual = 0;
 uint64_t pm_clock_virtual_ns = 0;
+static uint64_t virtual_off_cpu; /* tests: virtual time spent off the CPU */
 const pm_tsc_block *pm_clock_tsc = NULL;
 
 void pm_clock_use_virtual(uint64_t start_ns) {
   __atomic_store_n(&pm_clock_virtual_ns, start_ns, __ATOMIC_RELAXED);
+  __atomic_store_n(&virtual_off_cpu, 0, __ATOMIC_RELAXED);
   pm_clock_is_virtual = 1;
 }
 
 void pm_clock_advance(uint64_t ns) { __atomic_fetch_add(&pm_clock_virtual_ns, ns, __ATOMIC_RELAXED); }
+
+void pm_clock_advance_off_cpu(uint64_t ns) {
+  __atomic_fetch_add(&virtual_off_cpu, ns, __ATOMIC_RELAXED);
+  pm_clock_advance(ns);
+}
+
+uint64_t pm_clock_thread_cpu(void) {
+  if (pm_clock_is_virtual)
+    return __atomic_load_n(&pm_clock_virtual_ns, __ATOMIC_RELAXED) -
+           __atomic_load_n(&virtual_off_cpu, __ATOMIC_RELAXED);
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 #define PM_TSC_INTERVAL_NS 100000000ull /* 100 ms between anchors */
 #define PM_TSC_MAX_SLEW 500e-6          /* rate correction per interval: at most 500 ppm */

@@ -60,6 +60,10 @@ PM_HIDDEN int pm_clock_tsc_start(int allowed);
 PM_HIDDEN uint64_t pm_clock_tsc_next(const pm_tsc_block *b, uint64_t tsc, uint64_t mono, pm_tsc_block *out);
 PM_HIDDEN void pm_clock_use_virtual(uint64_t start_ns); /* tests: switch to the virtual clock */
 PM_HIDDEN void pm_clock_advance(uint64_t ns);           /* tests: move the virtual clock forward */
+/* CPU time of the calling thread (ns; a system call: for rare events only). On the virtual clock: the
+ * virtual time minus what pm_clock_advance_off_cpu spent off the CPU. */
+PM_HIDDEN uint64_t pm_clock_thread_cpu(void);
+PM_HIDDEN void pm_clock_advance_off_cpu(uint64_t ns); /* tests: time passes, the thread is preempted */
 
 /* ---------------------------------------------------------------------------------------- regions */
 /* A region is a named code entity: "main", a user region, an MPI function, a codelet, an OpenMP
@@ -151,6 +155,9 @@ PM_HIDDEN void pm_region_exit(pm_loc *L, uint64_t now);
  * wrapper count as polling; computation between polls stays in its own state. Exact to within one
  * poll's cost per poll. */
 #define PM_POLL_GAP_NS 500
+/* A run of polls that lasts this long takes a reference of the thread's CPU time (one system call),
+ * from which a later span or gap that does not fit the run tells preemption from computation. */
+#define PM_POLL_REF_NS 50000
 PM_HIDDEN void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end);
 /* The t_start a poll passes to pm_poll: the clock, or PM_POLL_UNTIMED inside a run of back-to-back
  * polls (two in a row already joined by a short gap, nothing else since). There the run is timed

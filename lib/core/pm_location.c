@@ -364,12 +364,38 @@ uint64_t pm_poll_end(pm_loc *L, uint64_t t_start) {
   return t_start == PM_POLL_UNTIMED && !L->poll_deferred ? PM_POLL_UNTIMED : pm_clock_now();
 }
 
+/* Time the thread spent off the CPU since the reference of its run of polls, which moves to now: a
+ * thread preempted inside a tight polling loop, in a poll or in the few nanoseconds of loop between
+ * two, was waiting on MPI, not computing (a gap long enough to hold computation never starts a run).
+ * Without it a loaded machine moved half of a polling loop's time to useful. A system call, once per
+ * span or gap that does not fit a run; 0 without a reference (off_wall: taken once a run has lasted
+ * PM_POLL_REF_NS, dropped when computation or a transition ends the run; a preemption in a run's first
+ * PM_POLL_REF_NS stays unexplained) or off the location's own thread. */
+static uint64_t off_cpu_since(pm_loc *L, uint64_t now) {
+  if (!L->off_wall || now <= L->off_wall || pm_loc_self() != L) return 0;
+  uint64_t cpu = pm_clock_thread_cpu(), wall = now - L->off_wall, ran = cpu - L->off_cpu;
+  L->off_wall = now;
+  L->off_cpu = cpu;
+  return wall > ran ? wall - ran : 0;
+}
+
+/* Of `excess` ns that a run's polls do not explain, the part spent preempted: all of it when the
+ * thread was off the CPU for at least half of it (the rest is the switches' own cost and the loop),
+ * else none (computation, preempted or not, stays computation). */
+static uint64_t preempted_part(pm_loc *L, uint64_t now, uint64_t excess) {
+  uint64_t off = excess ? off_cpu_since(L, now) : 0;
+  return off >= excess / 2 ? excess : 0;
+}
+
 /* The poll of the run that read no clock, when the run is left before the next poll: it is charged
- * what a poll of the run took with its loop (at most the time since the run's last read end). */
+ * what a poll of the run took with its loop (at most the time since the run's last read end), or
+ * all of that time when the thread was preempted there. */
 static void settle_deferred_poll(pm_loc *L, uint64_t now) {
   L->poll_deferred = 0; /* the run ends with the transition: poll_last stays before t_last */
   if (now <= L->poll_last) return;
-  uint64_t d = now - L->poll_last < L->poll_iter ? now - L->poll_last : L->poll_iter;
+  uint64_t span = now - L->poll_last, d = span < L->poll_iter ? span : L->poll_iter;
+  d += preempted_part(L, now, span - d);
+  L->off_wall = 0;
   L->poll_node->time[PM_STATE_MPI_SYNC] += d;
   L->poll_pending += d;
   L->poll_last += d;
@@ -381,13 +407,21 @@ static uint64_t untimed_poll(pm_loc *L, uint64_t t_end, uint64_t npolls) {
   uint64_t span = t_end - L->poll_last, ref = L->poll_exact;
   if (span <= npolls * (ref + (ref > PM_POLL_GAP_NS ? ref : PM_POLL_GAP_NS))) {
     L->poll_iter = span / npolls;
+    /* a run that lasts: the reference of its off-CPU time (a system call, once per run that lasts
+     * PM_POLL_REF_NS, so that short runs between transitions pay nothing) */
+    if (PM_UNLIKELY(!L->off_wall) && t_end - L->run_t0 >= PM_POLL_REF_NS) {
+      L->off_wall = t_end;
+      L->off_cpu = pm_clock_thread_cpu();
+    }
     return span;
   }
   /* computation between the polls: it stays in its state; this poll costs what the last timed one
-   * did, a deferred one what a poll of the run took with its loop */
+   * did, a deferred one what a poll of the run took with its loop. Unless the thread was preempted
+   * there: then it is all polling */
   L->poll_run = 0;
   uint64_t d = ref + (npolls - 1) * L->poll_iter;
-  return d < span ? d : span;
+  if (d >= span) return span;
+  return d + preempted_part(L, t_end, span - d);
 }
 
 void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end) {
@@ -418,12 +452,18 @@ void pm_poll(pm_loc *L, pm_region_id r, uint64_t t_start, uint64_t t_end) {
     L->poll_exact = d;
     L->poll_run = 0;
     if (L->poll_last > L->t_last) { /* a run of polls: a short gap is the loop around them */
-      uint64_t gap = t_start - L->poll_last;
-      if (gap <= d || gap <= PM_POLL_GAP_NS) {
+      uint64_t gap = t_start - L->poll_last, off = 0;
+      if (gap > d && gap > PM_POLL_GAP_NS) off = preempted_part(L, t_start, gap); /* preempted there? */
+      if (gap - off <= d || gap - off <= PM_POLL_GAP_NS) {
         d += gap;
         L->poll_run = 1;
-        L->poll_iter = d;
+        L->poll_iter = d - off;
+        if (!L->off_wall) L->run_t0 = t_end; /* a run starts (its off-CPU reference comes later) */
+      } else {
+        L->off_wall = 0; /* computation between the polls: no run, no reference */
       }
+    } else {
+      L->off_wall = 0;
     }
   }
   L->poll_last = t_end;
@@ -499,6 +539,7 @@ void pm_loc_restart(pm_loc *L, uint64_t now) {
   L->poll_iter = 0;
   L->poll_deferred = 0;
   L->poll_run = 0;
+  L->off_wall = L->off_cpu = L->run_t0 = 0;
   uint32_t n = pm_loc_node_count(L);
   for (uint32_t i = 0; i < n; i++) {
     pm_cpnode *c = pm_loc_node(L, i);

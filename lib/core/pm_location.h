@@ -112,6 +112,8 @@ struct pm_loc {
   int poll_run;                      /* the last poll joined a run: the next one reads no start */
   uint64_t poll_iter;                /* the run's last span per poll (a poll and the loop around it) */
   int poll_deferred;                 /* a poll of the run read no clock: its time is in the next span */
+  uint64_t off_wall, off_cpu;        /* a run's reference for its off-CPU time: clock, thread CPU time */
+  uint64_t run_t0;                   /* when the current run of polls started */
   int in_tool;                       /* reentrancy guard depth */
   void *omp;                         /* the OpenMP team model's record of this thread (lib/omp), or NULL */
   uint32_t nobs;                     /* observers attached (0: none, the common case) */

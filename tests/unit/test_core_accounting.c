@@ -255,6 +255,68 @@ static void test_polls_run_left_for_work(void **state) {
   assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 10000);
 }
 
+/* n polls of 3 ns, each followed by 7 ns of loop, through pm_poll_start / pm_poll_end. */
+static void busy_polls(pm_loc *L, pm_region_id r, int n) {
+  for (int i = 0; i < n; i++) {
+    wrapped_poll(L, r, 3);
+    pm_clock_advance(7);
+  }
+}
+
+/* A poll of a run preempted inside: `off` ns off the CPU, then `cost` ns in the call. */
+static void preempted_poll(pm_loc *L, pm_region_id r, uint64_t cost, uint64_t off) {
+  uint64_t s = pm_poll_start(L);
+  pm_clock_advance_off_cpu(off);
+  pm_clock_advance(cost);
+  pm_poll(L, r, s, pm_poll_end(L, s));
+}
+
+/* A busy loop preempted (a loaded machine): 6000 polls of 3 ns with 7 ns of loop (60 us: the run
+ * takes its CPU-time reference after PM_POLL_REF_NS), then a poll preempted inside for 1 ms (it
+ * reads no clock; the span closing at the next poll, 1,000,020 ns, does not fit the run, and the
+ * thread was off the CPU for 1 ms of it: all polling), then 2 ms off the CPU in the loop before the
+ * next poll (timed exactly, the run having ended: its gap, 2,000,007 ns, likewise), then 1000 polls.
+ * [0, 3,070,030]: all polling but the last loop and 10 ns after it, as without the preemptions. */
+static void test_polls_preempted(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  uint64_t t0 = pm_clock_now();
+  busy_polls(L, test, 6000);
+  preempted_poll(L, test, 3, 1000000);
+  pm_clock_advance(7);
+  while (L->poll_run) busy_polls(L, test, 1); /* the poll that closes the preempted span ends the run */
+  pm_clock_advance_off_cpu(2000000);
+  busy_polls(L, test, 1000);
+  pm_clock_advance(10);
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(pm_clock_now() - t0, 3070030);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 3070013);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 17);
+}
+
+/* Computation between the polls of a run stays useful even when preempted during it: 6000 polls as
+ * above (the last one read its end), 5000 ns of work and 1000 off the CPU, then polls 6001 (no
+ * clock) and 6002 (its end): the span [end of 6000, end of 6002] = 7 + 6000 + 3 + 7 + 3 = 6020 does
+ * not fit, and its 1000 ns off the CPU are less than half of what the polls do not explain: it is
+ * charged 3 (the timed poll) + 10 (a poll of the run with its loop); then poll 6003, exact, 3 + its
+ * gap 7, and 7 + 10 after it. MPI 3 + 5999 x 10 + 13 + 10 = 60,016 of 66,040. */
+static void test_polls_preempted_work(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id test = pm_region_register("MPI_Test", PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  uint64_t t0 = pm_clock_now();
+  busy_polls(L, test, 6000);
+  pm_clock_advance(5000);
+  pm_clock_advance_off_cpu(1000);
+  busy_polls(L, test, 3);
+  pm_clock_advance(10);
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(pm_clock_now() - t0, 66040);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_MPI_SYNC], 60016);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 6024);
+}
+
 /* Slow polls (test_polls_slow) through pm_poll_start / pm_poll_end, 4 of 2000 ns, 1500 ns apart:
  * exact 2000, then 1500 + 2000 (the run starts), then one span of 7000 for two polls (<= 2 x (2000
  * + 2000); the first of them read no clock): all of [0, 12500]. A transition ends the run: the
@@ -779,6 +841,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_polls_unread_poll_of_another_call, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_then_transition, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_fewer_clocks_in_runs, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_polls_preempted, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_polls_preempted_work, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_run_left_for_work, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_slow_run_and_transition, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bytes, setup, teardown),

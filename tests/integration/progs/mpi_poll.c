@@ -41,11 +41,10 @@ int main(int argc, char **argv) {
   }
   if (rank == 0 && size == 2) {
     printf("EXPECT 0 polls:MPI_Test == %ld\n", polls);
-    /* ~0.3 s. A loaded machine preempts the loop, and a preemption between two polls, or inside a
-     * poll of a run that reads no clock, is counted as the loop's own (useful) time: 0.11-0.13 s
-     * with three busy loops beside the two ranks on 2 CPUs, 0.14 in a sanitizer build under the
-     * test suite's load. The bound still fails polls that are not timed (0). */
-    printf("EXPECT 0 mpi_sync:MPI_Test >= 0.05\n");
+    /* ~0.3 s, on a loaded machine too: the time the loop spends preempted is polling (0.29-0.30 s
+     * with three busy loops beside the two ranks on 2 CPUs; 0.11-0.13 when a preemption between
+     * two polls, or inside a poll of a run that read no clock, counted as useful). */
+    printf("EXPECT 0 mpi_sync:MPI_Test >= 0.2\n");
     printf("EXPECT 0 polls:MPI_Iprobe == 30\n");
     printf("EXPECT 0 mpi_sync:MPI_Iprobe <= 0.1\n");
     printf("EXPECT 0 useful >= 0.25\n");
