@@ -672,7 +672,7 @@ static void record_stats(mfs_factor *F, const exec_state *E, const submit_state 
   X->subtrees = D->nsubtrees;
   X->mpi_poll_sleep_us = R->mpi ? mfs_mpi_poll_sleep_us() : 0;
   X->pinned_procs = R->mpi ? R->pinned_procs : 0;
-  X->unpinned_why = R->mpi && R->npin == 0 ? R->pin_why : NULL;
+  X->unpinned_why = R->mpi ? R->pin_why : NULL; /* NULL when pinned */
   X->mem_tables = tables;
   X->mem_factor = D->factor_local;
   X->mem_cb_min = D->cb_min;

@@ -40,8 +40,13 @@ void placement__plan(runtime_state *R, int workers) {
   }
   cpu_set_t cs;
   long online = sysconf(_SC_NPROCESSORS_ONLN);
-  if (getenv("STARPU_WORKERS_CPUID") || getenv("STARPU_WORKERS_COREID") ||
-      (getenv("STARPU_WORKERS_NOBIND") && !R->nobind_ours))
+  int user = getenv("STARPU_WORKERS_CPUID") || getenv("STARPU_WORKERS_COREID") ||
+             (getenv("STARPU_WORKERS_NOBIND") && !R->nobind_ours);
+  if (!user) { /* StarPU must not pin the workers itself: to CPUs 0 .. W-1 in every process */
+    setenv("STARPU_WORKERS_NOBIND", "1", 0);
+    R->nobind_ours = 1;
+  }
+  if (user)
     R->pin_why = "STARPU_WORKERS_* set";
   else if (sched_getaffinity(0, sizeof cs, &cs) != 0)
     R->pin_why = "the process's CPU set is unknown";

@@ -99,10 +99,6 @@ mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***ar
          * machine must not all pin their workers to the first cores either: StarPU does not pin
          * them, mfs_placement.c does when the machine has a CPU for each */
     placement__plan(R, o->workers);
-    if (!getenv("STARPU_WORKERS_CPUID") && !getenv("STARPU_WORKERS_COREID") && !getenv("STARPU_WORKERS_NOBIND")) {
-      setenv("STARPU_WORKERS_NOBIND", "1", 0);
-      R->nobind_ours = 1;
-    }
   }
   starpu_malloc_set_hooks(hook_malloc, hook_free);
   struct starpu_conf conf;

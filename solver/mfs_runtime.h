@@ -22,15 +22,16 @@ typedef struct {
   char sched[32];
   int paused; /* mfs_runtime_pause: workers stopped */
   /* placement of the workers (mfs_placement.c): worker k runs on CPU pin_cpu[k] for k < npin (none
-   * pinned: npin = 0, pin_why says why); npinned: workers whose binding took; pinned_procs: the
-   * processes that pinned all theirs */
+   * pinned: npin = 0 and pin_why says why; pinned: pin_why NULL); npinned: workers whose binding
+   * took; pinned_procs: the processes that pinned all theirs */
   int npin, pin_cpu[64], pinned_procs;
   _Atomic int npinned;
   const char *pin_why;
   int nobind_ours; /* STARPU_WORKERS_NOBIND is set by an earlier start, not by the user */
 } runtime_state;
 
-/* Under MPI, before StarPU starts (collective over R->comm): decides this process's placement. */
+/* Under MPI, before StarPU starts (collective over R->comm): decides this process's placement, and
+ * keeps StarPU from pinning the workers itself unless the user chose a binding (STARPU_WORKERS_*). */
 void placement__plan(runtime_state *R, int workers);
 /* After StarPU started (collective over R->comm): pins each worker to its CPU, when placement__plan
  * chose CPUs, and counts the processes whose workers are pinned. */

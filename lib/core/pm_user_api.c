@@ -42,12 +42,7 @@ static void user_enter(const char *name, int wait) {
             "level %d, their MPI and I/O time still counted as such",
             PM_MAX_DEPTH, name ? name : "(null)", PM_MAX_DEPTH);
   pm_region_id r = user_region(name ? name : "(null)");
-  if (r != PM_REGION_NONE) {
-    if (wait)
-      pm_call_enter(L, r, PM_STATE_SYNC_WAIT, pm_clock_now());
-    else
-      pm_region_enter(L, r, pm_clock_now());
-  }
+  if (r != PM_REGION_NONE) pm_call_enter(L, r, wait ? PM_STATE_SYNC_WAIT : pm_state_get(L), pm_clock_now());
   pm_leave_tool(L);
 }
 
