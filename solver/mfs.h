@@ -195,7 +195,7 @@ int mfs_op_access(const mfs_op *op, mfs_tile_access acc[3]);
 typedef struct {
   mfs_ordering ordering;     /* default METIS when built in, else AMD */
   const int32_t *given_perm; /* MFS_ORDER_GIVEN: perm[k] = input column eliminated k-th */
-  int nb;                    /* tile size (default 256) */
+  int nb;                    /* tile size (default 512) */
   double amalg;              /* amalgamation zero threshold (default 0.05); <= 0: fundamental supernodes */
 } mfs_options;
 
