@@ -38,6 +38,31 @@ void pm_lines_add(pm_lines *t, const char *fmt, ...) {
   put(t, s, 1);
 }
 
+void pm_lines_phrase(pm_lines *t, int indent, const char *sep, const char *fmt, ...) {
+  char s[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s, sizeof s, fmt, ap);
+  va_end(ap);
+  if (t->visible + (int)(strlen(sep) + strlen(s)) > t->width && t->visible > indent) {
+    pm_lines_end(t);
+    pm_lines_pad(t, indent);
+  } else {
+    put(t, sep, 1);
+  }
+  put(t, s, 1);
+}
+
+void pm_lines_words(pm_lines *t, int indent, const char *text) {
+  const char *sep = "";
+  while (*text) {
+    size_t blank = strspn(text, " "), len = strcspn(text + blank, " ");
+    if (len) pm_lines_phrase(t, indent, sep, "%.*s", (int)len, text + blank);
+    text += blank + len;
+    sep = " ";
+  }
+}
+
 void pm_lines_pad(pm_lines *t, int col) {
   while (t->visible < col && t->visible < t->width) put(t, " ", 1);
 }

@@ -250,6 +250,9 @@ static void losses(pm_lines *t, const pm_profile *p, const run_kind *k, const pm
 }
 
 /* ------------------------------------------------------------------------------- what next */
+/* Where a "What next" item goes on when it does not fit on one line: under its text. */
+#define WHAT_NEXT_INDENT 5
+
 static void critical_path_line(pm_lines *t, const pm_profile *p, const pm_run_input *in) {
   char a[32];
   double R = p->runtime > 0 ? p->runtime : 1;
@@ -258,8 +261,10 @@ static void critical_path_line(pm_lines *t, const pm_profile *p, const pm_run_in
     pm_lines_add(t, "   Critical path (task DAG): %s, %.0f %% of the runtime", pm_fmt_time(cp.len.cue, a, sizeof a),
                  pm_pct(cp.len.cue, R));
     if (cp.nparts > 0 && cp.len.cue > 0) {
-      pm_lines_add(t, "; %.0f %% in %s", pm_pct(cp.part[0].time, cp.len.cue), cp.part[0].name);
-      if (cp.part[0].rank >= 0 && p->nprocesses > 1) pm_lines_add(t, " on rank %d", cp.part[0].rank);
+      char rank[32] = "";
+      if (cp.part[0].rank >= 0 && p->nprocesses > 1) snprintf(rank, sizeof rank, " on rank %d", cp.part[0].rank);
+      pm_lines_phrase(t, WHAT_NEXT_INDENT, "; ", "%.0f %% in %s%s", pm_pct(cp.part[0].time, cp.len.cue),
+                      cp.part[0].name, rank);
     }
     pm_lines_end(t);
   } else if (in->has_critical_path) {
@@ -286,9 +291,11 @@ static void outliers_line(pm_lines *t, const pm_profile *p) {
   char a[32];
   if (!n)
     pm_lines_add(t, "   Outliers: none (no task much slower than the others of its codelet)");
-  else
-    pm_lines_add(t, "   Outliers: %llu task%s; worst %s: %s, %.1fx its mean", (unsigned long long)n, n == 1 ? "" : "s",
-                 worst ? worst->name : "?", pm_fmt_time(worst ? worst->max : 0, a, sizeof a), ratio);
+  else {
+    pm_lines_add(t, "   Outliers: %llu task%s", (unsigned long long)n, n == 1 ? "" : "s");
+    pm_lines_phrase(t, WHAT_NEXT_INDENT, "; ", "worst %s: %s, %.1fx its mean", worst ? worst->name : "?",
+                    pm_fmt_time(worst ? worst->max : 0, a, sizeof a), ratio);
+  }
   pm_lines_end(t);
 }
 
@@ -310,7 +317,7 @@ static void counters_line(pm_lines *t, const pm_profile *p, const pm_metric *ctr
       r = r ? r + strlen("not available: ") : why;
       int n = (int)strcspn(r, "(");
       while (n > 0 && r[n - 1] == ' ') n--;
-      pm_lines_add(t, " (%.*s%s%.*s)", r != why ? lib : 0, why, r != why ? ": " : "", n, r);
+      pm_lines_phrase(t, WHAT_NEXT_INDENT, " ", "(%.*s%s%.*s)", r != why ? lib : 0, why, r != why ? ": " : "", n, r);
     }
   }
   pm_lines_end(t);
@@ -346,7 +353,8 @@ static void cuda_line(pm_lines *t, const pm_profile *p) {
   for (int i = 0; i < p->nprocesses; i++) {
     const char *c = p->proc[i].cuda;
     if (!c[0] || !strcmp(c, "measured")) continue;
-    pm_lines_add(t, "   CUDA: %s", c);
+    pm_lines_add(t, "   CUDA: ");
+    pm_lines_words(t, WHAT_NEXT_INDENT, c);
     pm_lines_end(t);
     return;
   }
@@ -355,7 +363,8 @@ static void cuda_line(pm_lines *t, const pm_profile *p) {
 static void notes(pm_lines *t, const pm_profile *p, const pm_summary_options *o) {
   char rt[32];
   if (o->note) {
-    pm_lines_add(t, "   Note: %s", o->note);
+    pm_lines_add(t, "   Note: ");
+    pm_lines_words(t, WHAT_NEXT_INDENT, o->note);
     pm_lines_end(t);
   }
   if (o->bad_model && o->bad_model[0]) {
@@ -376,7 +385,8 @@ static void notes(pm_lines *t, const pm_profile *p, const pm_summary_options *o)
 
 static void files_line(pm_lines *t, const pm_summary_options *o) {
   if (o->where) {
-    pm_lines_add(t, "   Everything: popmeter show --full %s", o->where);
+    pm_lines_add(t, "   Everything: popmeter show --full");
+    pm_lines_phrase(t, WHAT_NEXT_INDENT, " ", "%s", o->where);
   } else {
     pm_lines_add(t, "   Everything: POPMETER_REPORT=full (no popmeter.json was written)");
   }

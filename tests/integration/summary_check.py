@@ -114,17 +114,25 @@ def check(lines, kind, color):
     i += 1
     ok(i < len(plain) and plain[i] == " What next", "%s: 'What next' heading" % kind)
     i += 1
-    items = []
+    items, texts = [], []
     while i < len(plain) - 1:
         m = re.match(r"^   (Critical path|Outliers|File I/O|Hardware counters|CUDA|Trace|Note|Everything)\b", plain[i])
         if not ok(m is not None, "%s: known line under 'What next' (%r)" % (kind, plain[i])):
             break
         items.append(m.group(1))
+        texts.append(plain[i])
         i += 1
+        # an item too long for one line goes on under its text, indented by 5, never cut
+        while i < len(plain) - 1 and re.match(r"^     \S", plain[i]):
+            texts[-1] += " " + plain[i].strip()
+            i += 1
     need = ["Critical path", "Hardware counters", "Everything"] + (["Outliers"] if kind in ("starpu", "mfsolve") else [])
     ok(all(x in items for x in need), "%s: 'What next' has %s (got %s)" % (kind, ", ".join(need), ", ".join(items)))
-    ok(items and items[-1] == "Everything" and re.match(r"^   Everything: popmeter show --full \S+", plain[i - 1]),
-       "%s: the last line names the files and the command that shows everything" % kind)
+    ok(items and items[-1] == "Everything" and re.match(r"^   Everything: popmeter show --full \S+$", texts[-1]),
+       "%s: the last item names the files and the command that shows everything" % kind)
+    cp = [t for t in texts if t.startswith("   Critical path")]
+    ok(cp and not re.search(r"(on|on rank|in)$", cp[0]),
+       "%s: the critical path's line is whole (%r)" % (kind, cp[0] if cp else None))
     return res
 
 
