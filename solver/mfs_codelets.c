@@ -28,8 +28,10 @@ static void worker_setup(void) {
 
 static void task_done(exec_state *E, double flops) {
   atomic_fetch_add_explicit(&E->flops_done, (int64_t)flops, memory_order_relaxed);
-  atomic_fetch_add_explicit(&E->tasks_done, 1, memory_order_release);
-  if (atomic_load_explicit(&E->tasks_awaited, memory_order_acquire)) {
+  /* sequentially consistent: either this load sees the count the waiter set, or the waiter's check
+   * of tasks_done (after setting it) sees this task done */
+  int64_t done = atomic_fetch_add(&E->tasks_done, 1) + 1, awaited = atomic_load(&E->tasks_awaited);
+  if (awaited > 0 && done >= awaited) {
     pthread_mutex_lock(&E->lock);
     pthread_cond_broadcast(&E->freed);
     pthread_mutex_unlock(&E->lock);

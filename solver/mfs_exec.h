@@ -54,7 +54,9 @@ typedef struct {
   /* progress and errors (written by workers) */
   _Atomic int64_t flops_done; /* rounded analytic flops of the tasks finished here */
   _Atomic int64_t tasks_done;
-  _Atomic int tasks_awaited; /* the submitting thread waits for tasks_done: signal `freed` */
+  /* > 0: the submitting thread waits until tasks_done reaches this count; the task that reaches it
+   * signals `freed`. Not every task: each wake-up of that thread takes a CPU from a worker. */
+  _Atomic int64_t tasks_awaited;
   _Atomic int failed;
   mfs_error first_error; /* guarded by lock; valid when failed */
 } exec_state;
