@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
 
 __thread pm_loc *pm_tls_loc __attribute__((tls_model("initial-exec")));
 __thread int pm_tls_guard __attribute__((tls_model("initial-exec")));
@@ -118,10 +119,43 @@ static __attribute__((noinline)) void notify_state(pm_loc *L, pm_state from, pm_
     if (observers[k]->state) observers[k]->state(L, k, from, to, now);
 }
 
+/* ------------------------------------------------------------------------------ waits for a CPU */
+/* The thread's run-queue wait so far, ns (second field of /proc/self/task/TID/schedstat);
+ * UINT64_MAX when the kernel does not say. Raw system calls: popmeter's own I/O wrappers must not
+ * count this as the application's I/O. */
+static uint64_t runq_wait_now(int32_t tid) {
+  char path[64], buf[128];
+  snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", (int)tid);
+  int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return UINT64_MAX;
+  long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
+  syscall(SYS_close, fd);
+  if (n <= 0) return UINT64_MAX;
+  buf[n] = '\0';
+  unsigned long long run, wait;
+  return sscanf(buf, "%llu %llu", &run, &wait) == 2 ? (uint64_t)wait : UINT64_MAX;
+}
+
+static void runq_begin(pm_loc *L) {
+  L->runq_final = UINT64_MAX;
+  L->runq_base = L->is_virtual ? UINT64_MAX : runq_wait_now(L->tid);
+}
+
+/* The wait since the window began, read on the thread itself or on another thread of the process
+ * (the finalizer reads the threads still running). */
+static uint64_t runq_since_begin(const pm_loc *L) {
+  if (L->runq_base == UINT64_MAX) return UINT64_MAX;
+  uint64_t w = runq_wait_now(L->tid);
+  return w == UINT64_MAX ? UINT64_MAX : w > L->runq_base ? w - L->runq_base : 0;
+}
+
+uint64_t pm_loc_cpu_wait(const pm_loc *L) { return L->closed ? L->runq_final : runq_since_begin(L); }
+
 /* ---------------------------------------------------------------------------------- registration */
 static void thread_exit(void *arg) {
   pm_loc *L = arg;
   if (L && !L->closed) {
+    L->runq_final = runq_since_begin(L);
     uint64_t now = pm_clock_now();
     pm_state_set(L, PM_STATE_OFF, now);
     for (unsigned k = 0; k < L->nobs; k++)
@@ -137,6 +171,8 @@ static pm_loc *loc_new(pm_loc_role role, const char *name, int is_virtual) {
   if (role == PM_ROLE_THREAD && !is_virtual && (pid_t)syscall(SYS_gettid) == getpid()) role = PM_ROLE_MAIN;
   L->role = role;
   L->is_virtual = is_virtual;
+  L->tid = is_virtual ? 0 : (int32_t)syscall(SYS_gettid);
+  runq_begin(L);
   snprintf(L->name, sizeof L->name, "%s", name ? name : pm_loc_role_name(role));
   /* one root for every thread of the process (pm_loc_set_base, pm_call_enter_under) */
   pm_region_id root = pm_region_register("main", PM_PARADIGM_USER, PM_ROLE_FUNCTION);
@@ -554,6 +590,10 @@ void pm_loc_restart(pm_loc *L, uint64_t now) {
   for (uint32_t d = 0; d < L->depth && d < PM_MAX_DEPTH; d++) pm_loc_node(L, L->stack_node[d])->visits = 1;
   if (L->depth <= PM_MAX_DEPTH) L->cur_node->visits = 1; /* at depth 0: the root or the base node */
   L->t_last = L->t_registered = now;
+  if (L->closed)
+    L->runq_final = 0; /* exited before the window began */
+  else
+    runq_begin(L);
   for (unsigned k = 0; k < L->nobs; k++)
     if (observers[k]->restart) observers[k]->restart(L, k, now);
 }

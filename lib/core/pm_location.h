@@ -136,6 +136,11 @@ struct pm_loc {
   int is_virtual; /* device stream: no thread behind it */
   int closed;     /* thread exited: state frozen at OFF */
   uint64_t t_registered;
+  /* Time the thread was ready to run while another thread had its CPU (the kernel's run-queue wait,
+   * ns): its value when the window began, and the window's total once the thread has exited.
+   * UINT64_MAX: not known (a virtual location, or a kernel that does not say). */
+  int32_t tid;
+  uint64_t runq_base, runq_final;
   char name[48];
 };
 
@@ -166,4 +171,7 @@ PM_HIDDEN int pm_loc_observer_add(const pm_loc_observer *obs);
 /* Forgets what location L measured so far (times, counts, clocks; call paths keep their shape):
  * the measured window restarts at 'now'. */
 PM_HIDDEN void pm_loc_restart(pm_loc *L, uint64_t now);
+/* ns the location's thread waited for a CPU in the window (so far, or until it exited);
+ * UINT64_MAX when not known. */
+PM_HIDDEN uint64_t pm_loc_cpu_wait(const pm_loc *L);
 #endif

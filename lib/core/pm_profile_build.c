@@ -155,6 +155,8 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
     l->process = 0;
     l->thread = (int)j;
     l->registered = L->t_registered > t_start ? (double)(L->t_registered - t_start) * NS : 0;
+    uint64_t cpu_wait = pm_loc_cpu_wait(L);
+    l->cpu_wait = cpu_wait == UINT64_MAX ? -1 : (double)cpu_wait * NS;
     for (int c = 0; c < PM_CTX_COUNT; c++)
       for (int s = 0; s < PM_STATE_COUNT; s++) l->time[c][s] = (double)L->time[c][s] * NS;
     l->msgs_sent = L->msgs_sent;

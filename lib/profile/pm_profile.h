@@ -42,6 +42,9 @@ typedef struct {
   int process;       /* index into processes */
   int thread;        /* index of the location within its process */
   double registered; /* seconds after the window start when the location appeared */
+  /* seconds the thread was ready to run while another thread had its CPU (the kernel's run-queue
+   * wait); < 0: not known (device streams, older profiles, kernels without it) */
+  double cpu_wait;
   double time[PM_CTX_COUNT][PM_STATE_COUNT];
   uint64_t msgs_sent, msgs_received, bytes_sent, bytes_received;
   uint64_t coll_calls, coll_bytes_out, coll_bytes_in, polls;

@@ -92,6 +92,7 @@ json_t *pm_profile_to_json(const pm_profile *p) {
                                   (json_int_t)l->io_bytes_written));
     json_object_set_new(o, "critical_path",
                         json_pack("{s:o,s:o}", "process", cp_obj(l->cp_process), "global", cp_obj(l->cp_global)));
+    if (l->cpu_wait >= 0) json_object_set_new(o, "cpu_wait", json_real(l->cpu_wait));
     if (l->callpaths_truncated) json_object_set_new(o, "callpaths_truncated", json_true());
     if (l->role == PM_ROLE_DEVICE) /* device stream (CUDA module) */
       json_object_set_new(o, "device",
@@ -352,6 +353,7 @@ static void read_locations(pm_jr *c, const parts *a, pm_profile *p) {
     l->process = pm_jr_int(c, o, "process", 0, (json_int_t)a->np - 1, where);
     l->thread = pm_jr_int(c, o, "thread", 0, INT_MAX, where);
     l->registered = pm_jr_num(c, o, "registered", where);
+    l->cpu_wait = json_object_get(o, "cpu_wait") ? pm_jr_num(c, o, "cpu_wait", where) : -1; /* optional */
     read_states(c, json_object_get(o, "time"), l->time[PM_CTX_SERIAL], where);
     read_states(c, json_object_get(o, "time_in_parallel"), l->time[PM_CTX_PARALLEL], where);
     const json_t *cm = pm_jr_member(c, o, "comm", JSON_OBJECT, where),

@@ -15,6 +15,8 @@
 #include "pm_profile.h"
 
 #define PM_SUMMARY_MAX_LINES 40
+/* A note when the compute threads waited at least this share of their time for a CPU. */
+#define PM_SUMMARY_CPU_WAIT 0.05
 #define PM_SUMMARY_FLAG 0.8
 
 typedef struct {

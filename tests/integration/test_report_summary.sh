@@ -49,6 +49,22 @@ else
   skip "sp_dag not built (StarPU)"
 fi
 
+# threads that wait for a CPU: 3 OpenMP threads on one CPU (their spinning regions leave 2 of 3
+# waiting); the note says it, popmeter.json has every thread's wait
+if [ -x "$progs/omp_imbalance_gcc" ] && command -v taskset >/dev/null 2>&1; then
+  OMP_NUM_THREADS=3 taskset -c 0 "$launcher" run --output "$work/crowded" -- "$progs/omp_imbalance_gcc" 0.05 \
+    >/dev/null 2>"$work/crowded.err"
+  check "3 threads on one CPU: the summary notes their wait for a CPU" \
+    grep -q "^   Note: threads waited for a CPU [0-9]* % of their time" "$work/crowded.err"
+  check "3 threads on one CPU: every thread's wait is in popmeter.json, some of it long" /usr/bin/python3 -c '
+import json, sys
+locs = json.load(open(sys.argv[1]))["locations"]
+waits = [l.get("cpu_wait", -1) for l in locs]
+sys.exit(0 if len(locs) == 3 and min(waits) >= 0 and max(waits) > 0.05 else 1)' "$work/crowded/popmeter.json"
+else
+  skip "omp_imbalance_gcc or taskset missing"
+fi
+
 # offline: the same summary from the directory; the full table carries every model
 j=$(ls -d "$work"/mpi "$work"/starpu 2>/dev/null | head -1)
 kind=$(basename "$j")

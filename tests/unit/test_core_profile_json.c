@@ -11,6 +11,7 @@
 #include "pm_profile.h"
 #include "pm_text.h"
 #include "pm_profile_json.h"
+#include "pm_report_summary.h"
 #include <jansson.h>
 
 static pm_profile *sample(int rank, const char *host, double window, double useful) {
@@ -71,6 +72,66 @@ static void test_roundtrip(void **state) {
   free(s2);
   pm_profile_free(p);
   pm_profile_free(q);
+}
+
+/* The summary's text for p (width 100, no colour, no files). */
+static char *summary_of(const pm_profile *p) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  assert_non_null(f);
+  pm_summary_options o = {.width = 100};
+  assert_int_equal(pm_report_write_summary(f, p, &o), 0);
+  fclose(f);
+  return text;
+}
+
+/* A thread's wait for a CPU ("cpu_wait", seconds): it travels when known, reads back as unknown
+ * (-1) when absent, a negative value is refused; the summary notes it from 5 % of the compute
+ * threads' time on. The sample's main thread lives 2.5 s (1.25 useful + 1.25 in MPI): 0.5 s of
+ * waiting is 20 %, 0.1 s is 4 % (no note). */
+static void test_cpu_wait(void **state) {
+  (void)state;
+  char err[256];
+  pm_profile *p = sample(0, "n0", 2.5, 1.25);
+  p->loc[0].cpu_wait = 0.5;
+  char *s = pm_profile_to_json_string(p);
+  assert_non_null(strstr(s, "\"cpu_wait\":0.5"));
+  pm_profile *q = pm_profile_from_json_string(s, err, sizeof err);
+  assert_non_null(q);
+  assert_double_equal(q->loc[0].cpu_wait, 0.5, 0);
+  char *t = summary_of(q);
+  assert_non_null(strstr(t, "   Note: threads waited for a CPU 20 % of their time, ready to run while other threads"));
+  free(t);
+  q->loc[0].cpu_wait = 0.1;
+  t = summary_of(q);
+  assert_null(strstr(t, "waited for a CPU"));
+  free(t);
+  pm_profile_free(q);
+  free(s);
+
+  p->loc[0].cpu_wait = -1; /* not known: no key, and unknown again when read */
+  s = pm_profile_to_json_string(p);
+  assert_null(strstr(s, "cpu_wait"));
+  q = pm_profile_from_json_string(s, err, sizeof err);
+  assert_non_null(q);
+  assert_true(q->loc[0].cpu_wait < 0);
+  t = summary_of(q);
+  assert_null(strstr(t, "waited for a CPU"));
+  free(t);
+  pm_profile_free(q);
+  free(s);
+
+  p->loc[0].cpu_wait = 0.5;
+  s = pm_profile_to_json_string(p);
+  char *at = strstr(s, "\"cpu_wait\":0.5");
+  assert_non_null(at);
+  memmove(at + 12, at + 11, strlen(at + 11) + 1); /* "cpu_wait":-0.5 */
+  at[11] = '-';
+  assert_null(pm_profile_from_json_string(s, err, sizeof err));
+  assert_non_null(strstr(err, "cpu_wait"));
+  free(s);
+  pm_profile_free(p);
 }
 
 /* p through JSON and back: the text holds 'expect' (NULL: no "mpi_transfer" key at all), the copy
@@ -333,6 +394,7 @@ static void test_integer_ranges(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_roundtrip),
+      cmocka_unit_test(test_cpu_wait),
       cmocka_unit_test(test_mpi_transfer),
       cmocka_unit_test(test_merge),
       cmocka_unit_test(test_foreign_and_malformed),
