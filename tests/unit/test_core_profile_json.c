@@ -123,7 +123,11 @@ static void test_cpu_wait(void **state) {
   free(s);
 
   p->loc[0].cpu_wait = 0.5;
-  s = pm_profile_to_json_string(p);
+  char *text = pm_profile_to_json_string(p);
+  s = malloc(strlen(text) + 2); /* room for the inserted sign */
+  assert_non_null(s);
+  strcpy(s, text);
+  free(text);
   char *at = strstr(s, "\"cpu_wait\":0.5");
   assert_non_null(at);
   memmove(at + 12, at + 11, strlen(at + 11) + 1); /* "cpu_wait":-0.5 */
