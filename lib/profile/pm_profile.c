@@ -255,6 +255,22 @@ double pm_prof_loc_class(const pm_prof_location *l, pm_state_class c) {
   return t;
 }
 
+int pm_prof_cpu_wait(const pm_profile *p, double *sum, double *max, double *lived) {
+  int known = 0;
+  *sum = *max = *lived = 0;
+  for (int i = 0; i < p->nlocations; i++) {
+    const pm_prof_location *l = &p->loc[i];
+    if (l->role == PM_ROLE_PROGRESS || l->role == PM_ROLE_DEVICE || l->cpu_wait < 0) continue;
+    known++;
+    *sum += l->cpu_wait;
+    if (l->cpu_wait > *max) *max = l->cpu_wait;
+    for (int c = 0; c < PM_CTX_COUNT; c++)
+      for (int s = 0; s < PM_STATE_COUNT; s++)
+        if (s != PM_STATE_OFF) *lived += l->time[c][s];
+  }
+  return known;
+}
+
 int pm_prof_threads_max(const pm_profile *p) {
   int max = 0;
   for (int i = 0; i < p->nprocesses; i++) {

@@ -152,6 +152,10 @@ int pm_prof_threads_max(const pm_profile *p);
 
 /* Sum of a location's time in a state class, both contexts. */
 double pm_prof_loc_class(const pm_prof_location *l, pm_state_class c);
+/* The compute threads' waits for a CPU (not MPI progress threads, not device streams), over those
+ * whose wait is known: their sum and maximum (seconds) and the sum of their lifetimes (every state
+ * but off); returns how many are known (0: the rest is 0). */
+int pm_prof_cpu_wait(const pm_profile *p, double *sum, double *max, double *lived);
 
 /* JSON (see pm_profile_json.h for the jansson-level API). Reading returns NULL and fills err with a
  * message naming the problem; it never crashes on malformed input. */

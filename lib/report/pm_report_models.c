@@ -92,6 +92,15 @@ static void time_breakdown(FILE *out, const pm_profile *p) {
     fprintf(out, "   %-10s %12s / %-12s (%5.1f %% of runtime on average)\n", cls[k].name,
             pm_fmt_time(sum / n, a, sizeof a), pm_fmt_time(max, b, sizeof b), pm_pct(sum / n, p->runtime));
   }
+  /* ready to run while other threads had the CPUs: inside the states above (a preempted
+   * computation is useful time) */
+  double wait, wmax, lived;
+  int known = pm_prof_cpu_wait(p, &wait, &wmax, &lived);
+  if (known) {
+    char a[32], b[32];
+    fprintf(out, "   %-10s %12s / %-12s (%5.1f %% of runtime on average, within the above)\n", "CPU wait",
+            pm_fmt_time(wait / known, a, sizeof a), pm_fmt_time(wmax, b, sizeof b), pm_pct(wait / known, p->runtime));
+  }
 }
 
 typedef struct {

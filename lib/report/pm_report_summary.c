@@ -360,21 +360,12 @@ static void cuda_line(pm_lines *t, const pm_profile *p) {
   }
 }
 
-/* Share of the compute threads' time (not MPI progress threads, not device streams) spent ready to
- * run while other threads had the CPUs; < 0 when no thread's wait is known. */
+/* Share of the compute threads' time spent ready to run while other threads had the CPUs; < 0
+ * when no thread's wait is known. */
 static double cpu_wait_share(const pm_profile *p) {
-  double wait = 0, lived = 0;
-  int known = 0;
-  for (int i = 0; i < p->nlocations; i++) {
-    const pm_prof_location *l = &p->loc[i];
-    if (l->role == PM_ROLE_PROGRESS || l->role == PM_ROLE_DEVICE || l->cpu_wait < 0) continue;
-    known = 1;
-    wait += l->cpu_wait;
-    for (int c = 0; c < PM_CTX_COUNT; c++)
-      for (int s = 0; s < PM_STATE_COUNT; s++)
-        if (s != PM_STATE_OFF) lived += l->time[c][s];
-  }
-  return !known ? -1 : lived > 0 ? wait / lived : 0;
+  double wait, max, lived;
+  if (!pm_prof_cpu_wait(p, &wait, &max, &lived)) return -1;
+  return lived > 0 ? wait / lived : 0;
 }
 
 static void notes(pm_lines *t, const pm_profile *p, const pm_summary_options *o) {

@@ -61,6 +61,9 @@ import json, sys
 locs = json.load(open(sys.argv[1]))["locations"]
 waits = [l.get("cpu_wait", -1) for l in locs]
 sys.exit(0 if len(locs) == 3 and min(waits) >= 0 and max(waits) > 0.05 else 1)' "$work/crowded/popmeter.json"
+  "$launcher" show --full "$work/crowded" >"$work/crowded.full" 2>&1
+  check "3 threads on one CPU: the full table's time breakdown has their wait" \
+    grep -q "^   CPU wait .* of runtime on average, within the above)$" "$work/crowded.full"
 else
   skip "omp_imbalance_gcc or taskset missing"
 fi

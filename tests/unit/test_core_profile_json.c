@@ -12,6 +12,7 @@
 #include "pm_text.h"
 #include "pm_profile_json.h"
 #include "pm_report_summary.h"
+#include "pm_report_models.h"
 #include <jansson.h>
 
 static pm_profile *sample(int rank, const char *host, double window, double useful) {
@@ -88,7 +89,7 @@ static char *summary_of(const pm_profile *p) {
 
 /* A thread's wait for a CPU ("cpu_wait", seconds): it travels when known, reads back as unknown
  * (-1) when absent, a negative value is refused; the summary notes it from 5 % of the compute
- * threads' time on. The sample's main thread lives 2.5 s (1.25 useful + 1.25 in MPI): 0.5 s of
+ * threads' time on, the full table shows its average and maximum. The sample's main thread lives 2.5 s (1.25 useful + 1.25 in MPI): 0.5 s of
  * waiting is 20 %, 0.1 s is 4 % (no note). */
 static void test_cpu_wait(void **state) {
   (void)state;
@@ -102,6 +103,16 @@ static void test_cpu_wait(void **state) {
   assert_double_equal(q->loc[0].cpu_wait, 0.5, 0);
   char *t = summary_of(q);
   assert_non_null(strstr(t, "   Note: threads waited for a CPU 20 % of their time, ready to run while other threads"));
+  free(t);
+  /* the full table's time breakdown: average and maximum over the one thread, 0.5 of 2.5 s */
+  size_t size = 0;
+  FILE *f = open_memstream(&t, &size);
+  assert_non_null(f);
+  pm_model_set none = {0};
+  assert_int_equal(pm_report_write_table(f, q, &none, 100, NULL, 0), 0);
+  fclose(f);
+  assert_non_null(
+      strstr(t, "\n   CPU wait      500.00 ms / 500.00 ms    ( 20.0 % of runtime on average, within the above)\n"));
   free(t);
   q->loc[0].cpu_wait = 0.1;
   t = summary_of(q);
