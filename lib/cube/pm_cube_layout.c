@@ -41,7 +41,7 @@ int pm_cube_layout_build(const pm_profile *p, pm_cube_layout *lay) {
     /* order locations by their process's position in the tree, so processes that share a node
      * but are not adjacent in the profile still get contiguous columns */
     k[i] = (key){p->proc[l->process].node, lay->group_of_proc[l->process], l->thread, i};
-    lay->ncompute += l->role != PM_ROLE_PROGRESS && l->role != PM_ROLE_DEVICE;
+    lay->ncompute += pm_prof_loc_computes(l);
     lay->has_gpu |= l->role == PM_ROLE_DEVICE;
   }
   qsort(k, (size_t)L, sizeof *k, cmp_key);

@@ -169,8 +169,7 @@ char *pm_cube_init_expression(const pm_profile *p, const pm_cube_layout *lay) {
   pm_cube_buf_puts(&b, "{ global(pop_compute); ${i} = 0; while ( ${cube::#locations} > ${i} ) { "
                        "${pop_compute}[${i}] = 1; ${i} = ${i} + 1; };");
   for (int c = 0; c < p->nlocations; c++) {
-    int role = p->loc[lay->loc_of_col[c]].role;
-    if (role == PM_ROLE_PROGRESS || role == PM_ROLE_DEVICE) pm_cube_buf_printf(&b, " ${pop_compute}[%d] = 0;", c);
+    if (!pm_prof_loc_computes(&p->loc[lay->loc_of_col[c]])) pm_cube_buf_printf(&b, " ${pop_compute}[%d] = 0;", c);
   }
   pm_cube_buf_puts(&b, " return 0; }");
   if (b.failed) {

@@ -260,7 +260,7 @@ int pm_prof_cpu_wait(const pm_profile *p, double *sum, double *max, double *live
   *sum = *max = *lived = 0;
   for (int i = 0; i < p->nlocations; i++) {
     const pm_prof_location *l = &p->loc[i];
-    if (l->role == PM_ROLE_PROGRESS || l->role == PM_ROLE_DEVICE || l->cpu_wait < 0) continue;
+    if (!pm_prof_loc_computes(l) || l->cpu_wait < 0) continue;
     known++;
     *sum += l->cpu_wait;
     if (l->cpu_wait > *max) *max = l->cpu_wait;
@@ -275,8 +275,7 @@ int pm_prof_threads_max(const pm_profile *p) {
   int max = 0;
   for (int i = 0; i < p->nprocesses; i++) {
     int n = 0;
-    for (int j = 0; j < p->nlocations; j++)
-      n += p->loc[j].process == i && p->loc[j].role != PM_ROLE_PROGRESS && p->loc[j].role != PM_ROLE_DEVICE;
+    for (int j = 0; j < p->nlocations; j++) n += p->loc[j].process == i && pm_prof_loc_computes(&p->loc[j]);
     if (n > max) max = n;
   }
   return max;

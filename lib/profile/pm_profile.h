@@ -150,6 +150,11 @@ int pm_profile_clean_text(pm_profile *p);
  * streams). O(processes x locations). */
 int pm_prof_threads_max(const pm_profile *p);
 
+/* A location that computes: a thread of the program (main, worker, other thread), not an MPI
+ * progress thread nor a device stream. */
+static inline int pm_prof_loc_computes(const pm_prof_location *l) {
+  return l->role != PM_ROLE_PROGRESS && l->role != PM_ROLE_DEVICE;
+}
 /* Sum of a location's time in a state class, both contexts. */
 double pm_prof_loc_class(const pm_prof_location *l, pm_state_class c);
 /* The compute threads' waits for a CPU (not MPI progress threads, not device streams), over those

@@ -492,7 +492,7 @@ int pm_prof_counters_sums(const pm_profile *p, double *instructions, double *cyc
   double ins = 0, cyc = 0;
   int complete = p->counters != NULL;
   for (int i = 0; i < p->nlocations && complete; i++) {
-    if (p->loc[i].role == PM_ROLE_PROGRESS || p->loc[i].role == PM_ROLE_DEVICE) continue;
+    if (!pm_prof_loc_computes(&p->loc[i])) continue;
     pm_counters k;
     pm_prof_counters_input(p->counters, i, &k);
     complete = k.has_instructions && k.has_cycles;

@@ -15,8 +15,6 @@
 
 unsigned pm_report_counters_models(const pm_profile *p) { return p->counters ? PM_MODEL_VECTORIZATION : 0u; }
 
-static int is_compute(const pm_prof_location *l) { return l->role != PM_ROLE_PROGRESS && l->role != PM_ROLE_DEVICE; }
-
 /* The run's reason for category cat, or a count of the locations that lack it. */
 static void set_missing(pm_metric *m, const pm_prof_counters *c, pm_ctr_category cat, int miss, int n) {
   if (c->reason[cat])
@@ -45,7 +43,7 @@ pm_metric *pm_report_counters_tree(const pm_profile *p) {
   double si = 0, sc = 0, su = 0;
   int n = 0, miss_i = 0, miss_c = 0;
   for (int i = 0; i < p->nlocations; i++) {
-    if (!is_compute(&p->loc[i])) continue;
+    if (!pm_prof_loc_computes(&p->loc[i])) continue;
     pm_counters k;
     pm_prof_counters_input(c, i, &k);
     n++;

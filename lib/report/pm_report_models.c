@@ -75,14 +75,14 @@ static void time_breakdown(FILE *out, const pm_profile *p) {
   } cls[] = {{PM_CLASS_USEFUL, "useful"},   {PM_CLASS_MPI, "MPI"},        {PM_CLASS_IO, "file I/O"},
              {PM_CLASS_RUNTIME, "runtime"}, {PM_CLASS_IDLE, "idle/wait"}, {PM_CLASS_DEVICE, "device"}};
   int n = 0;
-  for (int i = 0; i < p->nlocations; i++) n += p->loc[i].role != PM_ROLE_PROGRESS && p->loc[i].role != PM_ROLE_DEVICE;
+  for (int i = 0; i < p->nlocations; i++) n += pm_prof_loc_computes(&p->loc[i]);
   if (n == 0) return;
   fprintf(out, " Time per location (avg / max over %d locations, runtime %s):\n", n,
           pm_fmt_time(p->runtime, (char[32]){0}, 32));
   for (unsigned k = 0; k < sizeof cls / sizeof *cls; k++) {
     double sum = 0, max = 0;
     for (int i = 0; i < p->nlocations; i++) {
-      if (p->loc[i].role == PM_ROLE_PROGRESS || p->loc[i].role == PM_ROLE_DEVICE) continue;
+      if (!pm_prof_loc_computes(&p->loc[i])) continue;
       double t = pm_prof_loc_class(&p->loc[i], cls[k].c);
       sum += t;
       if (t > max) max = t;

@@ -253,6 +253,13 @@ static void losses(pm_lines *t, const pm_profile *p, const run_kind *k, const pm
 /* Where a "What next" item goes on when it does not fit on one line: under its text. */
 #define WHAT_NEXT_INDENT 5
 
+/* A "What next" item in prose: "   label: text", wrapped under its text instead of cut. */
+static void prose_item(pm_lines *t, const char *label, const char *text) {
+  pm_lines_add(t, "   %s: ", label);
+  pm_lines_words(t, WHAT_NEXT_INDENT, text);
+  pm_lines_end(t);
+}
+
 static void critical_path_line(pm_lines *t, const pm_profile *p, const pm_run_input *in) {
   char a[32];
   double R = p->runtime > 0 ? p->runtime : 1;
@@ -353,9 +360,7 @@ static void cuda_line(pm_lines *t, const pm_profile *p) {
   for (int i = 0; i < p->nprocesses; i++) {
     const char *c = p->proc[i].cuda;
     if (!c[0] || !strcmp(c, "measured")) continue;
-    pm_lines_add(t, "   CUDA: ");
-    pm_lines_words(t, WHAT_NEXT_INDENT, c);
-    pm_lines_end(t);
+    prose_item(t, "CUDA", c);
     return;
   }
 }
@@ -372,20 +377,14 @@ static void notes(pm_lines *t, const pm_profile *p, const pm_summary_options *o)
   char rt[32];
   double cpu_wait = cpu_wait_share(p);
   if (cpu_wait >= PM_SUMMARY_CPU_WAIT) { /* the time counts as useful: say why it may be slow */
-    pm_lines_add(t, "   Note: ");
     char text[200];
     snprintf(text, sizeof text,
              "threads waited for a CPU %.0f %% of their time, ready to run while other threads had the CPUs "
              "(more threads than CPUs, or other jobs): that time counts as useful above",
              100 * cpu_wait);
-    pm_lines_words(t, WHAT_NEXT_INDENT, text);
-    pm_lines_end(t);
+    prose_item(t, "Note", text);
   }
-  if (o->note) {
-    pm_lines_add(t, "   Note: ");
-    pm_lines_words(t, WHAT_NEXT_INDENT, o->note);
-    pm_lines_end(t);
-  }
+  if (o->note) { prose_item(t, "Note", o->note); }
   if (o->bad_model && o->bad_model[0]) {
     pm_lines_add(t, "   Note: unknown model '%s' in POPMETER_MODELS: showing the default models", o->bad_model);
     pm_lines_end(t);
