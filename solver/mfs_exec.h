@@ -43,6 +43,11 @@ typedef struct {
   exec_release *rel;          /* per front: its two cleanup descriptors */
   const double **zero_from;   /* per tiled front f: [2f] / [2f+1], where the part of its factor / CB
                                  block known to be zero begins (kernel__init_front) */
+  /* the submitting thread's room for one task's handles and data modes (as many as the largest
+   * front's lower triangle has tiles): allocated with the tables, so that submission allocates
+   * nothing while the workers run, and the measured peak holds only what the prediction counts */
+  starpu_data_handle_t *hv;
+  struct starpu_data_descr *descr;
 
   /* memory window over the CB arena */
   size_t cb_cap;

@@ -205,13 +205,7 @@ static void insert_tile_op(submit_state *T, const mfs_op *op, int prio, int n, s
 /* Init, cleanup or subtree: a task on tiles of this process only, any number of them (or none). */
 static void insert_local(submit_state *T, int type, void *arg, size_t argsize, int32_t tag, double flops, int prio,
                          int n, const starpu_data_handle_t *hv) {
-  struct starpu_data_descr few[32], *d = n <= 32 ? few : mem__alloc((size_t)n * sizeof *d);
-  if (!d) {
-    mfs_error e;
-    err__nomem(&e);
-    exec__fail(T->E, &e);
-    return;
-  }
+  struct starpu_data_descr *d = T->E->descr;
   for (int q = 0; q < n; q++) {
     d[q].handle = hv[q];
     d[q].mode = STARPU_W;
@@ -219,7 +213,6 @@ static void insert_local(submit_state *T, int type, void *arg, size_t argsize, i
   int ret = starpu_task_insert(&exec__cl[type], STARPU_DATA_MODE_ARRAY, d, n, STARPU_CL_ARGS_NFREE, arg, argsize,
                                STARPU_TAG_ONLY, (starpu_tag_t)tag, STARPU_FLOPS, flops, STARPU_PRIORITY, prio,
                                STARPU_NAME, exec__cl[type].name, 0);
-  if (d != few) mem__free(d);
   if (ret != 0) {
     insert_failed(T->E, type, ret);
     return;
@@ -350,13 +343,7 @@ static void submit_subtree(submit_state *T, int32_t r) {
       n++;
     }
   if (!here) return;
-  starpu_data_handle_t *hv = mem__alloc((size_t)(n ? n : 1) * sizeof *hv);
-  if (!hv) {
-    mfs_error e;
-    err__nomem(&e);
-    exec__fail(E, &e);
-    return;
-  }
+  starpu_data_handle_t *hv = E->hv;
   n = 0;
   for (int32_t j = Fr->nbp; j < Fr->nbt; j++)
     for (int32_t i = j; i < Fr->nbt; i++) hv[n++] = E->h[tile_id(S, r, i, j)];
@@ -369,19 +356,6 @@ static void submit_subtree(submit_state *T, int32_t r) {
   }
   insert_local(T, MFS_TASK_SUBTREE, sub, sizeof *sub, r, flops, prio_of(&T->P, T->P.up[r] + S->fronts[r].subtree_flops),
                n, hv);
-  mem__free(hv);
-}
-
-/* Room for the handles of every tile of front Fr's lower triangle; NULL out of memory (the
- * factorization is then failed). */
-static starpu_data_handle_t *front_handle_array(exec_state *E, const mfs_front *Fr) {
-  starpu_data_handle_t *hv = mem__alloc(((size_t)Fr->nbt * (Fr->nbt + 1) / 2 + 1) * sizeof *hv);
-  if (!hv) {
-    mfs_error e;
-    err__nomem(&e);
-    exec__fail(E, &e);
-  }
-  return hv;
 }
 
 /* The init of this process's tiles of front f. */
@@ -389,14 +363,12 @@ static void submit_init(submit_state *T, const mfs_op *op, int32_t f, int prio) 
   exec_state *E = T->E;
   const mfs_symbolic *S = E->S;
   const mfs_front *Fr = &S->fronts[f];
-  starpu_data_handle_t *hv = front_handle_array(E, Fr);
-  if (!hv) return;
+  starpu_data_handle_t *hv = E->hv;
   int n = 0;
   for (int32_t j = 0; j < Fr->nbt; j++)
     for (int32_t i = j; i < Fr->nbt; i++)
       if (dist__tile_owner(E->D, f, i) == E->rank) hv[n++] = E->h[tile_id(S, f, i, j)];
   if (n) insert_local(T, MFS_OP_INIT, (void *)op, sizeof *op, f, 0, prio, n, hv);
-  mem__free(hv);
 }
 
 /* A cleanup: the CB of front f (this process's tiles and its copies) or its copies of f's factor
@@ -405,8 +377,7 @@ static void submit_release(submit_state *T, int32_t f, int kind) {
   exec_state *E = T->E;
   const mfs_symbolic *S = E->S;
   const mfs_front *Fr = &S->fronts[f];
-  starpu_data_handle_t *hv = front_handle_array(E, Fr);
-  if (!hv) return;
+  starpu_data_handle_t *hv = E->hv;
   int n = 0;
   for (int32_t j = kind == RELEASE_CB ? Fr->nbp : 0; j < (kind == RELEASE_CB ? Fr->nbt : Fr->nbp); j++)
     for (int32_t i = j; i < Fr->nbt; i++) {
@@ -423,7 +394,6 @@ static void submit_release(submit_state *T, int32_t f, int kind) {
     rel->kind = kind;
     insert_local(T, MFS_OP_CLEANUP, rel, sizeof *rel, f, 0, T->P.pmax, n, hv);
   }
-  mem__free(hv);
 }
 
 static void submit_tiled(submit_state *T, int32_t f) {
@@ -552,6 +522,8 @@ static void free_exec(exec_state *E, prio_state *P) {
   mem__free(E->recv_cb);
   mem__free(E->rel);
   mem__free(E->zero_from);
+  mem__free(E->hv);
+  mem__free(E->descr);
   mem__free(P->up);
   mem__free(P->chain);
   pthread_mutex_destroy(&E->lock);
@@ -617,12 +589,20 @@ static mfs_status setup_exec(exec_state *E, submit_state *T, mfs_factor *F, cons
   E->recv_cb = mem__calloc(nfa, sizeof *E->recv_cb);
   E->rel = mem__calloc(2 * nfa, sizeof *E->rel);
   E->zero_from = mem__calloc(2 * nfa, sizeof *E->zero_from);
+  size_t ntri = 1; /* tiles in the largest front's lower triangle */
+  for (int32_t f = 0; f < S->nfronts; f++) {
+    size_t nbt = (size_t)S->fronts[f].nbt;
+    if (nbt * (nbt + 1) / 2 > ntri) ntri = nbt * (nbt + 1) / 2;
+  }
+  E->hv = mem__alloc(ntri * sizeof *E->hv);
+  E->descr = mem__alloc(ntri * sizeof *E->descr);
   *tables += (int64_t)(nt * (sizeof *E->h + sizeof *E->rtile) +
                        nfa * (sizeof *E->sub + sizeof *E->recv_l + sizeof *E->recv_cb + 2 * sizeof *E->rel +
-                              2 * sizeof *E->zero_from));
+                              2 * sizeof *E->zero_from) +
+                       ntri * (sizeof *E->hv + sizeof *E->descr));
   memset(T, 0, sizeof *T);
   T->E = E;
-  int ok = E->h && E->rtile && E->sub && E->recv_l && E->recv_cb && E->rel && E->zero_from &&
+  int ok = E->h && E->rtile && E->sub && E->recv_l && E->recv_cb && E->rel && E->zero_from && E->hv && E->descr &&
            prio_init(&T->P, S, tables) == MFS_OK;
   if (all_ok(ok)) return MFS_OK;
   free_exec(E, &T->P);
