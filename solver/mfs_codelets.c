@@ -27,6 +27,7 @@ static void worker_setup(void) {
 }
 
 static void task_done(exec_state *E, double flops) {
+  mfs_idle_tasks_ran++;
   atomic_fetch_add_explicit(&E->flops_done, (int64_t)flops, memory_order_relaxed);
   /* sequentially consistent: either this load sees the count the waiter set, or the waiter's check
    * of tasks_done (after setting it) sees this task done */

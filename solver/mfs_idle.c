@@ -25,8 +25,6 @@
 #include "mfs_runtime.h"
 
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -67,22 +65,8 @@ static unsigned idle_hook(void *arg) {
   return 1;
 }
 
-/* Reads MFS_IDLE_NAP_US; a value that is not a number of microseconds in range is reported and
- * replaced by the default. */
-static long read_nap_ns(void) {
-  const char *e = getenv("MFS_IDLE_NAP_US");
-  char *end = NULL;
-  long us = e && *e ? strtol(e, &end, 10) : DEFAULT_NAP_US;
-  if (e && *e && (*end || us < 0 || us > MAX_NAP_US)) {
-    fprintf(stderr, "mfsolve: MFS_IDLE_NAP_US='%s' is not a number of microseconds in 0..%d; using %d\n", e, MAX_NAP_US,
-            DEFAULT_NAP_US);
-    us = DEFAULT_NAP_US;
-  }
-  return us * 1000;
-}
-
 void runtime__idle_start(void) {
-  nap_ns = read_nap_ns();
+  nap_ns = runtime__env_us("MFS_IDLE_NAP_US", DEFAULT_NAP_US, MAX_NAP_US) * 1000;
   if (nap_ns > 0 && hook_id < 0) hook_id = starpu_idle_hook_register(idle_hook, NULL);
 }
 

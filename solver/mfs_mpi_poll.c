@@ -15,6 +15,8 @@
  * 0.400 -> 0.368 s, lap3d27:30 0.176 -> 0.117 s; the poller's CPU time fell from 0.28 s to 0.03 s.
  */
 #define _GNU_SOURCE
+#include "mfs_runtime.h"
+
 #include <dlfcn.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -38,15 +40,7 @@ static __thread long next_sleep_ns;
 
 static void poll_init(void) {
   mpi_test_fn f = (mpi_test_fn)dlsym(RTLD_NEXT, "MPI_Test");
-  const char *e = getenv("MFS_MPI_POLL_SLEEP_US");
-  char *end = NULL;
-  long us = e && *e ? strtol(e, &end, 10) : DEFAULT_SLEEP_US;
-  if (e && *e && (*end || us < 0 || us > MAX_SLEEP_US)) {
-    fprintf(stderr, "mfsolve: MFS_MPI_POLL_SLEEP_US='%s' is not a number of microseconds in 0..%d; using %d\n", e,
-            MAX_SLEEP_US, DEFAULT_SLEEP_US);
-    us = DEFAULT_SLEEP_US;
-  }
-  sleep_ns = us * 1000;
+  sleep_ns = runtime__env_us("MFS_MPI_POLL_SLEEP_US", DEFAULT_SLEEP_US, MAX_SLEEP_US) * 1000;
   __atomic_store_n(&next_test, f ? f : PMPI_Test, __ATOMIC_RELEASE);
 }
 

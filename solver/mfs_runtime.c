@@ -18,6 +18,7 @@
 #include "mfs_runtime.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,19 @@ static int hook_free(unsigned node, void *p, size_t dim, int flags) {
 }
 
 int mfs_starpu_built(void) { return 1; }
+
+long runtime__env_us(const char *name, long def, long max) {
+  const char *e = getenv(name);
+  if (!e || !*e) return def;
+  char *end = NULL;
+  errno = 0;
+  long us = strtol(e, &end, 10);
+  if (*end || errno || us < 0 || us > max) {
+    fprintf(stderr, "mfsolve: %s='%s' is not a number of microseconds in 0..%ld; using %ld\n", name, e, max, def);
+    return def;
+  }
+  return us;
+}
 
 int mfs_mpi_launched(void) {
   static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS", "PMI_RANK"};
@@ -128,6 +142,7 @@ mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***ar
   struct starpu_sched_policy *pol = starpu_sched_ctx_get_sched_policy(0);
   snprintf(R->sched, sizeof R->sched, "%s", pol && pol->policy_name ? pol->policy_name : "?");
   R->started = 1;
+  runtime__idle_start();
   mfs_kernels_init();
   return MFS_OK;
 }
@@ -152,6 +167,7 @@ void mfs_runtime_stop(void) {
   runtime_state *R = &runtime__state;
   if (!R->started) return;
   mfs_runtime_resume();
+  runtime__idle_stop();
   if (R->mpi) {
     starpu_mpi_shutdown(); /* shuts StarPU down too (it started it) */
     MPI_Comm_free(&R->comm);

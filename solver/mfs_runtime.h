@@ -49,4 +49,14 @@ void runtime__recv_reset_peak(void);
  * 0: it polls without sleeping. */
 int mfs_mpi_poll_sleep_us(void);
 
+/* The value of environment variable name, a number of microseconds in 0..max; def when it is unset
+ * or empty, and (with a message naming it on standard error) when it is not such a number. */
+long runtime__env_us(const char *name, long def, long max);
+
+/* An idle worker naps instead of spinning (mfs_idle.c): registered once StarPU runs, removed before
+ * it stops. Codelets count each task a worker ran in mfs_idle_tasks_ran (a busy worker never naps). */
+void runtime__idle_start(void);
+void runtime__idle_stop(void);
+extern __thread unsigned long mfs_idle_tasks_ran;
+
 #endif

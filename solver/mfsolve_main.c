@@ -62,6 +62,8 @@ static void usage(FILE *out) {
           "  STARPU_NCPU           CPU workers per process when --workers is not given\n"
           "  MFS_MPI_POLL_SLEEP_US on several processes, the longest sleep (us) of StarPU-MPI's progression\n"
           "                        thread between polls that find nothing (default 200; 0: no sleep)\n"
+          "  MFS_IDLE_NAP_US       how long (us) an idle StarPU worker sleeps at a time instead of polling\n"
+          "                        for tasks on its CPU (default 50; 0: poll, as StarPU does)\n"
           "\n"
           "Orderings built in:%s%s natural. Task-based executor: %s.\n",
           prog, prog, mfs_ordering_name(d.ordering), d.nb, d.amalg,

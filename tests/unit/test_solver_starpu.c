@@ -12,8 +12,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <limits.h>
 #include <math.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +283,61 @@ static void test_errors(void **state) {
   mfs_matrix_free(&B);
 }
 
+/* CPU time (ns) the process's StarPU CPU workers (threads named "CPU <n>") have run so far. */
+static uint64_t workers_cpu_ns(void) {
+  uint64_t sum = 0;
+  DIR *d = opendir("/proc/self/task");
+  if (!d) fail_msg("cannot list /proc/self/task");
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    char path[300], comm[64] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    int named = fgets(comm, sizeof comm, f) && !strncmp(comm, "CPU ", 4);
+    fclose(f);
+    if (!named) continue;
+    snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", e->d_name);
+    unsigned long long run = 0;
+    f = fopen(path, "r");
+    if (f && fscanf(f, "%llu", &run) == 1) sum += run;
+    if (f) fclose(f);
+  }
+  closedir(d);
+  return sum;
+}
+
+/* CPU time the lone worker of an idle runtime burns in 300 ms, with MFS_IDLE_NAP_US = nap. */
+static uint64_t idle_worker_cpu_ns(const char *nap) {
+  mfs_runtime_stop();
+  setenv("MFS_IDLE_NAP_US", nap, 1);
+  start(1, NULL);
+  struct timespec settle = {0, 20000000}, idle = {0, 300000000};
+  nanosleep(&settle, NULL);
+  uint64_t before = workers_cpu_ns();
+  nanosleep(&idle, NULL);
+  uint64_t used = workers_cpu_ns() - before;
+  mfs_runtime_stop();
+  unsetenv("MFS_IDLE_NAP_US");
+  start(2, NULL);
+  return used;
+}
+
+/* StarPU 1.3 never lets the last worker awake block: alone, an idle worker polls for tasks on its
+ * CPU all the time (mfs_idle.c). With the idle hook it naps: a small fraction of that CPU time. A
+ * value that is not a number of microseconds falls back to the default nap. */
+static void test_idle_worker_naps(void **state) {
+  (void)state;
+  if (access("/proc/self/task", R_OK) != 0) skip();
+  uint64_t spin = idle_worker_cpu_ns("0"), nap = idle_worker_cpu_ns("50"), bad = idle_worker_cpu_ns("fifty");
+  print_message("idle worker CPU in 300 ms: spinning %.1f ms, napping %.1f ms, bad setting %.1f ms\n", spin / 1e6,
+                nap / 1e6, bad / 1e6);
+  if (spin < 100000000u) skip(); /* the spinning worker did not get a CPU: the machine is too busy to tell */
+  assert_true(nap * 4 < spin);
+  assert_true(bad * 4 < spin);
+}
+
 static int group_setup(void **state) {
   (void)state;
   start(2, NULL);
@@ -324,9 +382,10 @@ int main(void) {
     return 0;
   }
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_priority_slice), cmocka_unit_test(test_bitwise_and_residuals),
-      cmocka_unit_test(test_schedulers),     cmocka_unit_test(test_tasks_and_flops),
-      cmocka_unit_test(test_memory),         cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_priority_slice),   cmocka_unit_test(test_bitwise_and_residuals),
+      cmocka_unit_test(test_schedulers),       cmocka_unit_test(test_tasks_and_flops),
+      cmocka_unit_test(test_memory),           cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_idle_worker_naps),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
