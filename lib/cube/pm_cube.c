@@ -130,6 +130,8 @@ static int write_data(FILE *f, data_ctx *d, int id, const pm_cube_metric_def *m)
       else
         d->uacc[col] += pm_cube_count_of(m, v);
     }
+    if (m->src == PM_CUBE_SRC_CPU_WAIT && k == 0) /* the first row: a root call path */
+      for (int l = 0; l < L; l++) d->dacc[d->lay->col[l]] = pm_cube_location_value(m, &p->loc[l]);
     for (int col = 0; col < L; col++) {
       uint64_t bits = d->uacc[col];
       if (m->dtype == PM_CUBE_DOUBLE) memcpy(&bits, &d->dacc[col], sizeof bits);

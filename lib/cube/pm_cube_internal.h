@@ -35,11 +35,12 @@ typedef enum {
 } pm_cube_mtype;
 typedef enum { PM_CUBE_DOUBLE, PM_CUBE_UINT64 } pm_cube_dtype;
 typedef enum {
-  PM_CUBE_SRC_STATES,  /* sum of the exclusive times of the states in `states` */
-  PM_CUBE_SRC_COUNT,   /* the uint64_t field of pm_prof_value at `count_offset` */
-  PM_CUBE_SRC_DERIVED, /* no data: CubePL expression */
-  PM_CUBE_SRC_COUNTER, /* hardware counter `count_offset` of the profile's counters (pm_cube_counters.c) */
-  PM_CUBE_SRC_TRANSFER /* pm_prof_value's mpi_transfer (seconds) */
+  PM_CUBE_SRC_STATES,   /* sum of the exclusive times of the states in `states` */
+  PM_CUBE_SRC_COUNT,    /* the uint64_t field of pm_prof_value at `count_offset` */
+  PM_CUBE_SRC_DERIVED,  /* no data: CubePL expression */
+  PM_CUBE_SRC_COUNTER,  /* hardware counter `count_offset` of the profile's counters (pm_cube_counters.c) */
+  PM_CUBE_SRC_TRANSFER, /* pm_prof_value's mpi_transfer (seconds) */
+  PM_CUBE_SRC_CPU_WAIT  /* the location's cpu_wait (seconds; unknown: 0), at the first root call path */
 } pm_cube_source;
 
 typedef struct {
@@ -77,6 +78,9 @@ char *pm_cube_init_expression(const pm_profile *p, const struct pm_cube_layout *
  * only up to 2^53; pm_cube_count gives the exact integer). */
 double pm_cube_time_of(const pm_cube_metric_def *m, const pm_prof_value *v);
 uint64_t pm_cube_count_of(const pm_cube_metric_def *m, const pm_prof_value *v);
+/* A per-location metric's value for location l (PM_CUBE_SRC_CPU_WAIT), written at the first root
+ * call path; 0 for every other source. */
+double pm_cube_location_value(const pm_cube_metric_def *m, const pm_prof_location *l);
 
 /* ------------------------------------------------------------------------ counter metrics */
 /* The hardware-counter metrics of one file (pm_cube_counters.c), ids pm_cube_nmetrics_of(p) + k, all

@@ -82,6 +82,16 @@ const pm_cube_metric_def pm_cube_metrics[] = {
          "Host blocked in a device runtime call (synchronisation, copies)."),
     TIME("measurement", "Measurement", M_TIME, S(PM_STATE_TOOL),
          "popmeter's own work (finalize reduction, trace flush)."),
+    /* per thread, not per call path: the whole run's value sits at the root call path */
+    {.uniq = "cpu_wait",
+     .disp = "CPU wait",
+     .uom = "sec",
+     .descr = "Time the thread was ready to run while other threads had the CPUs (the kernel's run-queue wait), "
+              "within its states above: the whole run's value, at the root call path (0 where unknown).",
+     .parent = -1,
+     .type = PM_CUBE_EXCLUSIVE,
+     .dtype = PM_CUBE_DOUBLE,
+     .src = PM_CUBE_SRC_CPU_WAIT},
     COUNT("visits", "Visits", "occ", visits, "Number of times the call path was entered."),
     COUNT("polls", "Polls", "occ", polls,
           "Polling calls (MPI_Test*, MPI_Iprobe, MPI_Improbe); their time is MPI time (Wait/test)."),
@@ -200,10 +210,15 @@ char *pm_cube_expression(const pm_cube_metric_def *m, int ncompute) {
 
 double pm_cube_time_of(const pm_cube_metric_def *m, const pm_prof_value *v) {
   if (m->src == PM_CUBE_SRC_TRANSFER) return v->mpi_transfer;
+  if (m->src == PM_CUBE_SRC_CPU_WAIT) return 0; /* per location: pm_cube_location_value */
   double t = 0;
   for (int s = 0; s < PM_STATE_COUNT; s++)
     if (m->states & S(s)) t += v->time[s];
   return t;
+}
+
+double pm_cube_location_value(const pm_cube_metric_def *m, const pm_prof_location *l) {
+  return m->src == PM_CUBE_SRC_CPU_WAIT && l->cpu_wait > 0 ? l->cpu_wait : 0;
 }
 
 uint64_t pm_cube_count_of(const pm_cube_metric_def *m, const pm_prof_value *v) {

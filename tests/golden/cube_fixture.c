@@ -62,6 +62,11 @@ pm_profile *cube_fixture_golden(void) {
     p->loc[l].role = l < 2 ? PM_ROLE_MAIN : PM_ROLE_THREAD;
     snprintf(p->loc[l].name, sizeof p->loc[l].name, l < 2 ? "main" : "omp 1");
   }
+  /* threads' wait for a CPU (the metric cpu_wait): location 2 does not know it */
+  p->loc[0].cpu_wait = 0.25;
+  p->loc[1].cpu_wait = 0.5;
+  p->loc[2].cpu_wait = -1;
+  p->loc[3].cpu_wait = 0.125;
   int rmain = pm_profile_add_region(p, "main", PM_PARADIGM_USER, PM_ROLE_FUNCTION);
   int rinit = pm_profile_add_region(p, "init", PM_PARADIGM_USER, PM_ROLE_FUNCTION);
   int rsolve = pm_profile_add_region(p, "solve", PM_PARADIGM_USER, PM_ROLE_FUNCTION);

@@ -52,7 +52,7 @@ static void test_table_names_and_types(void **state) {
       if (m->type == PM_CUBE_POSTDERIVED) assert_true(!m->aggr && !m->plus && !m->minus && !m->init);
     } else {
       assert_int_equal(m->type, PM_CUBE_EXCLUSIVE);
-      int is_time = m->src == PM_CUBE_SRC_STATES || m->src == PM_CUBE_SRC_TRANSFER;
+      int is_time = m->src == PM_CUBE_SRC_STATES || m->src == PM_CUBE_SRC_TRANSFER || m->src == PM_CUBE_SRC_CPU_WAIT;
       assert_int_equal(m->dtype, is_time ? PM_CUBE_DOUBLE : PM_CUBE_UINT64);
     }
   }

@@ -132,6 +132,14 @@ static void test_golden_exclusive_values(void **state) {
   assert_double_equal(val(c, "visits", FX_SEND, L2, CUBEX_STORED), 0, 0);
   assert_double_equal(val(c, "bytes_sent", FX_SEND, L1, CUBEX_STORED), 2000, 0);
   assert_double_equal(val(c, "bytes_sent", FX_SOLVE, L1, CUBEX_STORED), 0, 0);
+  /* the threads' CPU wait, per location at the root call path only; unknown (location 2) is 0 */
+  const double cpu_wait[4] = {0.25, 0.5, 0, 0.125};
+  for (int l = 0; l < 4; l++) {
+    assert_double_equal(val(c, "cpu_wait", FX_MAIN, col[l], CUBEX_STORED), cpu_wait[l], 0);
+    assert_double_equal(val(c, "cpu_wait", FX_MAIN, col[l], CUBEX_INCL), cpu_wait[l], 0);
+    for (int cn = 0; cn < 5; cn++)
+      if (cn != FX_MAIN) assert_double_equal(val(c, "cpu_wait", cn, col[l], CUBEX_STORED), 0, 0);
+  }
 }
 
 /* Inclusive along the call tree (what the Cube GUI shows on a collapsed node), from the
