@@ -14,7 +14,7 @@
  * worker spin as StarPU does for MFS_IDLE_SPIN_NS after its last task (a task that becomes ready
  * soon is picked up at once), then sleeps MFS_IDLE_NAP_US at a time (default 50 us; 0: spin as
  * StarPU does) until a task comes: the CPU is free for the threads that bring the work in, and a
- * ready task waits at most one nap. Workers count the tasks they ran (mfs_idle_task_ran, from the
+ * ready task waits at most one nap. Workers count the tasks they ran (mfs_idle_tasks_ran, from the
  * codelets), so a worker that is busy never naps.
  * Measured on the 2-CPU development VM, alternated pairs of runs (nap 0 against 50 us): 2 processes x
  * 1 worker, lap3d:60: factorization faster in 6 of 6 pairs (median ratio 0.93, best 2.89 -> 2.64 s);

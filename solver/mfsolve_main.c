@@ -497,6 +497,7 @@ static int run(const cli *c, int root, int nranks) {
     so.mem_relax = c->mem_relax;
     so.prune = c->prune;
     st = mfs_factorize_starpu(S, &A, &so, &F, ps.on ? progress_cb : NULL, &ps, &err);
+    mfs_runtime_pause(); /* no more tasks: the solve runs on this thread, the workers sleep meanwhile */
   } else {
     st = mfs_factorize_seq(S, &A, &F, ps.on ? progress_cb : NULL, &ps, &err);
   }
