@@ -192,10 +192,13 @@ typedef struct {
  * one entry with i = j = -1). */
 int mfs_op_access(const mfs_op *op, mfs_tile_access acc[3]);
 
+/* The default tile size (mfs_options_default says why 512). */
+#define MFS_DEFAULT_NB 512
+
 typedef struct {
   mfs_ordering ordering;     /* default METIS when built in, else AMD */
   const int32_t *given_perm; /* MFS_ORDER_GIVEN: perm[k] = input column eliminated k-th */
-  int nb;                    /* tile size (default 512) */
+  int nb;                    /* tile size (default MFS_DEFAULT_NB) */
   double amalg;              /* amalgamation zero threshold (default 0.05); <= 0: fundamental supernodes */
 } mfs_options;
 

@@ -11,7 +11,7 @@
  * threads waited 3 ms on average for a CPU each time they woke up.
  *
  * StarPU calls its idle hooks on a CPU worker each time the worker found no task. This hook lets the
- * worker spin as StarPU does for MFS_IDLE_SPIN_NS after its last task (a task that becomes ready
+ * worker spin as StarPU does for SPIN_NS (20 us) after its last task (a task that becomes ready
  * soon is picked up at once), then sleeps MFS_IDLE_NAP_US at a time (default 50 us; 0: spin as
  * StarPU does) until a task comes: the CPU is free for the threads that bring the work in, and a
  * ready task waits at most one nap. Workers count the tasks they ran (mfs_idle_tasks_ran, from the
@@ -30,7 +30,7 @@
 
 #define DEFAULT_NAP_US 50
 #define MAX_NAP_US 10000
-#define MFS_IDLE_SPIN_NS 20000
+#define SPIN_NS 20000
 
 static long nap_ns; /* read when the runtime starts */
 static int hook_id = -1;
@@ -38,7 +38,7 @@ static int hook_id = -1;
 __thread unsigned long mfs_idle_tasks_ran;
 
 static __thread unsigned long seen_tasks;
-static __thread uint64_t idle_since_ns; /* 0: the worker ran a task since the last call */
+static __thread uint64_t idle_since_ns; /* when the worker last found no task after running one (0: never) */
 static __thread int slack_set;
 
 static uint64_t now_ns(void) {
@@ -54,7 +54,7 @@ static unsigned idle_hook(void *arg) {
     idle_since_ns = now_ns();
     return 1; /* StarPU may still block this worker, if it is not the last one awake */
   }
-  if (now_ns() - idle_since_ns < MFS_IDLE_SPIN_NS) return 1;
+  if (now_ns() - idle_since_ns < SPIN_NS) return 1;
   if (!slack_set) {
     /* the default timer slack (50 us) would double a nap: a ready task waits for its end */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);

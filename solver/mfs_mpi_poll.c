@@ -20,8 +20,6 @@
 #include <dlfcn.h>
 #include <mpi.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 

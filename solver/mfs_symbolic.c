@@ -36,7 +36,7 @@ void mfs_options_default(mfs_options *o) {
    * process x 2 workers and 2 processes x 1 worker as fast or faster. The price: diagonal tiles are
    * stored whole, +4 % factor memory on lap3d:50, and a front has a quarter as many tiles for the
    * workers to share (--nb 256 for many workers per process). */
-  o->nb = 512;
+  o->nb = MFS_DEFAULT_NB;
   o->amalg = 0.05;
 }
 

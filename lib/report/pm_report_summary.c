@@ -384,7 +384,7 @@ static void notes(pm_lines *t, const pm_profile *p, const pm_summary_options *o)
              100 * cpu_wait);
     prose_item(t, "Note", text);
   }
-  if (o->note) { prose_item(t, "Note", o->note); }
+  if (o->note) prose_item(t, "Note", o->note);
   if (o->bad_model && o->bad_model[0]) {
     pm_lines_add(t, "   Note: unknown model '%s' in POPMETER_MODELS: showing the default models", o->bad_model);
     pm_lines_end(t);
