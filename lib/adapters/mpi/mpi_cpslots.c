@@ -13,7 +13,8 @@
  * epoch (the owner has not entered yet, or is PM_CPSLOT_RING collectives ahead and reused it) or
  * sees it change while reading skips it; the second case is counted as a lost clock.
  * Costs per collective: one slot write, one read per other rank (a cache line each), instead of
- * three MPI calls (2 ranks) or a clock allreduce (more).
+ * three MPI calls (2 ranks) or a clock allreduce (more); the written line is demoted to the shared
+ * cache and the next one fetched for writing ahead of time (pm_cacheline.h).
  *
  * Point-to-point messages on such a communicator (up to PM_CPP2P_MAX_RANKS ranks) carry their clock
  * the same way: one ring of entries per ordered pair of ranks (256 to 4096 of them: 4 MiB in all, so
@@ -28,6 +29,7 @@
  * (more messages in flight to one rank than its ring holds) is a lost clock, counted and reported at
  * MPI_Finalize. */
 #include "mpi_adapter.h"
+#include "pm_cacheline.h"
 #include "pm_lifecycle.h"
 #include "pm_slab.h" /* pm_spin */
 #include <fcntl.h>
@@ -97,6 +99,7 @@ static void slot_write(slot *x, uint64_t seq, int64_t tag, const uint64_t clk[3]
   __atomic_store_n(&x->tag, tag, __ATOMIC_RELAXED);
   for (int k = 0; k < 3; k++) __atomic_store_n(&x->clk[k], clk[k], __ATOMIC_RELAXED);
   __atomic_store_n(&x->seq, seq, __ATOMIC_RELEASE);
+  pm_line_demote(x); /* another rank reads it next */
 }
 
 /* The entry's seq as first read; tag and clk as read after it, *torn when the owner rewrote the
@@ -205,6 +208,7 @@ int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3])
     clock_max(out, c);
     merged++;
   }
+  pm_line_prefetch_write(slot_of(s, s->rank, epoch + 1)); /* this rank's next collective writes it */
   return merged;
 }
 
@@ -221,6 +225,7 @@ void pm_mpi_cpslots_send(pm_mpi_cpslots *s, int to, int tag, const uint64_t clk[
   if (to < 0 || to >= s->size) return;
   uint64_t n = __atomic_fetch_add(&s->sent[to], 1, __ATOMIC_RELAXED);
   slot_write(p2p_slot(s, s->rank, to, n), n + 1, tag, clk);
+  pm_line_prefetch_write(p2p_slot(s, s->rank, to, n + 1)); /* the next message to 'to' */
 }
 
 int pm_mpi_cpslots_recv(pm_mpi_cpslots *s, int from, int tag, uint64_t out[3]) {
