@@ -7,6 +7,8 @@
 # within a repetition so that a change of the machine's load hits them alike:
 #   base: no tool;  popmeter: libpopmeter.so preloaded (critical path on, the default);
 #   CP=0: popmeter with POPMETER_CRITICAL_PATH=0 (MPI events only: elsewhere the two are the same);
+#   CP msgs: popmeter with POPMETER_CP_SHARED_MEMORY=0 (MPI events only): the critical-path clocks
+#         travel in messages, as between ranks on different nodes, not through shared memory;
 #   TALP: DLB's TALP (DLB_ARGS=--talp) preloaded, when POPMETER_BENCH_TALP names a DLB installation
 #         (lib/libdlb_mpi.so for MPI, lib/libdlb.so for libomp; libgomp and StarPU: no support).
 #   OMPT alone (libomp rows): an OMPT tool that registers popmeter's callbacks with empty bodies
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
   -r) REPS=$2; shift ;;
   -s) SCALE=$2; shift ;;
   --load) LOAD=1 ;;
-  -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
   *) EVENTS+=("$1") ;;
   esac
   shift
@@ -77,6 +79,7 @@ run() { # config program argument n
     case $cfg in
     popmeter) pre=(-x LD_PRELOAD="$LIB") ;;
     cp0) pre=(-x LD_PRELOAD="$LIB" -x POPMETER_CRITICAL_PATH=0) ;;
+    cpmsg) pre=(-x LD_PRELOAD="$LIB" -x POPMETER_CP_SHARED_MEMORY=0) ;;
     ref) pre=(-x LD_PRELOAD="$REF") ;;
     talp) pre=(-x LD_PRELOAD="$TALP/lib/libdlb_mpi.so" -x DLB_ARGS=--talp) ;;
     esac
@@ -119,7 +122,7 @@ while IFS='|' read -r id prog arg n label; do
   [ -x "$BENCH_DIR/$prog" ] || { echo "bench_events: $prog not built: $label skipped" >&2; continue; }
   n=$(awk -v n="$n" -v s="$SCALE" 'BEGIN{printf "%d", n * s}')
   cfgs=(base popmeter)
-  [ "$prog" = bench_ev_mpi ] && cfgs+=(cp0)
+  [ "$prog" = bench_ev_mpi ] && cfgs+=(cp0 cpmsg)
   [ -n "$REF" ] && cfgs+=(ref)
   [ -n "$TALP" ] && [ "$prog" != bench_ev_gomp ] && [ "$prog" != bench_ev_starpu ] && cfgs+=(talp)
   [ "$prog" = bench_ev_omp ] && [ -r "$BENCH_DIR/bench_ompt_null.so" ] && cfgs+=(ompt)
@@ -149,14 +152,15 @@ awk -F'|' -v talp="$TALP" -v ref="$REF" -v reps="$REPS" '
   $2 == "label" { order[++nid] = $1; label[$1] = $3; next }
   { cnt[$1, $2]++; val[$1, $2, $4] = $3; if ($2 == "ompt") ompt = 1 }
   END {
-    line = sprintf("%-46s %9s %15s %15s", "event", "base ns", "popmeter", "CP=0")
+    line = sprintf("%-46s %9s %15s %15s %15s", "event", "base ns", "popmeter", "CP=0", "CP msgs")
     if (ref != "") line = line sprintf(" %15s %8s", "ref", "pm-ref")
     if (talp != "") line = line sprintf(" %15s", "TALP")
     if (ompt) line = line sprintf(" %15s", "OMPT alone")
     print line
     for (i = 1; i <= nid; i++) { id = order[i]
       b = stat(id, "base") ? sprintf("%.0f", md[id, "base"]) : "-"
-      line = sprintf("%-46s %9s %15s %15s", label[id], b, cell(id, "popmeter"), cnt[id, "cp0"] ? cell(id, "cp0") : "")
+      line = sprintf("%-46s %9s %15s %15s %15s", label[id], b, cell(id, "popmeter"), cnt[id, "cp0"] ? cell(id, "cp0") : "",
+                     cnt[id, "cpmsg"] ? cell(id, "cpmsg") : "")
       if (ref != "") line = line sprintf(" %15s %8s", cell(id, "ref"), paired(id))
       if (talp != "") line = line sprintf(" %15s", cnt[id, "talp"] ? cell(id, "talp") : "-")
       if (ompt) line = line sprintf(" %15s", cnt[id, "ompt"] ? cell(id, "ompt") : "")
