@@ -7,6 +7,7 @@
  * Launchers (mpirun, orted, prterun...) never activate. A forked child never reports. */
 #define _GNU_SOURCE
 #include "pm_lifecycle.h"
+#include "pm_cacheline.h"
 #include "pm_module.h"
 #include "pm_location.h"
 #include "pm_state_tables.h"
@@ -140,6 +141,7 @@ int pm_core_activate(void) {
       pm_modules_activate(&config);
       pm_cp_masks_io_useful((int)config.i[PM_CFG_IO_AS_USEFUL]);
       pm_clock_tsc_start(config.i[PM_CFG_CLOCK] == PM_CLOCK_AUTO);
+      pm_cacheline_detect();
       t_start = pm_clock_now();
       __atomic_store_n(&pm_core_active, 1, __ATOMIC_RELEASE);
       atexit(at_exit_report);

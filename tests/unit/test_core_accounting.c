@@ -7,10 +7,12 @@
 #include <cmocka.h>
 #include "test_assert.h"
 #include <stdlib.h>
+#include <stdio.h>
 #include <math.h>
 #include <time.h>
 #include <string.h>
 #include "pm_location.h"
+#include "pm_cacheline.h"
 #include "pm_lifecycle.h"
 #include "pm_profile.h"
 #include "popmeter.h"
@@ -599,6 +601,39 @@ static void test_clock_tsc_real(void **state) {
   }
 }
 
+/* The cache-line hints are used where the CPU has them: what CPUID told popmeter agrees with the
+ * kernel's flags ("3dnowprefetch" is PREFETCHW's bit, "cldemote" CLDEMOTE's), and the hints leave the
+ * memory they touch as it was. */
+static int cpu_flag(const char *flag) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return -1;
+  char line[8192];
+  int found = -1;
+  while (found < 0 && fgets(line, sizeof line, f))
+    if (!strncmp(line, "flags", 5)) {
+      found = 0;
+      for (char *w = strtok(strchr(line, ':') + 1, " \n"); w; w = strtok(NULL, " \n"))
+        if (!strcmp(w, flag)) found = 1;
+    }
+  fclose(f);
+  return found;
+}
+static void test_cacheline_hints(void **state) {
+  (void)state;
+  pm_cacheline_detect();
+#if defined(__x86_64__)
+  int pw = cpu_flag("3dnowprefetch"), cd = cpu_flag("cldemote");
+  if (pw < 0 || cd < 0) skip();
+  assert_int_equal(pm_line_has_prefetchw, pw);
+  assert_int_equal(pm_line_has_cldemote, cd);
+#endif
+  uint64_t line[16] __attribute__((aligned(64)));
+  for (int i = 0; i < 16; i++) line[i] = 1000u + (unsigned)i;
+  pm_line_prefetch_write(line);
+  pm_line_demote(line + 8);
+  for (int i = 0; i < 16; i++) assert_int_equal(line[i], 1000u + (unsigned)i);
+}
+
 /* Unbalanced exits are ignored; nesting beyond PM_MAX_DEPTH keeps accounting consistent. */
 static void test_unbalanced_and_deep(void **state) {
   (void)state;
@@ -852,6 +887,7 @@ int main(void) {
       cmocka_unit_test(test_clock_tsc_anchor),
       cmocka_unit_test(test_clock_tsc_converges),
       cmocka_unit_test(test_clock_tsc_real),
+      cmocka_unit_test(test_cacheline_hints),
       cmocka_unit_test_setup_teardown(test_cp_wait_credit_polls, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unbalanced_and_deep, setup, teardown),
       cmocka_unit_test_setup_teardown(test_deeper_than_kept, setup, teardown),
