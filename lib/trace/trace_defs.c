@@ -295,7 +295,8 @@ static char *unescape(char *s) {
   return s;
 }
 
-/* Parses one part in place (text is modified). -1 on malformed input or out of memory. */
+/* Parses one part in place (text is modified). 0, PART_MALFORMED or PART_NOMEM. */
+enum { PART_MALFORMED = -1, PART_NOMEM = -2 };
 static int parse_part(char *text, dproc *p) {
   memset(p, 0, sizeof *p);
   p->rank = -1;
@@ -307,7 +308,7 @@ static int parse_part(char *text, dproc *p) {
       long pid;
       unsigned long long t0, t1, ml;
       if (sscanf(line, "P %d %d %ld %llu %llu %llu %n", &p->rank, &p->nprocs, &pid, &t0, &t1, &ml, &off) < 6 || !off)
-        return -1;
+        return PART_MALFORMED;
       p->t0 = t0;
       p->t1 = t1;
       p->mpi_loc = ml;
@@ -316,28 +317,28 @@ static int parse_part(char *text, dproc *p) {
       if (p->nloc == capl) {
         capl = capl ? 2 * capl : 16;
         dloc *n = realloc(p->loc, (size_t)capl * sizeof *n);
-        if (!n) return -1;
+        if (!n) return PART_NOMEM;
         p->loc = n;
       }
       dloc *l = &p->loc[p->nloc];
       l->ref = strtoull(line + 2, &end, 10);
       l->role = (int)strtol(end, &end, 10);
       l->nevents = strtoull(end, &end, 10);
-      if (*end != ' ') return -1;
+      if (*end != ' ') return PART_MALFORMED;
       l->name = unescape(end + 1);
       p->nloc++;
     } else if (line[0] == 'R') {
       if (p->nreg == capr) {
         capr = capr ? 2 * capr : 64;
         dreg *n = realloc(p->reg, (size_t)capr * sizeof *n);
-        if (!n) return -1;
+        if (!n) return PART_NOMEM;
         p->reg = n;
       }
       dreg *r = &p->reg[p->nreg];
       r->id = (uint32_t)strtoul(line + 2, &end, 10);
       r->paradigm = (int)strtol(end, &end, 10);
       r->role = (int)strtol(end, &end, 10);
-      if (*end != ' ') return -1;
+      if (*end != ' ') return PART_MALFORMED;
       r->name = unescape(end + 1);
       if (r->id >= p->nregmap) p->nregmap = r->id + 1;
       p->nreg++;
@@ -345,7 +346,7 @@ static int parse_part(char *text, dproc *p) {
       if (p->ncomm == capc) {
         capc = capc ? 2 * capc : 8;
         dcomm *n = realloc(p->comm, (size_t)capc * sizeof *n);
-        if (!n) return -1;
+        if (!n) return PART_NOMEM;
         p->comm = n;
       }
       dcomm *c = &p->comm[p->ncomm];
@@ -353,16 +354,17 @@ static int parse_part(char *text, dproc *p) {
       c->kind = (int)strtol(end, &end, 10);
       c->key = (uint32_t)strtoul(end, &end, 10);
       c->n = (uint32_t)strtoul(end, &end, 10);
-      if (c->n > (1u << 24) || !(c->m = calloc((size_t)c->n + 1, sizeof *c->m))) return -1;
+      if (c->n > (1u << 24)) return PART_MALFORMED;
+      if (!(c->m = calloc((size_t)c->n + 1, sizeof *c->m))) return PART_NOMEM;
       for (uint32_t k = 0; k < c->n; k++) c->m[k] = strtoull(end, &end, 10);
       if (c->id >= p->ncommmap) p->ncommmap = c->id + 1;
       p->ncomm++;
     }
   }
-  if (p->rank < 0 || !p->host) return -1;
+  if (p->rank < 0 || !p->host) return PART_MALFORMED;
   p->regmap = malloc(sizeof *p->regmap * (p->nregmap + 1));
   p->commmap = malloc(sizeof *p->commmap * (p->ncommmap + 1));
-  if (!p->regmap || !p->commmap) return -1;
+  if (!p->regmap || !p->commmap) return PART_NOMEM;
   for (uint32_t i = 0; i < p->nregmap; i++) p->regmap[i] = 0;
   for (uint32_t i = 0; i < p->ncommmap; i++) p->commmap[i] = 0;
   return 0;
@@ -922,8 +924,12 @@ int pm_tdefs_write(OTF2_Archive *a, char **parts, int nparts) {
   if (!u.p) return -1;
   int rc = 0;
   for (int i = 0; i < nparts; i++) {
-    if (!parts[i] || parse_part(parts[i], &u.p[u.np]) != 0 || u.p[u.np].rank >= nprocs) {
-      pm_warn("trace: the definitions of process %d are unreadable; its locations are left out", i);
+    int prc = parts[i] ? parse_part(parts[i], &u.p[u.np]) : PART_MALFORMED;
+    if (prc != 0 || u.p[u.np].rank >= nprocs) {
+      if (prc == PART_NOMEM)
+        pm_warn("trace: out of memory reading the definitions of process %d; its locations are left out", i);
+      else
+        pm_warn("trace: the definitions of process %d are unreadable; its locations are left out", i);
       free_part(&u.p[u.np]);
       continue;
     }

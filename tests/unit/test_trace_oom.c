@@ -3,8 +3,9 @@
  * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free,--wrap=strdup, which reroutes the
  * calls of popmeter's own code through the wrappers below; libotf2's go to the C library). Each
  * such run must return -1 or 0 (never crash), leave no block of its own allocated, and leave the
- * archive closable; the run without a failure must return 0 and write the definitions that OTF2's
- * reader reads back. */
+ * archive closable, and say "out of memory" when it drops a process's part for that reason (not
+ * "unreadable", the words for a corrupt part); the run without a failure must return 0 and write
+ * the definitions that OTF2's reader reads back. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include "pm_trace.h"
 
@@ -160,6 +162,14 @@ static void test_every_allocation_fails_in_turn(void **state) {
   assert_true(total > 10); /* the injection below has allocations to fail */
   assert_int_equal(locations_read_back(dir), 4);
 
+  /* the warnings of the runs below, to a file: a part dropped for lack of memory must say so */
+  char errpath[700];
+  snprintf(errpath, sizeof errpath, "%s/stderr", top);
+  fflush(stderr);
+  int saved = dup(2), errfd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  assert_true(saved >= 0 && errfd >= 0);
+  dup2(errfd, 2);
+  close(errfd);
   int failed = 0;
   for (long k = 1; k <= total; k++) {
     snprintf(dir, sizeof dir, "%s/k%ld", top, k);
@@ -174,7 +184,18 @@ static void test_every_allocation_fails_in_turn(void **state) {
     failed += rc == -1;
     rmrf(dir);
   }
-  assert_true(failed > 0); /* some failures cannot be done without */
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  char log[1 << 16];
+  FILE *f = fopen(errpath, "r");
+  assert_non_null(f);
+  size_t len = fread(log, 1, sizeof log - 1, f);
+  fclose(f);
+  log[len] = '\0';
+  assert_non_null(strstr(log, "trace: out of memory reading the definitions of process"));
+  assert_null(strstr(log, "unreadable")); /* the parts are well formed */
+  assert_true(failed > 0);                /* some failures cannot be done without */
   print_message("%ld allocations failed in turn, %d of them made the definitions fail\n", total, failed);
   rmrf(top);
 }
