@@ -163,6 +163,10 @@ static int by_seconds(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
+/* Pipeline efficiency from which a task run's workers count as busy: the thread-level idle time
+ * is then the application threads'. */
+#define PIPELINE_BUSY 0.95
+
 /* What a loss is, in this run's terms, and the POP methodology's hint for it. */
 static void explain(pm_lines *t, const pm_profile *p, const run_kind *k, const pm_time_losses *x, const pm_metric *task,
                     pm_loss_kind kind) {
@@ -172,8 +176,13 @@ static void explain(pm_lines *t, const pm_profile *p, const run_kind *k, const p
   case PM_LOSS_LB_THREADS:
     if (k->tasks) {
       pm_lines_add(t, "workers and threads idle while others compute");
-      if (task && pm_metric_get_path(task, "e/e_pipeline", &v)) pm_lines_add(t, " (pipeline %.2f)", v);
-      hint = "starvation: expose more parallelism (finer tasks, priorities, submitting ahead)";
+      int pipe = task && pm_metric_get_path(task, "e/e_pipeline", &v);
+      if (pipe) pm_lines_add(t, " (pipeline %.2f)", v);
+      /* workers busy (pipeline near 1): what idles is the application threads, which submit and
+       * wait for the tasks; more parallelism would not feed them */
+      hint = pipe && v >= PIPELINE_BUSY
+                 ? "workers busy, application threads wait: give them work or their cores to workers"
+                 : "starvation: expose more parallelism (finer tasks, priorities, submitting ahead)";
     } else {
       pm_lines_add(t, "load imbalance among the %s of a process (serial code included)", k->who);
       hint = k->openmp ? "balance the threads: dynamic scheduling, finer work, fewer serial sections"

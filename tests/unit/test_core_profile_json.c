@@ -89,6 +89,60 @@ static char *table_of(const pm_profile *p, int full) {
   return text;
 }
 
+/* A task run of one process, 4 s: the main thread computes 1 s and waits 3 s for the tasks; the
+ * worker executes tasks 4 - worker_idle s and idles worker_idle s. */
+static pm_profile *task_run(double worker_idle) {
+  pm_profile *p = pm_profile_new();
+  snprintf(p->app, sizeof p->app, "app");
+  p->has_critical_path = 1;
+  p->nprocesses = 1;
+  p->proc = calloc(1, sizeof *p->proc);
+  snprintf(p->proc[0].host, sizeof p->proc[0].host, "n0");
+  p->proc[0].window = 4;
+  p->nlocations = 2;
+  p->loc = calloc(2, sizeof *p->loc);
+  snprintf(p->loc[0].name, sizeof p->loc[0].name, "main");
+  p->loc[0].role = PM_ROLE_MAIN;
+  p->loc[0].time[0][PM_STATE_USEFUL] = 1;
+  p->loc[0].time[0][PM_STATE_SYNC_WAIT] = 3;
+  snprintf(p->loc[1].name, sizeof p->loc[1].name, "worker 0");
+  p->loc[1].role = PM_ROLE_WORKER;
+  p->loc[1].time[0][PM_STATE_USEFUL] = 4 - worker_idle;
+  p->loc[1].time[0][PM_STATE_IDLE] = worker_idle;
+  for (int i = 0; i < 2; i++) p->loc[i].cp_global = (pm_prof_cp){4 - worker_idle, 4 - worker_idle, 4 - worker_idle};
+  int c0 = pm_profile_add_cnode(p, -1, pm_profile_add_region(p, "main", PM_PARADIGM_USER, PM_ROLE_FUNCTION));
+  p->val = calloc(2, sizeof *p->val);
+  for (int i = 0; i < 2; i++) {
+    p->val[i] = (pm_prof_value){.cnode = c0, .location = i, .visits = 1};
+    memcpy(p->val[i].time, p->loc[i].time[0], sizeof p->val[i].time);
+  }
+  p->nvalues = 2;
+  pm_profile_finish(p);
+  return p;
+}
+
+/* The hint for a task run's idle threads: starvation only when the workers idle. Worker idle
+ * 0.04 s of 4: pipeline 0.99, the idle time is the main thread's wait; 1.5 s: pipeline 0.62. */
+static void test_task_idle_hint(void **state) {
+  (void)state;
+  const char *busy = "(pipeline 0.99)\n                 -> workers busy, application threads wait: give them work "
+                     "or their cores to workers\n";
+  const char *starved = "(pipeline 0.62)\n                 -> starvation: expose more parallelism (finer tasks, "
+                        "priorities, submitting ahead)\n";
+  pm_profile *p = task_run(0.04);
+  char *t = table_of(p, 0);
+  assert_non_null(strstr(t, busy));
+  assert_null(strstr(t, "starvation"));
+  free(t);
+  pm_profile_free(p);
+  p = task_run(1.5);
+  t = table_of(p, 0);
+  assert_non_null(strstr(t, starved));
+  assert_null(strstr(t, "workers busy"));
+  free(t);
+  pm_profile_free(p);
+}
+
 /* A thread's wait for a CPU ("cpu_wait", seconds): it travels when known, reads back as unknown
  * (-1) when absent, a negative value is refused; the summary notes it from 5 % of the compute
  * threads' time on, the full table shows its average and maximum. The sample's main thread lives 2.5 s (1.25 useful + 1.25 in MPI): 0.5 s of
@@ -407,6 +461,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_roundtrip),
       cmocka_unit_test(test_cpu_wait),
+      cmocka_unit_test(test_task_idle_hint),
       cmocka_unit_test(test_mpi_transfer),
       cmocka_unit_test(test_merge),
       cmocka_unit_test(test_foreign_and_malformed),
