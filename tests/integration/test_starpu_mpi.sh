@@ -13,6 +13,10 @@ run() {   # run DAG
         -x POPMETER_OUTPUT="$out" -x LD_PRELOAD="$lib" "$progs/sp_dag_mpi" "$1" 10 2>"$work/err")
   rc=$?
   check "2 ranks $1: runs (exit 0)" test $rc -eq 0
+  if [ $rc -ne 0 ]; then # what the run said, as TAP comments (tools/test.sh prints them): it has failed intermittently
+    echo "# 2 ranks $1: exit status $rc$([ $rc -eq 124 ] && echo ' (killed after 120 s)')"
+    tail -30 "$work/err" | sed 's/^/# /'
+  fi
   cpa=$(echo "$res" | sed -n 's/.*cp_actual_ms=\([0-9.]*\).*/\1/p')
   worka=$(echo "$res" | sed -n 's/.*work_actual_ms=\([0-9.]*\).*/\1/p')
   if [ ! -s "$out/popmeter.json" ] || [ -z "$cpa" ]; then notok "2 ranks $1: profile and durations written"; cat "$work/err" >&2; return; fi
