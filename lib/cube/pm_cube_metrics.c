@@ -32,6 +32,12 @@
     .uniq = u, .disp = d, .uom = uom_, .descr = descr_, .parent = -1, .type = PM_CUBE_EXCLUSIVE,      \
     .dtype = PM_CUBE_UINT64, .src = PM_CUBE_SRC_COUNT, .count_offset = offsetof(pm_prof_value, field) \
   }
+/* A root row of seconds whose values come from a source of their own (not a state set) */
+#define SECONDS(u, d, src_, descr_)                                                               \
+  {                                                                                               \
+    .uniq = u, .disp = d, .uom = "sec", .descr = descr_, .parent = -1, .type = PM_CUBE_EXCLUSIVE, \
+    .dtype = PM_CUBE_DOUBLE, .src = src_                                                          \
+  }
 /* POSTDERIVED: evaluated once on the selection (metric::x(i) are sums over its locations) */
 #define DERIVED(u, d, uom_, expr, descr_, ghost_)                                                  \
   {                                                                                                \
@@ -83,15 +89,9 @@ const pm_cube_metric_def pm_cube_metrics[] = {
     TIME("measurement", "Measurement", M_TIME, S(PM_STATE_TOOL),
          "popmeter's own work (finalize reduction, trace flush)."),
     /* per thread, not per call path: the whole run's value sits at the root call path */
-    {.uniq = "cpu_wait",
-     .disp = "CPU wait",
-     .uom = "sec",
-     .descr = "Time the thread was ready to run while other threads had the CPUs (the kernel's run-queue wait), "
-              "within its states above: the whole run's value, at the root call path (0 where unknown).",
-     .parent = -1,
-     .type = PM_CUBE_EXCLUSIVE,
-     .dtype = PM_CUBE_DOUBLE,
-     .src = PM_CUBE_SRC_CPU_WAIT},
+    SECONDS("cpu_wait", "CPU wait", PM_CUBE_SRC_CPU_WAIT,
+            "Time the thread was ready to run while other threads had the CPUs (the kernel's run-queue wait), "
+            "within its states above: the whole run's value, at the root call path (0 where unknown)."),
     COUNT("visits", "Visits", "occ", visits, "Number of times the call path was entered."),
     COUNT("polls", "Polls", "occ", polls,
           "Polling calls (MPI_Test*, MPI_Iprobe, MPI_Improbe); their time is MPI time (Wait/test)."),
@@ -140,15 +140,9 @@ const pm_cube_metric_def pm_cube_metrics[] = {
      * critical path on): MPI time minus the waiting the clocks explain, serialization and transfer
      * efficiency per call path, and the two maxima the Advisor's POP Assessment reads under these
      * names (its "Maximal total time (in ideal network)", with its own expressions). */
-    {.uniq = "transfer_time_mpi",
-     .disp = "MPI transfer",
-     .uom = "sec",
-     .descr = "MPI time an ideal network would save: time in MPI calls minus the waiting for partners that the "
-              "critical-path clocks explain (MPI-IO not included).",
-     .parent = -1,
-     .type = PM_CUBE_EXCLUSIVE,
-     .dtype = PM_CUBE_DOUBLE,
-     .src = PM_CUBE_SRC_TRANSFER},
+    SECONDS("transfer_time_mpi", "MPI transfer", PM_CUBE_SRC_TRANSFER,
+            "MPI time an ideal network would save: time in MPI calls minus the waiting for partners that the "
+            "critical-path clocks explain (MPI-IO not included)."),
     PREDERIVED(
         "max_total_time", "Maximal total time", "sec", "metric::execution()", NULL, NULL,
         "Execution time at this call path, as the Cube GUI's Advisor defines it (max over processes is its own).", 1,

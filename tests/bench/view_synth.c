@@ -11,6 +11,7 @@
  * locations' times, per-codelet and per-tag statistics, the tree of fronts, a memory series. */
 #define _GNU_SOURCE
 #include "view_synth.h"
+#include "otf2_flush.h"
 #include "pm_profile.h"
 #include "pm_profile_published.h"
 #include "pm_profile_tasks.h"
@@ -123,14 +124,6 @@ void vs_free(vs_run *r) {
 
 /* --------------------------------------------------------------------------------- the trace */
 enum { S_EMPTY, S_MACHINE, S_NODE, S_MAIN, S_PROGRESS, S_WORLD, S_MPILOCS, S_SUBMIT, S_FIXED };
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cb, bool final) {
-  (void)ud, (void)ft, (void)loc, (void)cb, (void) final;
-  return OTF2_FLUSH;
-}
-static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc) {
-  (void)ud, (void)ft, (void)loc;
-  return 0;
-}
 /* popmeter's numbering (docs/trace.md): the process's first thread is location rank, the others
  * (k << 32) | rank with k = its location index + 1 */
 static uint64_t loc_id(const vs_params *p, int rank, int thread) {
@@ -201,8 +194,7 @@ static int write_trace(const vs_run *r, const char *dir) {
   OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20, OTF2_SUBSTRATE_POSIX,
                                       OTF2_COMPRESSION_NONE);
   if (!a) return -1;
-  OTF2_FlushCallbacks fl = {pre_flush, post_flush};
-  OTF2_Archive_SetFlushCallbacks(a, &fl, NULL);
+  OTF2_Archive_SetFlushCallbacks(a, &otf2_flush_callbacks, NULL);
   OTF2_Archive_SetSerialCollectiveCallbacks(a);
   OTF2_Archive_OpenEvtFiles(a);
   int nthreads = p->workers + 2;

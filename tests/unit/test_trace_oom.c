@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include "pm_trace.h"
+#include "otf2_flush.h"
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t s);
@@ -81,15 +82,6 @@ static const char *PART1 = "P 1 2 1001 110 950 1 host\\nb\n"
                            "C 0 0 0 2 0 1\n"
                            "C 1 2 3 2 1 4294967297\n";
 
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cb, bool final) {
-  (void)ud, (void)ft, (void)loc, (void)cb, (void) final;
-  return OTF2_FLUSH;
-}
-static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc) {
-  (void)ud, (void)ft, (void)loc;
-  return 0;
-}
-
 /* One archive in a fresh directory, the definitions written from copies of the two parts (the
  * writer parses them in place). Returns pm_tdefs_write's result; *closed: the archive closed. */
 static int write_defs(const char *dir, int *closed) {
@@ -101,8 +93,7 @@ static int write_defs(const char *dir, int *closed) {
   OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20, OTF2_SUBSTRATE_POSIX,
                                       OTF2_COMPRESSION_NONE);
   assert_non_null(a);
-  OTF2_FlushCallbacks fl = {pre_flush, post_flush};
-  OTF2_Archive_SetFlushCallbacks(a, &fl, NULL);
+  OTF2_Archive_SetFlushCallbacks(a, &otf2_flush_callbacks, NULL);
   OTF2_Archive_SetSerialCollectiveCallbacks(a);
   assert_int_equal(OTF2_Archive_OpenDefFiles(a), OTF2_SUCCESS);
   int rc = pm_tdefs_write(a, parts, 2);
@@ -144,7 +135,9 @@ static void rmrf(const char *dir) {
 
 static void test_every_allocation_fails_in_turn(void **state) {
   (void)state;
-  char tmpl[] = "/tmp/pm-trace-oom.XXXXXX";
+  char tmpl[512];
+  const char *tmp = getenv("TMPDIR");
+  snprintf(tmpl, sizeof tmpl, "%s/pm-trace-oom.XXXXXX", tmp && tmp[0] ? tmp : P_tmpdir);
   char *top = mkdtemp(tmpl);
   assert_non_null(top);
   char dir[600];
