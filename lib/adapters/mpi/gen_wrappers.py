@@ -209,7 +209,7 @@ def gen_header(calls):
 # ------------------------------------------------------------------------------------------ bodies
 class Frag:
     def __init__(self):
-        self.decl, self.pre, self.ok, self.post, self.end = [], [], [], [], []
+        self.decl, self.pre, self.early, self.ok, self.post, self.late, self.end = [], [], [], [], [], [], []
         self.subst = {}          # parameter -> expression passed to PMPI instead
         self.call = None         # an expression that makes the PMPI call (or does its work) instead
 
@@ -258,7 +258,11 @@ def build(call, fortran):
             # its result (the other ranks' part of it is under way)
             F.decl.append('pm_mpi_cpc pm_cc;')
             F.pre.append('pm_mpi_pre_cpcoll(&X, %s, &pm_cc);' % v(A[0]))
+            # on one node the other ranks' slots are requested as soon as the collective returns
+            # and read only after the call's own exit, which hides the transfer between cores
+            F.early.append('pm_mpi_cp_coll_early(&pm_cc);')
             F.post.append('pm_mpi_cp_coll_post(&X, &pm_cc, rc);')
+            F.late.append('pm_mpi_cp_coll_late(&X, &pm_cc, rc);')
             if act == 'cpbarrier':
                 # the exchange synchronises the ranks as the barrier does: it replaces the barrier
                 # when there is one (the post step has nothing left to do then); Fortran's error
@@ -339,6 +343,8 @@ def body(call, fortran, callee, pass_args, fast_call, rc_from):
     """Common wrapper body. pass_args: arguments of the PMPI call (with substitutions applied)."""
     F = build(call, fortran)
     idx = 'pm_mpi_region[%s]' % call.enum
+    if F.late and not (call.timed and call.actions):
+        raise SystemExit('%s: a late action needs a timed call' % call.name)
     o = ['  int pm_s = pm_mpi_flags;',
          '  pm_loc *L = PM_LIKELY(pm_s & PM_MPI_ON) ? pm_enter_tool() : NULL;']
     if not call.actions:
@@ -363,6 +369,7 @@ def body(call, fortran, callee, pass_args, fast_call, rc_from):
     o += ['  ' + d for d in F.pre]
     args = [F.subst.get(a, a) for a in pass_args]
     o += rc_from(F.call or '%s(%s);' % (callee, ', '.join(args)))
+    o += ['  ' + d for d in F.early]
     if F.ok:
         if len(F.ok) == 1:
             o.append('  if (rc == MPI_SUCCESS) ' + F.ok[0])
@@ -376,6 +383,7 @@ def body(call, fortran, callee, pass_args, fast_call, rc_from):
         # the merge credits the part of the call the incoming clock explains as waiting
         o.append('    uint64_t pm_t1 = pm_clock_now();')
         o.append('    pm_call_exit(L, pm_t1);')
+        o += ['    ' + d for d in F.late]
         o.append('    if (X.have_in) pm_cp_merge_global_call(L, X.in, pm_t1 - pm_t0);')
     elif call.timed:
         o.append('    pm_call_exit(L, pm_clock_now());')

@@ -133,6 +133,8 @@ PM_HIDDEN pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size);
 PM_HIDDEN void pm_mpi_cpslots_free(pm_mpi_cpslots *s);
 PM_HIDDEN uint64_t pm_mpi_cpslots_put(pm_mpi_cpslots *s, const uint64_t clk[3]);
 PM_HIDDEN int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3]);
+/* Asks for the other ranks' slots of the epoch ahead of pm_mpi_cpslots_max (a hint). */
+PM_HIDDEN void pm_mpi_cpslots_prefetch(const pm_mpi_cpslots *s, uint64_t epoch);
 PM_HIDDEN uint64_t pm_mpi_cpslots_lost(void); /* slots reused before they were read */
 /* Point-to-point clocks through the same segment (communicators of up to 16 ranks): p2p says
  * whether s carries them; send, before the data message is posted, writes the clocks of a message
@@ -151,8 +153,8 @@ PM_HIDDEN void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int
 /* Receiver side: receives the clock message matching a completed receive's status. */
 PM_HIDDEN void pm_mpi_cp_recv_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st);
 /* Collective: every rank merges the maximum of the communicator's clocks as of the call's entry.
- * On one node: pre writes the rank's clocks into its slot, post merges the other ranks' slots of
- * this collective (mpi_cpslots.c). Otherwise pre, before the user's collective: on a communicator
+ * On one node: pre writes the rank's clocks into its slot, early and late (below) merge the other
+ * ranks' slots of this collective (mpi_cpslots.c). Otherwise pre, before the user's collective: on a communicator
  * of 2 ranks, posts the exchange of the clocks with the other rank (it overlaps the collective);
  * post, after it, whatever its result: completes the exchange, or makes a MAX-allreduce of the
  * clocks on the shadow (larger communicators), and merges when the collective succeeded. One rank
@@ -165,6 +167,12 @@ typedef struct {
 } pm_mpi_cpc;
 PM_HIDDEN void pm_mpi_cp_coll_pre(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c);
 PM_HIDDEN void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc);
+/* The one-node part of post, in two steps: early, right after the user's collective, requests the
+ * other ranks' slots (a prefetch: their lines are in the writers' caches); late, after the call's
+ * exit was charged, reads and merges them, by which time the lines have arrived. Only a location
+ * reads them (without one nothing is merged). */
+PM_HIDDEN void pm_mpi_cp_coll_early(const pm_mpi_cpc *c);
+PM_HIDDEN void pm_mpi_cp_coll_late(pm_mpi_ctx *X, const pm_mpi_cpc *c, int rc);
 /* MPI_Barrier(comm) after pm_mpi_pre_cpcoll: the clock exchange, which synchronises the ranks as
  * the barrier does, completed in place of PMPI_Barrier (on one rank, without a shadow, or with
  * shared-memory slots: the barrier, the slots read by pm_mpi_cp_coll_post). Returns the MPI error

@@ -14,7 +14,8 @@
  * sees it change while reading skips it; the second case is counted as a lost clock.
  * Costs per collective: one slot write, one read per other rank (a cache line each), instead of
  * three MPI calls (2 ranks) or a clock allreduce (more); the written line is demoted to the shared
- * cache and the next one fetched for writing ahead of time (pm_cacheline.h).
+ * cache and the next one fetched for writing ahead of time (pm_cacheline.h); the lines to read are
+ * requested when the collective returns and read after the call's exit (pm_mpi_cpslots_prefetch).
  *
  * Point-to-point messages on such a communicator (up to PM_CPP2P_MAX_RANKS ranks) carry their clock
  * the same way: one ring of entries per ordered pair of ranks (256 to 4096 of them: 4 MiB in all, so
@@ -210,6 +211,11 @@ int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3])
   }
   pm_line_prefetch_write(slot_of(s, s->rank, epoch + 1)); /* this rank's next collective writes it */
   return merged;
+}
+
+void pm_mpi_cpslots_prefetch(const pm_mpi_cpslots *s, uint64_t epoch) {
+  for (int r = 0; r < s->size; r++)
+    if (r != s->rank) __builtin_prefetch(slot_of(s, r, epoch), 0, 3);
 }
 
 uint64_t pm_mpi_cpslots_lost(void) { return __atomic_load_n(&lost, __ATOMIC_RELAXED); }

@@ -287,14 +287,18 @@ void pm_mpi_cp_coll_pre(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c) {
   if (PMPI_Isend(c->out, 3, MPI_UINT64_T, sh->peer, 0, sh->pair, &c->rq[1]) != MPI_SUCCESS) c->rq[1] = MPI_REQUEST_NULL;
 }
 
+void pm_mpi_cp_coll_early(const pm_mpi_cpc *c) {
+  if (c->sh && c->sh->slots) pm_mpi_cpslots_prefetch(c->sh->slots, c->epoch);
+}
+
+void pm_mpi_cp_coll_late(pm_mpi_ctx *X, const pm_mpi_cpc *c, int rc) {
+  uint64_t in[3] = {0, 0, 0};
+  if (c->sh && c->sh->slots && rc == MPI_SUCCESS && pm_mpi_cpslots_max(c->sh->slots, c->epoch, in)) merge_in(X, in);
+}
+
 void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc) {
   pm_mpi_shadow *sh = c->sh;
-  if (!sh) return;
-  if (sh->slots) {
-    uint64_t in[3] = {0, 0, 0};
-    if (rc == MPI_SUCCESS && pm_mpi_cpslots_max(sh->slots, c->epoch, in)) merge_in(X, in);
-    return;
-  }
+  if (!sh || sh->slots) return; /* one node: the slots are read by pm_mpi_cp_coll_late */
   if (sh->pair != MPI_COMM_NULL) {
     int got = c->rq[0] != MPI_REQUEST_NULL;
     if (PMPI_Waitall(2, c->rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS) got = 0;
