@@ -106,6 +106,8 @@ typedef struct {
   int ended_valid;       /* workers: ended holds the output of the task that just ended, */
   pm_tg_clk ended;       /* kept for the end-dependency release StarPU makes next (sp_sync.c) */
   pm_tg_task *tool_task; /* StarPU 1.4 tool interface: the body running on this worker */
+  pm_tg_task *body;      /* the body a CPU worker started last, until it ends (sp_body_end) */
+  uint64_t body_end_t;   /* when the driver last ended a body of this worker (_starpu_driver_end_job) */
 } sp_thread;
 PM_HIDDEN sp_thread *sp_self(void);
 /* First sight of a worker thread: role, name, backdated idle start. sp_worker_init (sp_common.c) takes
@@ -132,10 +134,16 @@ static inline int sp_classify_worker(sp_thread *T, pm_loc *L, int fallback_id) {
  * USEFUL under the codelet's region, DAG start) and end (timeline, DAG clock, codelet statistics). */
 PM_HIDDEN void sp_body_start(pm_tg_task *rec, pm_loc *L, sp_thread *T);
 PM_HIDDEN void sp_body_end(pm_tg_task *rec, pm_loc *L, sp_thread *T);
+PM_HIDDEN void sp_body_end_at(pm_tg_task *rec, pm_loc *L, sp_thread *T, uint64_t t); /* ended at t */
 
 /* ------------------------------------------------------------------------------------- tasks */
 PM_HIDDEN void sp_task_pre_exec(struct starpu_task *task);
 PM_HIDDEN void sp_task_post_exec(struct starpu_task *task);
+/* A CPU worker looks for its next task while T->body is still open: StarPU 1.3 ran the pre-exec
+ * hook of that task but runs no post-exec hook for its internal tasks (those of
+ * starpu_execute_on_each_worker, for one), so the body ended before this call, when the driver
+ * ended it (T->body_end_t; the worker may have been paused since). Ends it there. */
+PM_HIDDEN void sp_task_body_unfinished(sp_thread *T, pm_loc *L);
 /* Record of a task (created on first sight: declare_deps may name a task before its submission). */
 PM_HIDDEN pm_tg_task *sp_task_record(struct starpu_task *task);
 /* sp_task_record for a task the caller owns and has not submitted (the successor of a dependency

@@ -83,6 +83,7 @@ void sp_body_start(pm_tg_task *rec, pm_loc *L, sp_thread *T) {
   uint64_t t = pm_clock_now();
   T->ended_valid = 0; /* the previous task's end is no longer the latest event */
   T->running++;
+  T->body = rec;
   pm_call_enter(L, pm_ts_codelet_region(rec->codelet), PM_STATE_USEFUL, t);
   pm_tg_task_start(rec, L, t);
 }
@@ -102,11 +103,13 @@ static void raise_task_end(pm_tg_task *rec, pm_loc *L, uint64_t t) {
   pm_event_task_end(L, &e);
 }
 
-void sp_body_end(pm_tg_task *rec, pm_loc *L, sp_thread *T) {
-  uint64_t t = pm_clock_now();
+void sp_body_end(pm_tg_task *rec, pm_loc *L, sp_thread *T) { sp_body_end_at(rec, L, T, pm_clock_now()); }
+
+void sp_body_end_at(pm_tg_task *rec, pm_loc *L, sp_thread *T, uint64_t t) {
   if (PM_UNLIKELY(pm_events_on())) raise_task_end(rec, L, t);
   pm_call_exit(L, t);
   if (T->running > 0) T->running--;
+  if (T->body == rec) T->body = NULL;
   pm_tg_task_end(rec, L, t, pm_tg_key(pm_core_rank(), pm_ts_codelet_hash(rec->codelet)));
   pm_ts_sample s = {t - rec->t_start,
                     rec->t_start,

@@ -8,11 +8,12 @@
  * StarPU 1.3 runs the post-exec hook before releasing the task's dependencies, so a successor
  * never starts before its predecessor's end was published (pm_taskgraph.h).
  *
- * Worker timeline: IDLE from StarPU's init (the worker exists from then on) and whenever the
+ * Worker timeline: IDLE from StarPU's init (the worker exists from then on), whenever the
  * worker looks for a task (_starpu_get_worker_task, which both the CPU and the OpenCL drivers call
- * through the PLT and in which a worker without work sleeps); RUNTIME from the pop of a task
- * (pop prologue) to the start of its body (data fetch) and after the body (dependency release,
- * callbacks); USEFUL during the body (pre_exec -> post_exec), under the codelet's region. */
+ * through the PLT and in which a worker without work sleeps) and while StarPU is paused; RUNTIME
+ * from the pop of a task (pop prologue) to the start of its body (data fetch) and after the body
+ * (dependency release, callbacks); USEFUL during the body (pre_exec -> post_exec), under the
+ * codelet's region. */
 #define _GNU_SOURCE
 #include "sp_adapter.h"
 #include "pm_lifecycle.h"
@@ -34,11 +35,49 @@ SP_EXPORT struct starpu_task *_starpu_get_worker_task(void *worker, int workerid
     sp_thread *T = L ? sp_self() : NULL;
     if (T) {
       if (PM_UNLIKELY(T->kind != SP_THREAD_WORKER)) sp_classify_worker(T, L, -1);
+      /* a CPU body is over when its worker looks for the next task (OpenCL's may still run) */
+      if (PM_UNLIKELY(T->running > 0) && T->wtype == 0 && T->body) sp_task_body_unfinished(T, L);
       if (T->running == 0 && pm_state_get(L) != PM_STATE_IDLE && L->depth == 0)
         pm_state_set(L, PM_STATE_IDLE, pm_clock_now());
     }
   }
   return real ? real(worker, workerid, memnode) : NULL;
+}
+
+/* starpu_pause / starpu_resume: how deep StarPU is paused. A paused worker waits at the top of its
+ * loop (_starpu_may_pause, called through the PLT by the CPU and OpenCL drivers) without looking for
+ * a task: idle, not in the state its last task left (runtime), and a body StarPU ran no post-exec
+ * hook for ends where the driver ended it. Unpaused, the check is one load. */
+static int pause_depth;
+
+SP_EXPORT void starpu_pause(void) {
+  static void (*real)(void);
+  SP_REAL(real, starpu_pause);
+  __atomic_add_fetch(&pause_depth, 1, __ATOMIC_RELEASE);
+  if (real) real();
+}
+
+SP_EXPORT void starpu_resume(void) {
+  static void (*real)(void);
+  SP_REAL(real, starpu_resume);
+  if (real) real();
+  int d = __atomic_load_n(&pause_depth, __ATOMIC_RELAXED);
+  while (d > 0 && !__atomic_compare_exchange_n(&pause_depth, &d, d - 1, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
+}
+
+SP_EXPORT void _starpu_may_pause(void) {
+  static void (*real)(void);
+  SP_REAL(real, _starpu_may_pause);
+  if (PM_UNLIKELY(__atomic_load_n(&pause_depth, __ATOMIC_ACQUIRE) > 0) && sp_on) {
+    pm_loc *L = pm_loc_self();
+    sp_thread *T = L ? sp_self() : NULL;
+    if (T && T->kind == SP_THREAD_WORKER) {
+      if (T->running > 0 && T->wtype == 0 && T->body) sp_task_body_unfinished(T, L);
+      if (T->running == 0 && L->depth == 0 && pm_state_get(L) != PM_STATE_IDLE)
+        pm_state_set(L, PM_STATE_IDLE, pm_clock_now());
+    }
+  }
+  if (real) real();
 }
 
 /* ---------------------------------------------------------------------------- exec hooks */

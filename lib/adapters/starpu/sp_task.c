@@ -305,6 +305,24 @@ void sp_task_post_exec(struct starpu_task *task) {
   pm_tg_task_unref(rec);
 }
 
+void sp_task_body_unfinished(sp_thread *T, pm_loc *L) {
+  pm_tg_task *rec = T->body;
+  T->body = NULL;
+  if ((rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED) {
+    uint64_t t = T->body_end_t > rec->t_start ? T->body_end_t : pm_clock_now();
+    sp_body_end_at(rec, L, T, t);
+    /* since then the worker waited: for work, or paused (starpu_pause) before it could look */
+    if (T->running == 0 && L->depth == 0) pm_state_set(L, PM_STATE_IDLE, t);
+  }
+  /* what the post-exec hook would have done, but the task itself: its owner may have destroyed it
+   * already. A record reached through the task's prologue (not mapped) stays: nothing else points
+   * to it once the task is gone (one record per such task) */
+  if (rec->flags & PM_TG_MAPPED) {
+    pm_tg_task_unmap(rec);
+    pm_tg_task_unref(rec);
+  }
+}
+
 /* StarPU 1.3 runs the post-exec hook at a task's termination, and the termination of a task with
  * end dependencies (starpu_task_end_dep_add, declare_end_deps) waits for the last release: it then
  * runs on the releasing thread, possibly much later. The drivers call this right after each body,
@@ -313,6 +331,11 @@ void sp_task_post_exec(struct starpu_task *task) {
 SP_EXPORT void _starpu_driver_end_job(void *worker, void *job, void *perf_arch, int rank, int profiling) {
   static void (*real)(void *, void *, void *, int, int);
   SP_REAL(real, _starpu_driver_end_job);
+  /* the end of the body, should its post-exec hook never come (sp_task_body_unfinished) */
+  if (PM_LIKELY(sp_on)) {
+    sp_thread *T = sp_self();
+    if (T && T->body) T->body_end_t = pm_clock_now();
+  }
   /* no lookup per task unless the program declared end dependencies at all */
   struct starpu_task *task = sp_on && __atomic_load_n(&sp_end_deps_used, __ATOMIC_ACQUIRE) && sp_fn.task_get_current
                                  ? sp_fn.task_get_current()

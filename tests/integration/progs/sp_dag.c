@@ -4,7 +4,10 @@
  * its very end). Tasks are submitted while StarPU is paused: the only constraints on the run are
  * then the DAG's, and the application thread is idle while the tasks run.
  *
- *   sp_dag DAG [UNIT_MS]       DAG: chain | forkjoin | diamond | independent
+ *   sp_dag DAG [UNIT_MS]       DAG: chain | forkjoin | diamond | independent | oneach
+ * (oneach: first a task internal to StarPU on worker 0 (starpu_execute_on_specific_workers) that
+ * pauses StarPU, then 20 units with worker 0 paused and worker 1 without work, then the independent
+ * tasks; the program is paused again for their submission, as in the other DAGs)
  * prints on stdout (rank 0): "cp_ms=<nominal critical path> work_ms=<nominal total work>
  * cp_actual_ms=<critical path recomputed from the bodies' own measured durations>
  * work_actual_ms=<sum of the measured durations>". On a loaded machine a body can outlast its
@@ -61,6 +64,12 @@ static double max2(double a, double b) { return a > b ? a : b; }
  * (destroy = 0) to check that their fields are the application's again after the run */
 static int pops, readies, ready_args;
 static void count_pop(void *arg) { ++*(int *)arg; }
+/* StarPU runs it on worker 0 as an internal task: it pauses StarPU, so that the worker stops at the
+ * top of its loop, before it looks for another task (starpu_pause only counts: safe from a worker) */
+static void pause_from_worker(void *arg) {
+  (void)arg;
+  starpu_pause();
+}
 static void count_ready(void *arg) { /* set without an argument: StarPU must call it with NULL */
   readies++;
   ready_args += arg != NULL;
@@ -204,7 +213,14 @@ int main(int argc, char **argv) {
     starpu_pause();
     cp = 4, work = 5;
 #endif
-  } else if (!strcmp(dag, "independent")) {
+  } else if (!strcmp(dag, "independent") || !strcmp(dag, "oneach")) {
+    if (!strcmp(dag, "oneach")) {
+      starpu_resume();
+      int w0 = 0;
+      starpu_execute_on_specific_workers(pause_from_worker, NULL, 1, &w0, "pause");
+      struct timespec idle = {(20 * u) / 1000000, (long)((20 * u) % 1000000) * 1000};
+      nanosleep(&idle, NULL); /* worker 0 paused, worker 1 without work */
+    }
     for (int i = 0; i < 8; i++) reg(i, i % size);
     for (int i = 0; i < 8; i++) TASK(cl_a, i, u, STARPU_W, h[i]);
     cp = 1, work = 8;
