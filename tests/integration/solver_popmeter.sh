@@ -93,4 +93,33 @@ check "mfs_wait_tasks is synchronisation wait" test "$2" = 1
 check "mfs_wait_tasks holds no useful time ($3 s)" test "$3" = 0
 # mfsolve's phases are user regions too (visits of mfs_read, _analysis, _factorization, _solve)
 check "each process entered each of mfsolve's phases once ($4)" test "$4" = "2,2,2,2"
+# Workers: mfsolve pins them with starpu_execute_on_each_worker, whose tasks StarPU 1.3 runs without
+# a post-exec hook; a worker's useful time is its task bodies' time all the same. The task path:
+# what it counts as application threads' time on a process is some of their useful time, not the
+# workers' bodies (StarPU-MPI's sends acquire their data in callbacks on the workers)
+times=$(/usr/bin/python3 - "$j" <<'EOP'
+import json, sys
+j = json.load(open(sys.argv[1]))
+procs = sorted({l["process"] for l in j["locations"]})
+useful = lambda p, roles, keep: sum(l["time"]["useful"] + l["time_in_parallel"]["useful"] for l in j["locations"]
+                                    if l["process"] == p and (l["role"] in roles) == keep)
+bodies = lambda p: sum(c["time"]["total"] for c in j["tasks"]["codelets"] if c["process"] == p)
+app = lambda p: max((sum(c[2] for c in q["composition"] if c[0] == p and c[1] == 0xFFFFFFFF)
+                     for q in j["tasks"]["processes"]), default=0)
+out = []
+for p in procs:
+    w = useful(p, ("worker", "accel_worker"), True)
+    a = useful(p, ("worker", "accel_worker", "progress"), False)
+    out.append("%d:%.6f:%.6f:%.6f:%.6f" % (p, w, bodies(p), app(p), a))
+print(" ".join(out))
+EOP
+)
+for t in $times; do
+  IFS=: read -r p w b a u <<EOT
+$t
+EOT
+  check "process $p: workers useful $w s = their task bodies $b s" awk -v w="$w" -v b="$b" 'BEGIN { exit !(w >= b - 0.001 && w <= b + 0.005) }'
+  check "process $p: application time on the task path $a s <= application threads' useful time $u s" \
+    awk -v a="$a" -v u="$u" 'BEGIN { exit !(a <= u + 0.001) }'
+done
 tap_done

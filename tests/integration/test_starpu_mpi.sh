@@ -9,7 +9,7 @@ STARPU_NCPU=1; export STARPU_NCPU
 . "$top_srcdir/tests/integration/starpu_common.sh"
 run() {   # run DAG
   out="$work/$1"
-  res=$(timeout 120 $MPIRUN -np 2 -x STARPU_NCPU -x STARPU_WORKERS_NOBIND -x STARPU_SILENT -x POPMETER_REPORT \
+  res=$(timeout 120 $MPIRUN -np 2 ${SCHED:+-x STARPU_SCHED=$SCHED} -x STARPU_NCPU -x STARPU_WORKERS_NOBIND -x STARPU_SILENT -x POPMETER_REPORT \
         -x POPMETER_OUTPUT="$out" -x LD_PRELOAD="$lib" "$progs/sp_dag_mpi" "$1" 10 2>"$work/err")
   rc=$?
   check "2 ranks $1: runs (exit 0)" test $rc -eq 0
@@ -25,6 +25,8 @@ run() {   # run DAG
   check "2 ranks $1: no clock lost" test "$($pmjson "$out/popmeter.json" --tasks sum clocks.lost)" = 0
 }
 for dag in chain forkjoin diamond independent; do run $dag; done
+# the path of tasks that follow independent work on the same worker: not the worker's busy time
+SCHED=eager run offpath
 j="$work/chain/popmeter.json"
 check "two processes in the profile" test "$(/usr/bin/python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['processes']))" "$j")" = 2
 check "two progress threads (role progress)" test "$($pmjson "$j" --tasks role-count progress)" = 2

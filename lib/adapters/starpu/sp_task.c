@@ -149,7 +149,35 @@ static void restore_fields(struct starpu_task *task, pm_tg_task *rec) {
 }
 
 /* ------------------------------------------------------------------------------- submission */
+/* A worker's clock as a dependency source. What a worker does outside bodies runs in task
+ * callbacks (StarPU-MPI's sends acquire their data there: the callback of one body-less task submits
+ * the next) and continues the task whose callback runs: that task's clock so far (its start clock
+ * and body time), or what a successor sees of it (ended, or body-less). The worker's own time is its bodies, in their tasks' clocks already; counted as the
+ * thread's own time (pm_tg_thread_sync), it put every body the worker had run on the path of each
+ * task submitted there (mfsolve on 2 ranks x 1 worker: a path of the worker's whole busy time,
+ * "application threads"). No current task: only the location's happens-before clocks. */
+static void worker_clock(pm_tg_clk *out, pm_loc *L) {
+  struct starpu_task *cur = sp_fn.task_get_current ? sp_fn.task_get_current() : NULL;
+  pm_tg_task *r = cur ? record_of(cur) : NULL;
+  uint32_t flags = r ? __atomic_load_n(&r->flags, __ATOMIC_ACQUIRE) : 0;
+  if ((flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED) { /* in a body's callback */
+    *out = *pm_tg_task_clk(r);
+    uint64_t now = pm_clock_now(), body = now > r->t_start ? now - r->t_start : 0;
+    pm_tg_clk_advance(out, body, body, body, pm_tg_key(pm_core_rank(), pm_ts_codelet_hash(r->codelet)));
+  } else if (r) { /* ended, or body-less (StarPU-MPI's data acquisitions): what a successor sees */
+    pm_tg_task_value(r, out);
+  } else {
+    memset(out, 0, sizeof *out);
+  }
+  out->hb_pl = pm_cp_process(L);
+  out->hb_g = pm_cp_global(L);
+}
+
 void sp_thread_clock(pm_tg_clk *out, pm_loc *L, sp_thread *T) {
+  if (T && T->kind == SP_THREAD_WORKER) {
+    worker_clock(out, L);
+    return;
+  }
   if (T) {
     pm_tg_thread_clock(&T->th, L, pm_core_rank(), out);
     return;
@@ -241,10 +269,15 @@ static pm_tg_task *track_submit(struct starpu_task *task, pm_loc *L, uint64_t t)
     }
   }
   sp_thread *T = sp_self();
-  if (T)
+  if (T && T->kind == SP_THREAD_WORKER) {
+    pm_tg_clk c;
+    worker_clock(&c, L);
+    pm_tg_task_submit(rec, &c, t);
+  } else if (T) {
     pm_tg_task_submit_by(rec, &T->th, L, pm_core_rank(), t);
-  else
+  } else {
     pm_tg_task_submit(rec, NULL, t);
+  }
   return rec;
 }
 
