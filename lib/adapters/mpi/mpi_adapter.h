@@ -154,11 +154,12 @@ PM_HIDDEN void pm_mpi_cp_send_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, int peer, int
 PM_HIDDEN void pm_mpi_cp_recv_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st);
 /* Collective: every rank merges the maximum of the communicator's clocks as of the call's entry.
  * On one node: pre writes the rank's clocks into its slot, early and late (below) merge the other
- * ranks' slots of this collective (mpi_cpslots.c). Otherwise pre, before the user's collective: on a communicator
- * of 2 ranks, posts the exchange of the clocks with the other rank (it overlaps the collective);
- * post, after it, whatever its result: completes the exchange, or makes a MAX-allreduce of the
- * clocks on the shadow (larger communicators), and merges when the collective succeeded. One rank
- * alone has nothing to merge (the clock at the exit is not behind the one at the entry). */
+ * ranks' slots of this collective (mpi_cpslots.c). Otherwise pre, before the user's collective: on
+ * a communicator of 2 ranks, posts the exchange of the clocks with the other rank (it overlaps the
+ * collective); post, after it, whatever its result: completes the exchange, or makes a
+ * MAX-allreduce of the clocks on the shadow (larger communicators), and merges when the collective
+ * succeeded. One rank alone has nothing to merge (the clock at the exit is not behind the one at
+ * the entry). */
 typedef struct {
   pm_mpi_shadow *sh; /* NULL: nothing to do */
   MPI_Request rq[2];

@@ -150,12 +150,13 @@ static void restore_fields(struct starpu_task *task, pm_tg_task *rec) {
 
 /* ------------------------------------------------------------------------------- submission */
 /* A worker's clock as a dependency source. What a worker does outside bodies runs in task
- * callbacks (StarPU-MPI's sends acquire their data there: the callback of one body-less task submits
- * the next) and continues the task whose callback runs: that task's clock so far (its start clock
- * and body time), or what a successor sees of it (ended, or body-less). The worker's own time is its bodies, in their tasks' clocks already; counted as the
- * thread's own time (pm_tg_thread_sync), it put every body the worker had run on the path of each
- * task submitted there (mfsolve on 2 ranks x 1 worker: a path of the worker's whole busy time,
- * "application threads"). No current task: only the location's happens-before clocks. */
+ * callbacks (StarPU-MPI's sends acquire their data there: the callback of one body-less task
+ * submits the next) and continues the task whose callback runs: that task's clock so far (its
+ * start clock and body time), or what a successor sees of it (ended, or body-less). The worker's
+ * own time is its bodies, in their tasks' clocks already; counted as the thread's own time
+ * (pm_tg_thread_sync), it put every body the worker had run on the path of each task submitted
+ * there (mfsolve on 2 ranks x 1 worker: a path of the worker's whole busy time, "application
+ * threads"). No current task: only the location's happens-before clocks. */
 static void worker_clock(pm_tg_clk *out, pm_loc *L) {
   struct starpu_task *cur = sp_fn.task_get_current ? sp_fn.task_get_current() : NULL;
   pm_tg_task *r = cur ? record_of(cur) : NULL;
