@@ -80,6 +80,10 @@ PM_HIDDEN void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now);
  * barrier was the join and the master has already recorded its time (libomp workers). */
 PM_HIDDEN void pm_omp_barrier_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now);
 PM_HIDDEN void pm_omp_barrier_exit(pm_loc *L, uint64_t now);
+/* Right after the runtime's barrier returned, before the clock read of pm_omp_barrier_exit: asks
+ * for the other members' arrival clocks (their lines are in their writers' caches), so that the
+ * transfers overlap the exit's own work (a hint). */
+PM_HIDDEN void pm_omp_barrier_prefetch(const pm_loc *L);
 /* The waiting part of a synchronisation (OMPT sync_region_wait): sync_wait from begin to end,
  * runtime around it. Ignored for the late end of a join barrier (its exit closes the frame). */
 PM_HIDDEN void pm_omp_wait(pm_loc *L, int begin, uint64_t now);

@@ -442,6 +442,17 @@ void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
   }
 }
 
+void pm_omp_barrier_prefetch(const pm_loc *L) {
+  pm_omp_thread *th = L->omp;
+  pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
+  if (!f || f->status != PM_OMP_IN_BARRIER) return;
+  const pm_omp_team *t = f->team;
+  uint32_t n = __atomic_load_n(&t->nthreads, __ATOMIC_RELAXED), e = f->epoch & 1;
+  if (n > t->cap) n = t->cap;
+  for (uint32_t j = 0; j < n; j++)
+    if (j != f->tid) __builtin_prefetch(&t->slot[j].cp[e]);
+}
+
 int pm_omp_late_join(pm_loc *L) {
   pm_omp_thread *th = L->omp;
   return th && late_join_time(pm_omp_top(th));

@@ -21,7 +21,9 @@ static pm_loc *barrier_enter(pm_omp_rkind k) {
   return L;
 }
 static void barrier_exit(pm_loc *L) {
-  if (L) pm_omp_barrier_exit(L, pm_clock_now());
+  if (!L) return;
+  pm_omp_barrier_prefetch(L);
+  pm_omp_barrier_exit(L, pm_clock_now());
 }
 
 PM_GOMP_REAL(void, GOMP_barrier, (void))

@@ -33,6 +33,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
   pm_loc *L = pm_ompt_enter(0);
   if (!L) return;
   int begin = endpoint == ompt_scope_begin;
+  if (barrier && !begin) pm_omp_barrier_prefetch(L);
   /* a worker's join barrier ends at the join time the master recorded: no clock to read */
   uint64_t now = barrier && !begin && pm_omp_late_join(L) ? UINT64_MAX : pm_clock_now();
   if (barrier) {
