@@ -96,7 +96,8 @@ check "each process entered each of mfsolve's phases once ($4)" test "$4" = "2,2
 # Workers: mfsolve pins them with starpu_execute_on_each_worker, whose tasks StarPU 1.3 runs without
 # a post-exec hook; a worker's useful time is its task bodies' time all the same. The task path:
 # what it counts as application threads' time on a process is some of their useful time, not the
-# workers' bodies (StarPU-MPI's sends acquire their data in callbacks on the workers)
+# workers' bodies (mfsolve unregisters its tiles with starpu_data_unregister_submit, whose
+# acquisition StarPU completes in callbacks on the workers)
 times=$(/usr/bin/python3 - "$j" <<'EOP'
 import json, sys
 j = json.load(open(sys.argv[1]))

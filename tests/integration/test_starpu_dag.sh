@@ -21,6 +21,9 @@ run() {   # run SCHED DAG
   tap_lines "$work/check"
 }
 for dag in chain forkjoin diamond independent enddeps partition explicit; do run eager $dag; run dmda $dag; done
+# a handle unregistered while its writer is pending: StarPU acquires it in callbacks on the writer's
+# worker, which submit a task there; its path is the writer's, not the worker's earlier bodies
+run eager unreg
 for s in prio lws ws dmdas heteroprio modular-eager modular-heft; do run $s forkjoin; done
 # the timeline of one run: two workers, never counted as progress threads; efficiencies in [0, 1]
 j="$work/eager-forkjoin/popmeter.json"

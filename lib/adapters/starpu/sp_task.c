@@ -150,8 +150,8 @@ static void restore_fields(struct starpu_task *task, pm_tg_task *rec) {
 
 /* ------------------------------------------------------------------------------- submission */
 /* A worker's clock as a dependency source. What a worker does outside bodies runs in task
- * callbacks (StarPU-MPI's sends acquire their data there: the callback of one body-less task
- * submits the next) and continues the task whose callback runs: that task's clock so far (its
+ * callbacks (starpu_data_acquire_cb, which starpu_data_unregister_submit uses: the callback of
+ * one body-less task submits the next there) and continues the task whose callback runs: that task's clock so far (its
  * start clock and body time), or what a successor sees of it (ended, or body-less). The worker's
  * own time is its bodies, in their tasks' clocks already; counted as the thread's own time
  * (pm_tg_thread_sync), it put every body the worker had run on the path of each task submitted

@@ -4,7 +4,7 @@
  * its very end). Tasks are submitted while StarPU is paused: the only constraints on the run are
  * then the DAG's, and the application thread is idle while the tasks run.
  *
- *   sp_dag DAG [UNIT_MS]       DAG: chain | forkjoin | diamond | independent | oneach | offpath
+ *   sp_dag DAG [UNIT_MS]       DAG: chain | forkjoin | diamond | independent | oneach | offpath | unreg
  * (oneach: first a task internal to StarPU on worker 0 (starpu_execute_on_specific_workers) that
  * pauses StarPU, then 20 units with worker 0 paused and worker 1 without work, then the independent
  * tasks; the program is paused again for their submission, as in the other DAGs)
@@ -215,8 +215,7 @@ int main(int argc, char **argv) {
 #endif
   } else if (!strcmp(dag, "offpath")) {
     /* rank 0's worker runs X1..X4 (3 units each, independent), then Z (1 unit), which reads X4's
-     * output and writes h3; A (1 unit) reads h3 on rank 1. StarPU-MPI's send of h3 acquires it in
-     * callbacks on Z's worker, after the four Xs it ran. The path is X4 Z A (5 units), not the
+     * output and writes h3; A (1 unit) reads h3 on rank 1. The path is X4 Z A (5 units), not the
      * worker's 13 units of bodies (with the eager scheduler the Xs run before Z) */
     for (int i = 0; i < 4; i++) reg(5 + i, 0);
     reg(3, 0);
@@ -225,6 +224,18 @@ int main(int argc, char **argv) {
     TASK(cl_b, 0, u, STARPU_R, h[8], STARPU_W, h[3]);
     TASK(cl_c, 1, u, STARPU_R, h[3], STARPU_W, h[0]);
     cp = 5, work = 14;
+  } else if (!strcmp(dag, "unreg")) {
+    /* X1..X4 (3 units each, independent), then Z (1 unit) reads X4's output and writes h3, which the
+     * application unregisters at once (starpu_data_unregister_submit): StarPU acquires h3 when Z
+     * ends, in callbacks on Z's worker, and submits the release there. The path is X4 Z (4 units),
+     * not what the worker ran before */
+    for (int i = 0; i < 4; i++) reg(5 + i, 0);
+    reg(3, 0);
+    for (int i = 0; i < 4; i++) TASK(cl_a, 0, 3 * u, STARPU_W, h[5 + i]);
+    TASK(cl_b, 0, u, STARPU_R, h[8], STARPU_W, h[3]);
+    starpu_data_unregister_submit(h[3]);
+    h[3] = NULL;
+    cp = 4, work = 13;
   } else if (!strcmp(dag, "independent") || !strcmp(dag, "oneach")) {
     if (!strcmp(dag, "oneach")) {
       starpu_resume();
@@ -270,6 +281,8 @@ int main(int argc, char **argv) {
     cpa = max2(d[0] + d[1], d[3]) + d[2];
   else if (!strcmp(dag, "partition"))
     cpa = d[0] + max2(d[1], d[2]) + d[3];
+  else if (!strcmp(dag, "unreg"))
+    cpa = max2(max2(max2(d[0], d[1]), d[2]), d[3] + d[4]);
   else if (!strcmp(dag, "offpath"))
     cpa = max2(max2(max2(d[0], d[1]), d[2]), d[3] + d[4] + d[5]);
   else
