@@ -26,7 +26,16 @@
 
 int sp_on;
 
-/* A worker looks for its next task: unless a body still runs (asynchronous OpenCL), it is idle. */
+/* A worker waits, for a task or paused: a CPU body still open is over (its post-exec hook never
+ * came, sp_task_body_unfinished; OpenCL's may still run), and unless a body runs the worker is
+ * idle. */
+static void worker_waits(sp_thread *T, pm_loc *L) {
+  if (PM_UNLIKELY(T->body != NULL) && T->wtype == 0) sp_task_body_unfinished(T, L);
+  if (T->running == 0 && L->depth == 0 && pm_state_get(L) != PM_STATE_IDLE)
+    pm_state_set(L, PM_STATE_IDLE, pm_clock_now());
+}
+
+/* A worker looks for its next task. */
 SP_EXPORT struct starpu_task *_starpu_get_worker_task(void *worker, int workerid, unsigned memnode) {
   static struct starpu_task *(*real)(void *, int, unsigned);
   SP_REAL(real, _starpu_get_worker_task);
@@ -35,10 +44,7 @@ SP_EXPORT struct starpu_task *_starpu_get_worker_task(void *worker, int workerid
     sp_thread *T = L ? sp_self() : NULL;
     if (T) {
       if (PM_UNLIKELY(T->kind != SP_THREAD_WORKER)) sp_classify_worker(T, L, -1);
-      /* a CPU body is over when its worker looks for the next task (OpenCL's may still run) */
-      if (PM_UNLIKELY(T->running > 0) && T->wtype == 0 && T->body) sp_task_body_unfinished(T, L);
-      if (T->running == 0 && pm_state_get(L) != PM_STATE_IDLE && L->depth == 0)
-        pm_state_set(L, PM_STATE_IDLE, pm_clock_now());
+      worker_waits(T, L);
     }
   }
   return real ? real(worker, workerid, memnode) : NULL;
@@ -71,11 +77,7 @@ SP_EXPORT void _starpu_may_pause(void) {
   if (PM_UNLIKELY(__atomic_load_n(&pause_depth, __ATOMIC_ACQUIRE) > 0) && sp_on) {
     pm_loc *L = pm_loc_self();
     sp_thread *T = L ? sp_self() : NULL;
-    if (T && T->kind == SP_THREAD_WORKER) {
-      if (T->running > 0 && T->wtype == 0 && T->body) sp_task_body_unfinished(T, L);
-      if (T->running == 0 && L->depth == 0 && pm_state_get(L) != PM_STATE_IDLE)
-        pm_state_set(L, PM_STATE_IDLE, pm_clock_now());
-    }
+    if (T && T->kind == SP_THREAD_WORKER) worker_waits(T, L);
   }
   if (real) real();
 }

@@ -272,7 +272,7 @@ static pm_tg_task *track_submit(struct starpu_task *task, pm_loc *L, uint64_t t)
   sp_thread *T = sp_self();
   if (T && T->kind == SP_THREAD_WORKER) {
     pm_tg_clk c;
-    worker_clock(&c, L);
+    sp_thread_clock(&c, L, T);
     pm_tg_task_submit(rec, &c, t);
   } else if (T) {
     pm_tg_task_submit_by(rec, &T->th, L, pm_core_rank(), t);
