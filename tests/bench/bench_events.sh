@@ -136,7 +136,9 @@ while IFS='|' read -r id prog arg n label; do
 done <<<"$TABLE"
 
 echo "popmeter: ns added per event over the uninstrumented run, min / median of $REPS interleaved runs"
-echo "($(nproc) CPUs, ${PRIO[*]:-normal priority}$([ "$LOAD" = 1 ] && echo ', a compiler busy on the side'); load average at the start: $LOADAVG)"
+# the CPU model: base times and what an event adds differ by up to 2x between hosts of one VM type
+CPU_MODEL=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
+echo "(${CPU_MODEL:-unknown CPU}, $(nproc) CPUs, ${PRIO[*]:-normal priority}$([ "$LOAD" = 1 ] && echo ', a compiler busy on the side'); load average at the start: $LOADAVG)"
 awk -F'|' -v talp="$TALP" -v ref="$REF" -v reps="$REPS" '
   function sort(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
   function median(a, n) { sort(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }

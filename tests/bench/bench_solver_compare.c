@@ -524,6 +524,29 @@ static void print_setup_split(const problem_runs *P, int nspecs, int reps) {
  * policy), and the available memory. On VMs whose hypervisor takes freed memory back, first touch
  * costs up to a second per GiB and varies between runs: every solver pays it for the memory it
  * writes first, so it bounds how fast any of them can factorize. */
+/* What the table was measured on: tables from different hosts of one VM type differ by up to 2x
+ * (DGEMM rate, page-fault cost), so each names its CPU, its online CPUs and the transparent huge
+ * page mode (the arenas' page size follows it, solver/mfs_arena.c). */
+static void print_machine(void) {
+  char model[128] = "unknown CPU", thp[32] = "unknown", line[512];
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  while (f && fgets(line, sizeof line, f)) {
+    const char *colon = strchr(line, ':');
+    if (strncmp(line, "model name", 10) != 0 || !colon) continue;
+    snprintf(model, sizeof model, "%s", colon + 1 + (colon[1] == ' '));
+    model[strcspn(model, "\n")] = 0;
+    break;
+  }
+  if (f) fclose(f);
+  /* the active mode is the bracketed word: "always [madvise] never" */
+  if ((f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r")) && fgets(line, sizeof line, f)) {
+    const char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
+    if (close) snprintf(thp, sizeof thp, "%.*s", (int)(close - open - 1), open + 1);
+  }
+  if (f) fclose(f);
+  printf("# machine: %s, %ld CPUs online, transparent huge pages \"%s\"\n", model, sysconf(_SC_NPROCESSORS_ONLN), thp);
+}
+
 static void print_memory_state(const char *when) {
   const size_t len = (size_t)256 << 20;
   double t0 = bench_now_s();
@@ -634,6 +657,7 @@ int main(int argc, char **argv) {
          reps, coretype ? coretype : "(unset)", DGEMM_N, mfsolve_path);
   for (int i = 0; i < mpirun_argc; i++) printf(" %s", mpirun_argv[i]);
   printf(" (oversubscribe, no binding)\n");
+  print_machine();
   print_memory_state("at the start");
   for (int c = 0; c < NCONF; c++)
     if (!conf[c].available) printf("# %s: %s\n", conf[c].label, conf[c].why);
