@@ -27,7 +27,7 @@ static int next_id;
 
 void pm_slab_init(pm_slab *s, size_t size, size_t per_chunk) {
   memset(s, 0, sizeof *s);
-  if (size < sizeof(void *)) size = sizeof(void *);
+  if (size < 2 * sizeof(void *)) size = 2 * sizeof(void *); /* a batch's first object holds two links */
   s->size = (size + 15) & ~(size_t)15;
   s->per_chunk = per_chunk ? per_chunk : 256;
 }
@@ -76,6 +76,12 @@ static cache *cache_of(pm_slab *s) {
 
 static uint64_t total(const pm_slab *s) { return (uint64_t)s->nchunks * s->per_chunk; }
 
+/* Called with the lock held: n objects leave the global list. */
+static void note_taken(pm_slab *s, uint64_t n) {
+  s->nfree -= n;
+  if (total(s) - s->nfree > s->high_water) s->high_water = total(s) - s->nfree;
+}
+
 /* Called with the lock held: one object off the global list (growing it if needed), or NULL. */
 static void *take_locked(pm_slab *s) {
   void *x;
@@ -87,14 +93,23 @@ static void *take_locked(pm_slab *s) {
     x = s->bump;
     s->bump += s->size;
   }
-  s->nfree--;
-  if (total(s) - s->nfree > s->high_water) s->high_water = total(s) - s->nfree;
+  note_taken(s, 1);
   return x;
 }
 
-/* Moves a batch from the global list into this thread's cache. */
+/* Moves a batch from the global list into this thread's (empty) cache: a whole batch another
+ * cache gave back when there is one, else objects one at a time. */
 static void refill(pm_slab *s, cache *c) {
   pm_spin_lock(&s->lock);
+  if (s->batches) {
+    void *b = s->batches;
+    s->batches = ((void **)b)[1];
+    note_taken(s, PM_SLAB_BATCH);
+    pm_spin_unlock(&s->lock);
+    c->head = b;
+    c->n = PM_SLAB_BATCH;
+    return;
+  }
   for (unsigned k = 0; k < PM_SLAB_BATCH; k++) {
     void *x = take_locked(s);
     if (!x) break;
@@ -128,13 +143,23 @@ void *pm_slab_alloc_uninit(pm_slab *s) {
   return o;
 }
 
-/* Returns n objects of c (from its head) to the global list. */
+/* Returns n objects of c (from its head) to the global list: a whole batch as one unit, fewer one
+ * by one. The walk to the n-th object is over objects this thread freed, outside the lock. */
 static void give_back(pm_slab *s, cache *c, uint32_t n) {
   if (!n) return;
   void *first = c->head, *last = first;
   for (uint32_t k = 1; k < n; k++) last = *(void **)last;
   c->head = *(void **)last;
   c->n -= n;
+  if (n == PM_SLAB_BATCH) {
+    *(void **)last = NULL;
+    pm_spin_lock(&s->lock);
+    ((void **)first)[1] = s->batches;
+    s->batches = first;
+    s->nfree += n;
+    pm_spin_unlock(&s->lock);
+    return;
+  }
   pm_spin_lock(&s->lock);
   *(void **)last = s->free_list;
   s->free_list = first;
@@ -172,7 +197,7 @@ void pm_slab_destroy(pm_slab *s) {
   free(s->chunks);
   s->chunks = NULL;
   s->nchunks = s->cap_chunks = 0;
-  s->free_list = NULL;
+  s->free_list = s->batches = NULL;
   s->bump = s->bump_end = NULL;
   s->nfree = 0;
   s->high_water = 0;

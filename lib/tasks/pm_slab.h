@@ -4,8 +4,9 @@
  * cost of a naive StarPU hook set).
  * Objects are typically allocated on one thread (the application submits tasks) and freed on
  * another (a worker ends them), so each thread keeps a small cache of free objects and exchanges
- * them with the global free list in batches of PM_SLAB_BATCH under a lock: one lock round trip
- * per batch instead of two per task, and no cache-line ping-pong on the per-task path.
+ * them with the global list in batches of PM_SLAB_BATCH under a lock: one lock round trip per
+ * batch instead of two per task, and no cache-line ping-pong on the per-task path. A full batch
+ * moves as one unit (taken and given back in O(1) under the lock; tests/bench/bench_slab.c).
  * A thread's cache (at most 2 * PM_SLAB_BATCH objects) is not returned when the thread exits. */
 #ifndef PM_SLAB_H
 #define PM_SLAB_H
@@ -31,10 +32,15 @@ typedef struct pm_slab {
   size_t size;      /* object size, rounded up to 16 bytes */
   size_t per_chunk; /* objects per chunk */
   pm_spin lock;
-  int id;                /* 1 + index of the per-thread cache slot (0: not yet assigned) */
-  uint64_t epoch;        /* bumped by pm_slab_destroy: stale per-thread caches are dropped */
-  void *free_list;       /* singly linked through the first word of each free object */
-  uint64_t nfree;        /* objects on free_list */
+  int id;          /* 1 + index of the per-thread cache slot (0: not yet assigned) */
+  uint64_t epoch;  /* bumped by pm_slab_destroy: stale per-thread caches are dropped */
+  void *free_list; /* singly linked through the first word of each free object */
+  /* Whole batches of PM_SLAB_BATCH objects that caches gave back: each a chain through the first
+   * words ending in NULL, the batches chained through the second word of their first object. A
+   * refill takes one in O(1) instead of walking a batch of objects other threads freed (a cache
+   * miss each) while it holds the lock. */
+  void *batches;
+  uint64_t nfree;        /* objects on free_list and in batches */
   char *bump, *bump_end; /* never-used part of the newest chunk (handed out without a pass) */
   void **chunks;         /* every chunk, freed by pm_slab_destroy */
   size_t nchunks, cap_chunks;
@@ -44,8 +50,8 @@ typedef struct pm_slab {
 PM_HIDDEN void pm_slab_init(pm_slab *s, size_t size, size_t per_chunk);
 /* A zeroed object, or NULL when memory runs out. */
 PM_HIDDEN void *pm_slab_alloc(pm_slab *s);
-/* The same, not zeroed (not even its first word, which linked it while free): for a caller that
- * writes the whole object at once. */
+/* The same, not zeroed (not even its first two words, which linked it while free): for a caller
+ * that writes the whole object at once. */
 PM_HIDDEN void *pm_slab_alloc_uninit(pm_slab *s);
 PM_HIDDEN void pm_slab_free(pm_slab *s, void *obj);
 /* Objects allocated and not freed, as seen from the global list (objects in other threads'
