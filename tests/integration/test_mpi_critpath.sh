@@ -29,21 +29,40 @@ done
 # clocks through messages (what communicators spanning several nodes use; on one node they go
 # through shared memory): point-to-point clock messages, the collectives' exchange of 2 ranks and
 # the clock allreduce of 3
+# reaches_rank1 LABEL NP OUT RC: the run in OUT exited with RC = 0, every rank's data ok, and rank
+# 0's computation is on rank 1's critical path
+reaches_rank1() {
+  c1=$($mpiprof "$3" --get 1 cp_global_cue)
+  check "$1: exit 0, data ok" sh -c "test $4 -eq 0 && test \$(grep -c 'data ok' '$3.out') -eq $2"
+  check "$1: rank 0's computation reaches rank 1 ($c1 s)" ge "$c1" 0.3
+}
 for np in 2 3; do
   for mode in send irecv-test wildcard mprobe persistent bcast barrier allreduce subcomm; do
     out="$work/msg$np.$mode"
     PM_MPIRUN_OPTS="-x POPMETER_CP_SHARED_MEMORY=0" run_pm $np "$out" "$progs/mpi_cpath" $mode $T
-    rc=$?
-    c1=$($mpiprof "$out" --get 1 cp_global_cue)
-    check "$mode on $np ranks, clocks through messages: exit 0, data ok" \
-      sh -c "test $rc -eq 0 && test \$(grep -c 'data ok' '$out.out') -eq $np"
-    check "$mode on $np ranks, clocks through messages: rank 0's computation reaches rank 1 ($c1 s)" ge "$c1" 0.3
+    reaches_rank1 "$mode on $np ranks, clocks through messages" $np "$out" $?
   done
 done
 # the shared-memory segments are unlinked once every rank has mapped them: none is left behind
 # (one younger than a minute may belong to a run of another test going on at the same time)
 check "no shared-memory segment of the clocks left in /dev/shm" \
   sh -c "test -z \"\$(find /dev/shm -maxdepth 1 -name 'popmeter-cp.*' -mmin +1 2>/dev/null)\""
+
+# ranks that cannot share memory although MPI runs them on one host: rank 1 in a /dev/shm of its
+# own (a mount namespace) cannot open the segment rank 0 made, as a rank of another node could
+# not; both take the clock messages (and Open MPI its TCP transport, over the loopback)
+own_shm='if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then
+  exec unshare -m sh -c "mount -t tmpfs tmpfs /dev/shm && exec \"\$@\"" sh "$@"; fi; exec "$@"'
+if unshare -m sh -c 'mount -t tmpfs tmpfs /dev/shm' 2>/dev/null; then
+  for mode in send barrier allreduce; do
+    out="$work/apart.$mode"
+    PM_MPIRUN_OPTS="--mca btl self,vader,tcp --mca btl_tcp_if_include lo" \
+      run_pm 2 "$out" sh -c "$own_shm" sh "$progs/mpi_cpath" $mode $T
+    reaches_rank1 "$mode, ranks without shared memory" 2 "$out" $?
+  done
+else
+  skip "ranks without shared memory: no mount namespace here (unshare -m, mount)"
+fi
 
 # a sender 5000 messages ahead of its receiver: the pair's shared-memory ring keeps 4096 clocks on 2
 # ranks, so 904 are lost, and said at the end; through messages none is lost

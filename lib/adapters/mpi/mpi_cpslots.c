@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #define PM_CPSLOT_RING 256 /* collectives a rank may run ahead of the others and still be read */
@@ -119,43 +120,62 @@ static void clock_max(uint64_t out[3], const uint64_t c[3]) {
     if (c[k] > out[k]) out[k] = c[k];
 }
 
+/* A value no other segment holds: the proof that a rank mapped the creator's segment. */
+static uint64_t segment_nonce(void) {
+  uint64_t n = 0;
+  if (getrandom(&n, sizeof n, 0) != (ssize_t)sizeof n) n = 0;
+  return n ^ pm_clock_monotonic() ^ ((uint64_t)getpid() << 32);
+}
+
+/* What rank 0 tells the others: the segment's name ("" when it has none) and its nonce. */
+typedef struct {
+  char name[64];
+  uint64_t nonce;
+} segment_id;
+
 pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size) {
   if (size < 2 || size > PM_CPSLOT_MAX_RANKS) return NULL; /* the same answer on every rank */
-  /* on one node? every rank computes the same answer (its node's share is the whole or not) */
-  MPI_Comm node = MPI_COMM_NULL;
-  int nsize = 0, rank = 0;
-  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) return NULL;
-  int local = node != MPI_COMM_NULL && PMPI_Comm_size(node, &nsize) == MPI_SUCCESS && nsize == size &&
-              pm_config_get()->i[PM_CFG_CP_SHARED_MEMORY];
-  if (node != MPI_COMM_NULL) PMPI_Comm_free(&node);
-  if (!pm_mpi_all_agree(comm, local) || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return NULL;
+  int rank = 0;
+  if (!pm_mpi_all_agree(comm, pm_config_get()->i[PM_CFG_CP_SHARED_MEMORY]) ||
+      PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+    return NULL;
 
   size_t len_coll = (size_t)size * PM_CPSLOT_RING * sizeof(slot);
   int p2p = size <= PM_CPP2P_MAX_RANKS; /* the same answer on every rank */
   uint64_t ring = PM_CPP2P_RING_MAX;
   while (ring > PM_CPP2P_RING_MIN && (uint64_t)size * (uint64_t)size * ring * sizeof(slot) > PM_CPP2P_BYTES) ring /= 2;
-  size_t len = len_coll + (p2p ? (size_t)size * (size_t)size * ring * sizeof(slot) : 0);
-  char name[64] = "";
+  size_t len_rings = len_coll + (p2p ? (size_t)size * (size_t)size * ring * sizeof(slot) : 0);
+  size_t len = len_rings + sizeof(slot); /* the last line holds the nonce */
+  /* On one node? Rank 0 creates the segment and writes a nonce into it; a rank that can open the
+   * segment by its name and finds the nonce there shares memory with rank 0 (a rank of another
+   * node cannot open it, or opens another one). No communicator is made for the question: one made
+   * by MPI_Comm_split_type would register Open MPI's libnbc progress (mpi_comm_copy.c). */
+  segment_id id = {"", 0};
   static unsigned serial;
   int fd = -1;
   if (rank == 0) { /* the creator names it; a name taken by a stale segment is tried again */
     for (int k = 0; k < 8 && fd < 0; k++) {
-      snprintf(name, sizeof name, "/popmeter-cp.%ld.%u", (long)getpid(),
+      snprintf(id.name, sizeof id.name, "/popmeter-cp.%ld.%u", (long)getpid(),
                __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED));
-      fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+      fd = shm_open(id.name, O_CREAT | O_EXCL | O_RDWR, 0600);
     }
     if (fd >= 0 && ftruncate(fd, (off_t)len) != 0) {
       close(fd);
-      shm_unlink(name);
+      shm_unlink(id.name);
       fd = -1;
     }
-    if (fd < 0) name[0] = '\0';
+    if (fd < 0) id.name[0] = '\0';
+    id.nonce = segment_nonce();
   }
-  if (PMPI_Bcast(name, sizeof name, MPI_CHAR, 0, comm) != MPI_SUCCESS) name[0] = '\0';
-  if (rank != 0 && name[0]) fd = shm_open(name, O_RDWR, 0600);
+  if (PMPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, comm) != MPI_SUCCESS) id.name[0] = '\0';
+  if (rank != 0 && id.name[0]) fd = shm_open(id.name, O_RDWR, 0600);
   void *map = fd >= 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
   if (fd >= 0) close(fd);
-  pm_mpi_cpslots *s = map != MAP_FAILED ? calloc(1, sizeof *s) : NULL;
+  uint64_t *nonce = map != MAP_FAILED ? (uint64_t *)((char *)map + len_rings) : NULL;
+  if (nonce && rank == 0) __atomic_store_n(nonce, id.nonce, __ATOMIC_RELAXED);
+  /* every rank has mapped it or given up before anyone checks: the nonce is written by then */
+  int mapped = pm_mpi_all_agree(comm, map != MAP_FAILED);
+  pm_mpi_cpslots *s = mapped && __atomic_load_n(nonce, __ATOMIC_RELAXED) == id.nonce ? calloc(1, sizeof *s) : NULL;
   if (s && p2p) {
     s->sent = calloc((size_t)size, sizeof *s->sent);
     s->in = calloc((size_t)size, sizeof *s->in);
@@ -165,8 +185,8 @@ pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size) {
       s = NULL;
     }
   }
-  int ok = pm_mpi_all_agree(comm, s != NULL);
-  if (rank == 0 && name[0]) shm_unlink(name); /* everyone has it mapped, or gives up */
+  int ok = mapped && pm_mpi_all_agree(comm, s != NULL);
+  if (rank == 0 && id.name[0]) shm_unlink(id.name); /* everyone has it mapped, or gives up */
   if (!ok) {
     if (map != MAP_FAILED) munmap(map, len);
     free_parts(s);

@@ -6,7 +6,10 @@
  * communicator with the same group and ranks as the user communicator (MPI_Comm_split(comm, 0,
  * rank) -- not MPI_Comm_dup, which would run the application's attribute copy callbacks), created
  * collectively right after the user communicator is created and attached to it with an attribute
- * (its delete callback releases the shadow when the user frees the communicator).
+ * (its delete callback releases the shadow when the user frees the communicator). The shadows of
+ * MPI_COMM_WORLD and MPI_COMM_SELF, made at MPI_Init, and the pair are copies made without a
+ * nonblocking collective (pm_mpi_comm_copy: in a program that makes no communicator itself, one
+ * made by popmeter would leave Open MPI's libnbc progress function in every poll of the run).
  *
  * Protocol (see README.md for the argument why it cannot deadlock nor change results):
  *  - sender, BEFORE posting the data message (any mode: standard, buffered, synchronous, ready,
@@ -27,6 +30,7 @@
  * The protocol runs whenever PM_MPI_CP is set, also for threads without a location (zero clocks),
  * so both sides of every message always agree on whether a clock message exists. */
 #include "mpi_adapter.h"
+#include "mpi_comm_copy.h"
 #include "pm_lifecycle.h"
 #include <pthread.h>
 #include <stdlib.h>
@@ -83,11 +87,12 @@ void pm_mpi_shadow_unref(pm_mpi_shadow *sh) {
   free(sh);
 }
 
-static pm_mpi_shadow *shadow_new(MPI_Comm base, int use_dup) {
+/* copy: a predefined communicator (no attributes of the application to skip): pm_mpi_comm_copy */
+static pm_mpi_shadow *shadow_new(MPI_Comm base, int copy) {
   MPI_Comm c = MPI_COMM_NULL;
   int rc;
-  if (use_dup) {
-    rc = PMPI_Comm_dup(base, &c);
+  if (copy) {
+    rc = pm_mpi_comm_copy(base, &c);
   } else {
     int r = 0;
     PMPI_Comm_rank(base, &r);
@@ -111,7 +116,7 @@ static pm_mpi_shadow *shadow_new(MPI_Comm base, int use_dup) {
    * pm_mpi_cpslots_new) */
   sh->slots = sh->size >= 2 ? pm_mpi_cpslots_new(c, sh->size) : NULL;
   if (!sh->slots && sh->size == 2 && PMPI_Comm_rank(c, &rank) == MPI_SUCCESS &&
-      PMPI_Comm_dup(c, &sh->pair) == MPI_SUCCESS) {
+      pm_mpi_comm_copy(c, &sh->pair) == MPI_SUCCESS) {
     PMPI_Comm_set_errhandler(sh->pair, MPI_ERRORS_RETURN);
     sh->peer = 1 - rank;
   } else {

@@ -1,7 +1,7 @@
 /* MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort (C, mpif.h / 'use mpi', 'use mpi_f08').
  *
  * Init: PMPI first (the application's 'required' thread level is passed through untouched), then
- * activation of the core, popmeter's private communicator (PMPI_Comm_dup of MPI_COMM_WORLD, errors
+ * activation of the core, popmeter's private communicator (a copy of MPI_COMM_WORLD, errors
  * returned instead of fatal), the process identity, the regions, the critical-path setup. The measured
  * window starts when this set-up is done (pm_core_restart_window): the time of MPI_Init itself is
  * not part of it (the MPI_Init* region keeps its visit). Every rank takes part in the same collective calls whatever its own outcome,
@@ -12,6 +12,7 @@
  * a thread that is not the main thread (StarPU-MPI's progress thread). */
 #define _GNU_SOURCE
 #include "mpi_adapter.h"
+#include "mpi_comm_copy.h"
 #include "pm_mpi_calls.h"
 #include "pm_lifecycle.h"
 #include "pm_module.h"
@@ -40,7 +41,7 @@ void pm_mpi_after_init(uint64_t t0, int region_index) {
   if (initialized || !symbols_ok()) return;
   int act = pm_core_activate();
   MPI_Comm c = MPI_COMM_NULL;
-  if (PMPI_Comm_dup(MPI_COMM_WORLD, &c) != MPI_SUCCESS) c = MPI_COMM_NULL; /* collective on all ranks */
+  if (pm_mpi_comm_copy(MPI_COMM_WORLD, &c) != MPI_SUCCESS) c = MPI_COMM_NULL; /* collective on all ranks */
   if (c == MPI_COMM_NULL) {
     if (act) pm_warn("could not create popmeter's MPI communicator; MPI calls are not measured");
     return;

@@ -51,6 +51,9 @@ extern char mpi_fortran_statuses_ignore_[] __attribute__((weak));
 #pragma weak PMPI_Comm_dup
 #pragma weak PMPI_Comm_split
 #pragma weak PMPI_Comm_split_type
+#pragma weak PMPI_Comm_create_group
+#pragma weak PMPI_Comm_group
+#pragma weak PMPI_Group_free
 #pragma weak PMPI_Comm_free
 #pragma weak PMPI_Comm_create_keyval
 #pragma weak PMPI_Comm_free_keyval

@@ -58,6 +58,8 @@ SP_EXPORT void _starpu_mpi_do_initialize(void *argc_argv) {
   if (!pm_core_is_active() || !PMPI_Initialized || !PMPI_Comm_dup) return;
   int init = 0, fin = 0;
   if (PMPI_Initialized(&init) != MPI_SUCCESS || !init || PMPI_Finalized(&fin) != MPI_SUCCESS || fin) return;
+  /* a dup, not pm_mpi_comm_copy: StarPU-MPI's progression thread may already have receives pending
+   * on MPI_COMM_WORLD, and nothing here says none takes any tag (mpi_comm_copy.h) */
   if (PMPI_Comm_dup(MPI_COMM_WORLD, &clock_comm) != MPI_SUCCESS) {
     clock_comm = MPI_COMM_NULL;
     return;
