@@ -120,11 +120,13 @@ static void clock_max(uint64_t out[3], const uint64_t c[3]) {
     if (c[k] > out[k]) out[k] = c[k];
 }
 
-/* A value no other segment holds: the proof that a rank mapped the creator's segment. */
+/* A value no other segment holds: the proof that a rank mapped the creator's segment. Never 0,
+ * what a fresh segment holds there. */
 static uint64_t segment_nonce(void) {
   uint64_t n = 0;
   if (getrandom(&n, sizeof n, 0) != (ssize_t)sizeof n) n = 0;
-  return n ^ pm_clock_monotonic() ^ ((uint64_t)getpid() << 32);
+  n ^= pm_clock_monotonic() ^ ((uint64_t)getpid() << 32);
+  return n ? n : 1;
 }
 
 /* What rank 0 tells the others: the segment's name ("" when it has none) and its nonce. */
