@@ -419,6 +419,12 @@ static uint64_t late_join_time(const pm_omp_frame *f) {
   return f && !f->is_master && f->status == PM_OMP_IN_BARRIER ? pm_omp_join_time(f) : 0;
 }
 
+/* The members of t's current instance that have a slot (members beyond cap have none). */
+static uint32_t slotted_members(const pm_omp_team *t) {
+  uint32_t n = __atomic_load_n(&t->nthreads, __ATOMIC_RELAXED);
+  return n < t->cap ? n : t->cap;
+}
+
 void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
@@ -430,8 +436,7 @@ void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
   pm_call_exit(L, now);
   if (f && f->status == PM_OMP_IN_BARRIER) {
     pm_omp_team *t = f->team;
-    uint32_t n = __atomic_load_n(&t->nthreads, __ATOMIC_RELAXED), e = f->epoch & 1;
-    if (n > t->cap) n = t->cap;
+    uint32_t n = slotted_members(t), e = f->epoch & 1;
     pm_omp_cp2 m = pm_omp_clocks(L);
     for (uint32_t j = 0; j < n; j++) pm_omp_cp2_max(&m, &t->slot[j].cp[e]);
     tasks_max(&m, t, n, e);
@@ -447,8 +452,7 @@ void pm_omp_barrier_prefetch(const pm_loc *L) {
   pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
   if (!f || f->status != PM_OMP_IN_BARRIER) return;
   const pm_omp_team *t = f->team;
-  uint32_t n = __atomic_load_n(&t->nthreads, __ATOMIC_RELAXED), e = f->epoch & 1;
-  if (n > t->cap) n = t->cap;
+  uint32_t n = slotted_members(t), e = f->epoch & 1;
   for (uint32_t j = 0; j < n; j++)
     if (j != f->tid) __builtin_prefetch(&t->slot[j].cp[e]);
 }

@@ -151,18 +151,16 @@ static void give_back(pm_slab *s, cache *c, uint32_t n) {
   for (uint32_t k = 1; k < n; k++) last = *(void **)last;
   c->head = *(void **)last;
   c->n -= n;
-  if (n == PM_SLAB_BATCH) {
-    *(void **)last = NULL;
-    pm_spin_lock(&s->lock);
+  int batch = n == PM_SLAB_BATCH;
+  if (batch) *(void **)last = NULL; /* a batch's chain ends with it */
+  pm_spin_lock(&s->lock);
+  if (batch) {
     ((void **)first)[1] = s->batches;
     s->batches = first;
-    s->nfree += n;
-    pm_spin_unlock(&s->lock);
-    return;
+  } else {
+    *(void **)last = s->free_list;
+    s->free_list = first;
   }
-  pm_spin_lock(&s->lock);
-  *(void **)last = s->free_list;
-  s->free_list = first;
   s->nfree += n;
   pm_spin_unlock(&s->lock);
 }
