@@ -30,6 +30,7 @@
  * (more messages in flight to one rank than its ring holds) is a lost clock, counted and reported at
  * MPI_Finalize. */
 #include "mpi_adapter.h"
+#include "mpi_cpslot_verdict.h"
 #include "pm_cacheline.h"
 #include "pm_lifecycle.h"
 #include "pm_slab.h" /* pm_spin */
@@ -45,7 +46,6 @@
 /* Reading one cache line per other rank costs ~0.1 us each: beyond this many ranks the clock
  * allreduce of the message protocol (logarithmic depth) is the cheaper one. */
 #define PM_CPSLOT_MAX_RANKS 32
-#define PM_CPSLOT_BUSY UINT64_MAX
 #define PM_CPP2P_BYTES (4u << 20) /* all the rings of a communicator */
 #define PM_CPP2P_RING_MIN 256     /* messages in flight from one rank to another that keep their clock */
 #define PM_CPP2P_RING_MAX 4096
@@ -222,12 +222,10 @@ int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3])
     int64_t tag;
     uint64_t c[3];
     int torn;
-    uint64_t e = slot_read(slot_of(s, r, epoch), &tag, c, &torn);
-    /* not entered yet (no dependency); a ring ahead, or reused while read: lost */
-    if (e != epoch || torn) {
-      if (e != PM_CPSLOT_BUSY && (e > epoch || torn)) __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
-      continue;
-    }
+    uint64_t seq = slot_read(slot_of(s, r, epoch), &tag, c, &torn); /* sets torn: read before the verdict */
+    pm_cpslot_verdict v = pm_cpslot_verdict_of(seq, torn, epoch);
+    if (v == PM_CPSLOT_LOST) __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+    if (v != PM_CPSLOT_MERGE) continue;
     clock_max(out, c);
     merged++;
   }

@@ -3,7 +3,7 @@
  * global CUE clock (useful time on the critical path) becomes >= T although rank 1 itself computed
  * almost nothing; without it, it stays near 0. The test reads the clocks from popmeter.json.
  *   usage: mpi_cpath MODE [T]   MODE: send ssend isend irecv-waitany irecv-test sendrecv persistent
- *                               mprobe wildcard bcast barrier allreduce subcomm flood */
+ *                               mprobe wildcard bcast barrier allreduce subcomm flood bcast-roots */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +36,14 @@ int main(int argc, char **argv) {
     int one = 1;
     MPI_Allreduce(&one, &v, 1, MPI_INT, MPI_SUM, comm);
     ok = v == n;
+  } else if (!strcmp(mode, "bcast-roots")) {
+    /* 300000 broadcasts whose root goes round the ranks: a root leaves before the others enter, and
+     * reads their clock slots while they may be entering (no clock is lost by that) */
+    for (int i = 0; i < 300000 && ok; i++) {
+      v = rank == i % n ? i : -1;
+      MPI_Bcast(&v, 1, MPI_INT, i % n, comm);
+      ok = v == i;
+    }
   } else if (!strcmp(mode, "flood")) {
     /* 5000 messages from rank 0 to rank 1, all sent before rank 1 receives any (small: eager):
      * more than the 4096 clocks a pair's shared-memory ring keeps on 2 ranks, so 904 are lost (and
