@@ -5,7 +5,7 @@
 #include <starpu_mpi.h>
 #include "sp_adapter.h"
 
-#define SP_CLOCK_TAG 7351 /* MPI tag of clock messages on popmeter's StarPU communicator */
+#define SP_CLOCK_TAG 7351 /* MPI tag of clock messages on the channel's communicator (sp_mpi_clock.c) */
 
 /* Any thread, no MPI call: whether transfers on comm carry clocks (ranks of comm are the world
  * ranks: MPI_COMM_WORLD, or a communicator found congruent to it on the progress thread). */

@@ -1,7 +1,8 @@
 /* StarPU adapter: the critical-path clock of StarPU-MPI transfers, sent on a side channel.
  *
- * Protocol. popmeter duplicates MPI_COMM_WORLD on StarPU-MPI's progress thread right after
- * StarPU-MPI initialised MPI there (_starpu_mpi_do_initialize; collective, every rank does it).
+ * Protocol. The channel is the MPI adapter's copy of MPI_COMM_WORLD (or, without one, a duplicate
+ * made on StarPU-MPI's progress thread right after StarPU-MPI initialised MPI there:
+ * _starpu_mpi_do_initialize; collective, every rank does it).
  * For each send of a handle h (data tag T) to rank d, the sending progress thread posts, just
  * before StarPU-MPI posts the envelope and the data, a non-blocking message to d on that
  * communicator with tag SP_CLOCK_TAG carrying T and the clock of h's last writer as it was when h
@@ -31,7 +32,7 @@
  * definition). MPI calls are made on the progress thread only (thread level SERIALIZED). */
 #define _GNU_SOURCE
 #include "sp_mpi.h"
-#include "mpi_weak.h"
+#include "mpi_adapter.h" /* pm_mpi_tool_comm */
 #include "pm_lifecycle.h"
 #include "pm_task_comm.h"
 #include <pthread.h>
@@ -58,13 +59,20 @@ SP_EXPORT void _starpu_mpi_do_initialize(void *argc_argv) {
   if (!pm_core_is_active() || !PMPI_Initialized || !PMPI_Comm_dup) return;
   int init = 0, fin = 0;
   if (PMPI_Initialized(&init) != MPI_SUCCESS || !init || PMPI_Finalized(&fin) != MPI_SUCCESS || fin) return;
-  /* a dup, not pm_mpi_comm_copy: StarPU-MPI's progression thread may already have receives pending
-   * on MPI_COMM_WORLD, and nothing here says none takes any tag (mpi_comm_copy.h) */
-  if (PMPI_Comm_dup(MPI_COMM_WORLD, &clock_comm) != MPI_SUCCESS) {
+  /* The MPI adapter's own copy of MPI_COMM_WORLD when it made one (popmeter's collectives run on it,
+   * no other point-to-point traffic: the clock tag is alone there). Else a dup, not
+   * pm_mpi_comm_copy: StarPU-MPI's progression thread may already have receives pending on
+   * MPI_COMM_WORLD, and nothing here says none takes any tag (mpi_comm_copy.h). A dup registers
+   * Open MPI's libnbc progress function for the rest of the run, a cost on every MPI_Test of the
+   * progression thread (docs/runtime-facts.md §3), which the adapter's copy avoided. */
+  if (pm_mpi_tool_comm() != MPI_COMM_NULL) {
+    clock_comm = pm_mpi_tool_comm();
+  } else if (PMPI_Comm_dup(MPI_COMM_WORLD, &clock_comm) == MPI_SUCCESS) {
+    PMPI_Comm_set_errhandler(clock_comm, MPI_ERRORS_RETURN);
+  } else {
     clock_comm = MPI_COMM_NULL;
     return;
   }
-  PMPI_Comm_set_errhandler(clock_comm, MPI_ERRORS_RETURN);
   if (pm_core_size() <= 1) { /* no MPI adapter told the core which process this is */
     int rank = 0, size = 1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
