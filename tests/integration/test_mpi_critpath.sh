@@ -7,7 +7,8 @@
 # the piggyback. (2) it never changes results nor hangs: a stress program with wildcards, messages
 # to self, rendezvous-size messages, hundreds of messages in flight, cancelled and persistent
 # requests, communicators created and freed (one while a receive on it is pending),
-# intercommunicators, and MPI_THREAD_MULTIPLE with cross-thread completion; no clock counted as lost
+# intercommunicators, and MPI_THREAD_MULTIPLE with cross-thread completion; a barrier holds the ranks
+# until the last one entered, whatever replaces it underneath; no clock counted as lost
 # when a broadcast's root reads the slots of ranks entering after it.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/mpi_common.sh"

@@ -133,6 +133,12 @@ PM_HIDDEN pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size);
 PM_HIDDEN void pm_mpi_cpslots_free(pm_mpi_cpslots *s);
 PM_HIDDEN uint64_t pm_mpi_cpslots_put(pm_mpi_cpslots *s, const uint64_t clk[3]);
 PM_HIDDEN int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3]);
+/* A barrier that is its own clock exchange: returns once every other rank has written its slot of
+ * epoch (entered the collective of that epoch, which this rank entered with pm_mpi_cpslots_put),
+ * their clocks merged into out (componentwise max). While it waits long it calls progress(arg) now
+ * and then (MPI progress for the application's pending operations) and yields the CPU. */
+PM_HIDDEN void pm_mpi_cpslots_barrier(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3],
+                                      void (*progress)(void *), void *arg);
 /* Asks for the other ranks' slots of the epoch ahead of pm_mpi_cpslots_max (a hint). */
 PM_HIDDEN void pm_mpi_cpslots_prefetch(const pm_mpi_cpslots *s, uint64_t epoch);
 PM_HIDDEN uint64_t pm_mpi_cpslots_lost(void); /* slots reused before they were read */
@@ -175,9 +181,9 @@ PM_HIDDEN void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc);
 PM_HIDDEN void pm_mpi_cp_coll_early(const pm_mpi_cpc *c);
 PM_HIDDEN void pm_mpi_cp_coll_late(pm_mpi_ctx *X, const pm_mpi_cpc *c, int rc);
 /* MPI_Barrier(comm) after pm_mpi_pre_cpcoll: the clock exchange, which synchronises the ranks as
- * the barrier does, completed in place of PMPI_Barrier (on one rank, without a shadow, or with
- * shared-memory slots: the barrier, the slots read by pm_mpi_cp_coll_post). Returns the MPI error
- * code. */
+ * the barrier does, completed in place of PMPI_Barrier: waiting on the other ranks' shared-memory
+ * slots (pm_mpi_cpslots_barrier), the pair's messages or the clock allreduce (on one rank or
+ * without a shadow: PMPI_Barrier). Returns the MPI error code. */
 PM_HIDDEN int pm_mpi_cp_barrier(pm_mpi_ctx *X, pm_mpi_cpc *c, MPI_Comm comm);
 /* New user communicator: create its shadow (collective over newcomm). */
 PM_HIDDEN void pm_mpi_cp_newcomm(MPI_Comm newcomm);

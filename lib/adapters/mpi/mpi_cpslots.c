@@ -9,7 +9,9 @@
  * rank cannot leave before that entry (the collective's data came from it), so the slot is there:
  * all-to-all collectives (allreduce, allgather, alltoall, barrier...) merge every rank, as the
  * message protocol does, and rooted ones merge at least the ranks the data came from -- without
- * the synchronisation the clock messages added. A slot is a seqlock: a reader that finds another
+ * the synchronisation the clock messages added. MPI_Barrier needs no more than the slots: a rank
+ * leaves once every other rank's slot holds the barrier's epoch (pm_mpi_cpslots_barrier), and the
+ * runtime's barrier is not called. A slot is a seqlock: a reader that finds another
  * epoch (the owner has not entered yet, or is PM_CPSLOT_RING collectives ahead and reused it) or
  * sees it change while reading skips it; the second case is counted as a lost clock.
  * Costs per collective: one slot write, one read per other rank (a cache line each), instead of
@@ -35,6 +37,7 @@
 #include "pm_lifecycle.h"
 #include "pm_slab.h" /* pm_spin */
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +234,39 @@ int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3])
   }
   pm_line_prefetch_write(slot_of(s, s->rank, epoch + 1)); /* this rank's next collective writes it */
   return merged;
+}
+
+void pm_mpi_cpslots_barrier(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3], void (*progress)(void *),
+                            void *arg) {
+  uint64_t left = 0; /* the other ranks not yet seen in the collective of epoch (size <= 64) */
+  for (int r = 0; r < s->size; r++)
+    if (r != s->rank) left |= (uint64_t)1 << r;
+  for (unsigned spins = 1; left; spins++) {
+    for (uint64_t m = left; m; m &= m - 1) {
+      int r = __builtin_ctzll(m), torn;
+      int64_t tag;
+      uint64_t c[3];
+      uint64_t seq = slot_read(slot_of(s, r, epoch), &tag, c, &torn);
+      /* absent: not entered yet (wait); a later epoch: it entered, saw this rank's slot, left and
+       * went a ring of (rooted) collectives further before this rank looked */
+      pm_cpslot_verdict v = pm_cpslot_verdict_of(seq, torn, epoch);
+      if (v == PM_CPSLOT_ABSENT) continue;
+      if (v == PM_CPSLOT_MERGE)
+        clock_max(out, c);
+      else
+        __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+      left &= ~((uint64_t)1 << r);
+    }
+    if (!left) break;
+    /* a longer wait: MPI progress for the application's pending operations (a barrier is a
+     * progress point), and now and then the CPU for another process (more ranks than cores) */
+    if (spins % 64 == 0 && progress) progress(arg);
+    if (spins % 1024 == 0)
+      sched_yield();
+    else
+      __builtin_ia32_pause();
+  }
+  pm_line_prefetch_write(slot_of(s, s->rank, epoch + 1)); /* this rank's next collective writes it */
 }
 
 void pm_mpi_cpslots_prefetch(const pm_mpi_cpslots *s, uint64_t epoch) {

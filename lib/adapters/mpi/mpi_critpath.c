@@ -316,13 +316,29 @@ void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc) {
   merge_in(X, c->in);
 }
 
+/* MPI progress while a barrier on the slots waits long (the shadow carries no messages: this only
+ * drives the progress engine for the application's pending operations). */
+static void shadow_progress(void *arg) {
+  int flag = 0;
+  PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ((pm_mpi_shadow *)arg)->comm, &flag, MPI_STATUS_IGNORE);
+}
+
 int pm_mpi_cp_barrier(pm_mpi_ctx *X, pm_mpi_cpc *c, MPI_Comm comm) {
   pm_mpi_shadow *sh = c->sh;
-  /* one rank, an intercommunicator, no shadow; or one node: the slots are read after the barrier
-   * (pm_mpi_cp_coll_post) */
-  if (!sh || sh->size < 2 || sh->slots) return PMPI_Barrier(comm);
-  /* no rank leaves before every rank has entered: the receive of the other rank's clock (posted
-   * at its entry), or the allreduce, which needs every rank's contribution */
+  /* one rank, an intercommunicator, no shadow */
+  if (!sh || sh->size < 2) return PMPI_Barrier(comm);
+  /* no rank leaves before every rank has entered: on one node, every other rank's slot of this
+   * collective written (each rank wrote its own at its entry, pm_mpi_cp_coll_pre) -- one transfer
+   * between cores per rank, where the barrier and then the reading of the slots took two; else
+   * the receive of the other rank's clock (posted at its entry), or the allreduce, which needs
+   * every rank's contribution */
+  if (sh->slots) {
+    uint64_t in[3] = {0, 0, 0};
+    pm_mpi_cpslots_barrier(sh->slots, c->epoch, in, shadow_progress, sh);
+    merge_in(X, in);
+    c->sh = NULL; /* done: nothing left for pm_mpi_cp_coll_post and _late */
+    return MPI_SUCCESS;
+  }
   int rc, got = 1;
   if (sh->pair != MPI_COMM_NULL) {
     got = c->rq[0] != MPI_REQUEST_NULL;

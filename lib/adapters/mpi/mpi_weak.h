@@ -82,6 +82,7 @@ extern char mpi_fortran_statuses_ignore_[] __attribute__((weak));
 #pragma weak PMPI_Test
 #pragma weak PMPI_Request_free
 #pragma weak PMPI_Improbe
+#pragma weak PMPI_Iprobe
 #pragma weak PMPI_Mrecv
 #pragma weak PMPI_Allreduce
 #pragma weak PMPI_Bcast
