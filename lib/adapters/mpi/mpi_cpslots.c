@@ -11,9 +11,10 @@
  * message protocol does, and rooted ones merge at least the ranks the data came from -- without
  * the synchronisation the clock messages added. MPI_Barrier needs no more than the slots: a rank
  * leaves once every other rank's slot holds the barrier's epoch (pm_mpi_cpslots_barrier), and the
- * runtime's barrier is not called. A slot is a seqlock: a reader that finds another
- * epoch (the owner has not entered yet, or is PM_CPSLOT_RING collectives ahead and reused it) or
- * sees it change while reading skips it; the second case is counted as a lost clock.
+ * runtime's barrier is not called. A slot is a seqlock: a reader that finds another epoch or sees
+ * it change while reading skips it; an older epoch (the owner has not entered yet, or enters while
+ * it is read) is no dependency, a later one (the owner is PM_CPSLOT_RING collectives ahead and
+ * reused the slot), or this one rewritten while read, a lost clock (mpi_cpslot_verdict.h).
  * Costs per collective: one slot write, one read per other rank (a cache line each), instead of
  * three MPI calls (2 ranks) or a clock allreduce (more); the written line is demoted to the shared
  * cache and the next one fetched for writing ahead of time (pm_cacheline.h); the lines to read are
@@ -45,7 +46,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#define PM_CPSLOT_RING 256 /* collectives a rank may run ahead of the others and still be read */
+#define BARRIER_YIELD_AFTER_NS 50000 /* a barrier's wait beyond which it yields the CPU at each turn */
+#define PM_CPSLOT_RING 256           /* collectives a rank may run ahead of the others and still be read */
 /* Reading one cache line per other rank costs ~0.1 us each: beyond this many ranks the clock
  * allreduce of the message protocol (logarithmic depth) is the cheaper one. */
 #define PM_CPSLOT_MAX_RANKS 32
@@ -238,7 +240,7 @@ int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3])
 
 void pm_mpi_cpslots_barrier(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3], void (*progress)(void *),
                             void *arg) {
-  uint64_t left = 0; /* the other ranks not yet seen in the collective of epoch (size <= 64) */
+  uint64_t left = 0, t0 = 0; /* left: the other ranks not yet seen in the collective of epoch */
   for (int r = 0; r < s->size; r++)
     if (r != s->rank) left |= (uint64_t)1 << r;
   for (unsigned spins = 1; left; spins++) {
@@ -258,13 +260,17 @@ void pm_mpi_cpslots_barrier(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t ou
       left &= ~((uint64_t)1 << r);
     }
     if (!left) break;
-    /* a longer wait: MPI progress for the application's pending operations (a barrier is a
-     * progress point), and now and then the CPU for another process (more ranks than cores) */
-    if (spins % 64 == 0 && progress) progress(arg);
-    if (spins % 1024 == 0)
-      sched_yield();
-    else
+    if (spins % 16) {
       __builtin_ia32_pause();
+      continue;
+    }
+    /* a longer wait: MPI progress for the application's pending operations (a barrier is a
+     * progress point); after 50 us, the CPU for another process at each turn (more ranks than
+     * cores: the one awaited may be waiting for it) */
+    uint64_t now = pm_clock_now();
+    if (!t0) t0 = now;
+    if (progress) progress(arg);
+    if (now - t0 > BARRIER_YIELD_AFTER_NS) sched_yield();
   }
   pm_line_prefetch_write(slot_of(s, s->rank, epoch + 1)); /* this rank's next collective writes it */
 }

@@ -101,7 +101,12 @@ static pm_mpi_shadow *shadow_new(MPI_Comm base, int copy) {
   if (rc != MPI_SUCCESS || c == MPI_COMM_NULL) return NULL;
   PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN); /* a failing clock message never aborts */
   pm_mpi_shadow *sh = malloc(sizeof *sh);
-  if (!sh) {
+  /* Every rank of the communicator has its shadow or none has: a rank without one sends no clock
+   * messages (its peers would wait for them) and calls PMPI_Barrier where the others wait on its
+   * slot (pm_mpi_cp_barrier). So a local failure is agreed on before the collective steps below,
+   * and after the last local step. */
+  if (!pm_mpi_all_agree(c, sh != NULL)) {
+    free(sh);
     PMPI_Comm_free(&c);
     return NULL;
   }
@@ -122,7 +127,12 @@ static pm_mpi_shadow *shadow_new(MPI_Comm base, int copy) {
   } else {
     sh->pair = MPI_COMM_NULL;
   }
-  if (PMPI_Comm_set_attr(base, keyval, sh) != MPI_SUCCESS) {
+  int attached = PMPI_Comm_set_attr(base, keyval, sh) == MPI_SUCCESS;
+  if (!pm_mpi_all_agree(c, attached)) {
+    if (attached) { /* the attribute's delete callback releases the shadow */
+      PMPI_Comm_delete_attr(base, keyval);
+      return NULL;
+    }
     pm_mpi_cpslots_free(sh->slots);
     if (sh->pair != MPI_COMM_NULL) PMPI_Comm_free(&sh->pair);
     PMPI_Comm_free(&sh->comm);
