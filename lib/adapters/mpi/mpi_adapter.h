@@ -37,8 +37,9 @@ PM_HIDDEN void pm_mpi_register_regions(void); /* generated */
  * finalizes, outside the wrapper's reentrancy guard. It reduces the profile to rank 0 through
  * pm_mpi_tool_comm(). A weak default that does nothing is in mpi_lifecycle.c. */
 PM_HIDDEN void pm_mpi_finalize_hook(void);
-/* popmeter's own communicator (PMPI_Comm_dup of MPI_COMM_WORLD made in MPI_Init*); MPI_COMM_NULL
- * before MPI_Init* and after MPI_Finalize. Use only PMPI_* on it. */
+/* popmeter's own communicator (a copy of MPI_COMM_WORLD made in MPI_Init*, pm_mpi_comm_copy);
+ * MPI_COMM_NULL before MPI_Init* and after MPI_Finalize. Use only PMPI_* on it. Its traffic:
+ * popmeter's collectives, and the StarPU adapter's clock messages (tag SP_CLOCK_TAG). */
 PM_HIDDEN MPI_Comm pm_mpi_tool_comm(void);
 /* 1 between the end of our MPI_Init* processing and the return of PMPI_Finalize. */
 PM_HIDDEN int pm_mpi_is_initialized(void);

@@ -8,8 +8,9 @@
  * (measured: 5 % of an MPI_Barrier loop's samples and 3.4 % of a ping-pong's went to
  * ompi_coll_libnbc_progress, none without popmeter). MPI_Comm_create_group agrees with
  * point-to-point messages on the parent instead and registers nothing. popmeter makes its copies of
- * MPI_COMM_WORLD and MPI_COMM_SELF inside MPI_Init; the StarPU adapter's clock communicator, made
- * once StarPU-MPI's progression thread may already receive on MPI_COMM_WORLD, stays a dup. */
+ * MPI_COMM_WORLD and MPI_COMM_SELF inside MPI_Init; the StarPU adapter's clock channel uses the
+ * former (a dup of its own only where the MPI adapter made none: StarPU-MPI's progression thread
+ * may already receive on MPI_COMM_WORLD then). */
 #include "mpi_comm_copy.h"
 #include "mpi_weak.h"
 
