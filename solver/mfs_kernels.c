@@ -95,7 +95,9 @@ void mfs_kernel_gemm(int m, int n, int k, const double *a, int lda, const double
  * behind that waiting writer. Steps of 4 MiB bound that wait; the extra calls cost nothing. */
 #define POPULATE_STEP_BYTES ((size_t)4 << 20)
 
-void kernel__first_touch(double *p, size_t n) {
+void kernel__first_touch(double *p, size_t n) { kernel__first_touch_steps(p, n, POPULATE_STEP_BYTES); }
+
+void kernel__first_touch_steps(double *p, size_t n, size_t step) {
   const size_t page = 4096, per_page = page / sizeof *p;
   size_t from = 0; /* elements of p already faulted in */
 #ifdef MADV_POPULATE_WRITE
@@ -103,8 +105,8 @@ void kernel__first_touch(double *p, size_t n) {
   if (hi > lo && hi - lo >= POPULATE_MIN_BYTES) {
     if ((uintptr_t)p < lo) p[0] = 0.0; /* the partial page at the start */
     uintptr_t a = lo;
-    for (; a < hi; a += POPULATE_STEP_BYTES) {
-      size_t len = hi - a < POPULATE_STEP_BYTES ? hi - a : POPULATE_STEP_BYTES;
+    for (; a < hi; a += step) {
+      size_t len = hi - a < step ? hi - a : step;
       if (madvise((void *)a, len, MADV_POPULATE_WRITE) != 0) break; /* the rest by writes */
     }
     from = (size_t)((double *)(a < hi ? a : hi) - p);

@@ -540,20 +540,21 @@ static void test_arena_faults_on_first_write(void **state) {
 
 /* The first touch of a front's fresh memory: every page that holds part of the range is resident
  * afterwards (a range of 1 MiB less 3 + 5 doubles, populated by one system call with its partial
- * end pages written; a range of 9 MiB and 5 doubles, populated in three steps of at most 4 MiB; a
- * range of 3 pages and a bit, written page by page), the contents stay zero and the pages around
- * the range stay untouched. */
+ * end pages written; a range of 9 MiB and 5 doubles, populated in three steps of at most 4 MiB; the
+ * first range again in 17 steps of 60 KiB, the last one shorter; a range of 3 pages and a bit,
+ * written page by page), the contents stay zero and the pages around the range stay untouched. */
 static void test_first_touch(void **state) {
   (void)state;
   const size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = (size_t)16 << 20;
   const size_t counts[] = {((size_t)1 << 20) / sizeof(double) - 8, ((size_t)9 << 20) / sizeof(double) + 5,
-                           (3 * pg + 100) / sizeof(double)};
-  for (size_t c = 0; c < 3; c++) {
+                           ((size_t)1 << 20) / sizeof(double) - 8, (3 * pg + 100) / sizeof(double)};
+  const size_t steps[] = {(size_t)4 << 20, (size_t)4 << 20, (size_t)60 << 10, (size_t)4 << 20};
+  for (size_t c = 0; c < 4; c++) {
     char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     assert_true(m != MAP_FAILED);
     double *p = (double *)(m + pg) + 3; /* starts inside the second page */
     size_t n = counts[c];
-    kernel__first_touch(p, n);
+    kernel__first_touch_steps(p, n, steps[c]);
     char *first = m + pg, *end = (char *)(p + n);
     size_t pages = ((size_t)(end - first) + pg - 1) / pg;
     assert_int_equal(resident_pages(first, pages * pg), pages);
