@@ -97,9 +97,10 @@ pm_metric *pm_model_critical_path(const pm_run_input *in) {
   pm_metric_set_combine(n_te, PM_COMBINE_PRODUCT);
   pm__leaf(n_te, "te_x", "Transfer efficiency (X: OpenMP/runtime)", "",
            "Critical path with OpenMP/runtime time weighted zero (G-COO) divided by the runtime.", tex);
-  pm__leaf(n_te, "te_mpi", "Transfer efficiency (MPI)", "",
+  /* not "(MPI)" alone: a CUDA program without MPI loses here what its host waits for the device */
+  pm__leaf(n_te, "te_mpi", "Transfer efficiency (MPI, I/O, devices)", "",
            "Critical path of useful work (G-CUE) divided by the critical path without "
-           "OpenMP/runtime time (G-COO).",
+           "OpenMP/runtime time (G-COO): the loss to MPI transfers, file I/O and device waits on the path.",
            tem);
   free(pt);
   return pm__finish(root);
