@@ -9,7 +9,8 @@
 # requests, communicators created and freed (one while a receive on it is pending),
 # intercommunicators, and MPI_THREAD_MULTIPLE with cross-thread completion; a barrier holds the ranks
 # until the last one entered, whatever replaces it underneath; no clock counted as lost
-# when a broadcast's root reads the slots of ranks entering after it.
+# when a broadcast's root reads the slots of ranks entering after it; ranks whose collectives
+# differ (one called past the wrappers) are told so.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/mpi_common.sh"
 T=0.4
@@ -84,6 +85,13 @@ out="$work/bcast-roots"
 run_pm 2 "$out" "$progs/mpi_cpath" bcast-roots $T
 check "bcast-roots: exit 0, data ok, no clock lost ($(pm_warnings "$out.err" | head -n 1))" \
   sh -c "test \$(grep -c 'data ok' '$out.out') -eq 2 && ! grep -q 'clock(s)' '$out.err'"
+
+# rank 0 broadcasts past the wrappers (PMPI_Bcast): the ranks' collectives differ, which is said
+out="$work/diverge"
+run_pm 2 "$out" "$progs/mpi_cpath" diverge $T
+check "diverge: exit 0, data ok" sh -c "test \$(grep -c 'data ok' '$out.out') -eq 2"
+check "diverge: the differing collectives are named ($(pm_warnings "$out.err" | head -n 1))" \
+  grep -q "collective number 1 was MPI_Bcast on rank 1 and MPI_Allreduce on rank 0: the ranks' collectives differ" "$out.err"
 
 for mode in send barrier; do
   out="$work/nocp.$mode"

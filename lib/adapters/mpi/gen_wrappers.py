@@ -257,7 +257,7 @@ def build(call, fortran):
             # the clock exchange is posted before the collective and completed after it, whatever
             # its result (the other ranks' part of it is under way)
             F.decl.append('pm_mpi_cpc pm_cc;')
-            F.pre.append('pm_mpi_pre_cpcoll(&X, %s, &pm_cc);' % v(A[0]))
+            F.pre.append('pm_mpi_pre_cpcoll(&X, %s, &pm_cc, %s);' % (v(A[0]), call.enum))
             # on one node the other ranks' slots are requested as soon as the collective returns
             # and read only after the call's own exit, which hides the transfer between cores
             F.early.append('pm_mpi_cp_coll_early(&pm_cc);')

@@ -713,9 +713,9 @@ void pm_mpi_b_nbr_alltoallw_f(pm_mpi_ctx *X, const int *scounts, const MPI_Fint 
   coll(X, sum_counts_w(scounts, NULL, sts, out, -1), sum_counts_w(rcounts, NULL, rts, in, -1));
 }
 
-void pm_mpi_pre_cpcoll(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c) {
+void pm_mpi_pre_cpcoll(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c, int call) {
   if (cp_on())
-    pm_mpi_cp_coll_pre(X, comm, c);
+    pm_mpi_cp_coll_pre(X, comm, c, call);
   else
     c->sh = NULL;
 }

@@ -132,13 +132,15 @@ typedef struct pm_mpi_shadow {
 typedef struct pm_mpi_cpslots pm_mpi_cpslots;
 PM_HIDDEN pm_mpi_cpslots *pm_mpi_cpslots_new(MPI_Comm comm, int size);
 PM_HIDDEN void pm_mpi_cpslots_free(pm_mpi_cpslots *s);
-PM_HIDDEN uint64_t pm_mpi_cpslots_put(pm_mpi_cpslots *s, const uint64_t clk[3]);
-PM_HIDDEN int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3]);
+/* call: the collective's index (PM_MPI_*), written beside the clocks: a peer's slot of the same
+ * epoch that names another call means the ranks' collectives differ (warned once). */
+PM_HIDDEN uint64_t pm_mpi_cpslots_put(pm_mpi_cpslots *s, const uint64_t clk[3], int call);
+PM_HIDDEN int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, int call, uint64_t out[3]);
 /* A barrier that is its own clock exchange: returns once every other rank has written its slot of
  * epoch (entered the collective of that epoch, which this rank entered with pm_mpi_cpslots_put),
  * their clocks merged into out (componentwise max). While it waits long it calls progress(arg) now
  * and then (MPI progress for the application's pending operations) and yields the CPU. */
-PM_HIDDEN void pm_mpi_cpslots_barrier(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3],
+PM_HIDDEN void pm_mpi_cpslots_barrier(const pm_mpi_cpslots *s, uint64_t epoch, int call, uint64_t out[3],
                                       void (*progress)(void *), void *arg);
 /* Asks for the other ranks' slots of the epoch ahead of pm_mpi_cpslots_max (a hint). */
 PM_HIDDEN void pm_mpi_cpslots_prefetch(const pm_mpi_cpslots *s, uint64_t epoch);
@@ -172,8 +174,9 @@ typedef struct {
   MPI_Request rq[2];
   uint64_t out[3], in[3];
   uint64_t epoch; /* the collective's epoch in sh->slots */
+  int call;       /* the collective (PM_MPI_*) */
 } pm_mpi_cpc;
-PM_HIDDEN void pm_mpi_cp_coll_pre(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c);
+PM_HIDDEN void pm_mpi_cp_coll_pre(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c, int call);
 PM_HIDDEN void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc);
 /* The one-node part of post, in two steps: early, right after the user's collective, requests the
  * other ranks' slots (a prefetch: their lines are in the writers' caches); late, after the call's
@@ -293,7 +296,8 @@ PM_HIDDEN void pm_mpi_b_nbr_alltoallw(pm_mpi_ctx *X, const int *scounts, const M
                                       const MPI_Datatype *rts, MPI_Comm comm);
 PM_HIDDEN void pm_mpi_b_nbr_alltoallw_f(pm_mpi_ctx *X, const int *scounts, const MPI_Fint *sts, const int *rcounts,
                                         const MPI_Fint *rts, MPI_Comm comm);
-PM_HIDDEN void pm_mpi_pre_cpcoll(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c); /* then pm_mpi_cp_coll_post */
+/* call: the collective (PM_MPI_*); then pm_mpi_cp_coll_post */
+PM_HIDDEN void pm_mpi_pre_cpcoll(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c, int call);
 PM_HIDDEN void pm_mpi_b_newcomm(pm_mpi_ctx *X, MPI_Comm newcomm);
 
 /* MPI-IO and one-sided. */

@@ -34,6 +34,7 @@
  * MPI_Finalize. */
 #include "mpi_adapter.h"
 #include "mpi_cpslot_verdict.h"
+#include "pm_mpi_calls.h" /* PM_MPI_NCALLS */
 #include "pm_cacheline.h"
 #include "pm_lifecycle.h"
 #include "pm_slab.h" /* pm_spin */
@@ -214,13 +215,30 @@ void pm_mpi_cpslots_free(pm_mpi_cpslots *s) {
   free_parts(s);
 }
 
-uint64_t pm_mpi_cpslots_put(pm_mpi_cpslots *s, const uint64_t clk[3]) {
+uint64_t pm_mpi_cpslots_put(pm_mpi_cpslots *s, const uint64_t clk[3], int call) {
   uint64_t e = ++s->epoch; /* starts at 1: a fresh (zero) slot holds no epoch */
-  slot_write(slot_of(s, s->rank, e), e, 0, clk);
+  slot_write(slot_of(s, s->rank, e), e, call, clk);
   return e;
 }
 
-int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3]) {
+static const char *call_name(int64_t call) {
+  return call >= 0 && call < PM_MPI_NCALLS ? pm_region_name(pm_mpi_region[call]) : "?";
+}
+
+/* A peer's slot of this epoch names another collective than this rank's: the ranks do not count
+ * the same collectives on the communicator (one reached popmeter's wrappers on some ranks only),
+ * so the epochs no longer pair the same calls. Said once; nothing can be repaired from one side. */
+static void collectives_differ(const pm_mpi_cpslots *s, int peer, int64_t theirs, int ours, uint64_t epoch) {
+  static int said;
+  if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) return;
+  pm_warn("critical path: on a communicator of %d ranks, collective number %llu was %s on rank %d and %s on "
+          "rank %d: the ranks' collectives differ (one called outside popmeter's MPI wrappers on some "
+          "ranks?); critical-path clocks through that communicator are unreliable, and its MPI_Barrier "
+          "may let a rank through before the others entered",
+          s->size, (unsigned long long)epoch, call_name(theirs), peer, call_name(ours), s->rank);
+}
+
+int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, int call, uint64_t out[3]) {
   int merged = 0;
   for (int r = 0; r < s->size; r++) {
     if (r == s->rank) continue;
@@ -231,6 +249,7 @@ int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3])
     pm_cpslot_verdict v = pm_cpslot_verdict_of(seq, torn, epoch);
     if (v == PM_CPSLOT_LOST) __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
     if (v != PM_CPSLOT_MERGE) continue;
+    if (tag != call) collectives_differ(s, r, tag, call, epoch);
     clock_max(out, c);
     merged++;
   }
@@ -238,8 +257,8 @@ int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3])
   return merged;
 }
 
-void pm_mpi_cpslots_barrier(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t out[3], void (*progress)(void *),
-                            void *arg) {
+void pm_mpi_cpslots_barrier(const pm_mpi_cpslots *s, uint64_t epoch, int call, uint64_t out[3],
+                            void (*progress)(void *), void *arg) {
   uint64_t left = 0, t0 = 0; /* left: the other ranks not yet seen in the collective of epoch */
   for (int r = 0; r < s->size; r++)
     if (r != s->rank) left |= (uint64_t)1 << r;
@@ -253,6 +272,7 @@ void pm_mpi_cpslots_barrier(const pm_mpi_cpslots *s, uint64_t epoch, uint64_t ou
        * went a ring of (rooted) collectives further before this rank looked */
       pm_cpslot_verdict v = pm_cpslot_verdict_of(seq, torn, epoch);
       if (v == PM_CPSLOT_ABSENT) continue;
+      if (v == PM_CPSLOT_MERGE && tag != call) collectives_differ(s, r, tag, call, epoch);
       if (v == PM_CPSLOT_MERGE)
         clock_max(out, c);
       else

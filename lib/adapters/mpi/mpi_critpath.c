@@ -287,13 +287,14 @@ void pm_mpi_cp_recv_sh(pm_mpi_ctx *X, pm_mpi_shadow *sh, const MPI_Status *st) {
   merge_in(X, buf);
 }
 
-void pm_mpi_cp_coll_pre(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c) {
+void pm_mpi_cp_coll_pre(pm_mpi_ctx *X, MPI_Comm comm, pm_mpi_cpc *c, int call) {
   pm_mpi_shadow *sh = pm_mpi_shadow_get(comm);
   c->sh = sh && sh->size != 1 ? sh : NULL;
   if (!c->sh) return;
   clock_out(X, c->out);
   if (sh->slots) { /* one node: through shared memory */
-    c->epoch = pm_mpi_cpslots_put(sh->slots, c->out);
+    c->call = call;
+    c->epoch = pm_mpi_cpslots_put(sh->slots, c->out, call);
     return;
   }
   if (sh->pair == MPI_COMM_NULL) return;
@@ -308,7 +309,8 @@ void pm_mpi_cp_coll_early(const pm_mpi_cpc *c) {
 
 void pm_mpi_cp_coll_late(pm_mpi_ctx *X, const pm_mpi_cpc *c, int rc) {
   uint64_t in[3] = {0, 0, 0};
-  if (c->sh && c->sh->slots && rc == MPI_SUCCESS && pm_mpi_cpslots_max(c->sh->slots, c->epoch, in)) merge_in(X, in);
+  if (c->sh && c->sh->slots && rc == MPI_SUCCESS && pm_mpi_cpslots_max(c->sh->slots, c->epoch, c->call, in))
+    merge_in(X, in);
 }
 
 void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc) {
@@ -344,7 +346,7 @@ int pm_mpi_cp_barrier(pm_mpi_ctx *X, pm_mpi_cpc *c, MPI_Comm comm) {
    * every rank's contribution */
   if (sh->slots) {
     uint64_t in[3] = {0, 0, 0};
-    pm_mpi_cpslots_barrier(sh->slots, c->epoch, in, shadow_progress, sh);
+    pm_mpi_cpslots_barrier(sh->slots, c->epoch, c->call, in, shadow_progress, sh);
     merge_in(X, in);
     c->sh = NULL; /* done: nothing left for pm_mpi_cp_coll_post and _late */
     return MPI_SUCCESS;

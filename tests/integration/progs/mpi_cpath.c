@@ -3,7 +3,8 @@
  * global CUE clock (useful time on the critical path) becomes >= T although rank 1 itself computed
  * almost nothing; without it, it stays near 0. The test reads the clocks from popmeter.json.
  *   usage: mpi_cpath MODE [T]   MODE: send ssend isend irecv-waitany irecv-test sendrecv persistent
- *                               mprobe wildcard bcast barrier allreduce subcomm flood bcast-roots */
+ *                               mprobe wildcard bcast barrier allreduce subcomm flood bcast-roots
+ *                               diverge */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,17 @@ int main(int argc, char **argv) {
     int one = 1;
     MPI_Allreduce(&one, &v, 1, MPI_INT, MPI_SUM, comm);
     ok = v == n;
+  } else if (!strcmp(mode, "diverge")) {
+    /* rank 0 broadcasts through PMPI_Bcast, past popmeter's wrappers: the ranks no longer count
+     * the same collectives, which popmeter must say (it cannot repair it) */
+    v = rank == 0 ? 42 : 0;
+    if (rank == 0)
+      PMPI_Bcast(&v, 1, MPI_INT, 0, comm);
+    else
+      MPI_Bcast(&v, 1, MPI_INT, 0, comm);
+    int one = 1, sum = 0;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm);
+    ok = v == 42 && sum == n;
   } else if (!strcmp(mode, "bcast-roots")) {
     /* 300000 broadcasts whose root goes round the ranks: a root leaves before the others enter, and
      * reads their clock slots while they may be entering (no clock is lost by that) */
