@@ -109,11 +109,11 @@ void kernel__first_touch_steps(double *p, size_t n, size_t step) {
       size_t len = hi - a < step ? hi - a : step;
       if (madvise((void *)a, len, MADV_POPULATE_WRITE) != 0) break; /* the rest by writes */
     }
-    from = (size_t)((double *)(a < hi ? a : hi) - p);
     if (a >= hi) { /* all of it populated: the partial page at the end */
       if (hi < (uintptr_t)(p + n)) p[n - 1] = 0.0;
       return;
     }
+    from = (size_t)((double *)a - p); /* a failed step: from its page on, a write per page */
   }
 #endif
   for (size_t k = from; k < n; k += per_page) p[k] = 0.0;

@@ -238,21 +238,25 @@ static void collectives_differ(const pm_mpi_cpslots *s, int peer, int64_t theirs
           s->size, (unsigned long long)epoch, call_name(theirs), peer, call_name(ours), s->rank);
 }
 
+/* Reads rank r's slot of the collective of epoch (this rank's: call) and acts on the verdict:
+ * merges its clocks into out, or counts a lost clock; absent, nothing. */
+static pm_cpslot_verdict take_slot(const pm_mpi_cpslots *s, int r, uint64_t epoch, int call, uint64_t out[3]) {
+  int64_t tag;
+  uint64_t c[3];
+  int torn;
+  uint64_t seq = slot_read(slot_of(s, r, epoch), &tag, c, &torn); /* sets torn: read before the verdict */
+  pm_cpslot_verdict v = pm_cpslot_verdict_of(seq, torn, epoch);
+  if (v == PM_CPSLOT_LOST) __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+  if (v != PM_CPSLOT_MERGE) return v;
+  if (tag != call) collectives_differ(s, r, tag, call, epoch);
+  clock_max(out, c);
+  return v;
+}
+
 int pm_mpi_cpslots_max(const pm_mpi_cpslots *s, uint64_t epoch, int call, uint64_t out[3]) {
   int merged = 0;
-  for (int r = 0; r < s->size; r++) {
-    if (r == s->rank) continue;
-    int64_t tag;
-    uint64_t c[3];
-    int torn;
-    uint64_t seq = slot_read(slot_of(s, r, epoch), &tag, c, &torn); /* sets torn: read before the verdict */
-    pm_cpslot_verdict v = pm_cpslot_verdict_of(seq, torn, epoch);
-    if (v == PM_CPSLOT_LOST) __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
-    if (v != PM_CPSLOT_MERGE) continue;
-    if (tag != call) collectives_differ(s, r, tag, call, epoch);
-    clock_max(out, c);
-    merged++;
-  }
+  for (int r = 0; r < s->size; r++)
+    if (r != s->rank && take_slot(s, r, epoch, call, out) == PM_CPSLOT_MERGE) merged++;
   pm_line_prefetch_write(slot_of(s, s->rank, epoch + 1)); /* this rank's next collective writes it */
   return merged;
 }
@@ -263,21 +267,11 @@ void pm_mpi_cpslots_barrier(const pm_mpi_cpslots *s, uint64_t epoch, int call, u
   for (int r = 0; r < s->size; r++)
     if (r != s->rank) left |= (uint64_t)1 << r;
   for (unsigned spins = 1; left; spins++) {
+    /* absent: not entered yet (wait); lost, a later epoch: it entered, saw this rank's slot, left
+     * and went a ring of (rooted) collectives further before this rank looked */
     for (uint64_t m = left; m; m &= m - 1) {
-      int r = __builtin_ctzll(m), torn;
-      int64_t tag;
-      uint64_t c[3];
-      uint64_t seq = slot_read(slot_of(s, r, epoch), &tag, c, &torn);
-      /* absent: not entered yet (wait); a later epoch: it entered, saw this rank's slot, left and
-       * went a ring of (rooted) collectives further before this rank looked */
-      pm_cpslot_verdict v = pm_cpslot_verdict_of(seq, torn, epoch);
-      if (v == PM_CPSLOT_ABSENT) continue;
-      if (v == PM_CPSLOT_MERGE && tag != call) collectives_differ(s, r, tag, call, epoch);
-      if (v == PM_CPSLOT_MERGE)
-        clock_max(out, c);
-      else
-        __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
-      left &= ~((uint64_t)1 << r);
+      int r = __builtin_ctzll(m);
+      if (take_slot(s, r, epoch, call, out) != PM_CPSLOT_ABSENT) left &= ~((uint64_t)1 << r);
     }
     if (!left) break;
     if (spins % 16) {
