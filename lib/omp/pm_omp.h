@@ -80,6 +80,14 @@ PM_HIDDEN void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now);
  * barrier was the join and the master has already recorded its time (libomp workers). */
 PM_HIDDEN void pm_omp_barrier_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now);
 PM_HIDDEN void pm_omp_barrier_exit(pm_loc *L, uint64_t now);
+/* The master's own join barrier (libomp reports it with the region's code address, which
+ * pm_omp_is_join_barrier recognises): a call-path node in sync_wait, without the clock exchange of
+ * other barriers. No member reads the master's arrival, and the exchange would be the join's own:
+ * pm_omp_join merges every member's last arrival and the tasks' end clocks, at the master's own
+ * clock of this barrier's end (the exit records it), exactly what the exchange would have merged. */
+PM_HIDDEN int pm_omp_is_join_barrier(pm_loc *L, const void *code);
+PM_HIDDEN void pm_omp_join_barrier_enter(pm_loc *L, pm_region_id r, uint64_t now);
+PM_HIDDEN void pm_omp_join_barrier_exit(pm_loc *L, uint64_t now);
 /* Right after the runtime's barrier returned, before the clock read of pm_omp_barrier_exit: asks
  * for the other members' arrival clocks (their lines are in their writers' caches), so that the
  * transfers overlap the exit's own work (a hint). */

@@ -35,6 +35,8 @@ struct pm_omp_frame {
   uint64_t useful0, idle0; /* location counters (PM_CTX_PARALLEL) at the begin */
   uint64_t gen;            /* the team instance (pm_omp_team.gen) the frame belongs to */
   uint32_t trace_team;     /* the trace's thread-team id (lib/trace), UINT32_MAX: none */
+  int join_exited;         /* the master left its join barrier (pm_omp_join_barrier_exit) ... */
+  pm_cp_clock join_own;    /* ... with this own clock: pm_omp_join merges at that point */
 };
 
 typedef struct pm_omp_thread {
@@ -101,6 +103,7 @@ struct pm_omp_team {
   void *user[2];       /* adapter data (GOMP: outlined function and its argument) */
   /* the master's line */
   _Alignas(64) pm_omp_rstat *region;
+  const void *code; /* the fork's code address (libomp names the master's join barrier with it) */
   pm_omp_thread *master;
   uint32_t ctx_saved, state_saved; /* master's context, state and stack depth before the fork */
   uint32_t depth0;

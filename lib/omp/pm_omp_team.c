@@ -217,6 +217,7 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
   th->forks++;
   next_instance(t);
   t->region = r;
+  t->code = code;
   /* the team line is written only when a value changes (nthreads: by the members that see a
    * change; the master is the first) */
   if (t->rid != r->rid) t->rid = r->rid;
@@ -367,7 +368,12 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   if (!th || !t) return;
   pm_omp_frame *f = pm_omp_top(th);
-  if (f && f->team == t && f->is_master) frame_close(th, L, f, now);
+  pm_cp_clock own_then; /* the master's own clock when it left its join barrier, if reported */
+  int at_barrier = 0;
+  if (f && f->team == t && f->is_master) {
+    if ((at_barrier = f->join_exited)) own_then = f->join_own;
+    frame_close(th, L, f, now);
+  }
   while (L->depth > t->depth0) pm_call_exit(L, now); /* the region node of the fork */
   pm_event_team_join(L, now);                        /* the trace: after the region's Leave */
   charge(L, now);
@@ -378,7 +384,9 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   pm_omp_region_add(r, n, span);
   pm_omp_region_add_thread(r, 0, L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL] - t->m_useful0,
                            pm_omp_idle_ns(L) - t->m_idle0);
-  pm_omp_cp2 m = pm_omp_clocks(L);
+  /* the members' clocks: merged at the join barrier's end when the master reported it, where a
+   * barrier's exchange merges them; else now (GOMP: the runtime's join is not observed) */
+  pm_omp_cp2 m = {{0, 0, 0}, {0, 0, 0}};
   for (uint32_t j = 1; j < n; j++) {
     if (j >= t->cap) {
       pm_omp_region_add_thread(r, j, 0, span);
@@ -396,7 +404,12 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   record_join(t, n, now);
   tasks_max(&m, t, n, 0);
   tasks_max(&m, t, n, 1);
-  pm_omp_merge(L, &m);
+  if (at_barrier) {
+    pm_loc_cp_merge(&own_then, &L->cp_poff, &m.p);
+    pm_loc_cp_merge(&own_then, &L->cp_goff, &m.g);
+  } else {
+    pm_omp_merge(L, &m);
+  }
   pm_ctx_set(L, (int)t->ctx_saved, now);
   pm_state_set(L, (pm_state)t->state_saved, now);
   th->forks--;
@@ -444,6 +457,24 @@ void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
     f->epoch++;
     f->status = PM_OMP_RUNNING;
     pm_omp_tasks_release(th);
+  }
+}
+
+int pm_omp_is_join_barrier(pm_loc *L, const void *code) {
+  pm_omp_thread *th = L->omp;
+  pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
+  return code && f && f->is_master && f->status == PM_OMP_RUNNING && f->team->code == code;
+}
+
+void pm_omp_join_barrier_enter(pm_loc *L, pm_region_id r, uint64_t now) { push(L, r, PM_STATE_SYNC_WAIT, now); }
+
+void pm_omp_join_barrier_exit(pm_loc *L, uint64_t now) {
+  pm_call_exit(L, now);
+  pm_omp_thread *th = pm_omp_thread_of(L);
+  pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
+  if (f && f->is_master) {
+    f->join_exited = 1;
+    f->join_own = L->cp_own;
   }
 }
 

@@ -234,6 +234,54 @@ static void test_ompt_late_join(void **state) {
   assert_int_equal(region_of((const void *)omp_test_region_a)->instances, 1);
 }
 
+/* The master's join barrier without a clock exchange (libomp names it with the region's code
+ * address): the join merges the worker's arrival at the barrier's end, as the exchange would.
+ *   100 fork, both begin | 150 the master arrives at its join barrier | 400 the worker arrives
+ *   (cue: the fork's 100 + useful 300 = 400) | 401 the master leaves (own cue: 100 serial + 50 = 150)
+ *   | 410 it ends its implicit task (useful 401 -> 410) | 420 join
+ * master cue: 400 at the barrier's end, + 9 = 409 (merged at its own clock of the join instead:
+ * max(159, 400) = 400, the 9 ns after the barrier lost). com counts waits and runtime: the
+ * master's own 420 beats the worker's 400 (idle 100 + useful 300).
+ * master sync_wait 150 -> 401 = 251, runtime 410 -> 420 = 10; span 320. */
+static void test_master_join_barrier(void **state) {
+  (void)state;
+  pm_region_id ib = pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER);
+  at(100);
+  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
+  pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, now());
+  pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
+  at(150);
+  assert_int_equal(pm_omp_is_join_barrier(L0, (const void *)omp_test_region_a), 1);
+  assert_int_equal(pm_omp_is_join_barrier(L0, (const void *)omp_test_region_b), 0); /* a loop's */
+  assert_int_equal(pm_omp_is_join_barrier(L0, NULL), 0);
+  assert_int_equal(pm_omp_is_join_barrier(L1, (const void *)omp_test_region_a), 0); /* a worker's */
+  pm_omp_join_barrier_enter(L0, ib, now());
+  at(400);
+  pm_omp_barrier_enter(L1, ib, PM_STATE_RUNTIME, now());
+  at(401);
+  pm_omp_join_barrier_exit(L0, now());
+  at(410);
+  pm_omp_implicit_end(L0, f0, 0, now());
+  at(420);
+  pm_omp_join(L0, t, now());
+  assert_int_equal(pm_cp_process(L0).cue, 409);
+  assert_int_equal(pm_cp_global(L0).cue, 409);
+  assert_int_equal(pm_cp_process(L0).com, 420);
+  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 251);
+  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_RUNTIME], 10);
+  assert_int_equal(L0->depth, 0);
+  pm_omp_rstat *r = region_of((const void *)omp_test_region_a);
+  assert_int_equal(r->span, 320);
+  assert_int_equal(r->useful[0], 59);
+  assert_int_equal(r->useful[1], 300);
+  at(500); /* the next fork closes the worker's frame at the join */
+  pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
+  pm_omp_barrier_exit(L1, now());
+  assert_int_equal(f1->status, PM_OMP_CLOSED);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 0);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_RUNTIME], 20); /* 400 -> 420 */
+}
+
 /* A worker that sits out the next instances of its team (they run on the master alone) still
  * learns its join time, from the master's record of its last instance, not from the fork line.
  *   0 fork (2), both begin | 100 worker enters the join barrier, 101 waits | 300 master enters,
@@ -418,6 +466,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_fork_join_lazy_close, setup, teardown),
       cmocka_unit_test_setup_teardown(test_barrier_parity, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ompt_late_join, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_master_join_barrier, setup, teardown),
       cmocka_unit_test_setup_teardown(test_join_time_after_instances_without_worker, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_record_returns_to_creator, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_dependence, setup, teardown),

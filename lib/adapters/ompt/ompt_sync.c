@@ -33,9 +33,19 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
   pm_loc *L = pm_ompt_enter(0);
   if (!L) return;
   int begin = endpoint == ompt_scope_begin;
-  if (barrier && !begin) pm_omp_barrier_prefetch(L);
-  /* a worker's join barrier ends at the join time the master recorded: no clock to read */
-  uint64_t now = barrier && !begin && pm_omp_late_join(L) ? UINT64_MAX : pm_clock_now();
+  if (barrier && pm_omp_is_join_barrier(L, codeptr_ra)) { /* the master's: its join does the exchange */
+    if (begin)
+      pm_omp_join_barrier_enter(L, pm_omp_region(k), pm_clock_now());
+    else
+      pm_omp_join_barrier_exit(L, pm_clock_now());
+    pm_leave_tool(L);
+    return;
+  }
+  /* a worker's join barrier ends at the join time the master recorded: no clock to read, and no
+   * slot to prefetch */
+  int late = barrier && !begin && pm_omp_late_join(L);
+  if (barrier && !begin && !late) pm_omp_barrier_prefetch(L);
+  uint64_t now = late ? UINT64_MAX : pm_clock_now();
   if (barrier) {
     if (begin)
       pm_omp_barrier_enter(L, pm_omp_region(k), PM_STATE_SYNC_WAIT, now);
