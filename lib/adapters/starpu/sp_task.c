@@ -331,8 +331,12 @@ void sp_task_post_exec(struct starpu_task *task) {
   if (!rec) return;
   pm_loc *L = pm_loc_self();
   sp_thread *T = L ? sp_self() : NULL;
-  /* (a task with end dependencies ended its body in _starpu_driver_end_job, on its worker) */
-  if (T && (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED) sp_body_end(rec, L, T);
+  /* (a task with end dependencies ended its body in _starpu_driver_end_job, on its worker). The
+   * body ended when the driver said so, right after the codelet returned: what StarPU did since
+   * (the output's coherency, the job's termination up to this hook) is the runtime's, not the
+   * task's, and needs no clock read here */
+  if (T && (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED)
+    sp_body_end_at(rec, L, T, T->body == rec && T->body_end_t >= rec->t_start ? T->body_end_t : pm_clock_now());
   /* also once popmeter has finalized: the task is the application's again either way */
   restore_fields(task, rec);
   pm_tg_task_unmap(rec);
@@ -360,8 +364,8 @@ void sp_task_body_unfinished(sp_thread *T, pm_loc *L) {
 /* StarPU 1.3 runs the post-exec hook at a task's termination, and the termination of a task with
  * end dependencies (starpu_task_end_dep_add, declare_end_deps) waits for the last release: it then
  * runs on the releasing thread, possibly much later. The drivers call this right after each body,
- * on the worker that ran it, through the PLT: such a task's body ends here. Other tasks keep ending
- * in the post-exec hook (whose place is proven, docs/runtime-facts.md §2.2). */
+ * on the worker that ran it, through the PLT: such a task's body ends here. Other tasks end in the
+ * post-exec hook (whose place is proven, docs/runtime-facts.md §2.2), at the time read here. */
 SP_EXPORT void _starpu_driver_end_job(void *worker, void *job, void *perf_arch, int rank, int profiling) {
   static void (*real)(void *, void *, void *, int, int);
   SP_REAL(real, _starpu_driver_end_job);
@@ -378,7 +382,7 @@ SP_EXPORT void _starpu_driver_end_job(void *worker, void *job, void *perf_arch, 
   if (rec && rec->ends && (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED) {
     pm_loc *L = pm_loc_self();
     sp_thread *T = L ? sp_self() : NULL;
-    if (T) sp_body_end(rec, L, T);
+    if (T) sp_body_end_at(rec, L, T, T->body == rec ? T->body_end_t : pm_clock_now());
   }
   if (real) real(worker, job, perf_arch, rank, profiling);
 }
