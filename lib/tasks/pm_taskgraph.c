@@ -611,6 +611,11 @@ static int preds_ended(const pm_tg_task *t) {
 }
 
 void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
+  pm_tg_task_inputs(t);
+  pm_tg_task_started(t, W, now);
+}
+
+void pm_tg_task_inputs(pm_tg_task *t) {
   pm_tg_clk *clk = pm_tg_task_clk(t);
   if (t->npreds) {
     uint32_t n, cap;
@@ -641,7 +646,11 @@ void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
     pm_tg_buf *b = pm_tg_task_buf(t, i);
     pm_tg_handle_pre(b->h, (int)b->acc, clk);
   }
+}
+
+void pm_tg_task_started(pm_tg_task *t, pm_loc *W, uint64_t now) {
   if (W) {
+    const pm_tg_clk *clk = pm_tg_task_clk(t);
     pm_cp_merge_process(W, clk->hb_pl);
     pm_cp_merge_global(W, clk->hb_g);
   }

@@ -216,6 +216,11 @@ PM_HIDDEN void pm_tg_task_submit(pm_tg_task *t, const pm_tg_clk *submitter, uint
 /* The same, the submitter being an application thread (th, at location L): saves a copy. */
 PM_HIDDEN void pm_tg_task_submit_by(pm_tg_task *t, pm_tg_thread *th, const pm_loc *L, int rank, uint64_t now);
 PM_HIDDEN void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now);
+/* start in two steps: the inputs into clk (reads other threads' records: the costly part), then,
+ * once W entered the body at 'now', clk.hb into W's clocks. An adapter that reads the clock between
+ * the two keeps that work out of the body's time. */
+PM_HIDDEN void pm_tg_task_inputs(pm_tg_task *t);
+PM_HIDDEN void pm_tg_task_started(pm_tg_task *t, pm_loc *W, uint64_t now);
 PM_HIDDEN void pm_tg_task_end(pm_tg_task *t, pm_loc *W, uint64_t now, uint64_t key);
 /* A task without body (cl NULL or STARPU_NOWHERE) is complete: its output is its predecessors'. */
 PM_HIDDEN void pm_tg_task_end_bodyless(pm_tg_task *t);

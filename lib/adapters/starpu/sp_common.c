@@ -80,12 +80,15 @@ void sp_body_start(pm_tg_task *rec, pm_loc *L, sp_thread *T) {
         pm_tg_handle_place(b->h, T->memnode, (b->mode & SP_MODE_R) != 0, (b->mode & SP_MODE_W) != 0))
       pm_tc_transfer(T->memnode, b->bytes);
   }
+  /* the task's inputs first (its predecessors' records, written on other workers, cost a transfer
+   * between cores each): that is the runtime's time, before the body's */
+  pm_tg_task_inputs(rec);
   uint64_t t = pm_clock_now();
   T->ended_valid = 0; /* the previous task's end is no longer the latest event */
   T->running++;
   T->body = rec;
   pm_call_enter(L, pm_ts_codelet_region(rec->codelet), PM_STATE_USEFUL, t);
-  pm_tg_task_start(rec, L, t);
+  pm_tg_task_started(rec, L, t);
 }
 
 /* What the trace attaches to the body's Leave: the task's tag, flops, times and its place on the
