@@ -82,9 +82,11 @@ PM_HIDDEN void pm_omp_barrier_enter(pm_loc *L, pm_region_id r, pm_state s, uint6
 PM_HIDDEN void pm_omp_barrier_exit(pm_loc *L, uint64_t now);
 /* The master's own join barrier (libomp reports it with the region's code address, which
  * pm_omp_is_join_barrier recognises): a call-path node in sync_wait, without the clock exchange of
- * other barriers. No member reads the master's arrival, and the exchange would be the join's own:
- * pm_omp_join merges every member's last arrival and the tasks' end clocks, at the master's own
- * clock of this barrier's end (the exit records it), exactly what the exchange would have merged. */
+ * other barriers. The exchange would be the join's own: pm_omp_join merges every member's arrival
+ * and the tasks' end clocks at the master's own clock of this barrier's end (the exit records it),
+ * exactly what the exchange would have merged. The members learn the master's clock at the next
+ * fork: libomp reports their exit from this barrier then (a member whose exit were reported before
+ * the join would read an older half of the master's slot, which cannot win over its own clock). */
 PM_HIDDEN int pm_omp_is_join_barrier(pm_loc *L, const void *code);
 PM_HIDDEN void pm_omp_join_barrier_enter(pm_loc *L, pm_region_id r, uint64_t now);
 PM_HIDDEN void pm_omp_join_barrier_exit(pm_loc *L, uint64_t now);

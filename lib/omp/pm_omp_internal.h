@@ -37,6 +37,7 @@ struct pm_omp_frame {
   uint32_t trace_team;     /* the trace's thread-team id (lib/trace), UINT32_MAX: none */
   int join_exited;         /* the master left its join barrier (pm_omp_join_barrier_exit) ... */
   pm_cp_clock join_own;    /* ... with this own clock: pm_omp_join merges at that point */
+  int after_join;          /* a member's implicit task ended after it left the join barrier */
 };
 
 typedef struct pm_omp_thread {
@@ -73,6 +74,9 @@ typedef struct {
   pm_omp_cp2 last;
   uint64_t arrived;
   uint64_t t_arrive, useful, idle;
+  /* last is from after the member left the join barrier (libomp may report that exit before the
+   * master's join): its arrival there is in cp[] (pm_omp_join) */
+  uint64_t after_join;
 } pm_omp_slot;
 
 /* A member's last instance joined, and that join's time (pm_omp_team.joins). */

@@ -264,6 +264,7 @@ void pm_omp_publish(pm_loc *L, pm_omp_frame *f, uint64_t now) {
   s->useful = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL] - f->useful0;
   s->idle = pm_omp_idle_ns(L) - f->idle0;
   s->t_arrive = now;
+  s->after_join = (uint64_t)f->after_join;
   s->arrived = t->gen;
 }
 
@@ -356,8 +357,10 @@ void pm_omp_implicit_end(pm_loc *L, pm_omp_frame *f, int join_wait, uint64_t now
   if (f->status == PM_OMP_RUNNING) {
     if (join_wait)
       push(L, pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER), PM_STATE_SYNC_WAIT, now);
-    else
+    else {
       pm_state_set(L, PM_STATE_RUNTIME, now); /* after its join barrier: leaving the region */
+      f->after_join = 1;
+    }
     /* the join reads the members' slots, not the master's (it has its own clocks at hand) */
     if (!f->is_master) pm_omp_publish(L, f, now);
   }
@@ -370,8 +373,12 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   pm_omp_frame *f = pm_omp_top(th);
   pm_cp_clock own_then; /* the master's own clock when it left its join barrier, if reported */
   int at_barrier = 0;
+  unsigned e = 0; /* the slots' half of that barrier */
   if (f && f->team == t && f->is_master) {
-    if ((at_barrier = f->join_exited)) own_then = f->join_own;
+    if ((at_barrier = f->join_exited)) {
+      own_then = f->join_own;
+      e = f->epoch & 1;
+    }
     frame_close(th, L, f, now);
   }
   while (L->depth > t->depth0) pm_call_exit(L, now); /* the region node of the fork */
@@ -385,8 +392,10 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   pm_omp_region_add_thread(r, 0, L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL] - t->m_useful0,
                            pm_omp_idle_ns(L) - t->m_idle0);
   /* the members' clocks: merged at the join barrier's end when the master reported it, where a
-   * barrier's exchange merges them; else now (GOMP: the runtime's join is not observed) */
-  pm_omp_cp2 m = {{0, 0, 0}, {0, 0, 0}};
+   * barrier's exchange merges them; else now (GOMP: the runtime's join is not observed). A member
+   * that went on after that barrier before this join (libomp reported its exit early) brings two:
+   * its arrival (cp[e]), merged there, and its last clock, merged now. */
+  pm_omp_cp2 m = {{0, 0, 0}, {0, 0, 0}}, m_now = m;
   for (uint32_t j = 1; j < n; j++) {
     if (j >= t->cap) {
       pm_omp_region_add_thread(r, j, 0, span);
@@ -396,7 +405,12 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
     if (s->arrived == t->gen) {
       /* the member waited from its arrival to now: that wait is idle inside the region */
       pm_omp_region_add_thread(r, j, s->useful, s->idle + (now > s->t_arrive ? now - s->t_arrive : 0));
-      pm_omp_cp2_max(&m, &s->last);
+      if (at_barrier && s->after_join) {
+        pm_omp_cp2_max(&m, &s->cp[e]);
+        pm_omp_cp2_max(&m_now, &s->last);
+      } else {
+        pm_omp_cp2_max(&m, &s->last);
+      }
     } else {
       pm_omp_region_add_thread(r, j, 0, span); /* not measured: it did nothing we saw */
     }
@@ -407,6 +421,7 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   if (at_barrier) {
     pm_loc_cp_merge(&own_then, &L->cp_poff, &m.p);
     pm_loc_cp_merge(&own_then, &L->cp_goff, &m.g);
+    pm_omp_merge(L, &m_now);
   } else {
     pm_omp_merge(L, &m);
   }

@@ -53,6 +53,15 @@ static int teardown(void **state) {
 
 static pm_omp_rstat *region_of(const void *code) { return pm_omp_region_get(code); }
 
+/* 100: the master forks region A for 2 threads; both members begin (*f0, *f1). */
+static pm_omp_team *fork_two_at_100(pm_omp_frame **f0, pm_omp_frame **f1) {
+  at(100);
+  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
+  *f0 = pm_omp_implicit_begin(L0, t, 0, 2, now());
+  *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
+  return t;
+}
+
 /* GOMP-style region (join barrier unobserved by the worker):
  *   0 activate | 200 fork | 210 both begin | 310 master ends (join wait) | 410 worker ends
  *   | 415 join | 500 finalize (closes the worker's frame at 415, idle afterwards).
@@ -125,10 +134,8 @@ static void test_fork_join_lazy_close(void **state) {
 static void test_barrier_parity(void **state) {
   (void)state;
   pm_region_id bar = pm_omp_region(PM_OMP_R_BARRIER);
-  at(100);
-  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
-  pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, now());
-  pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
+  pm_omp_frame *f0, *f1;
+  pm_omp_team *t = fork_two_at_100(&f0, &f1);
   at(150);
   pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
   at(200);
@@ -246,10 +253,8 @@ static void test_ompt_late_join(void **state) {
 static void test_master_join_barrier(void **state) {
   (void)state;
   pm_region_id ib = pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER);
-  at(100);
-  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
-  pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, now());
-  pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
+  pm_omp_frame *f0, *f1;
+  pm_omp_team *t = fork_two_at_100(&f0, &f1);
   at(150);
   assert_int_equal(pm_omp_is_join_barrier(L0, (const void *)omp_test_region_a), 1);
   assert_int_equal(pm_omp_is_join_barrier(L0, (const void *)omp_test_region_b), 0); /* a loop's */
@@ -280,6 +285,40 @@ static void test_master_join_barrier(void **state) {
   assert_int_equal(f1->status, PM_OMP_CLOSED);
   assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 0);
   assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_RUNTIME], 20); /* 400 -> 420 */
+}
+
+/* The same, libomp reporting the worker's exit from that barrier before the master's join (it may,
+ * for a team it frees), the worker then ending its implicit task:
+ *   100 fork, both begin | 150 the master arrives | 400 the worker arrives (cue 400) | 401 the master
+ *   leaves (own cue 150) | 402 the worker leaves (no join yet: an ordinary exit), useful again
+ *   | 405 it ends its implicit task (cue 403) | 410 the master ends its own | 420 join
+ * master cue: the worker's arrival, 400, at the barrier's end, + 9 = 409; its 403 at the end of its
+ * task, merged at the join, does not win (merged at the barrier's end instead: 403 + 9 = 412). */
+static void test_master_join_barrier_early_exit(void **state) {
+  (void)state;
+  pm_region_id ib = pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER);
+  pm_omp_frame *f0, *f1;
+  pm_omp_team *t = fork_two_at_100(&f0, &f1);
+  at(150);
+  pm_omp_join_barrier_enter(L0, ib, now());
+  at(400);
+  pm_omp_barrier_enter(L1, ib, PM_STATE_SYNC_WAIT, now());
+  at(401);
+  pm_omp_join_barrier_exit(L0, now());
+  at(402);
+  pm_omp_barrier_exit(L1, now());
+  assert_int_equal(f1->status, PM_OMP_RUNNING); /* not a late end: the master has not joined */
+  at(405);
+  pm_omp_implicit_end(L1, f1, 0, now());
+  assert_int_equal(pm_cp_process(L1).cue, 403);
+  at(410);
+  pm_omp_implicit_end(L0, f0, 0, now());
+  at(420);
+  pm_omp_join(L0, t, now());
+  assert_int_equal(pm_cp_process(L0).cue, 409);
+  assert_int_equal(pm_cp_global(L0).cue, 409);
+  pm_omp_rstat *r = region_of((const void *)omp_test_region_a);
+  assert_int_equal(r->useful[1], 303); /* 100 -> 400 and 402 -> 405 */
 }
 
 /* A worker that sits out the next instances of its team (they run on the master alone) still
@@ -409,10 +448,8 @@ static void test_task_body_taskwait(void **state) {
  * worker: useful 50 + 30 = 80, idle 10 (150->160) + 20 (190->210) = 30; master: useful 100, idle 10. */
 static void test_task_in_join_wait(void **state) {
   (void)state;
-  at(100);
-  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
-  pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, now());
-  pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
+  pm_omp_frame *f0, *f1;
+  pm_omp_team *t = fork_two_at_100(&f0, &f1);
   pm_omp_cp2 c = pm_omp_task_context(L0, now());
   at(150);
   pm_omp_implicit_end(L1, f1, 1, now());
@@ -467,6 +504,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_barrier_parity, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ompt_late_join, setup, teardown),
       cmocka_unit_test_setup_teardown(test_master_join_barrier, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_master_join_barrier_early_exit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_join_time_after_instances_without_worker, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_record_returns_to_creator, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_dependence, setup, teardown),

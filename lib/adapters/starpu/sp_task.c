@@ -335,8 +335,12 @@ void sp_task_post_exec(struct starpu_task *task) {
    * body ended when the driver said so, right after the codelet returned: what StarPU did since
    * (the output's coherency, the job's termination up to this hook) is the runtime's, not the
    * task's, and needs no clock read here */
-  if (T && (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED)
-    sp_body_end_at(rec, L, T, T->body == rec && T->body_end_t >= rec->t_start ? T->body_end_t : pm_clock_now());
+  if (T && (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED) {
+    uint64_t t = T->body == rec && T->body_end_t >= rec->t_start ? T->body_end_t : pm_clock_now();
+    /* not before an event the worker had since (a callback StarPU ran in between that submitted a
+     * task): the body's node stayed open over it */
+    sp_body_end_at(rec, L, T, t > L->t_last ? t : L->t_last);
+  }
   /* also once popmeter has finalized: the task is the application's again either way */
   restore_fields(task, rec);
   pm_tg_task_unmap(rec);
