@@ -371,7 +371,7 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   if (!th || !t) return;
   pm_omp_frame *f = pm_omp_top(th);
-  pm_cp_clock own_then; /* the master's own clock when it left its join barrier, if reported */
+  pm_cp_clock own_then = {0, 0, 0}; /* the master's own clock when it left its join barrier, if reported */
   int at_barrier = 0;
   unsigned e = 0; /* the slots' half of that barrier */
   if (f && f->team == t && f->is_master) {
