@@ -76,10 +76,13 @@ pm_omp_thread *pm_omp_thread_new(pm_loc *L) {
 }
 
 pm_omp_cp2 pm_omp_clocks(const pm_loc *L) { return (pm_omp_cp2){pm_loc_cp_process(L), pm_loc_cp_global(L)}; }
-void pm_omp_merge(pm_loc *L, const pm_omp_cp2 *c) {
-  pm_loc_cp_merge(&L->cp_own, &L->cp_poff, &c->p);
-  pm_loc_cp_merge(&L->cp_own, &L->cp_goff, &c->g);
+/* Merges c into L's clocks at the point where L's own clock was own (its current one, or an earlier
+ * one: a merge that belongs there, pm_omp_join). */
+static void merge_at(pm_loc *L, const pm_cp_clock *own, const pm_omp_cp2 *c) {
+  pm_loc_cp_merge(own, &L->cp_poff, &c->p);
+  pm_loc_cp_merge(own, &L->cp_goff, &c->g);
 }
+void pm_omp_merge(pm_loc *L, const pm_omp_cp2 *c) { merge_at(L, &L->cp_own, c); }
 
 static void u64_atomic_max(uint64_t *a, uint64_t v) {
   uint64_t cur = __atomic_load_n(a, __ATOMIC_RELAXED);
@@ -418,13 +421,8 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   record_join(t, n, now);
   tasks_max(&m, t, n, 0);
   tasks_max(&m, t, n, 1);
-  if (at_barrier) {
-    pm_loc_cp_merge(&own_then, &L->cp_poff, &m.p);
-    pm_loc_cp_merge(&own_then, &L->cp_goff, &m.g);
-    pm_omp_merge(L, &m_now);
-  } else {
-    pm_omp_merge(L, &m);
-  }
+  merge_at(L, at_barrier ? &own_then : &L->cp_own, &m);
+  if (at_barrier) pm_omp_merge(L, &m_now);
   pm_ctx_set(L, (int)t->ctx_saved, now);
   pm_state_set(L, (pm_state)t->state_saved, now);
   th->forks--;

@@ -241,6 +241,17 @@ static void test_ompt_late_join(void **state) {
   assert_int_equal(region_of((const void *)omp_test_region_a)->instances, 1);
 }
 
+/* The master enters its join barrier at 150 (pm_omp_join_barrier_enter), the worker arrives at 400
+ * (in state s), the master leaves at 401. */
+static void join_barrier_150_to_401(pm_region_id ib, pm_state s) {
+  at(150);
+  pm_omp_join_barrier_enter(L0, ib, now());
+  at(400);
+  pm_omp_barrier_enter(L1, ib, s, now());
+  at(401);
+  pm_omp_join_barrier_exit(L0, now());
+}
+
 /* The master's join barrier without a clock exchange (libomp names it with the region's code
  * address): the join merges the worker's arrival at the barrier's end, as the exchange would.
  *   100 fork, both begin | 150 the master arrives at its join barrier | 400 the worker arrives
@@ -260,11 +271,7 @@ static void test_master_join_barrier(void **state) {
   assert_int_equal(pm_omp_is_join_barrier(L0, (const void *)omp_test_region_b), 0); /* a loop's */
   assert_int_equal(pm_omp_is_join_barrier(L0, NULL), 0);
   assert_int_equal(pm_omp_is_join_barrier(L1, (const void *)omp_test_region_a), 0); /* a worker's */
-  pm_omp_join_barrier_enter(L0, ib, now());
-  at(400);
-  pm_omp_barrier_enter(L1, ib, PM_STATE_RUNTIME, now());
-  at(401);
-  pm_omp_join_barrier_exit(L0, now());
+  join_barrier_150_to_401(ib, PM_STATE_RUNTIME);
   at(410);
   pm_omp_implicit_end(L0, f0, 0, now());
   at(420);
@@ -299,12 +306,7 @@ static void test_master_join_barrier_early_exit(void **state) {
   pm_region_id ib = pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER);
   pm_omp_frame *f0, *f1;
   pm_omp_team *t = fork_two_at_100(&f0, &f1);
-  at(150);
-  pm_omp_join_barrier_enter(L0, ib, now());
-  at(400);
-  pm_omp_barrier_enter(L1, ib, PM_STATE_SYNC_WAIT, now());
-  at(401);
-  pm_omp_join_barrier_exit(L0, now());
+  join_barrier_150_to_401(ib, PM_STATE_SYNC_WAIT);
   at(402);
   pm_omp_barrier_exit(L1, now());
   assert_int_equal(f1->status, PM_OMP_RUNNING); /* not a late end: the master has not joined */

@@ -326,6 +326,12 @@ void sp_task_pre_exec(struct starpu_task *task) {
   sp_body_start(rec, L, T);
 }
 
+/* When rec's body ended: the time _starpu_driver_end_job read for it on its worker T, or now when
+ * that reading is another body's (or none). */
+static uint64_t driver_end_time(const sp_thread *T, const pm_tg_task *rec) {
+  return T->body == rec && T->body_end_t >= rec->t_start ? T->body_end_t : pm_clock_now();
+}
+
 void sp_task_post_exec(struct starpu_task *task) {
   pm_tg_task *rec = record_of(task);
   if (!rec) return;
@@ -336,7 +342,7 @@ void sp_task_post_exec(struct starpu_task *task) {
    * (the output's coherency, the job's termination up to this hook) is the runtime's, not the
    * task's, and needs no clock read here */
   if (T && (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED) {
-    uint64_t t = T->body == rec && T->body_end_t >= rec->t_start ? T->body_end_t : pm_clock_now();
+    uint64_t t = driver_end_time(T, rec);
     /* not before an event the worker had since (a callback StarPU ran in between that submitted a
      * task): the body's node stayed open over it */
     sp_body_end_at(rec, L, T, t > L->t_last ? t : L->t_last);
@@ -386,7 +392,7 @@ SP_EXPORT void _starpu_driver_end_job(void *worker, void *job, void *perf_arch, 
   if (rec && rec->ends && (rec->flags & (PM_TG_STARTED | PM_TG_ENDED)) == PM_TG_STARTED) {
     pm_loc *L = pm_loc_self();
     sp_thread *T = L ? sp_self() : NULL;
-    if (T) sp_body_end_at(rec, L, T, T->body == rec ? T->body_end_t : pm_clock_now());
+    if (T) sp_body_end_at(rec, L, T, driver_end_time(T, rec));
   }
   if (real) real(worker, job, perf_arch, rank, profiling);
 }
