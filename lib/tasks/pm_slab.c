@@ -17,9 +17,18 @@ void pm_spin_wait(pm_spin *s) {
   }
 }
 
+/* A thread's free objects: the list it allocates from and frees to (cur, fewer than
+ * PM_SLAB_BATCH objects once a free returns), and at most one complete batch beside it (full). The
+ * last object of each list is known, so a batch changes hands without a walk over its objects:
+ * they were freed over the last hundred-odd tasks, and a walk of 64 dependent loads was most of a
+ * free's cost. Every list ends with NULL. */
 typedef struct {
-  void *head;
+  void *head, *tail; /* tail: valid while n > 0 */
   uint32_t n;
+} free_list;
+typedef struct {
+  free_list cur;
+  void *full, *full_tail; /* a batch of PM_SLAB_BATCH objects, or NULL */
   uint64_t epoch;
 } cache;
 static __thread cache tls_cache[PM_SLAB_MAX] __attribute__((tls_model("initial-exec")));
@@ -27,7 +36,7 @@ static int next_id;
 
 void pm_slab_init(pm_slab *s, size_t size, size_t per_chunk) {
   memset(s, 0, sizeof *s);
-  if (size < 2 * sizeof(void *)) size = 2 * sizeof(void *); /* a batch's first object holds two links */
+  if (size < 3 * sizeof(void *)) size = 3 * sizeof(void *); /* a batch's first object: next, batch link, tail */
   s->size = (size + 15) & ~(size_t)15;
   s->per_chunk = per_chunk ? per_chunk : 256;
 }
@@ -66,11 +75,10 @@ static cache *cache_of(pm_slab *s) {
   }
   cache *c = &tls_cache[id - 1];
   uint64_t e = __atomic_load_n(&s->epoch, __ATOMIC_RELAXED);
-  if (PM_UNLIKELY(c->epoch != e)) {
-    c->head = NULL;
-    c->n = 0;
+  if (PM_UNLIKELY(c->epoch != e)) { /* pool destroyed since */
+    memset(c, 0, sizeof *c);
     c->epoch = e;
-  } /* pool destroyed since */
+  }
   return c;
 }
 
@@ -97,26 +105,40 @@ static void *take_locked(pm_slab *s) {
   return x;
 }
 
-/* Moves a batch from the global list into this thread's (empty) cache: a whole batch another
- * cache gave back when there is one, else objects one at a time. */
-static void refill(pm_slab *s, cache *c) {
+/* Links of a batch's first object: [0] the next object, [1] the next batch, [2] its last object. */
+#define BATCH_NEXT(b) (((void **)(b))[1])
+#define BATCH_TAIL(b) (((void **)(b))[2])
+
+/* Fills this thread's (empty) list from the global one: a whole batch another cache gave back when
+ * there is one, else objects one at a time. */
+static void refill(pm_slab *s, free_list *l) {
   pm_spin_lock(&s->lock);
   if (s->batches) {
     void *b = s->batches;
-    s->batches = ((void **)b)[1];
+    s->batches = BATCH_NEXT(b);
     note_taken(s, PM_SLAB_BATCH);
     pm_spin_unlock(&s->lock);
-    c->head = b;
-    c->n = PM_SLAB_BATCH;
+    *l = (free_list){b, BATCH_TAIL(b), PM_SLAB_BATCH};
     return;
   }
   for (unsigned k = 0; k < PM_SLAB_BATCH; k++) {
     void *x = take_locked(s);
     if (!x) break;
-    *(void **)x = c->head;
-    c->head = x;
-    c->n++;
+    *(void **)x = l->head;
+    if (!l->head) l->tail = x;
+    l->head = x;
+    l->n++;
   }
+  pm_spin_unlock(&s->lock);
+}
+
+/* Gives a complete batch (first .. last, PM_SLAB_BATCH objects ending in NULL) to the global list. */
+static void give_batch(pm_slab *s, void *first, void *last) {
+  BATCH_TAIL(first) = last;
+  pm_spin_lock(&s->lock);
+  BATCH_NEXT(first) = s->batches;
+  s->batches = first;
+  s->nfree += PM_SLAB_BATCH;
   pm_spin_unlock(&s->lock);
 }
 
@@ -130,10 +152,20 @@ void *pm_slab_alloc_uninit(pm_slab *s) {
   cache *c = cache_of(s);
   void *o = NULL;
   if (PM_LIKELY(c != NULL)) {
-    if (PM_UNLIKELY(!c->head)) refill(s, c);
-    if ((o = c->head) != NULL) {
-      c->head = *(void **)o;
-      c->n--;
+    free_list *l = &c->cur;
+    if (PM_UNLIKELY(!l->n)) {
+      if (c->full) {
+        *l = (free_list){c->full, c->full_tail, PM_SLAB_BATCH};
+        c->full = NULL;
+      } else {
+        refill(s, l);
+      }
+    }
+    if ((o = l->head) != NULL) {
+      l->head = *(void **)o;
+      l->n--;
+      /* the next allocation reads that object's link: often a line another thread wrote */
+      if (l->head) __builtin_prefetch(l->head, 1);
     }
   } else {
     pm_spin_lock(&s->lock);
@@ -141,28 +173,6 @@ void *pm_slab_alloc_uninit(pm_slab *s) {
     pm_spin_unlock(&s->lock);
   }
   return o;
-}
-
-/* Returns n objects of c (from its head) to the global list: a whole batch as one unit, fewer one
- * by one. The walk to the n-th object is over objects this thread freed, outside the lock. */
-static void give_back(pm_slab *s, cache *c, uint32_t n) {
-  if (!n) return;
-  void *first = c->head, *last = first;
-  for (uint32_t k = 1; k < n; k++) last = *(void **)last;
-  c->head = *(void **)last;
-  c->n -= n;
-  int batch = n == PM_SLAB_BATCH;
-  if (batch) *(void **)last = NULL; /* a batch's chain ends with it */
-  pm_spin_lock(&s->lock);
-  if (batch) {
-    ((void **)first)[1] = s->batches;
-    s->batches = first;
-  } else {
-    *(void **)last = s->free_list;
-    s->free_list = first;
-  }
-  s->nfree += n;
-  pm_spin_unlock(&s->lock);
 }
 
 void pm_slab_free(pm_slab *s, void *obj) {
@@ -176,14 +186,33 @@ void pm_slab_free(pm_slab *s, void *obj) {
     pm_spin_unlock(&s->lock);
     return;
   }
-  *(void **)obj = c->head;
-  c->head = obj;
-  if (++c->n >= 2 * PM_SLAB_BATCH) give_back(s, c, PM_SLAB_BATCH);
+  free_list *l = &c->cur;
+  *(void **)obj = l->head;
+  if (!l->n) l->tail = obj;
+  l->head = obj;
+  if (++l->n < PM_SLAB_BATCH) return;
+  /* a complete batch: it becomes the spare, the previous spare goes to the global list */
+  if (c->full) give_batch(s, c->full, c->full_tail);
+  c->full = l->head;
+  c->full_tail = l->tail;
+  *l = (free_list){NULL, NULL, 0};
 }
 
 uint64_t pm_slab_live(pm_slab *s) {
   cache *c = s->nchunks ? cache_of(s) : NULL;
-  if (c) give_back(s, c, c->n);
+  if (c) {
+    if (c->full) give_batch(s, c->full, c->full_tail);
+    c->full = NULL;
+    free_list *l = &c->cur;
+    if (l->n) {
+      pm_spin_lock(&s->lock);
+      *(void **)l->tail = s->free_list;
+      s->free_list = l->head;
+      s->nfree += l->n;
+      pm_spin_unlock(&s->lock);
+    }
+    *l = (free_list){NULL, NULL, 0};
+  }
   pm_spin_lock(&s->lock);
   uint64_t live = total(s) - s->nfree;
   pm_spin_unlock(&s->lock);

@@ -3,6 +3,7 @@
 #include "pm_ptrmap.h"
 #include "pm_location.h"
 #include "pm_state_tables.h"
+#include "pm_cacheline.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,10 +491,15 @@ int pm_tg_task_add_buf(pm_tg_task *t, pm_tg_handle *h, int acc, uint64_t bytes) 
   return 0;
 }
 
-/* Takes t's predecessor array out of t (preds_lock held, unless no other thread can read it:
- * preds_ended); the caller drops it with unref_preds. */
-static pm_tg_task **detach_preds(pm_tg_task *t, uint32_t *n, uint32_t *cap) {
+/* Takes t's predecessors out of t (preds_lock held, unless no other thread can read them:
+ * preds_ended); the caller drops them with unref_preds. A single one held in the record moves to
+ * *one, which the returned pointer then designates. */
+static pm_tg_task **detach_preds(pm_tg_task *t, uint32_t *n, uint32_t *cap, pm_tg_task **one) {
   pm_tg_task **p = t->preds;
+  if (t->cap_preds == 1) {
+    *one = t->pred_one;
+    p = one;
+  }
   *n = t->npreds;
   *cap = t->cap_preds;
   t->preds = NULL;
@@ -502,6 +508,7 @@ static pm_tg_task **detach_preds(pm_tg_task *t, uint32_t *n, uint32_t *cap) {
 }
 
 static void preds_free(pm_tg_task **p, uint32_t cap) {
+  if (cap == 1) return; /* held in the record */
   if (cap <= PREDS_SMALL)
     pm_slab_free(&preds_slab, p);
   else
@@ -516,8 +523,9 @@ static void unref_preds(pm_tg_task **p, uint32_t n, uint32_t cap) {
 static void release_preds(pm_tg_task *t) {
   if (!__atomic_load_n(&t->preds, __ATOMIC_ACQUIRE)) return; /* the common case: no lock */
   uint32_t n, cap;
+  pm_tg_task *one;
   pm_spin_lock(&preds_lock);
-  pm_tg_task **p = detach_preds(t, &n, &cap);
+  pm_tg_task **p = detach_preds(t, &n, &cap, &one);
   pm_spin_unlock(&preds_lock);
   unref_preds(p, n, cap);
 }
@@ -538,22 +546,25 @@ void pm_tg_task_unref(pm_tg_task *t) {
 int pm_tg_task_add_pred(pm_tg_task *succ, pm_tg_task *pred) {
   int rc = 0;
   pm_spin_lock(&preds_lock);
-  if (succ->npreds == succ->cap_preds) {
-    uint32_t cap = succ->cap_preds ? 2 * succ->cap_preds : PREDS_SMALL;
-    pm_tg_task **n = cap <= PREDS_SMALL ? pm_slab_alloc_uninit(&preds_slab) : malloc(cap * sizeof *n);
-    if (!n)
-      rc = -1;
-    else {
-      if (succ->npreds) memcpy(n, succ->preds, succ->npreds * sizeof *n);
-      if (succ->preds) preds_free(succ->preds, succ->cap_preds);
-      succ->preds = n;
-      succ->cap_preds = cap;
+  if (succ->cap_preds == 0) { /* the first: held in the record */
+    succ->pred_one = pred;
+    succ->cap_preds = succ->npreds = 1;
+  } else {
+    if (succ->npreds == succ->cap_preds) {
+      uint32_t cap = succ->cap_preds > 1 ? 2 * succ->cap_preds : PREDS_SMALL;
+      pm_tg_task **n = cap <= PREDS_SMALL ? pm_slab_alloc_uninit(&preds_slab) : malloc(cap * sizeof *n);
+      if (!n)
+        rc = -1;
+      else {
+        memcpy(n, pm_tg_task_preds(succ), succ->npreds * sizeof *n);
+        preds_free(succ->preds, succ->cap_preds);
+        succ->preds = n;
+        succ->cap_preds = cap;
+      }
     }
+    if (rc == 0) succ->preds[succ->npreds++] = pred;
   }
-  if (rc == 0) {
-    __atomic_add_fetch(&pred->refs, 1, __ATOMIC_RELAXED);
-    succ->preds[succ->npreds++] = pred;
-  }
+  if (rc == 0) __atomic_add_fetch(&pred->refs, 1, __ATOMIC_RELAXED);
   pm_spin_unlock(&preds_lock);
   return rc;
 }
@@ -571,7 +582,8 @@ static void value_rec(pm_tg_task *t, pm_tg_clk *v, int depth) {
   }
   if (f & PM_TG_ENDED) return;
   if ((f & PM_TG_HAS_BODY) || depth >= PM_TG_MAX_PRED_DEPTH) return;
-  for (uint32_t i = 0; i < t->npreds; i++) value_rec(t->preds[i], v, depth + 1);
+  pm_tg_task *const *preds = pm_tg_task_preds(t);
+  for (uint32_t i = 0; i < t->npreds; i++) value_rec(preds[i], v, depth + 1);
 }
 
 void pm_tg_task_value(pm_tg_task *t, pm_tg_clk *v) {
@@ -605,8 +617,9 @@ void pm_tg_task_submit_by(pm_tg_task *t, pm_tg_thread *th, const pm_loc *L, int 
  * t's references keep the predecessors alive. */
 static int preds_ended(const pm_tg_task *t) {
   if (!(t->flags & PM_TG_HAS_BODY)) return 0;
+  pm_tg_task *const *preds = pm_tg_task_preds(t);
   for (uint32_t i = 0; i < t->npreds; i++)
-    if (!(__atomic_load_n(&t->preds[i]->flags, __ATOMIC_ACQUIRE) & PM_TG_ENDED)) return 0;
+    if (!(__atomic_load_n(&preds[i]->flags, __ATOMIC_ACQUIRE) & PM_TG_ENDED)) return 0;
   return 1;
 }
 
@@ -615,23 +628,33 @@ void pm_tg_task_start(pm_tg_task *t, pm_loc *W, uint64_t now) {
   pm_tg_task_started(t, W, now);
 }
 
+void pm_tg_task_prefetch(const pm_tg_task *t) {
+  for (size_t off = 0; off < sizeof *t; off += 64) pm_line_prefetch_write((const char *)t + off);
+}
+
 void pm_tg_task_inputs(pm_tg_task *t) {
+  pm_tg_task *const *preds = pm_tg_task_preds(t);
+  /* the predecessors' records are lines other workers wrote: ask for them before the own clock */
+  for (uint32_t i = 0; i < t->npreds; i++) {
+    __builtin_prefetch(preds[i]);
+    __builtin_prefetch((const char *)preds[i] + 64);
+  }
   pm_tg_clk *clk = pm_tg_task_clk(t);
   if (t->npreds) {
     uint32_t n, cap;
-    pm_tg_task **p;
+    pm_tg_task **p, *one;
     if (preds_ended(t)) { /* the common case: an ended task's clock is its output (never NULL) */
-      for (uint32_t i = 0; i < t->npreds; i++) pm_tg_clk_merge(clk, t->preds[i]->clk);
-      p = detach_preds(t, &n, &cap);
+      for (uint32_t i = 0; i < t->npreds; i++) pm_tg_clk_merge(clk, preds[i]->clk);
+      p = detach_preds(t, &n, &cap, &one);
     } else { /* one hold of the lock (shared by every thread) for the values and the release */
       pm_tg_clk v;
       pm_spin_lock(&preds_lock);
       for (uint32_t i = 0; i < t->npreds; i++) {
         memset(&v, 0, sizeof v);
-        value_rec(t->preds[i], &v, 1);
+        value_rec(preds[i], &v, 1);
         pm_tg_clk_merge(clk, &v);
       }
-      p = detach_preds(t, &n, &cap);
+      p = detach_preds(t, &n, &cap, &one);
       pm_spin_unlock(&preds_lock);
     }
     unref_preds(p, n, cap);

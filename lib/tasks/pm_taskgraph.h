@@ -170,8 +170,14 @@ typedef struct pm_tg_task {
   pm_tg_snap *snap; /* the submitter's clock: snap advanced by snap_d (while clk is NULL) */
   uint64_t snap_d[3];
   pm_tg_buf buf[PM_TG_INLINE_BUFS];
-  pm_tg_buf *more_buf;       /* buffers beyond PM_TG_INLINE_BUFS (malloc'd, rare) */
-  struct pm_tg_task **preds; /* explicit predecessors (malloc'd on first explicit dependency) */
+  pm_tg_buf *more_buf; /* buffers beyond PM_TG_INLINE_BUFS (malloc'd, rare) */
+  /* Explicit predecessors: a single one is held in the record itself (cap_preds == 1; chains of
+   * tasks, the common case, then start without reading an array written on another thread), more
+   * in an array (pooled up to 4, malloc'd beyond). Read them through pm_tg_task_preds. */
+  union {
+    struct pm_tg_task **preds;
+    struct pm_tg_task *pred_one;
+  };
   struct pm_tg_ends *ends;   /* end dependencies (malloc'd on the first one, rare) */
   struct pm_tg_handle **inh; /* ninh handles whose whole state it inherits (pm_tg_handle_link, rare) */
   void *user[3];             /* adapter's slots (original prologue / callback functions) */
@@ -193,6 +199,13 @@ PM_HIDDEN pm_tg_task *pm_tg_task_new_unmapped(const void *key);
 /* Makes an unmapped record reachable from its key. 0, or -1 out of memory. */
 PM_HIDDEN int pm_tg_task_map(pm_tg_task *t);
 PM_HIDDEN pm_tg_task *pm_tg_task_find(const void *key);
+static inline struct pm_tg_task *const *pm_tg_task_preds(const pm_tg_task *t) {
+  return t->cap_preds == 1 ? &t->pred_one : t->preds;
+}
+/* Asks for the record's lines ahead of its start, when a worker has just popped the task: the
+ * record was last written when the task was submitted, usually long before and out of cache, and
+ * its start reads all four lines (then the predecessors' records, which it asks for itself). */
+PM_HIDDEN void pm_tg_task_prefetch(const pm_tg_task *t);
 /* The record of key, created (unsubmitted, mapped) if absent, in one step of the map: threads that
  * ask for one key at once get the same record. *made (when not NULL): 1 for the caller that created
  * it. NULL: out of memory. */

@@ -225,8 +225,8 @@ static void test_explicit_and_bodyless(void **state) {
   assert_int_equal(s.bodyless, 1);
 }
 
-/* A task with 10 explicit predecessors (the predecessor array outgrows its small pooled block of
- * 4 twice: 4 -> 8 -> 16). P1..P10 start at 0 and run 10 * i ns, except P7, which runs 500: S's
+/* A task with 10 explicit predecessors (the first is held in the record, then an array that
+ * outgrows its small pooled block of 4 twice: 1 -> 4 -> 8 -> 16). P1..P10 start at 0 and run 10 * i ns, except P7, which runs 500: S's
  * input at its start is the longest predecessor, cue 500 (100 if a growth lost P7). Every
  * predecessor's reference is dropped at S's start: no record is left once all are unreferenced. */
 static void test_many_preds(void **state) {
@@ -251,6 +251,45 @@ static void test_many_preds(void **state) {
   drop(S);
   pm_tg_summary s = summary_all_dropped();
   assert_int_equal(s.tasks, 11);
+}
+
+/* One explicit predecessor is held in the record itself; a second moves it into an array. A runs
+ * [0,300], B [0,100]: S1 (after A only) starts at 300 with cue 300; S2 (after A, then B) starts at
+ * 300 with cue 300 -- 100 if the move into the array lost A, its first. Both release their
+ * predecessors at their start: no record is left once all are dropped. */
+static void test_one_pred_in_record(void **state) {
+  (void)state;
+  pm_tg_task *A = task_on(1, NULL, 0), *B = task_on(2, NULL, 0);
+  pm_tg_task *S1 = task_on(3, NULL, 0), *S2 = task_on(4, NULL, 0);
+  assert_int_equal(pm_tg_task_add_pred(S1, A), 0);
+  assert_int_equal(S1->cap_preds, 1);
+  assert_ptr_equal(pm_tg_task_preds(S1)[0], A);
+  assert_int_equal(pm_tg_task_add_pred(S2, A), 0);
+  assert_int_equal(pm_tg_task_add_pred(S2, B), 0);
+  assert_int_equal(S2->npreds, 2);
+  assert_int_equal(S2->cap_preds, 4);
+  assert_ptr_equal(pm_tg_task_preds(S2)[0], A);
+  assert_ptr_equal(pm_tg_task_preds(S2)[1], B);
+  assert_int_equal(A->refs, 3); /* its own life, S1, S2 */
+  pm_tg_task_start(A, NULL, T0);
+  pm_tg_task_end(A, NULL, T0 + 300, KA);
+  pm_tg_task_start(B, NULL, T0);
+  pm_tg_task_end(B, NULL, T0 + 100, KB);
+  drop(A);
+  drop(B);
+  pm_tg_task_start(S1, NULL, T0 + 300);
+  assert_int_equal(S1->clk->dag_g.cue, 300);
+  assert_int_equal(S1->npreds, 0);
+  assert_null(S1->preds);
+  pm_tg_task_start(S2, NULL, T0 + 300);
+  assert_int_equal(S2->clk->dag_g.cue, 300);
+  assert_int_equal(S2->npreds, 0);
+  pm_tg_task_end(S1, NULL, T0 + 310, KC);
+  pm_tg_task_end(S2, NULL, T0 + 310, KC);
+  drop(S1);
+  drop(S2);
+  pm_tg_summary s = summary_all_dropped();
+  assert_int_equal(s.tasks, 4);
 }
 
 /* End dependencies: E is an end dependency of B in A -> B -> C (one handle, RW then R); E has a
@@ -687,6 +726,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_commute, setup, teardown),
       cmocka_unit_test_setup_teardown(test_explicit_and_bodyless, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_preds, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_one_pred_in_record, setup, teardown),
       cmocka_unit_test_setup_teardown(test_end_deps, setup, teardown),
       cmocka_unit_test_setup_teardown(test_partition_links, setup, teardown),
       cmocka_unit_test_setup_teardown(test_tags, setup, teardown),

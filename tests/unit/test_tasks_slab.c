@@ -71,13 +71,13 @@ static void test_grow_and_destroy(void **state) {
 
 /* Objects freed on one thread and allocated on another go through the global list in whole
  * batches, each handed over as it is. Thread A takes 200 objects: four refills of PM_SLAB_BATCH
- * (64) from a fresh pool, 56 left in its cache. It frees them in order a[0] .. a[199]; its cache
- * (a stack) reaches 128 objects at the frees of a[71], a[135] and a[199] and each time gives back
- * the 64 on top as one batch: a[71..8], a[135..72], a[199..136], the last one on top of the list.
- * Thread B, its cache empty, takes 128: the top batch then the next, in the order they were
- * given back, b[i] = a[199 - i]; each usable in full (a batch's links in its first object's
- * first two words are gone once handed out). Live: 256 taken from the chunks, A's 64 cached and
- * the third batch free: 128, B's. */
+ * (64) from a fresh pool, 56 left in its cache. It frees them in order a[0] .. a[199]; its list (a
+ * stack) completes a batch of 64 at the frees of a[7] (a[7..0] over the 56 cached), a[71], a[135]
+ * and a[199]; each complete batch becomes its spare and the spare before it goes to the global
+ * list as one unit: there, a[135..72] on top of a[71..8] on top of the first. A keeps a[199..136].
+ * Thread B, its cache empty, takes 128: the top batch then the next, b[i] = a[135 - i]; each
+ * usable in full (a batch's links in its first object's first three words are gone once handed
+ * out). Live: 256 taken from the chunks, A's spare and the first batch free: 128, B's. */
 enum { A_OBJECTS = 200, B_OBJECTS = 2 * PM_SLAB_BATCH, OBJ_SIZE = 48 };
 static pm_slab cross;
 static void *a_objs[A_OBJECTS], *b_objs[B_OBJECTS];
@@ -100,7 +100,7 @@ static void test_batches_across_threads(void **state) {
   assert_int_equal(pthread_create(&b, NULL, take_on_b, NULL), 0);
   assert_int_equal(pthread_join(b, NULL), 0);
   for (int i = 0; i < B_OBJECTS; i++) {
-    assert_ptr_equal(b_objs[i], a_objs[A_OBJECTS - 1 - i]);
+    assert_ptr_equal(b_objs[i], a_objs[A_OBJECTS - PM_SLAB_BATCH - 1 - i]);
     assert_true(all_bytes(b_objs[i], OBJ_SIZE, 0x5a));
   }
   assert_int_equal(cross.high_water, 256); /* A's four refills, its cache included */

@@ -37,6 +37,7 @@ static int has_body(const struct starpu_task *task) {
 static void on_ready(pm_tg_task *rec) { rec->t_ready = pm_clock_now(); }
 
 static void on_pop(pm_tg_task *rec) {
+  pm_tg_task_prefetch(rec);
   uint64_t t = pm_clock_now();
   rec->t_pop = t;
   pm_loc *L = pm_loc_self();
