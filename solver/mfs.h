@@ -142,6 +142,7 @@ typedef struct {
   int32_t nrow;             /* order of the front */
   int32_t nbp;              /* tile rows/columns covering the own columns */
   int32_t nbt;              /* tile rows/columns in all */
+  int32_t depth;            /* fronts between it and its root (a root: 0) */
   int64_t rows;             /* S->rowind + rows: the nrow permuted row indices, ascending (first ncol = own) */
   int64_t blk;              /* S->blkptr + blk: the nbt+1 tile boundaries (front-local rows) */
   int64_t cmap;             /* S->cmap + cmap: front-local row in the parent of each CB row (nrow-ncol) */
@@ -240,6 +241,8 @@ typedef struct {
   int64_t mem_factor;               /* bytes of all factor tiles */
   int64_t mem_fixed;                /* bytes the executor allocates before the first front (tile tables) */
   int64_t mem_cb_region;            /* footprint of the CB arena in the sequential run (live CBs + holes) */
+  int32_t cb_two_ends;              /* the sequential run takes CBs from both ends of its arena (mfs_arena.c):
+                                       the replay found that footprint smaller than one end's */
   int64_t mem_peak_live;            /* peak of live bytes (factor so far + stacked CBs + active front) */
   int64_t mem_peak;                 /* predicted peak committed bytes of the sequential numeric phase:
                              mem_fixed + mem_factor + mem_cb_region */

@@ -25,11 +25,23 @@
  * back, and saved the operations less: one core, interleaved, 3.78 / 4.25 / 3.96 s with it against
  * 3.05 / 4.27 / 4.04 s without. CHOLMOD, too, takes its faults where it first writes.
  *
- * Placement is first fit over an address-ordered list of free extents, with coalescing. The offset
- * logic works without memory too (base == NULL): the analysis replays the sequential executor's
- * allocations through the very same code, so its memory prediction includes fragmentation.
+ * Two ends. A front's CB is taken while its children's CBs are still alive (the assembly reads
+ * them), so in one stack it lands above them, and once they are freed it leaves a hole below that
+ * a larger block (the next sibling's subtree) does not fit in: first fit in one stack committed
+ * 256 MB for lap3d:60 where at most 220 MB were ever alive at once (lap3d:50: 148 for 118). The
+ * window has two ends that grow towards each other, and the caller takes a front's CB from the end
+ * of its depth's parity (mfs_cb_end): a parent and its children sit at opposite ends, so freeing
+ * the children leaves no hole under the parent. Replaying the sequential order this way commits
+ * exactly the live peak on the three test problems (the task-based executor, whose tasks free later
+ * than any plan, takes one end: mfs_factor_starpu.c says why). Within each end, placement is first
+ * fit over an ordered list of free extents, with coalescing. While the high end holds nothing, the
+ * low end may grow past the window into the address space reserved behind it (a task-based run
+ * that got ahead of its plan).
  *
- * Committed memory (the high-water mark of the arena) is what the tracked counters see.
+ * The offset logic works without memory too (base == NULL): the analysis replays the executors'
+ * allocations through the very same code, so its memory prediction includes fragmentation.
+ * Memory the regions touched (the window's two ends together at most the window) is what the
+ * tracked counters see.
  */
 #include "mfs_arena.h"
 
@@ -38,124 +50,204 @@
 #include <sys/mman.h>
 
 #define HUGE_PAGE ((size_t)2 << 20)
+#define SIM_WINDOW (SIZE_MAX / 4) /* a simulation's window: never the limit */
 
 void arena__init_sim(mfs_arena *a) {
   memset(a, 0, sizeof *a);
-  a->reserve = SIZE_MAX;
+  a->window = a->reserve = SIM_WINDOW;
 }
 
-mfs_status arena__create(mfs_arena *a, size_t reserve) {
+mfs_status arena__create(mfs_arena *a, size_t window, size_t extra) {
   memset(a, 0, sizeof *a);
   pthread_mutex_init(&a->lock, NULL);
+  window = (window + 63) / 64 * 64; /* the high end's blocks stay 64-byte aligned */
+  size_t reserve = (window + extra + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
   if (reserve == 0) reserve = HUGE_PAGE;
-  reserve = (reserve + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
   /* reserve one huge page more so that the base is 2 MiB aligned (THP "always" can back it) */
   void *p = mmap(NULL, reserve + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return MFS_ERR_NOMEM;
   a->map = p;
   a->maplen = reserve + HUGE_PAGE;
   a->base = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+  a->window = window;
   a->reserve = reserve;
   return MFS_OK;
+}
+
+/* The union of [0, low.hwm) and the high end's last high.hwm bytes of the window. */
+size_t arena__touched(const mfs_arena *a) {
+  size_t both = a->low.hwm + a->high.hwm, span = a->low.hwm > a->window ? a->low.hwm : a->window;
+  return both < span ? both : span;
+}
+
+static void region_release(arena_region *r) {
+  free(r->ext);
+  memset(r, 0, sizeof *r);
 }
 
 void arena__destroy(mfs_arena *a) {
   if (a->map) {
     munmap(a->map, a->maplen);
-    mem__account(-(int64_t)a->hwm);
+    mem__account(-(int64_t)arena__touched(a));
     pthread_mutex_destroy(&a->lock);
   }
-  free(a->ext);
+  region_release(&a->low);
+  region_release(&a->high);
   memset(a, 0, sizeof *a);
 }
 
-static int ext_insert(mfs_arena *a, int at, size_t off, size_t len) {
-  if (a->next == a->cap) {
-    int cap = a->cap ? 2 * a->cap : 64;
-    arena_extent *e = realloc(a->ext, (size_t)cap * sizeof *e);
+static int ext_insert(arena_region *r, int at, size_t off, size_t len) {
+  if (r->next == r->cap) {
+    int cap = r->cap ? 2 * r->cap : 64;
+    arena_extent *e = realloc(r->ext, (size_t)cap * sizeof *e);
     if (!e) return 0;
-    a->ext = e;
-    a->cap = cap;
+    r->ext = e;
+    r->cap = cap;
   }
-  memmove(a->ext + at + 1, a->ext + at, (size_t)(a->next - at) * sizeof *a->ext);
-  a->ext[at] = (arena_extent){off, len};
-  a->next++;
+  memmove(r->ext + at + 1, r->ext + at, (size_t)(r->next - at) * sizeof *r->ext);
+  r->ext[at] = (arena_extent){off, len};
+  r->next++;
   return 1;
 }
 
-static void ext_remove(mfs_arena *a, int at) {
-  memmove(a->ext + at, a->ext + at + 1, (size_t)(a->next - at - 1) * sizeof *a->ext);
-  a->next--;
+static void ext_remove(arena_region *r, int at) {
+  memmove(r->ext + at, r->ext + at + 1, (size_t)(r->next - at - 1) * sizeof *r->ext);
+  r->next--;
 }
 
-size_t arena__alloc_off(mfs_arena *a, size_t len) {
-  for (int t = 0; t < a->next; t++) { /* first fit */
-    if (a->ext[t].len < len) continue;
-    size_t off = a->ext[t].off;
-    a->ext[t].off += len;
-    a->ext[t].len -= len;
-    if (a->ext[t].len == 0) ext_remove(a, t);
-    a->used += len;
+/* First fit in the region's holes, else on its top while the top stays within room bytes. */
+static size_t region_alloc(arena_region *r, size_t len, size_t room) {
+  for (int t = 0; t < r->next; t++) {
+    if (r->ext[t].len < len) continue;
+    size_t off = r->ext[t].off;
+    r->ext[t].off += len;
+    r->ext[t].len -= len;
+    if (r->ext[t].len == 0) ext_remove(r, t);
     return off;
   }
-  if (len > a->reserve - a->top) return ARENA_FAIL;
-  size_t off = a->top;
-  a->top += len;
-  a->used += len;
-  if (a->top > a->hwm) a->hwm = a->top;
+  if (r->top > room || len > room - r->top) return ARENA_FAIL;
+  size_t off = r->top;
+  r->top += len;
+  if (r->top > r->hwm) r->hwm = r->top;
   return off;
 }
 
-void arena__free_off(mfs_arena *a, size_t off, size_t len) {
-  a->used -= len;
-  if (off + len == a->top) { /* give the top back, with any free extent now ending there */
-    a->top = off;
-    while (a->next > 0 && a->ext[a->next - 1].off + a->ext[a->next - 1].len == a->top) {
-      a->top = a->ext[a->next - 1].off;
-      a->next--;
+static void region_free(arena_region *r, size_t off, size_t len) {
+  if (off + len == r->top) { /* give the top back, with any free extent now ending there */
+    r->top = off;
+    while (r->next > 0 && r->ext[r->next - 1].off + r->ext[r->next - 1].len == r->top) {
+      r->top = r->ext[r->next - 1].off;
+      r->next--;
     }
     return;
   }
-  int lo = 0, hi = a->next; /* first extent after off */
+  int lo = 0, hi = r->next; /* first extent after off */
   while (lo < hi) {
     int mid = (lo + hi) / 2;
-    if (a->ext[mid].off < off)
+    if (r->ext[mid].off < off)
       lo = mid + 1;
     else
       hi = mid;
   }
-  int merge_prev = lo > 0 && a->ext[lo - 1].off + a->ext[lo - 1].len == off;
-  int merge_next = lo < a->next && off + len == a->ext[lo].off;
+  int merge_prev = lo > 0 && r->ext[lo - 1].off + r->ext[lo - 1].len == off;
+  int merge_next = lo < r->next && off + len == r->ext[lo].off;
   if (merge_prev && merge_next) {
-    a->ext[lo - 1].len += len + a->ext[lo].len;
-    ext_remove(a, lo);
+    r->ext[lo - 1].len += len + r->ext[lo].len;
+    ext_remove(r, lo);
   } else if (merge_prev) {
-    a->ext[lo - 1].len += len;
+    r->ext[lo - 1].len += len;
   } else if (merge_next) {
-    a->ext[lo].off = off;
-    a->ext[lo].len += len;
-  } else if (!ext_insert(a, lo, off, len)) {
+    r->ext[lo].off = off;
+    r->ext[lo].len += len;
+  } else if (!ext_insert(r, lo, off, len)) {
     /* no memory for bookkeeping: the range is lost until the arena is destroyed, which
          * wastes space but stays correct */
   }
 }
 
-/* The leading bytes of [off, off + len) that an earlier allocation may have written: what lies
- * above the old high-water mark was never handed out, so it is still the kernel's zero pages. */
-static void set_dirty(size_t *dirty, size_t off, size_t len, size_t old_hwm) {
-  if (dirty) *dirty = off >= old_hwm ? 0 : old_hwm - off < len ? old_hwm - off : len;
+/* What the window leaves to one end beside the other's top (none once the low end grew past it). */
+static size_t room_beside(const mfs_arena *a, size_t other_top) {
+  return other_top < a->window ? a->window - other_top : 0;
 }
 
-void *arena__alloc(mfs_arena *a, size_t len, size_t *dirty) {
+static size_t end_alloc_off(mfs_arena *a, size_t len, int end) {
+  if (end == ARENA_HIGH) {
+    size_t x = region_alloc(&a->high, len, room_beside(a, a->low.top));
+    return x == ARENA_FAIL ? x : a->window - x - len;
+  }
+  return region_alloc(&a->low, len, room_beside(a, a->high.top));
+}
+
+/* In the window at the given end (its free room is what the other end leaves), else at the other
+ * end, else ARENA_FAIL. Replaying the planned order, the given end always has room (the window is
+ * that order's footprint); a task-based run frees later than planned and takes blocks in another
+ * order, and a hole at the other end is better than waiting or going past the window. */
+static size_t window_alloc_off(mfs_arena *a, size_t len, int end) {
+  size_t off = end_alloc_off(a, len, end);
+  return off != ARENA_FAIL ? off : end_alloc_off(a, len, end == ARENA_HIGH ? ARENA_LOW : ARENA_HIGH);
+}
+
+static void note_held(mfs_arena *a, size_t len) {
+  a->used += len;
+  if (a->low.top + a->high.top > a->hwm) a->hwm = a->low.top + a->high.top;
+}
+
+/* In the window; when past_window, else past it while the high end holds nothing. */
+static size_t alloc_off(mfs_arena *a, size_t len, int end, int past_window) {
+  size_t off = window_alloc_off(a, len, end);
+  if (off == ARENA_FAIL && past_window && a->high.top == 0) off = region_alloc(&a->low, len, a->reserve);
+  if (off == ARENA_FAIL) return ARENA_FAIL;
+  note_held(a, len);
+  return off;
+}
+
+size_t arena__alloc_off(mfs_arena *a, size_t len, int end) { return alloc_off(a, len, end, 1); }
+
+/* Which end holds [off, off + len): the low end's blocks lie below its top, the high end's above it
+ * (the two tops never cross). */
+void arena__free_off(mfs_arena *a, size_t off, size_t len) {
+  a->used -= len;
+  if (off + len <= a->low.top)
+    region_free(&a->low, off, len);
+  else
+    region_free(&a->high, a->window - off - len, len);
+}
+
+typedef struct {
+  size_t low, high; /* high-water marks before an allocation */
+} touched_marks;
+
+static touched_marks marks_of(const mfs_arena *a) { return (touched_marks){a->low.hwm, a->high.hwm}; }
+
+/* The leading bytes of [off, off + len) that an earlier allocation may have written, from the marks
+ * before it: the low end touched the first m.low bytes, the high end the window's last m.high; a
+ * block reaching into the latter counts as written in full (the rest is then zeroed too, which is
+ * only slower). */
+static size_t dirty_bytes(const mfs_arena *a, size_t off, size_t len, touched_marks m) {
+  if (m.high && off + len > a->window - m.high) return len;
+  return off >= m.low ? 0 : m.low - off < len ? m.low - off : len;
+}
+
+static void *alloc_block(mfs_arena *a, size_t len, int end, int past_window, size_t *dirty) {
   if (!a->map || len == 0) return NULL;
   pthread_mutex_lock(&a->lock);
-  size_t old_hwm = a->hwm;
-  size_t off = arena__alloc_off(a, len);
-  if (off != ARENA_FAIL && a->hwm > old_hwm) mem__account((int64_t)(a->hwm - old_hwm));
+  touched_marks m = marks_of(a);
+  size_t before = arena__touched(a);
+  size_t off = alloc_off(a, len, end, past_window);
+  size_t now = arena__touched(a);
+  if (now > before) mem__account((int64_t)(now - before));
   pthread_mutex_unlock(&a->lock);
   if (off == ARENA_FAIL) return NULL;
-  set_dirty(dirty, off, len, old_hwm);
+  if (dirty) *dirty = dirty_bytes(a, off, len, m);
   return a->base + off;
+}
+
+void *arena__alloc(mfs_arena *a, size_t len, int end, size_t *dirty) { return alloc_block(a, len, end, 1, dirty); }
+
+void *arena__alloc_in_window(mfs_arena *a, size_t len, int end, int *over_window, size_t *dirty) {
+  void *p = alloc_block(a, len, end, 0, dirty);
+  *over_window = !p && a->map && len > 0;
+  return p;
 }
 
 int arena__owns(const mfs_arena *a, const void *p) {
@@ -166,24 +258,4 @@ void arena__free(mfs_arena *a, void *p, size_t len) {
   pthread_mutex_lock(&a->lock);
   arena__free_off(a, (size_t)((char *)p - a->base), len);
   pthread_mutex_unlock(&a->lock);
-}
-
-void *arena__alloc_capped(mfs_arena *a, size_t len, size_t cap, int *over_cap, size_t *dirty) {
-  *over_cap = 0;
-  if (!a->map || len == 0) return NULL;
-  pthread_mutex_lock(&a->lock);
-  int fits = 0;
-  for (int t = 0; t < a->next && !fits; t++) fits = a->ext[t].len >= len; /* a hole first fit would use */
-  if (!fits && (a->top > cap || len > cap - a->top)) {
-    pthread_mutex_unlock(&a->lock);
-    *over_cap = 1;
-    return NULL;
-  }
-  size_t old_hwm = a->hwm;
-  size_t off = arena__alloc_off(a, len);
-  if (off != ARENA_FAIL && a->hwm > old_hwm) mem__account((int64_t)(a->hwm - old_hwm));
-  pthread_mutex_unlock(&a->lock);
-  if (off == ARENA_FAIL) return NULL;
-  set_dirty(dirty, off, len, old_hwm);
-  return a->base + off;
 }

@@ -113,15 +113,16 @@ int64_t dist__subtree_scratch(const mfs_symbolic *S, int32_t first, int32_t root
     int32_t g = op->front;
     if (g == root || S->fronts[g].cb_bytes == 0) continue;
     if (op->type == MFS_OP_INIT) {
-      off[g - first] = arena__alloc_off(&a, (size_t)S->fronts[g].cb_bytes);
+      off[g - first] = arena__alloc_off(&a, (size_t)S->fronts[g].cb_bytes, ARENA_LOW);
       if (cb_off) cb_off[g] = (int64_t)off[g - first];
     } else if (op->type == MFS_OP_CLEANUP) {
       arena__free_off(&a, off[g - first], (size_t)S->fronts[g].cb_bytes);
     }
   }
   mem__free(off);
-  free(a.ext);
-  return (int64_t)a.hwm;
+  int64_t footprint = (int64_t)a.hwm;
+  arena__destroy(&a);
+  return footprint;
 }
 
 void dist__free(mfs_dist *D) {
@@ -156,7 +157,7 @@ static mfs_status simulate_cb(const mfs_symbolic *S, mfs_dist *D) {
   mfs_arena a;
   arena__init_sim(&a);
 #define ALLOC(k, f, bytes) \
-  if ((bytes) > 0) off[3 * (size_t)(f) + (k)] = arena__alloc_off(&a, (size_t)(bytes))
+  if ((bytes) > 0) off[3 * (size_t)(f) + (k)] = arena__alloc_off(&a, (size_t)(bytes), ARENA_LOW)
 #define FREE(k, f, bytes) \
   if ((bytes) > 0) arena__free_off(&a, off[3 * (size_t)(f) + (k)], (size_t)(bytes))
   for (int32_t k = 0; k < D->norder; k++) {
@@ -168,7 +169,7 @@ static mfs_status simulate_cb(const mfs_symbolic *S, mfs_dist *D) {
       if (D->lo[f] == D->rank && D->sub_scratch[f] > 0) {
         /* one block: the root's CB at its start, the CBs below the root above it; when the
                  * task ends the block shrinks to the root's CB (the freed part may be the arena's top) */
-        size_t s = arena__alloc_off(&a, (size_t)D->sub_scratch[f]);
+        size_t s = arena__alloc_off(&a, (size_t)D->sub_scratch[f], ARENA_LOW);
         size_t kept = (size_t)D->cb_local[f];
         if ((size_t)D->sub_scratch[f] > kept) arena__free_off(&a, s + kept, (size_t)D->sub_scratch[f] - kept);
         off[3 * (size_t)f] = s;
@@ -193,7 +194,7 @@ static mfs_status simulate_cb(const mfs_symbolic *S, mfs_dist *D) {
 #undef ALLOC
 #undef FREE
   D->cb_min = (int64_t)a.hwm;
-  free(a.ext);
+  arena__destroy(&a);
   mem__free(off);
   return MFS_OK;
 }

@@ -13,11 +13,11 @@
 #include "popmeter.h"
 
 /* Blocks come from an arena, or from the tracked heap when the arena could not be mapped or is
- * full (never in a sequential run: its reservation covers the predicted footprint twice). *zero_from:
+ * full (never in a sequential run: its window is the replayed footprint). *zero_from:
  * where the block's part known to be zero begins (its end when nothing is known). */
-static double *block_alloc(mfs_arena *a, int64_t bytes, double **zero_from) {
+static double *block_alloc(mfs_arena *a, int64_t bytes, int end, double **zero_from) {
   size_t dirty = (size_t)bytes;
-  double *p = arena__alloc(a, (size_t)bytes, &dirty);
+  double *p = arena__alloc(a, (size_t)bytes, end, &dirty);
   if (!p) {
     p = mem__alloc((size_t)bytes);
     dirty = (size_t)bytes;
@@ -87,10 +87,11 @@ mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t c
   }
   /* an arena that cannot be mapped stays empty and every block falls back to the heap */
   size_t lsize = (size_t)factor_bytes, cbsize = (size_t)cb_bytes;
-  if (arena__create(F->arena_l, lsize) != MFS_OK) memset(F->arena_l, 0, sizeof *F->arena_l);
-  /* the CB reservation is address space only: room for other execution orders than the predicted */
-  size_t cbres = 2 * cbsize > cbsize + ((size_t)64 << 20) ? 2 * cbsize : cbsize + ((size_t)64 << 20);
-  if (arena__create(F->arena_cb, cbres) != MFS_OK) memset(F->arena_cb, 0, sizeof *F->arena_cb);
+  if (arena__create(F->arena_l, lsize, 0) != MFS_OK) memset(F->arena_l, 0, sizeof *F->arena_l);
+  /* the CB window is the planned footprint; the room behind it is address space only, for other
+   * execution orders than the planned one */
+  size_t room = cbsize > ((size_t)64 << 20) ? cbsize : (size_t)64 << 20;
+  if (arena__create(F->arena_cb, cbsize, room) != MFS_OK) memset(F->arena_cb, 0, sizeof *F->arena_cb);
   *Fout = F;
   return MFS_OK;
 }
@@ -102,8 +103,8 @@ static mfs_status activate_front(mfs_factor *F, int32_t f, double **l_zero, doub
   const mfs_front *Fr = &S->fronts[f];
   const int32_t *b = S->blkptr + Fr->blk;
   *cb_zero = NULL;
-  double *L = block_alloc(F->arena_l, Fr->l_bytes, l_zero);
-  double *C = Fr->cb_bytes ? block_alloc(F->arena_cb, Fr->cb_bytes, cb_zero) : NULL;
+  double *L = block_alloc(F->arena_l, Fr->l_bytes, ARENA_LOW, l_zero);
+  double *C = Fr->cb_bytes ? block_alloc(F->arena_cb, Fr->cb_bytes, mfs_cb_end(S, f), cb_zero) : NULL;
   if (!L || (Fr->cb_bytes && !C)) {
     block_free(F->arena_l, L, Fr->l_bytes);
     block_free(F->arena_cb, C, Fr->cb_bytes);

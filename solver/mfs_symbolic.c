@@ -594,6 +594,10 @@ static mfs_status count_operations(mfs_symbolic *S, mfs_error *err) {
     F->subtree_flops += F->flops;
     if (F->parent >= 0) S->fronts[F->parent].subtree_flops += F->subtree_flops;
   }
+  for (int32_t f = S->nfronts - 1; f >= 0; f--) { /* parents first */
+    mfs_front *F = &S->fronts[f];
+    F->depth = F->parent >= 0 ? S->fronts[F->parent].depth + 1 : 0;
+  }
   memory__predict(S);
   return MFS_OK;
 }

@@ -444,6 +444,7 @@ static void test_memory_prediction(void **state) {
   (void)state;
   static const char *specs[] = {"lap2d:120", "lap3d:18", "lap3d27:12", "lap3d:9x30x4"};
   mfs_ordering ords[] = {MFS_ORDER_METIS, MFS_ORDER_AMD};
+  int two_ends = 0; /* runs whose CBs came from both ends of the arena */
   for (size_t t = 0; t < sizeof specs / sizeof *specs; t++) {
     mfs_matrix A;
     mfs_error err;
@@ -460,6 +461,7 @@ static void test_memory_prediction(void **state) {
         assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_OK);
         int64_t before = mfs_mem_current();
         assert_int_equal(mfs_factorize_seq(S, &A, &F, NULL, NULL, &err), MFS_OK);
+        two_ends += S->cb_two_ends;
         double ratio = (double)F->mem_peak / (double)S->mem_peak;
         if (fabs(ratio - 1.0) > 0.10)
           fail_msg("%s %s nb=%d: measured peak %lld, predicted %lld", specs[t], mfs_ordering_name(ords[c]), nb,
@@ -477,6 +479,8 @@ static void test_memory_prediction(void **state) {
     }
     mfs_matrix_free(&A);
   }
+  print_message("# %d of the runs took CBs from both ends\n", two_ends);
+  assert_true(two_ends > 0);
 }
 
 static void test_progress_and_args(void **state) {
@@ -527,9 +531,9 @@ static void test_arena_faults_on_first_write(void **state) {
   (void)state;
   const size_t huge = (size_t)2 << 20;
   mfs_arena a;
-  assert_int_equal(arena__create(&a, 16 * huge), MFS_OK);
+  assert_int_equal(arena__create(&a, 16 * huge, 0), MFS_OK);
   assert_int_equal(resident_pages(a.base, 16 * huge), 0);
-  char *p = arena__alloc(&a, 3 * huge, NULL);
+  char *p = arena__alloc(&a, 3 * huge, ARENA_LOW, NULL);
   assert_non_null(p);
   assert_int_equal(resident_pages(a.base, 16 * huge), 0);
   memset(p, 1, 3 * huge);
@@ -567,26 +571,99 @@ static void test_first_touch(void **state) {
 }
 
 /* What an allocation may find written: nothing above the high-water mark, all of a reused range,
- * the reused head of a block that extends past the mark; the capped allocation says the same. */
+ * the reused head of a block that extends past the mark; the allocation inside the window says the
+ * same. */
 static void test_arena_dirty_bytes(void **state) {
   (void)state;
   mfs_arena a;
   size_t d = 1;
   int over;
-  assert_int_equal(arena__create(&a, (size_t)8 << 20), MFS_OK);
-  char *p = arena__alloc(&a, 4096, &d);
+  assert_int_equal(arena__create(&a, (size_t)8 << 20, 0), MFS_OK);
+  char *p = arena__alloc(&a, 4096, ARENA_LOW, &d);
   assert_non_null(p);
   assert_int_equal(d, 0);
-  char *q = arena__alloc(&a, 8192, &d);
+  char *q = arena__alloc(&a, 8192, ARENA_LOW, &d);
   assert_int_equal(d, 0);
   arena__free(&a, p, 4096);
-  assert_ptr_equal(arena__alloc(&a, 4096, &d), p); /* first fit: the freed range */
+  assert_ptr_equal(arena__alloc(&a, 4096, ARENA_LOW, &d), p); /* first fit: the freed range */
   assert_int_equal(d, 4096);
   arena__free(&a, q, 8192); /* the top goes back: the next block starts inside the written part */
-  assert_ptr_equal(arena__alloc_capped(&a, 16384, (size_t)1 << 20, &over, &d), q);
+  assert_ptr_equal(arena__alloc_in_window(&a, 16384, ARENA_LOW, &over, &d), q);
   assert_int_equal(over, 0);
   assert_int_equal(d, 8192);
   arena__destroy(&a);
+}
+
+/* The window's two ends, W = 1 MiB (K = KiB), with 1 MiB of address space behind it: the low end
+ * takes [0, 256K); the high end counts down from W: 128K at W-128K, 64K at W-192K. Freeing the
+ * first high block leaves a hole the next 128K high block fits in exactly (all of it written
+ * before: dirty). 600K more at the low end would cross the high end (256K + 600K + 192K > W): not
+ * in the window, and no further while the high end holds blocks (the caller takes the heap). Once
+ * the high end is empty, 900K go past the window at 256K (it reaches into what the high end wrote:
+ * dirty in full); then neither end has room in the window. Footprint: 256K + 900K; touched:
+ * [0, 1156K), which covers the high end's 192K. */
+static void test_arena_two_ends(void **state) {
+  (void)state;
+  const size_t K = 1024, W = 1024 * K;
+  mfs_arena a;
+  size_t d = 1;
+  int over;
+  assert_int_equal(arena__create(&a, W, W), MFS_OK);
+  char *low = arena__alloc(&a, 256 * K, ARENA_LOW, &d);
+  assert_ptr_equal(low, a.base);
+  assert_int_equal(d, 0);
+  char *h1 = arena__alloc(&a, 128 * K, ARENA_HIGH, &d);
+  assert_ptr_equal(h1, a.base + W - 128 * K);
+  assert_int_equal(d, 0);
+  char *h2 = arena__alloc(&a, 64 * K, ARENA_HIGH, &d);
+  assert_ptr_equal(h2, a.base + W - 192 * K);
+  arena__free(&a, h1, 128 * K);
+  assert_ptr_equal(arena__alloc(&a, 128 * K, ARENA_HIGH, &d), h1);
+  assert_int_equal(d, 128 * K);
+  assert_null(arena__alloc_in_window(&a, 600 * K, ARENA_LOW, &over, &d));
+  assert_int_equal(over, 1);
+  assert_null(arena__alloc(&a, 600 * K, ARENA_LOW, &d));
+  assert_int_equal(a.hwm, (256 + 192) * K);
+  arena__free(&a, h2, 64 * K);
+  arena__free(&a, h1, 128 * K);
+  char *past = arena__alloc(&a, 900 * K, ARENA_LOW, &d);
+  assert_ptr_equal(past, a.base + 256 * K);
+  assert_int_equal(d, 900 * K);
+  assert_int_equal(a.hwm, (256 + 900) * K);
+  assert_int_equal(arena__touched(&a), (256 + 900) * K);
+  assert_null(arena__alloc_in_window(&a, 64 * K, ARENA_HIGH, &over, &d)); /* nothing left beside it */
+  assert_int_equal(over, 1);
+  assert_null(arena__alloc_in_window(&a, 64 * K, ARENA_LOW, &over, &d));
+  arena__free(&a, past, 900 * K);
+  arena__free(&a, low, 256 * K);
+  assert_int_equal(a.used, 0);
+  assert_int_equal(a.low.top + a.high.top, 0);
+  arena__destroy(&a);
+}
+
+/* Why two ends: a parent's CB taken while its two children's are alive (100 and 50), the children
+ * freed, then a sibling subtree's block of 160. In one stack the parent's 80 sit at [150, 230)
+ * over a hole of 150 that 160 does not fit in: footprint 230 + 160 = 390. With the children and
+ * the sibling at the high end and the parent at the low end: at most 150 + 80 = 230, then 80 + 160
+ * = 240 held at once. */
+static void test_arena_ends_avoid_the_hole(void **state) {
+  (void)state;
+  const int end_child[2] = {ARENA_LOW, ARENA_HIGH};
+  const size_t expect[2] = {390, 240};
+  for (int two = 0; two < 2; two++) {
+    mfs_arena a;
+    arena__init_sim(&a);
+    size_t c1 = arena__alloc_off(&a, 100, end_child[two]), c2 = arena__alloc_off(&a, 50, end_child[two]);
+    size_t p = arena__alloc_off(&a, 80, ARENA_LOW);
+    arena__free_off(&a, c1, 100);
+    arena__free_off(&a, c2, 50);
+    size_t s = arena__alloc_off(&a, 160, end_child[two]);
+    assert_int_equal(a.hwm, expect[two]);
+    arena__free_off(&a, s, 160);
+    arena__free_off(&a, p, 80);
+    assert_int_equal(a.used, 0);
+    arena__destroy(&a);
+  }
 }
 
 /* The kernel set asked of OpenBLAS: only when it chose one without AVX2 on a CPU that has AVX-512
@@ -656,6 +733,8 @@ int main(void) {
       cmocka_unit_test(test_arena_faults_on_first_write),
       cmocka_unit_test(test_first_touch),
       cmocka_unit_test(test_arena_dirty_bytes),
+      cmocka_unit_test(test_arena_two_ends),
+      cmocka_unit_test(test_arena_ends_avoid_the_hole),
       cmocka_unit_test(test_blas_core_choice),
       cmocka_unit_test(test_trsm_kernel_exact),
   };
