@@ -43,8 +43,9 @@ struct mfs_arena {
 
 /* The end the sequential run takes a front's contribution block from: its depth's parity, so that a
  * parent and its children sit at opposite ends (mfs_arena.c), when the analysis chose two ends. */
+static inline int mfs_cb_end_of_depth(int32_t depth) { return depth % 2 ? ARENA_HIGH : ARENA_LOW; }
 static inline int mfs_cb_end(const mfs_symbolic *S, int32_t f) {
-  return S->cb_two_ends && S->fronts[f].depth % 2 ? ARENA_HIGH : ARENA_LOW;
+  return S->cb_two_ends ? mfs_cb_end_of_depth(S->fronts[f].depth) : ARENA_LOW;
 }
 
 /* A simulation: offsets only, the window unbounded, hwm is the footprint of the replayed sequence. */

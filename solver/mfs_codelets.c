@@ -174,10 +174,11 @@ static void cpu_subtree(void *buffers[], void *arg) {
   mfs_factor *F = E->F;
   worker_setup();
   double flops = 0, *L = sub->L;
-  /* fresh memory is zero: L past l_dirty, and the scratch past what this task or earlier owners of
-   * the block wrote (its CBs are replayed at fixed offsets, so that mark only grows) */
+  /* fresh memory is zero: L past l_dirty, and the scratch between what this task or earlier owners
+   * of the block wrote from its start (its CBs at the region's low end are replayed at fixed
+   * offsets, so that mark only grows) and what the CBs at the region's high end wrote from its end */
   const double *l_zero = (const double *)((const char *)sub->L + sub->l_dirty);
-  int64_t scratch_written = sub->scratch_dirty;
+  int64_t written_low = sub->scratch_dirty, written_high = 0;
   mfs_error err;
   int ok = !atomic_load_explicit(&E->failed, memory_order_relaxed);
   for (int64_t o = S->fronts[sub->first].op_begin; ok && o < S->fronts[sub->root].op_end; o++) {
@@ -189,9 +190,15 @@ static void cpu_subtree(void *buffers[], void *arg) {
       dist__carve(S, E->D, g, L, C, F->tile + S->fronts[g].tile0, &lb, &cb);
       F->lblock[g] = L;
       L += lb / (int64_t)sizeof(double);
+      int64_t at = E->D->sub_off[g], zero_at = at + cb; /* the CB's part from zero_at on is fresh */
+      if (C && at + cb <= sub->scratch_bytes - written_high) zero_at = at > written_low ? at : written_low;
       kernel__init_front(S, g, E->A->val, F->tile + S->fronts[g].tile0, l_zero,
-                         C ? (const double *)((const char *)sub->scratch + scratch_written) : NULL);
-      if (C && E->D->sub_off[g] + cb > scratch_written) scratch_written = E->D->sub_off[g] + cb;
+                         C ? (const double *)((const char *)sub->scratch + zero_at) : NULL);
+      if (C && dist__sub_high(S, E->D, g)) {
+        if (sub->scratch_bytes - at > written_high) written_high = sub->scratch_bytes - at;
+      } else if (C && at + cb > written_low) {
+        written_low = at + cb;
+      }
     } else if (op->type == MFS_OP_CLEANUP) {
       forget_cb_tiles(S, F, g);
     } else if (factor__compute_op(F, op, &err) != MFS_OK) {

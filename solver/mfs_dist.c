@@ -103,25 +103,46 @@ static void find_received(const mfs_symbolic *S, mfs_dist *D) {
   }
 }
 
-int64_t dist__subtree_scratch(const mfs_symbolic *S, int32_t first, int32_t root, int64_t *cb_off) {
+/* One replay of the subtree's CB allocations (two: by depth parity), each front's offset into
+ * off[g - first] as the simulation gives it; returns the footprint, or -1 without memory. */
+static int64_t replay_subtree(const mfs_symbolic *S, int32_t first, int32_t root, int two, size_t *off,
+                              size_t *sim_window) {
   mfs_arena a;
   arena__init_sim(&a);
-  size_t *off = mem__alloc(((size_t)(root - first) + 1) * sizeof *off);
-  if (!off) return -1;
+  *sim_window = a.window;
   for (int64_t o = S->fronts[first].op_begin; o < S->fronts[root].op_end; o++) {
     const mfs_op *op = &S->ops[o];
     int32_t g = op->front;
-    if (g == root || S->fronts[g].cb_bytes == 0) continue;
-    if (op->type == MFS_OP_INIT) {
-      off[g - first] = arena__alloc_off(&a, (size_t)S->fronts[g].cb_bytes, ARENA_LOW);
-      if (cb_off) cb_off[g] = (int64_t)off[g - first];
-    } else if (op->type == MFS_OP_CLEANUP) {
-      arena__free_off(&a, off[g - first], (size_t)S->fronts[g].cb_bytes);
-    }
+    size_t len = (size_t)S->fronts[g].cb_bytes;
+    if (g == root || len == 0) continue;
+    if (op->type == MFS_OP_INIT)
+      off[g - first] = arena__alloc_off(&a, len, two ? mfs_cb_end_of_depth(S->fronts[g].depth) : ARENA_LOW);
+    else if (op->type == MFS_OP_CLEANUP)
+      arena__free_off(&a, off[g - first], len);
   }
-  mem__free(off);
   int64_t footprint = (int64_t)a.hwm;
   arena__destroy(&a);
+  return footprint;
+}
+
+int64_t dist__subtree_scratch(const mfs_symbolic *S, int32_t first, int32_t root, int64_t *cb_off, int *two_ends) {
+  size_t *off = mem__alloc(((size_t)(root - first) + 1) * sizeof *off), window;
+  if (!off) return -1;
+  int64_t one = replay_subtree(S, first, root, 0, off, &window);
+  int64_t two = replay_subtree(S, first, root, 1, off, &window);
+  int two_won = two < one;
+  if (!two_won) replay_subtree(S, first, root, 0, off, &window); /* the offsets of the layout kept */
+  int64_t footprint = two_won ? two : one;
+  if (cb_off)
+    for (int32_t g = first; g < root; g++) {
+      size_t len = (size_t)S->fronts[g].cb_bytes;
+      if (!len) continue;
+      /* the high end counts down from the simulation's window: place it at the region's end */
+      int high = two_won && mfs_cb_end_of_depth(S->fronts[g].depth) == ARENA_HIGH;
+      cb_off[g] = (int64_t)(high ? off[g - first] - (window - (size_t)footprint) : off[g - first]);
+    }
+  if (two_ends) *two_ends = two_won;
+  mem__free(off);
   return footprint;
 }
 
@@ -138,6 +159,7 @@ void dist__free(mfs_dist *D) {
   mem__free(D->sub_l);
   mem__free(D->sub_scratch);
   mem__free(D->sub_off);
+  mem__free(D->sub_two_ends);
   mem__free(D->recv);
   mem__free(D->recv_l);
   mem__free(D->recv_cb);
@@ -277,13 +299,15 @@ mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworker
   D->sub_l = mem__calloc(nfa, sizeof *D->sub_l);
   D->sub_scratch = mem__calloc(nfa, sizeof *D->sub_scratch);
   D->sub_off = mem__calloc(nfa, sizeof *D->sub_off);
+  D->sub_two_ends = mem__calloc(nfa, sizeof *D->sub_two_ends);
   D->recv = mem__calloc((size_t)(S->ntiles ? S->ntiles : 1), 1);
   D->recv_l = mem__calloc(nfa, sizeof *D->recv_l);
   D->recv_cb = mem__calloc(nfa, sizeof *D->recv_cb);
   D->order = mem__alloc(nfa * sizeof *D->order);
   int32_t *owner = mem__alloc(nfa * sizeof *owner);
   if (!D->lo || !D->hi || !D->row_ptr || !D->subtree_first || !D->l_local || !D->cb_local || !D->sub_l ||
-      !D->sub_scratch || !D->sub_off || !D->recv || !D->recv_l || !D->recv_cb || !D->order || !owner)
+      !D->sub_scratch || !D->sub_off || !D->sub_two_ends || !D->recv || !D->recv_l || !D->recv_cb || !D->order ||
+      !owner)
     goto nomem;
   mfs_status st;
   if (prune) {
@@ -322,7 +346,9 @@ mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworker
     int64_t l = 0;
     for (int32_t g = D->subtree_first[f]; g <= f; g++) l += S->fronts[g].l_bytes;
     D->sub_l[f] = l;
-    int64_t below = dist__subtree_scratch(S, D->subtree_first[f], f, D->sub_off);
+    int two_ends;
+    int64_t below = dist__subtree_scratch(S, D->subtree_first[f], f, D->sub_off, &two_ends);
+    D->sub_two_ends[f] = (uint8_t)two_ends;
     if (below < 0) goto nomem;
     /* the block: the root's CB first, then the CBs below the root */
     D->sub_scratch[f] = S->fronts[f].cb_bytes + below;

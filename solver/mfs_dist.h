@@ -16,6 +16,7 @@
 #define MFS_DIST_H
 
 #include "mfs_internal.h"
+#include "mfs_arena.h"
 
 typedef struct mfs_dist {
   int rank, nranks;
@@ -33,7 +34,8 @@ typedef struct mfs_dist {
      * CB block its task needs: the root's CB at its start, then the sequential order's CB footprint of
      * the fronts below the root; when the task ends the block shrinks to the root's CB */
   int64_t *sub_l, *sub_scratch;
-  int64_t *sub_off; /* per front of a subtree of this process: its CB's offset in that block */
+  int64_t *sub_off;      /* per front of a subtree of this process: its CB's offset in that block */
+  uint8_t *sub_two_ends; /* per subtree root of this process: its fronts' CBs from both ends of the region */
   /* tiles of other processes this process reads (recv[t] = 1, by global tile number): factor tiles
      * read by the tile tasks it runs, CB tiles read by the assemblies it runs. They are received into
      * buffers of its own: per front, recv_l (factor tiles, held while the front is factored) and
@@ -74,8 +76,17 @@ void dist__carve(const mfs_symbolic *S, const mfs_dist *D, int32_t f, double *L,
 void dist__carve_recv(const mfs_symbolic *S, const mfs_dist *D, int32_t f, double *RL, double *RC, double **ptrs);
 
 /* The CB footprint of the fronts below a subtree's root: the committed footprint of the sequential
- * order's CB allocations inside the subtree, the root's own CB left out (same arena code). cb_off
- * (optional, indexed by front) receives each front's CB offset from the start of that region. */
-int64_t dist__subtree_scratch(const mfs_symbolic *S, int32_t first, int32_t root, int64_t *cb_off);
+ * order's CB allocations inside the subtree, the root's own CB left out (same arena code), from one
+ * end of that region or from both (by depth parity, as the sequential run: mfs_arena.c) when that
+ * commits less. cb_off (optional, indexed by front) receives each front's CB offset from the start
+ * of the region; *two_ends (optional) whether both ends were taken. */
+int64_t dist__subtree_scratch(const mfs_symbolic *S, int32_t first, int32_t root, int64_t *cb_off, int *two_ends);
+
+/* Whether front g's CB in its subtree's scratch lies at the region's high end (written from the
+ * region's end down): two ends in that subtree and an odd depth. */
+static inline int dist__sub_high(const mfs_symbolic *S, const mfs_dist *D, int32_t g) {
+  int32_t r = D->subtree_root[g];
+  return r >= 0 && D->sub_two_ends[r] && mfs_cb_end_of_depth(S->fronts[g].depth) == ARENA_HIGH;
+}
 
 #endif

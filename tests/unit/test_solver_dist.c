@@ -46,6 +46,7 @@ static void test_owner_rule(void **state) {
 static void test_single_process(void **state) {
   (void)state;
   static const char *specs[] = {"lap2d:60", "lap3d:14", "lap3d27:9"};
+  int two_ended_subtrees = 0;
   for (size_t t = 0; t < sizeof specs / sizeof *specs; t++) {
     mfs_matrix A;
     mfs_symbolic *S = analyze_spec(specs[t], MFS_ORDER_METIS, 32, &A);
@@ -56,7 +57,6 @@ static void test_single_process(void **state) {
       assert_true(D->cb_min > S->mem_cb_region);
     else
       assert_int_equal(D->cb_min, S->mem_cb_region);
-    const int64_t one_end = D->cb_min;
     assert_int_equal(D->factor_local, S->mem_factor);
     assert_int_equal(D->ntiled, S->nfronts);
     assert_int_equal(D->nsubtrees, 0);
@@ -78,7 +78,7 @@ static void test_single_process(void **state) {
     int64_t sub_l = 0;
     for (int32_t f = 0; f < S->nfronts; f++) {
       assert_int_equal(D->subtree_root[f], P.subtree_root[f]);
-      if (D->subtree_root[f] == f) sub_l += D->sub_l[f];
+      if (D->subtree_root[f] == f) sub_l += D->sub_l[f], two_ended_subtrees += D->sub_two_ends[f];
     }
     int64_t tiled_l = 0;
     for (int32_t f = 0; f < S->nfronts; f++)
@@ -86,15 +86,20 @@ static void test_single_process(void **state) {
     assert_int_equal(sub_l + tiled_l, S->mem_factor);
     mfs_pruning_free(&P);
     dist__free(D);
-    /* a subtree task holding the whole tree needs the sequential order's CB footprint at one end as
-         * scratch (the tree root has no CB) */
+    /* a subtree task holding the whole tree needs the sequential CB footprint as scratch, with the
+         * same choice of ends (the tree root has no CB) */
     int32_t roots = 0, root = -1;
     for (int32_t f = 0; f < S->nfronts; f++)
       if (S->fronts[f].parent < 0) roots++, root = f;
-    if (roots == 1) assert_int_equal(dist__subtree_scratch(S, 0, root, NULL), one_end);
+    if (roots == 1) {
+      int two_ends = -1;
+      assert_int_equal(dist__subtree_scratch(S, 0, root, NULL, &two_ends), S->mem_cb_region);
+      assert_int_equal(two_ends, S->cb_two_ends);
+    }
     mfs_symbolic_free(S);
     mfs_matrix_free(&A);
   }
+  assert_true(two_ended_subtrees > 0); /* the executor's two-ended scratch layout is exercised */
 }
 
 /* Several processes: tiles partition exactly, groups nest, received tiles are exactly the remote
