@@ -40,8 +40,8 @@
  *
  * The offset logic works without memory too (base == NULL): the analysis replays the executors'
  * allocations through the very same code, so its memory prediction includes fragmentation.
- * Memory the regions touched (the window's two ends together at most the window) is what the
- * tracked counters see.
+ * Memory the two ends touched (arena__touched: the window at most, unless the low end grew past it)
+ * is what the tracked counters see.
  */
 #include "mfs_arena.h"
 

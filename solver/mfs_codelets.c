@@ -194,9 +194,9 @@ static void cpu_subtree(void *buffers[], void *arg) {
       if (C && at + cb <= sub->scratch_bytes - written_high) zero_at = at > written_low ? at : written_low;
       kernel__init_front(S, g, E->A->val, F->tile + S->fronts[g].tile0, l_zero,
                          C ? (const double *)((const char *)sub->scratch + zero_at) : NULL);
-      if (C && dist__sub_high(S, E->D, g)) {
+      if (C && cb > 0 && dist__sub_high(S, E->D, g)) {
         if (sub->scratch_bytes - at > written_high) written_high = sub->scratch_bytes - at;
-      } else if (C && at + cb > written_low) {
+      } else if (C && cb > 0 && at + cb > written_low) {
         written_low = at + cb;
       }
     } else if (op->type == MFS_OP_CLEANUP) {

@@ -104,7 +104,7 @@ static void find_received(const mfs_symbolic *S, mfs_dist *D) {
 }
 
 /* One replay of the subtree's CB allocations (two: by depth parity), each front's offset into
- * off[g - first] as the simulation gives it; returns the footprint, or -1 without memory. */
+ * off[g - first] as the simulation gives it; returns the footprint. */
 static int64_t replay_subtree(const mfs_symbolic *S, int32_t first, int32_t root, int two, size_t *off,
                               size_t *sim_window) {
   mfs_arena a;
@@ -127,6 +127,7 @@ static int64_t replay_subtree(const mfs_symbolic *S, int32_t first, int32_t root
 
 int64_t dist__subtree_scratch(const mfs_symbolic *S, int32_t first, int32_t root, int64_t *cb_off, int *two_ends) {
   size_t *off = mem__alloc(((size_t)(root - first) + 1) * sizeof *off), window;
+  if (two_ends) *two_ends = 0;
   if (!off) return -1;
   int64_t one = replay_subtree(S, first, root, 0, off, &window);
   int64_t two = replay_subtree(S, first, root, 1, off, &window);
@@ -346,7 +347,7 @@ mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworker
     int64_t l = 0;
     for (int32_t g = D->subtree_first[f]; g <= f; g++) l += S->fronts[g].l_bytes;
     D->sub_l[f] = l;
-    int two_ends;
+    int two_ends = 0;
     int64_t below = dist__subtree_scratch(S, D->subtree_first[f], f, D->sub_off, &two_ends);
     D->sub_two_ends[f] = (uint8_t)two_ends;
     if (below < 0) goto nomem;

@@ -83,10 +83,11 @@ void dist__carve_recv(const mfs_symbolic *S, const mfs_dist *D, int32_t f, doubl
 int64_t dist__subtree_scratch(const mfs_symbolic *S, int32_t first, int32_t root, int64_t *cb_off, int *two_ends);
 
 /* Whether front g's CB in its subtree's scratch lies at the region's high end (written from the
- * region's end down): two ends in that subtree and an odd depth. */
+ * region's end down): a front below the root (whose own CB is at its place in the block), two ends
+ * in that subtree and an odd depth. */
 static inline int dist__sub_high(const mfs_symbolic *S, const mfs_dist *D, int32_t g) {
   int32_t r = D->subtree_root[g];
-  return r >= 0 && D->sub_two_ends[r] && mfs_cb_end_of_depth(S->fronts[g].depth) == ARENA_HIGH;
+  return r >= 0 && r != g && D->sub_two_ends[r] && mfs_cb_end_of_depth(S->fronts[g].depth) == ARENA_HIGH;
 }
 
 #endif

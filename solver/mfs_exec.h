@@ -50,7 +50,6 @@ typedef struct {
   struct starpu_data_descr *descr;
 
   /* memory window over the CB arena */
-  size_t cb_cap;
   pthread_mutex_t lock;
   pthread_cond_t freed;  /* signalled after every cleanup / subtree end that gave memory back */
   int64_t pending_frees; /* submitted tasks of this process that will give CB memory back */

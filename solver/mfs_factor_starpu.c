@@ -289,7 +289,7 @@ static double *window_alloc(submit_state *T, int64_t bytes, size_t *dirty) {
     int over;
     double *p = arena__alloc_in_window(E->F->arena_cb, all, ARENA_LOW, &over, d);
     if (p) return p;
-    if (!over) return mem__alloc(all); /* the reservation is exhausted: heap */
+    if (!over) return mem__alloc(all); /* no arena (its address space could not be mapped): heap */
     if (!waited) E->waits++;
     waited = 1;
     if (wait_for_memory(T)) continue;
@@ -583,7 +583,6 @@ static mfs_status setup_exec(exec_state *E, submit_state *T, mfs_factor *F, cons
   E->rank = R->rank;
   E->nranks = R->nranks;
   E->mpi = R->mpi;
-  E->cb_cap = (size_t)cb_cap;
   pthread_mutex_init(&E->lock, NULL);
   pthread_cond_init(&E->freed, NULL);
   const size_t nt = (size_t)(S->ntiles ? S->ntiles : 1), nfa = (size_t)S->nfronts + 1;

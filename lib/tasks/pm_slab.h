@@ -36,9 +36,9 @@ typedef struct pm_slab {
   uint64_t epoch;  /* bumped by pm_slab_destroy: stale per-thread caches are dropped */
   void *free_list; /* singly linked through the first word of each free object */
   /* Whole batches of PM_SLAB_BATCH objects that caches gave back: each a chain through the first
-   * words ending in NULL, the batches chained through the second word of their first object. A
-   * refill takes one in O(1) instead of walking a batch of objects other threads freed (a cache
-   * miss each) while it holds the lock. */
+   * words ending in NULL, the batches chained through the second word of their first object, whose
+   * third word names the batch's last object. A refill takes one in O(1) instead of walking a batch
+   * of objects other threads freed (a cache miss each) while it holds the lock. */
   void *batches;
   uint64_t nfree;        /* objects on free_list and in batches */
   char *bump, *bump_end; /* never-used part of the newest chunk (handed out without a pass) */
@@ -50,7 +50,7 @@ typedef struct pm_slab {
 PM_HIDDEN void pm_slab_init(pm_slab *s, size_t size, size_t per_chunk);
 /* A zeroed object, or NULL when memory runs out. */
 PM_HIDDEN void *pm_slab_alloc(pm_slab *s);
-/* The same, not zeroed (not even its first two words, which linked it while free): for a caller
+/* The same, not zeroed (not even its first three words, which linked it while free): for a caller
  * that writes the whole object at once. */
 PM_HIDDEN void *pm_slab_alloc_uninit(pm_slab *s);
 PM_HIDDEN void pm_slab_free(pm_slab *s, void *obj);
