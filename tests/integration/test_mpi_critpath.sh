@@ -8,7 +8,8 @@
 # to self, rendezvous-size messages, hundreds of messages in flight, cancelled and persistent
 # requests, communicators created and freed (one while a receive on it is pending),
 # intercommunicators, and MPI_THREAD_MULTIPLE with cross-thread completion; a barrier holds the ranks
-# until the last one entered, whatever replaces it underneath; no clock counted as lost
+# until the last one entered, whatever replaces it underneath, also when MPI fails to post the clock
+# messages that stand for it; no clock counted as lost
 # when a broadcast's root reads the slots of ranks entering after it; ranks whose collectives
 # differ (one called past the wrappers) are told so.
 . "$top_srcdir/tests/tap.sh"
@@ -45,6 +46,18 @@ for np in 2 3; do
     PM_MPIRUN_OPTS="-x POPMETER_CP_SHARED_MEMORY=0" run_pm $np "$out" "$progs/mpi_cpath" $mode $T
     reaches_rank1 "$mode on $np ranks, clocks through messages" $np "$out" $?
   done
+done
+# MPI fails to post the first clock message each way (a library out of resources; a preloaded shim
+# makes it fail): each rank sends and receives it again, blocking, so neither waits for a message
+# that never comes, the barrier made of the exchange still holds rank 1 until rank 0 entered, and
+# no clock is lost
+failposts="$top_builddir/tests/integration/.libs/libfailclockposts.so"
+for mode in barrier allreduce; do
+  out="$work/failposts.$mode"
+  PM_PRELOAD="$failposts:$lib" PM_MPIRUN_OPTS="-x POPMETER_CP_SHARED_MEMORY=0 -x FAIL_CLOCK_POSTS=1" \
+    run_pm 2 "$out" "$progs/mpi_cpath" $mode $T
+  reaches_rank1 "$mode on 2 ranks, clock messages failing to post" 2 "$out" $?
+  check "$mode, clock messages failing to post: no clock lost, no warning" sh -c "test -z \"\$(grep popmeter '$out.err')\""
 done
 # the shared-memory segments are unlinked once every rank has mapped them: none is left behind
 # (one younger than a minute may belong to a run of another test going on at the same time)

@@ -313,14 +313,29 @@ void pm_mpi_cp_coll_late(pm_mpi_ctx *X, const pm_mpi_cpc *c, int rc) {
     merge_in(X, in);
 }
 
+/* Completes the 2-rank clock exchange posted at the collective's entry; 1 when the other rank's clock
+ * arrived. The other rank waits for this one's clock whatever happened here (a missing message
+ * would hang it), and a barrier made of the exchange holds this rank only by the other's: a post
+ * that failed is done again as a blocking call (24 bytes: sent eagerly, so both ranks' sends
+ * complete before either receives). A clock that still did not travel counts as lost. */
+static int pair_complete(const pm_mpi_shadow *sh, pm_mpi_cpc *c) {
+  int posted_recv = c->rq[0] != MPI_REQUEST_NULL, sent = c->rq[1] != MPI_REQUEST_NULL;
+  if (!sent) sent = PMPI_Send(c->out, 3, MPI_UINT64_T, sh->peer, 0, sh->pair) == MPI_SUCCESS;
+  MPI_Status st[2];
+  int rc = PMPI_Waitall(2, c->rq, st);
+  int got = posted_recv && (rc == MPI_SUCCESS || (rc == MPI_ERR_IN_STATUS && st[0].MPI_ERROR == MPI_SUCCESS));
+  if (!posted_recv) got = PMPI_Recv(c->in, 3, MPI_UINT64_T, sh->peer, 0, sh->pair, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+  if (rc == MPI_ERR_IN_STATUS && st[1].MPI_ERROR != MPI_SUCCESS) sent = 0;
+  __atomic_add_fetch(&lost_clocks, (uint64_t)!got + (uint64_t)!sent, __ATOMIC_RELAXED);
+  return got;
+}
+
 void pm_mpi_cp_coll_post(pm_mpi_ctx *X, pm_mpi_cpc *c, int rc) {
   pm_mpi_shadow *sh = c->sh;
   if (!sh || sh->slots) return; /* one node: the slots are read by pm_mpi_cp_coll_late */
   if (sh->pair != MPI_COMM_NULL) {
-    int got = c->rq[0] != MPI_REQUEST_NULL;
-    if (PMPI_Waitall(2, c->rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS) got = 0;
     /* the other rank's clock; the own one is not ahead of the clock at the exit */
-    if (got && rc == MPI_SUCCESS) merge_in(X, c->in);
+    if (pair_complete(sh, c) && rc == MPI_SUCCESS) merge_in(X, c->in);
     return;
   }
   if (rc != MPI_SUCCESS) return;
@@ -351,14 +366,19 @@ int pm_mpi_cp_barrier(pm_mpi_ctx *X, pm_mpi_cpc *c, MPI_Comm comm) {
     c->sh = NULL; /* done: nothing left for pm_mpi_cp_coll_post and _late */
     return MPI_SUCCESS;
   }
-  int rc, got = 1;
+  int rc;
   if (sh->pair != MPI_COMM_NULL) {
-    got = c->rq[0] != MPI_REQUEST_NULL;
-    rc = PMPI_Waitall(2, c->rq, MPI_STATUSES_IGNORE);
+    rc = MPI_SUCCESS;
+    if (!pair_complete(sh, c)) {
+      /* not a PMPI_Barrier now: the other rank may have left already, and would never join it */
+      pm_warn("critical path: MPI failed the clock exchange that stands for an MPI_Barrier of 2 ranks: "
+              "that barrier may not have held this rank");
+      rc = MPI_ERR_OTHER;
+    }
   } else {
     rc = PMPI_Allreduce(c->out, c->in, 3, MPI_UINT64_T, MPI_MAX, sh->comm);
   }
-  if (rc == MPI_SUCCESS && got) merge_in(X, c->in);
+  if (rc == MPI_SUCCESS) merge_in(X, c->in);
   c->sh = NULL; /* done: nothing left for pm_mpi_cp_coll_post */
   return rc;
 }
