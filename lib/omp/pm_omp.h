@@ -112,6 +112,9 @@ PM_HIDDEN void pm_omp_taskwait_exit(pm_loc *L, uint64_t now);
 /* --------------------------------------------------------------------------------- explicit tasks */
 /* Creation context of a task: charges the creator up to now and returns its clocks. */
 PM_HIDDEN pm_omp_cp2 pm_omp_task_context(pm_loc *L, uint64_t now);
+/* The same where the creation is itself a call-path node (region r, runtime state) entered now: the
+ * entry charges the creator, so the clocks need no transition of their own. */
+PM_HIDDEN pm_omp_cp2 pm_omp_task_create_enter(pm_loc *L, pm_region_id r, uint64_t now);
 /* A task body run as a call on the executing thread (GOMP trampolines): merges the creator's
  * clocks, useful state; end publishes the task's end clock to the team (barriers, taskwait). */
 PM_HIDDEN pm_state pm_omp_task_body_begin(pm_loc *L, const pm_omp_cp2 *create, uint64_t now);

@@ -104,6 +104,11 @@ static void publish_end(pm_loc *L, pm_omp_cp2 *out, uint64_t now) {
   if (f->status != PM_OMP_RUNNING) pm_omp_publish(L, f, now);
 }
 
+pm_omp_cp2 pm_omp_task_create_enter(pm_loc *L, pm_region_id r, uint64_t now) {
+  pm_call_enter(L, r, PM_STATE_RUNTIME, now);
+  return pm_omp_clocks(L);
+}
+
 pm_state pm_omp_task_body_begin(pm_loc *L, const pm_omp_cp2 *create, uint64_t now) {
   pm_state prev = pm_state_set(L, PM_STATE_USEFUL, now);
   pm_omp_merge(L, create);

@@ -444,6 +444,26 @@ static void test_task_body_taskwait(void **state) {
   assert_int_equal(pm_state_get(L0), PM_STATE_USEFUL);
 }
 
+/* A task created inside a timed creation call (the GOMP wrapper's "omp task create" node): entering
+ * the node at 110 charges the master's 10 useful ns, so the creation clocks are those of a context
+ * taken at 110 (cue 110), and the call's own 5 ns (110 -> 115) are runtime, not useful. */
+static void test_task_create_enter(void **state) {
+  (void)state;
+  at(100);
+  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
+  pm_omp_implicit_begin(L0, t, 0, 2, now());
+  at(110);
+  pm_omp_cp2 c = pm_omp_task_create_enter(L0, pm_omp_region(PM_OMP_R_TASK_CREATE), now());
+  assert_int_equal(c.p.cue, 110);
+  assert_int_equal(c.g.cue, 110);
+  assert_int_equal(pm_state_get(L0), PM_STATE_RUNTIME);
+  at(115);
+  pm_call_exit(L0, now());
+  assert_int_equal(pm_state_get(L0), PM_STATE_USEFUL);
+  assert_int_equal(L0->time[PM_CTX_PARALLEL][PM_STATE_RUNTIME], 5);
+  assert_int_equal(pm_cp_process(L0).cue, 110);
+}
+
 /* A worker that runs a task after its implicit task ended (from libgomp's join barrier): the
  * region's statistics count the body as its useful time, not as waiting.
  *   100 fork, both begin | 150 worker ends | 160-190 it runs a task body | 200 master ends | 210 join
@@ -511,6 +531,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_task_record_returns_to_creator, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_dependence, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_body_taskwait, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_task_create_enter, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_in_join_wait, setup, teardown),
       cmocka_unit_test_setup_teardown(test_nesting_overflow, setup, teardown),
   };

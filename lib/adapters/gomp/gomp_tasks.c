@@ -68,10 +68,9 @@ PM_EXPORT void GOMP_task(pm_gomp_fn fn, void *data, void (*cpyfn)(void *, void *
     return;
   }
   task_hdr *h = (task_hdr *)block;
-  uint64_t now = pm_clock_now();
-  *h = (task_hdr){fn, cpyfn, data, off, pm_omp_task_context(L, now)};
+  *h = (task_hdr){fn, cpyfn, data, off,
+                  pm_omp_task_create_enter(L, pm_omp_region(PM_OMP_R_TASK_CREATE), pm_clock_now())};
   if (!cpyfn && arg_size > 0) memcpy(block + off, data, (size_t)arg_size);
-  pm_call_enter(L, pm_omp_region(PM_OMP_R_TASK_CREATE), PM_STATE_RUNTIME, now);
   pm_leave_tool(L);
   /* an undeferred task runs inside this call, as useful time under the "omp task create" node */
   get_GOMP_task()(task_run, block, cpyfn ? task_copy : NULL, (long)size, align, if_clause, flags, depend, priority,
