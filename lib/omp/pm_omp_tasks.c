@@ -158,10 +158,10 @@ void pm_omp_task_depend(pm_omp_task *src, pm_omp_task *sink) {
   sink->pred[sink->npred++] = src;
 }
 
-/* prior_done: 1 completed (record reusable unless it has dependences), 2 body finished but the
- * task completes later (detach: the record must survive until the next barrier). */
+/* The end of t's body, L charged up to now. how: 1 completed (record reusable unless it has
+ * dependences), 2 body finished but the task completes later (detach: the record must survive until
+ * the next barrier). */
 static void complete(pm_omp_thread *th, pm_loc *L, pm_omp_task *t, int how, uint64_t now) {
-  pm_state_set(L, pm_state_get(L), now);
   publish_end(L, &t->end, now);
   t->done = 1;
   if (t->has_deps || how == 2) {
@@ -178,22 +178,27 @@ void pm_omp_task_switch(pm_loc *L, pm_omp_task *prior, int prior_done, pm_omp_ta
   pm_omp_thread *th = pm_omp_thread_of(L);
   if (!th) return;
   pm_state cur = pm_state_get(L);
+  pm_omp_task *ended = NULL;
   if (prior) {
-    if (prior_done) {
-      if (!prior->done) complete(th, L, prior, prior_done, now);
-    } else
+    if (!prior_done)
       prior->saved_state = (uint8_t)cur;
+    else if (!prior->done)
+      ended = prior;
   } else {
     th->impl_state = (uint8_t)cur;
   }
+  /* the one transition charges the ended body up to now; its end clocks are taken right after it,
+   * before the next task's inputs are merged */
   if (next && !next->started) {
     next->started = 1;
     pm_state_set(L, PM_STATE_USEFUL, now);
+    if (ended) complete(th, L, ended, prior_done, now);
     pm_omp_merge(L, &next->create);
     for (uint32_t i = 0; i < next->npred; i++) pm_omp_merge(L, &next->pred[i]->end);
     drop_preds(next);
   } else {
     pm_state_set(L, (pm_state)(next ? next->saved_state : th->impl_state), now);
+    if (ended) complete(th, L, ended, prior_done, now);
   }
 }
 

@@ -373,6 +373,37 @@ static void test_task_record_returns_to_creator(void **state) {
   assert_true(back);
 }
 
+/* One switch ends a task and starts the next: the ended task's end clock is taken before the next
+ * task's inputs are merged.
+ *   100 fork, both begin | 100 worker enters a barrier (cue 100) | 110 master creates A (cue 110)
+ *   | 150 master creates B (cue 150) | 160 worker runs A: max(100, 110) = 110 | 170 A ends and B
+ *   starts: A's end 120 (150 if B's creation clock were merged first), the worker's cue 150 | 180 B
+ *   ends: 160, the worker waits again. Worker: useful 10 + 10, sync_wait 60 (100 -> 160). */
+static void test_task_switch_ends_then_starts(void **state) {
+  (void)state;
+  pm_omp_frame *f0, *f1;
+  fork_two_at_100(&f0, &f1);
+  pm_omp_barrier_enter(L1, pm_omp_region(PM_OMP_R_BARRIER), PM_STATE_SYNC_WAIT, now());
+  at(110);
+  pm_omp_task *a = pm_omp_task_new(L0, 1, now()); /* with dependences: retired, not recycled, at its end */
+  at(150);
+  pm_omp_task *b = pm_omp_task_new(L0, 1, now());
+  at(160);
+  pm_omp_task_switch(L1, NULL, 0, a, now());
+  assert_int_equal(pm_cp_process(L1).cue, 110);
+  at(170);
+  pm_omp_task_switch(L1, a, 1, b, now());
+  assert_int_equal(a->end.p.cue, 120);
+  assert_int_equal(pm_cp_process(L1).cue, 150);
+  assert_int_equal(pm_state_get(L1), PM_STATE_USEFUL);
+  at(180);
+  pm_omp_task_switch(L1, b, 1, NULL, now());
+  assert_int_equal(b->end.p.cue, 160);
+  assert_int_equal(pm_state_get(L1), PM_STATE_SYNC_WAIT);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 20);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 60);
+}
+
 /* Tasks with a dependence, run from barrier waits.
  *   100 fork, both begin | 100 worker enters a barrier (cue 100) | 110 master creates A (cue 110)
  *   | 120 master creates B, edge A -> B | 125 master enters the barrier (cue 125) | 130 worker runs
@@ -449,9 +480,8 @@ static void test_task_body_taskwait(void **state) {
  * taken at 110 (cue 110), and the call's own 5 ns (110 -> 115) are runtime, not useful. */
 static void test_task_create_enter(void **state) {
   (void)state;
-  at(100);
-  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
-  pm_omp_implicit_begin(L0, t, 0, 2, now());
+  pm_omp_frame *f0, *f1;
+  fork_two_at_100(&f0, &f1);
   at(110);
   pm_omp_cp2 c = pm_omp_task_create_enter(L0, pm_omp_region(PM_OMP_R_TASK_CREATE), now());
   assert_int_equal(c.p.cue, 110);
@@ -531,6 +561,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_task_record_returns_to_creator, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_dependence, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_body_taskwait, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_task_switch_ends_then_starts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_create_enter, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_in_join_wait, setup, teardown),
       cmocka_unit_test_setup_teardown(test_nesting_overflow, setup, teardown),
