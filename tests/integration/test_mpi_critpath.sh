@@ -47,17 +47,26 @@ for np in 2 3; do
     reaches_rank1 "$mode on $np ranks, clocks through messages" $np "$out" $?
   done
 done
-# MPI fails to post the first clock message each way (a library out of resources; a preloaded shim
-# makes it fail): each rank sends and receives it again, blocking, so neither waits for a message
-# that never comes, the barrier made of the exchange still holds rank 1 until rank 0 entered, and
-# no clock is lost
+# MPI fails to post clock messages (a library out of resources; a preloaded shim makes it fail):
+# the first one each way on both ranks, rank 0's first send only (its peer would wait for that clock
+# forever), rank 1's first receive only (its barrier would not hold): each post is done again,
+# blocking, so no rank waits for a message that never comes, the barrier made of the exchange
+# still holds rank 1 until rank 0 entered, and no clock is lost
 failposts="$top_builddir/tests/integration/.libs/libfailclockposts.so"
-for mode in barrier allreduce; do
-  out="$work/failposts.$mode"
-  PM_PRELOAD="$failposts:$lib" PM_MPIRUN_OPTS="-x POPMETER_CP_SHARED_MEMORY=0 -x FAIL_CLOCK_POSTS=1" \
-    run_pm 2 "$out" "$progs/mpi_cpath" $mode $T
-  reaches_rank1 "$mode on 2 ranks, clock messages failing to post" 2 "$out" $?
-  check "$mode, clock messages failing to post: no clock lost, no warning" sh -c "test -z \"\$(grep popmeter '$out.err')\""
+for fail in both:: rank0-send:0:send rank1-recv:1:recv; do
+  label=${fail%%:*} rest=${fail#*:}
+  only_rank=${rest%%:*} only_kind=${rest#*:}
+  for mode in barrier allreduce; do
+    out="$work/failposts.$label.$mode"
+    PM_PRELOAD="$failposts:$lib" PM_MPIRUN_OPTS="-x POPMETER_CP_SHARED_MEMORY=0 -x FAIL_CLOCK_POSTS=1 \
+${only_rank:+-x FAIL_CLOCK_POSTS_RANK=$only_rank} ${only_kind:+-x FAIL_CLOCK_POSTS_KIND=$only_kind}" \
+      run_pm 2 "$out" "$progs/mpi_cpath" $mode $T
+    rc=$?
+    check "$mode, clock posts failing ($label): no hang" test $rc -ne 124
+    reaches_rank1 "$mode on 2 ranks, clock posts failing ($label)" 2 "$out" $rc
+    check "$mode, clock posts failing ($label): no clock lost, no warning" \
+      sh -c "test -z \"\$(grep popmeter '$out.err')\""
+  done
 done
 # the shared-memory segments are unlinked once every rank has mapped them: none is left behind
 # (one younger than a minute may belong to a run of another test going on at the same time)

@@ -316,17 +316,38 @@ void pm_mpi_cp_coll_late(pm_mpi_ctx *X, const pm_mpi_cpc *c, int rc) {
 /* Completes the 2-rank clock exchange posted at the collective's entry; 1 when the other rank's clock
  * arrived. The other rank waits for this one's clock whatever happened here (a missing message
  * would hang it), and a barrier made of the exchange holds this rank only by the other's: a post
- * that failed is done again as a blocking call (24 bytes: sent eagerly, so both ranks' sends
- * complete before either receives). A clock that still did not travel counts as lost. */
+ * that failed is done again as a blocking call, in an order that needs no buffering of the message
+ * whichever posts failed on either rank (both: one Sendrecv; the receive alone: it is done before
+ * this rank's send completes; the send alone: the other rank's receive is posted or comes first).
+ * A request MPI left pending is waited for: it points into this call's frame. A clock that still
+ * did not travel counts as lost; one this rank could not send is said (the other rank waits for it). */
 static int pair_complete(const pm_mpi_shadow *sh, pm_mpi_cpc *c) {
-  int posted_recv = c->rq[0] != MPI_REQUEST_NULL, sent = c->rq[1] != MPI_REQUEST_NULL;
-  if (!sent) sent = PMPI_Send(c->out, 3, MPI_UINT64_T, sh->peer, 0, sh->pair) == MPI_SUCCESS;
+  const int posted_recv = c->rq[0] != MPI_REQUEST_NULL, posted_send = c->rq[1] != MPI_REQUEST_NULL;
+  int got = 1, sent = 1;
+  if (!posted_recv && !posted_send) {
+    got = sent = PMPI_Sendrecv(c->out, 3, MPI_UINT64_T, sh->peer, 0, c->in, 3, MPI_UINT64_T, sh->peer, 0, sh->pair,
+                               MPI_STATUS_IGNORE) == MPI_SUCCESS;
+  } else if (!posted_recv) {
+    got = PMPI_Recv(c->in, 3, MPI_UINT64_T, sh->peer, 0, sh->pair, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+  } else if (!posted_send) {
+    sent = PMPI_Send(c->out, 3, MPI_UINT64_T, sh->peer, 0, sh->pair) == MPI_SUCCESS;
+  }
   MPI_Status st[2];
+  st[0].MPI_ERROR = st[1].MPI_ERROR = MPI_SUCCESS;
   int rc = PMPI_Waitall(2, c->rq, st);
-  int got = posted_recv && (rc == MPI_SUCCESS || (rc == MPI_ERR_IN_STATUS && st[0].MPI_ERROR == MPI_SUCCESS));
-  if (!posted_recv) got = PMPI_Recv(c->in, 3, MPI_UINT64_T, sh->peer, 0, sh->pair, MPI_STATUS_IGNORE) == MPI_SUCCESS;
-  if (rc == MPI_ERR_IN_STATUS && st[1].MPI_ERROR != MPI_SUCCESS) sent = 0;
+  if (rc != MPI_SUCCESS)
+    for (int i = 0; i < 2; i++) {
+      int ok = rc == MPI_ERR_IN_STATUS && st[i].MPI_ERROR == MPI_SUCCESS;
+      if (rc == MPI_ERR_IN_STATUS && st[i].MPI_ERROR == MPI_ERR_PENDING)
+        ok = PMPI_Wait(&c->rq[i], MPI_STATUS_IGNORE) == MPI_SUCCESS;
+      if (i == 0 && posted_recv) got = ok;
+      if (i == 1 && posted_send) sent = ok;
+    }
   __atomic_add_fetch(&lost_clocks, (uint64_t)!got + (uint64_t)!sent, __ATOMIC_RELAXED);
+  if (!sent)
+    pm_warn("critical path: MPI failed to send this rank's clock to rank %d of a 2-rank communicator, which "
+            "waits for it",
+            sh->peer);
   return got;
 }
 

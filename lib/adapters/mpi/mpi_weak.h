@@ -79,6 +79,8 @@ extern char mpi_fortran_statuses_ignore_[] __attribute__((weak));
 #pragma weak PMPI_Isend
 #pragma weak PMPI_Send
 #pragma weak PMPI_Recv
+#pragma weak PMPI_Sendrecv
+#pragma weak PMPI_Wait
 #pragma weak PMPI_Irecv
 #pragma weak PMPI_Waitall
 #pragma weak PMPI_Test
