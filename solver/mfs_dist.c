@@ -103,48 +103,8 @@ static void find_received(const mfs_symbolic *S, mfs_dist *D) {
   }
 }
 
-/* One replay of the subtree's CB allocations (two: by depth parity), each front's offset into
- * off[g - first] as the simulation gives it; returns the footprint. */
-static int64_t replay_subtree(const mfs_symbolic *S, int32_t first, int32_t root, int two, size_t *off,
-                              size_t *sim_window) {
-  mfs_arena a;
-  arena__init_sim(&a);
-  *sim_window = a.window;
-  for (int64_t o = S->fronts[first].op_begin; o < S->fronts[root].op_end; o++) {
-    const mfs_op *op = &S->ops[o];
-    int32_t g = op->front;
-    size_t len = (size_t)S->fronts[g].cb_bytes;
-    if (g == root || len == 0) continue;
-    if (op->type == MFS_OP_INIT)
-      off[g - first] = arena__alloc_off(&a, len, two ? mfs_cb_end_of_depth(S->fronts[g].depth) : ARENA_LOW);
-    else if (op->type == MFS_OP_CLEANUP)
-      arena__free_off(&a, off[g - first], len);
-  }
-  int64_t footprint = (int64_t)a.hwm;
-  arena__destroy(&a);
-  return footprint;
-}
-
 int64_t dist__subtree_scratch(const mfs_symbolic *S, int32_t first, int32_t root, int64_t *cb_off, int *two_ends) {
-  size_t *off = mem__alloc(((size_t)(root - first) + 1) * sizeof *off), window;
-  if (two_ends) *two_ends = 0;
-  if (!off) return -1;
-  int64_t one = replay_subtree(S, first, root, 0, off, &window);
-  int64_t two = replay_subtree(S, first, root, 1, off, &window);
-  int two_won = two < one;
-  if (!two_won) replay_subtree(S, first, root, 0, off, &window); /* the offsets of the layout kept */
-  int64_t footprint = two_won ? two : one;
-  if (cb_off)
-    for (int32_t g = first; g < root; g++) {
-      size_t len = (size_t)S->fronts[g].cb_bytes;
-      if (!len) continue;
-      /* the high end counts down from the simulation's window: place it at the region's end */
-      int high = two_won && mfs_cb_end_of_depth(S->fronts[g].depth) == ARENA_HIGH;
-      cb_off[g] = (int64_t)(high ? off[g - first] - (window - (size_t)footprint) : off[g - first]);
-    }
-  if (two_ends) *two_ends = two_won;
-  mem__free(off);
-  return footprint;
+  return memory__cb_footprint(S, first, root, root, cb_off, two_ends);
 }
 
 void dist__free(mfs_dist *D) {

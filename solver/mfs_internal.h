@@ -84,5 +84,12 @@ static inline void exec__priority_slice(int *pmin, int *pmax) {
 /* Analysis stages that fill parts of mfs_symbolic (mfs_front.c, mfs_memory.c). */
 mfs_status front__build_ops(mfs_symbolic *S, mfs_error *err);
 void memory__predict(mfs_symbolic *S);
+/* The CB footprint of the sequential order of fronts first..last (front skip's own CB left out: a
+ * subtree's root, or -1), from one end of the CB arena's window or from both (by depth parity,
+ * mfs_arena.c) when that commits less; *two_ends (optional) which. cb_off (optional, indexed by
+ * front) receives each front's CB offset from the start of a region of that footprint. -1 without
+ * memory for the replay. */
+int64_t memory__cb_footprint(const mfs_symbolic *S, int32_t first, int32_t last, int32_t skip, int64_t *cb_off,
+                             int *two_ends);
 
 #endif

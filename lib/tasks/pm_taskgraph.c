@@ -491,20 +491,25 @@ int pm_tg_task_add_buf(pm_tg_task *t, pm_tg_handle *h, int acc, uint64_t bytes) 
   return 0;
 }
 
-/* Takes t's predecessors out of t (preds_lock held, unless no other thread can read them:
- * preds_ended); the caller drops them with unref_preds. A single one held in the record moves to
- * *one, which the returned pointer then designates. */
-static pm_tg_task **detach_preds(pm_tg_task *t, uint32_t *n, uint32_t *cap, pm_tg_task **one) {
-  pm_tg_task **p = t->preds;
+/* A task's predecessors once taken out of it: p designates n of them (one: a single one that was
+ * held in the record), in storage of capacity cap. */
+typedef struct {
+  pm_tg_task **p, *one;
+  uint32_t n, cap;
+} detached_preds;
+
+/* Takes t's predecessors out of t into *d (preds_lock held, unless no other thread can read them:
+ * preds_ended); the caller drops them with unref_preds. */
+static void detach_preds(pm_tg_task *t, detached_preds *d) {
+  d->p = t->preds;
   if (t->cap_preds == 1) {
-    *one = t->pred_one;
-    p = one;
+    d->one = t->pred_one;
+    d->p = &d->one;
   }
-  *n = t->npreds;
-  *cap = t->cap_preds;
+  d->n = t->npreds;
+  d->cap = t->cap_preds;
   t->preds = NULL;
   t->npreds = t->cap_preds = 0;
-  return p;
 }
 
 static void preds_free(pm_tg_task **p, uint32_t cap) {
@@ -515,19 +520,18 @@ static void preds_free(pm_tg_task **p, uint32_t cap) {
     free(p);
 }
 
-static void unref_preds(pm_tg_task **p, uint32_t n, uint32_t cap) {
-  for (uint32_t i = 0; i < n; i++) pm_tg_task_unref(p[i]);
-  if (p) preds_free(p, cap);
+static void unref_preds(const detached_preds *d) {
+  for (uint32_t i = 0; i < d->n; i++) pm_tg_task_unref(d->p[i]);
+  if (d->p) preds_free(d->p, d->cap);
 }
 
 static void release_preds(pm_tg_task *t) {
   if (!__atomic_load_n(&t->preds, __ATOMIC_ACQUIRE)) return; /* the common case: no lock */
-  uint32_t n, cap;
-  pm_tg_task *one;
+  detached_preds d;
   pm_spin_lock(&preds_lock);
-  pm_tg_task **p = detach_preds(t, &n, &cap, &one);
+  detach_preds(t, &d);
   pm_spin_unlock(&preds_lock);
-  unref_preds(p, n, cap);
+  unref_preds(&d);
 }
 
 void pm_tg_task_unref(pm_tg_task *t) {
@@ -641,11 +645,10 @@ void pm_tg_task_inputs(pm_tg_task *t) {
   }
   pm_tg_clk *clk = pm_tg_task_clk(t);
   if (t->npreds) {
-    uint32_t n, cap;
-    pm_tg_task **p, *one;
+    detached_preds d;
     if (preds_ended(t)) { /* the common case: an ended task's clock is its output (never NULL) */
       for (uint32_t i = 0; i < t->npreds; i++) pm_tg_clk_merge(clk, preds[i]->clk);
-      p = detach_preds(t, &n, &cap, &one);
+      detach_preds(t, &d);
     } else { /* one hold of the lock (shared by every thread) for the values and the release */
       pm_tg_clk v;
       pm_spin_lock(&preds_lock);
@@ -654,10 +657,10 @@ void pm_tg_task_inputs(pm_tg_task *t) {
         value_rec(preds[i], &v, 1);
         pm_tg_clk_merge(clk, &v);
       }
-      p = detach_preds(t, &n, &cap, &one);
+      detach_preds(t, &d);
       pm_spin_unlock(&preds_lock);
     }
-    unref_preds(p, n, cap);
+    unref_preds(&d);
   }
   if (t->flags & PM_TG_USE_TAG) pm_tg_tag_merge_deps(t->tag, clk);
   if (PM_UNLIKELY(t->ninh)) {
