@@ -182,42 +182,6 @@ static mfs_status simulate_cb(const mfs_symbolic *S, mfs_dist *D) {
   return MFS_OK;
 }
 
-/* Contiguous ranges of tile rows per process with equal flops (see mfs_dist.h): row i goes to the
- * process whose share of the front's flops contains the middle of row i's flops. */
-static mfs_status split_rows(const mfs_symbolic *S, mfs_dist *D) {
-  const int32_t nf = S->nfronts;
-  int64_t total = 0;
-  for (int32_t f = 0; f < nf; f++) {
-    D->row_ptr[f] = (int32_t)total;
-    if (dist__shared(D, f)) total += S->fronts[f].nbt;
-  }
-  D->row_owner = mem__alloc(((size_t)total + 1) * sizeof *D->row_owner);
-  if (!D->row_owner) return MFS_ERR_NOMEM;
-  for (int32_t f = 0; f < nf; f++) {
-    if (!dist__shared(D, f)) continue;
-    const mfs_front *F = &S->fronts[f];
-    int32_t *own = D->row_owner + D->row_ptr[f];
-    double *w = mem__calloc((size_t)F->nbt + 1, sizeof *w);
-    if (!w) return MFS_ERR_NOMEM;
-    double sum = 0;
-    for (int64_t o = F->op_begin; o < F->op_end; o++) {
-      const mfs_op *op = &S->ops[o];
-      if (op->front == f && op->i >= 0) w[op->i] += op->flops;
-    }
-    for (int32_t i = 0; i < F->nbt; i++) sum += w[i];
-    const int32_t n = D->hi[f] - D->lo[f];
-    double before = 0;
-    for (int32_t i = 0; i < F->nbt; i++) {
-      double mid = sum > 0 ? (before + 0.5 * w[i]) / sum : (i + 0.5) / F->nbt;
-      int32_t r = (int32_t)(mid * n);
-      own[i] = D->lo[f] + (r < 0 ? 0 : r >= n ? n - 1 : r);
-      before += w[i];
-    }
-    mem__free(w);
-  }
-  return MFS_OK;
-}
-
 /* See mfs_dist.h (order). Fronts inside sequential subtrees are left out: their root stands for them. */
 static void build_order(const mfs_symbolic *S, mfs_dist *D) {
   int32_t n = 0;
@@ -288,7 +252,7 @@ mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworker
     D->lo[f] = owner[sr];
     D->hi[f] = owner[sr] + 1;
   }
-  if (split_rows(S, D) != MFS_OK) goto nomem;
+  if (dist__split_rows(S, D) != MFS_OK) goto nomem;
   for (int32_t f = 0; f < nf; f++) D->subtree_first[f] = f;
   for (int32_t f = 0; f < nf; f++) { /* children precede parents: lowest front of every subtree */
     int32_t p = S->fronts[f].parent;

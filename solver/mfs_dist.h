@@ -6,11 +6,12 @@
  * Fronts: the sequential subtrees of the pruning (mfs_prune) run as one task each on one process;
  * the other ("tiled") fronts run as tile tasks. Processes: proportional mapping gives every front a
  * group of processes [lo, hi). A front whose group is one process lives there; a front shared by
- * several is cut into contiguous ranges of tile rows, one per process, with equal flops (the tasks
- * writing a row are charged to it). A whole tile row stays on one process (the distributed solve
- * relies on it), and the panel chain potrf(k) -> trsm(k+1,k) -> syrk -> potrf(k+1) changes process
- * about once per front, where a row-cyclic layout changes at every step: each change is a message
- * on the critical path, and on a loaded machine one costs tens of milliseconds (measured).
+ * several has its tile rows dealt out among them (the tasks writing a tile run where its row is): a
+ * whole tile row stays on one process (the distributed solve relies on it). Rows are not dealt
+ * row-cyclically: the panel chain potrf(k) -> trsm(k+1,k) -> syrk -> potrf(k+1) would change process
+ * at every step, each change a message on the critical path (on a loaded machine one costs tens of
+ * milliseconds, measured). They start as contiguous ranges of equal flops, one per process, and
+ * move where a simulation of the front's tasks says the front ends sooner (mfs_dist_rows.c).
  */
 #ifndef MFS_DIST_H
 #define MFS_DIST_H
@@ -57,6 +58,15 @@ typedef struct mfs_dist {
 mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworkers, int prune, mfs_dist **D,
                         mfs_error *err);
 void dist__free(mfs_dist *D);
+
+/* Tile rows of the shared fronts (mfs_dist_rows.c): fills D->row_ptr and D->row_owner, the equal-flops
+ * cut of each shared front improved by a simulation of its tasks on its group's processes. */
+mfs_status dist__split_rows(const mfs_symbolic *S, mfs_dist *D);
+/* The equal-flops cut of shared front f into own[0 .. nbt): contiguous ranges in process order. */
+void dist__rows_equal_flops(const mfs_symbolic *S, const mfs_dist *D, int32_t f, int32_t *own);
+/* The simulated makespan (s) of front f's tile tasks with tile row i on process own[i], each
+ * process with `workers` workers (dist__split_rows simulates one); NaN without memory for it. */
+double dist__rows_makespan(const mfs_symbolic *S, const mfs_dist *D, int32_t f, const int32_t *own, int workers);
 
 static inline int dist__tile_owner(const mfs_dist *D, int32_t f, int32_t i) {
   return D->hi[f] - D->lo[f] == 1 ? D->lo[f] : D->row_owner[D->row_ptr[f] + i];

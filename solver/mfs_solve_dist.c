@@ -8,8 +8,8 @@
  * and their updates to the shared fronts' columns accumulate in each process's copy of x. Shared
  * fronts (the top of the tree) are solved together, in postorder: their columns first receive the sum
  * of every process's updates (one allreduce), then each diagonal block is solved by the process
- * holding its tile row (rows are dealt out row-cyclically, so a whole tile row and its updates are
- * on one process) and broadcast; off-diagonal updates are applied by the row's holder. The backward
+ * holding its tile row (the distribution keeps a whole tile row and its updates on one process) and
+ * broadcast; off-diagonal updates are applied by the row's holder. The backward
  * sweep mirrors it with a reduction of the partial products to the diagonal block's holder. Finally
  * every column's value comes from the one process that solved it (an allreduce of a vector that is
  * zero elsewhere, so the result is exact).

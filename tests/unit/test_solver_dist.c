@@ -1,8 +1,9 @@
 /*
  * test_solver_dist.c — the distribution of the numeric phase over processes (solver/mfs_dist.c):
  * the tile-owner rule, every tile held by exactly one process, the group invariant the executor
- * relies on, the tiles a process receives, the submission order, and the memory model (which on one
- * process without subtrees must reproduce the sequential executor's prediction to the byte).
+ * relies on, the tiles a process receives, the submission order, the rows of shared fronts
+ * (mfs_dist_rows.c), and the memory model (which on one process without subtrees must reproduce the
+ * sequential executor's prediction to the byte).
  * No StarPU or MPI needed: the distribution is computed for each rank in one process.
  */
 #include <setjmp.h>
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +108,7 @@ static void test_single_process(void **state) {
  * tiles read by the tasks a process runs, and the submission order puts children first. */
 static void test_processes(void **state) {
   (void)state;
+  int shorter = 0; /* shared fronts whose simulated schedule the rows chosen shorten */
   static const char *specs[] = {"lap3d:16", "lap2d:80"};
   static const int nbs[] = {24, 40};
   for (size_t t = 0; t < 2; t++) {
@@ -134,22 +137,30 @@ static void test_processes(void **state) {
         if (dist__shared(D[0], f)) {
           shared++;
           assert_int_equal(D[0]->subtree_root[f], -1); /* shared fronts are tile tasks */
-          /* contiguous row ranges in process order, each with about 1/n of the flops: off by
-                     * at most the heaviest row (rows are charged the ops writing them) */
-          int32_t n = D[0]->hi[f] - D[0]->lo[f];
+          /* the equal-flops cut: contiguous row ranges in process order, each with about 1/n of
+           * the flops (off by at most the heaviest row: rows are charged the ops writing them) */
+          int32_t n = D[0]->hi[f] - D[0]->lo[f], cut[64], own[64];
           double w[64] = {0}, share[4] = {0}, tot = 0, wmax = 0;
           assert_true(F->nbt <= 64);
+          dist__rows_equal_flops(S, D[0], f, cut);
           for (int64_t o = F->op_begin; o < F->op_end; o++)
             if (S->ops[o].front == f && S->ops[o].i >= 0) w[S->ops[o].i] += S->ops[o].flops;
           for (int32_t i = 0; i < F->nbt; i++) {
-            int own = dist__tile_owner(D[0], f, i);
-            assert_true(own >= D[0]->lo[f] && own < D[0]->hi[f]);
-            if (i > 0) assert_true(own >= dist__tile_owner(D[0], f, i - 1));
-            share[own - D[0]->lo[f]] += w[i];
+            assert_true(cut[i] >= D[0]->lo[f] && cut[i] < D[0]->hi[f]);
+            if (i > 0) assert_true(cut[i] >= cut[i - 1]);
+            share[cut[i] - D[0]->lo[f]] += w[i];
             tot += w[i];
             if (w[i] > wmax) wmax = w[i];
           }
           for (int32_t q = 0; q < n; q++) assert_true(share[q] <= tot / n + wmax + 1e-6 * tot);
+          /* the rows chosen: in the group, and a simulated schedule no longer than the cut's */
+          for (int32_t i = 0; i < F->nbt; i++) {
+            own[i] = dist__tile_owner(D[0], f, i);
+            assert_true(own[i] >= D[0]->lo[f] && own[i] < D[0]->hi[f]);
+          }
+          double m_own = dist__rows_makespan(S, D[0], f, own, 1), m_cut = dist__rows_makespan(S, D[0], f, cut, 1);
+          assert_true(m_own <= m_cut);
+          if (m_own < m_cut) shorter++;
         }
         if (D[0]->subtree_root[f] >= 0) assert_false(dist__shared(D[0], f));
         if (F->parent >= 0) { /* a child's processes are among its parent's */
@@ -204,6 +215,49 @@ static void test_processes(void **state) {
     mfs_symbolic_free(S);
     mfs_matrix_free(&A);
   }
+  assert_true(shorter > 0); /* the search does move rows on these problems */
+}
+
+/* The simulated schedule of a front of two tile rows, one of them own columns: potrf(0), trsm(1,0)
+ * after it, syrk(1,1,0) after the trsm, one after the other whatever the rows' processes. On one
+ * process: the three kernels' flops at their rates (24, 33 and 40 GFlop/s: mfs_dist_rows.c). With
+ * row 1 elsewhere, the trsm's read of tile (0,0) adds the latency (200 us) and its reception on row
+ * 1's process (0.5 ns per byte of the tile). */
+static void test_rows_makespan(void **state) {
+  (void)state;
+  mfs_matrix A;
+  mfs_symbolic *S = analyze_spec("lap3d:16", MFS_ORDER_METIS, 24, &A);
+  int32_t f = -1;
+  for (int32_t g = 0; g < S->nfronts && f < 0; g++)
+    if (S->fronts[g].nbt == 2 && S->fronts[g].nbp == 1) f = g;
+  assert_true(f >= 0);
+  const mfs_front *F = &S->fronts[f];
+  double flops[3] = {0}; /* potrf, trsm, syrk */
+  int n = 0;
+  for (int64_t o = F->op_begin; o < F->op_end; o++)
+    if (S->ops[o].type >= MFS_OP_POTRF && S->ops[o].type <= MFS_OP_GEMM) {
+      assert_true(n < 3);
+      assert_int_equal(S->ops[o].type, MFS_OP_POTRF + n);
+      flops[n++] = S->ops[o].flops;
+    }
+  assert_int_equal(n, 3);
+  const int32_t b0 = S->blkptr[F->blk + 1] - S->blkptr[F->blk];
+  /* a two-process group for that front */
+  int32_t *lo = calloc((size_t)S->nfronts, sizeof *lo), *hi = calloc((size_t)S->nfronts, sizeof *hi);
+  for (int32_t g = 0; g < S->nfronts; g++) hi[g] = 2;
+  mfs_dist D;
+  memset(&D, 0, sizeof D);
+  D.lo = lo;
+  D.hi = hi;
+  D.nranks = 2;
+  const double kernels = flops[0] / 24e9 + flops[1] / 33e9 + flops[2] / 40e9;
+  int32_t same[2] = {0, 0}, apart[2] = {0, 1};
+  assert_true(fabs(dist__rows_makespan(S, &D, f, same, 1) - kernels) <= 1e-12);
+  assert_true(fabs(dist__rows_makespan(S, &D, f, apart, 1) - (kernels + 200e-6 + b0 * b0 * 8 * 0.5e-9)) <= 1e-12);
+  free(lo);
+  free(hi);
+  mfs_symbolic_free(S);
+  mfs_matrix_free(&A);
 }
 
 /* Carving places this process's tiles back to back, padded to 8 doubles, as mfs_front_bytes counts. */
@@ -273,8 +327,8 @@ static void test_bad_arguments(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_owner_rule), cmocka_unit_test(test_single_process), cmocka_unit_test(test_processes),
-      cmocka_unit_test(test_carve),      cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_owner_rule),    cmocka_unit_test(test_single_process), cmocka_unit_test(test_processes),
+      cmocka_unit_test(test_rows_makespan), cmocka_unit_test(test_carve),          cmocka_unit_test(test_bad_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
