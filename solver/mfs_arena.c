@@ -19,7 +19,9 @@
  *
  * Nothing is populated up front: a page is faulted in by the first task that writes it (the init of
  * the front it belongs to zeroes the front), on the worker that runs that task, overlapped with the
- * other workers' operations, and a CB range freed and reused later is not faulted again. Faulting
+ * other workers' operations — in the task-based executor, a tiled front's fresh pages by the
+ * submitting thread when it allocates them (mfs_factor_starpu.c: prefault) —, and a CB range freed
+ * and reused later is not faulted again. Faulting
  * the predicted footprint in before the first operation (MADV_POPULATE_WRITE, huge pages) cost
  * 0.6-1.9 s of set-up on lap3d:50 on these virtual machines, where the hypervisor takes freed memory
  * back, and saved the operations less: one core, interleaved, 3.78 / 4.25 / 3.96 s with it against

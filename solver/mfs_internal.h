@@ -43,6 +43,9 @@ void kernel__init_front(const mfs_symbolic *S, int32_t f, const double *aval, do
 /* Makes the first touch of the fresh (zero) range [p, p + n), n > 0, a write, as cheaply as possible
  * (mfs_kernels.c): faulted in for writing, its contents unchanged. */
 void kernel__first_touch(double *p, size_t n);
+/* The fresh part of a block of `bytes` whose first `dirty` bytes may hold old data (an arena's
+ * answer): kernel__first_touch from the first whole double after them; nothing for a NULL block. */
+void kernel__first_touch_fresh(double *block, size_t dirty, size_t bytes);
 /* The same with the system calls' step in bytes (kernel__first_touch: 4 MiB; tests: smaller). */
 void kernel__first_touch_steps(double *p, size_t n, size_t step);
 /* Clears flush-to-zero for a computation that must see denormals (mfs_kernels.c); returns the

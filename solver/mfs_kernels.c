@@ -120,6 +120,11 @@ void kernel__first_touch_steps(double *p, size_t n, size_t step) {
   p[n - 1] = 0.0; /* the last page, when the stride stepped over its start */
 }
 
+void kernel__first_touch_fresh(double *block, size_t dirty, size_t bytes) {
+  const size_t from = (dirty + sizeof(double) - 1) / sizeof(double), n = bytes / sizeof(double);
+  if (block && from < n) kernel__first_touch(block + from, n - from);
+}
+
 /* Zeroes the part of [p, p + n) below zero_from (all of it when zero_from is NULL). The part from
  * zero_from on is fresh memory, zero already, but its pages may never have been touched: they are
  * faulted in for writing. Otherwise the first touch of most of them is the read of an update
