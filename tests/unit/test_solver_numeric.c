@@ -2,7 +2,8 @@
  * test_solver_numeric.c — factorization and solve: scaled residual <= 1e-12 on 2D/3D Laplacians and
  * the 27-point stencil with both orderings and several tile sizes, multiple right-hand sides,
  * refinement, operations run out of list order (what a task runtime may do), non-SPD matrices
- * (the error names the pivot column), and the memory prediction against the measured peak.
+ * (the error names the pivot column), the memory prediction against the measured peak, and the
+ * extend-add kernel against its definition.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -741,6 +742,74 @@ static void test_trsm_kernel_exact(void **state) {
   }
 }
 
+/* The extend-add kernel against its definition: every entry (q, c) of a child CB tile — the lower
+ * half of a diagonal tile — whose parent row cm[q] and column cm[c] fall into the parent tile is
+ * added there, and nothing else changes. Small integers, so every sum is exact whatever the order.
+ * The problems cover the kernel's three ways: rows whose runs onto consecutive parent rows average
+ * 4 or more, shorter runs, and more runs than it keeps (counted here, each way at least once). */
+static void test_assemble_paths(void **state) {
+  (void)state;
+  static const char *specs[] = {"lap3d:16", "lap2d:60", "lap3d:26"};
+  static const int nbs[] = {48, 16, 3000};
+  int long_runs = 0, short_runs = 0, many_runs = 0;
+  for (size_t t = 0; t < 3; t++) {
+    mfs_matrix A;
+    mfs_symbolic *S = analyze_spec(specs[t], MFS_ORDER_METIS, nbs[t], &A);
+    for (int64_t o = 0; o < S->nops; o++) {
+      const mfs_op *op = &S->ops[o];
+      if (op->type != MFS_OP_ASSEMBLE) continue;
+      const mfs_front *P = &S->fronts[op->front], *C = &S->fronts[op->child];
+      const int32_t *pb = S->blkptr + P->blk, *cb = S->blkptr + C->blk, *cm = S->cmap + C->cmap;
+      const int32_t cr0 = cb[op->ci], cr1 = cb[op->ci + 1], cc0 = cb[op->cj], cc1 = cb[op->cj + 1];
+      const int32_t pr0 = pb[op->i], pr1 = pb[op->i + 1], pc0 = pb[op->j], pc1 = pb[op->j + 1];
+      const int32_t ldc = cr1 - cr0, ldp = pr1 - pr0;
+      double *ct = malloc((size_t)ldc * (cc1 - cc0) * sizeof *ct), *pt = malloc((size_t)ldp * (pc1 - pc0) * sizeof *pt);
+      double *want = malloc((size_t)ldp * (pc1 - pc0) * sizeof *want);
+      for (int32_t c = 0; c < cc1 - cc0; c++)
+        for (int32_t q = 0; q < ldc; q++) ct[q + (size_t)c * ldc] = 1 + (q * 13 + c * 7) % 11;
+      for (int32_t c = 0; c < pc1 - pc0; c++)
+        for (int32_t p = 0; p < ldp; p++) pt[p + (size_t)c * ldp] = want[p + (size_t)c * ldp] = (p * 3 + c) % 5;
+      int32_t rows = 0, runs = 0, prev = -2; /* the child rows landing in the parent tile, and their runs */
+      for (int32_t q = cr0; q < cr1; q++) {
+        int32_t pr = cm[q - C->ncol];
+        if (pr < pr0 || pr >= pr1) continue;
+        rows++;
+        runs += pr != prev + 1;
+        prev = pr;
+      }
+      for (int32_t c = cc0; c < cc1; c++) {
+        int32_t pc = cm[c - C->ncol];
+        if (pc < pc0 || pc >= pc1) continue;
+        for (int32_t q = op->ci == op->cj ? c : cr0; q < cr1; q++) {
+          int32_t pr = cm[q - C->ncol];
+          if (pr >= pr0 && pr < pr1)
+            want[(pr - pr0) + (size_t)(pc - pc0) * ldp] += ct[(q - cr0) + (size_t)(c - cc0) * ldc];
+        }
+      }
+      mfs_kernel_assemble(S, op, ct, pt);
+      if (memcmp(pt, want, (size_t)ldp * (pc1 - pc0) * sizeof *pt) != 0)
+        fail_msg("%s: assembly of child %d tile (%d,%d) into front %d tile (%d,%d) differs", specs[t], op->child,
+                 op->ci, op->cj, op->front, op->i, op->j);
+      if (runs > 128)
+        many_runs++;
+      else if (rows >= 4 * runs)
+        long_runs++;
+      else if (rows > 0)
+        short_runs++;
+      free(ct);
+      free(pt);
+      free(want);
+    }
+    mfs_symbolic_free(S);
+    mfs_matrix_free(&A);
+  }
+  print_message("# assembly operations: %d with long runs, %d with short runs, %d with more than 128\n", long_runs,
+                short_runs, many_runs);
+  assert_true(long_runs > 0);
+  assert_true(short_runs > 0);
+  assert_true(many_runs > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_residual_stencils),
@@ -754,6 +823,7 @@ int main(void) {
       cmocka_unit_test(test_arena_faults_on_first_write),
       cmocka_unit_test(test_first_touch),
       cmocka_unit_test(test_first_touch_fresh),
+      cmocka_unit_test(test_assemble_paths),
       cmocka_unit_test(test_arena_dirty_bytes),
       cmocka_unit_test(test_arena_two_ends),
       cmocka_unit_test(test_arena_ends_avoid_the_hole),
