@@ -441,8 +441,8 @@ void mfs_starpu_options_default(mfs_starpu_options *o);
 /* The numeric phase as StarPU tasks on the running runtime. Collective with MPI: every process
  * passes the same analysis (checked) and the same A; fronts are mapped onto processes by
  * proportional mapping (mfs_map_proportional), a front shared by several processes has its tile
- * rows dealt out among them (equal flops, then where a simulation of its tasks ends sooner: the
- * analysis's mfs_dist_rows.c), and tiles (contribution blocks
+ * rows dealt out among them (equal flops, then where a simulation of its tasks ends sooner:
+ * mfs_dist_rows.c), and tiles (contribution blocks
  * included) move between processes through StarPU-MPI. Tasks carry their front as tag (task->tag_id, STARPU_TAG_ONLY) and their analytic
  * flops (task->flops). Results are bitwise identical to mfs_factorize_seq's whatever the number
  * of workers and the scheduler: every tile receives its updates in the sequential order. */

@@ -62,8 +62,9 @@ void dist__free(mfs_dist *D);
 /* Tile rows of the shared fronts (mfs_dist_rows.c): fills D->row_ptr and D->row_owner, the equal-flops
  * cut of each shared front improved by a simulation of its tasks on its group's processes. */
 mfs_status dist__split_rows(const mfs_symbolic *S, mfs_dist *D);
-/* The equal-flops cut of shared front f into own[0 .. nbt): contiguous ranges in process order. */
-void dist__rows_equal_flops(const mfs_symbolic *S, const mfs_dist *D, int32_t f, int32_t *own);
+/* The equal-flops cut of shared front f into own[0 .. nbt): contiguous ranges in process order
+ * (w: room for nbt doubles). */
+void dist__rows_equal_flops(const mfs_symbolic *S, const mfs_dist *D, int32_t f, int32_t *own, double *w);
 /* The simulated makespan (s) of front f's tile tasks with tile row i on process own[i], each
  * process with `workers` workers (dist__split_rows simulates one); NaN without memory for it. */
 double dist__rows_makespan(const mfs_symbolic *S, const mfs_dist *D, int32_t f, const int32_t *own, int workers);

@@ -17,8 +17,8 @@
  * 3.72 s with the search (faster in 4 pairs); lap3d:50 and lap3d27:40 within noise (1.290 / 1.289,
  * 0.519 / 0.507 s). The price: more tiles cross (lap3d:60: 333.7 MB against 284.7). Every process
  * computes the same rows (deterministic), and the simulation gives each process one worker whatever
- * the run has: the rows, hence the order of the distributed solve's sums and its solution to the
- * last bit, do not depend on the number of workers.
+ * the run has: a shared front's rows do not depend on the number of workers (which fronts are
+ * shared can: the pruning into sequential subtrees balances over all workers).
  */
 #include "mfs_dist.h"
 #include "mfs_rowsim.h"
@@ -30,8 +30,9 @@
 static const double kernel_rate[MFS_NOPTYPES] = {
     [MFS_OP_POTRF] = 24e9, [MFS_OP_TRSM] = 33e9, [MFS_OP_SYRK] = 40e9, [MFS_OP_GEMM] = 40e9};
 
-/* Simulated tasks per analysis (per process, the same on each): lap3d:80 on 2 processes, whose two
- * shared fronts have 19 tile rows, takes 79 ms of distribution, lap3d:60 on 16 processes 29 ms. */
+/* Simulated tasks per distribution (dist__create, at each task-based factorization; every process
+ * computes the same): lap3d:80 on 2 processes, whose two shared fronts have 19 tile rows, takes
+ * 79 ms of distribution, lap3d:60 on 16 processes 29 ms. */
 #define SEARCH_BUDGET 4000000
 /* A move is kept when it shortens the simulated front by more than this fraction. */
 #define SEARCH_GAIN 0.01
@@ -49,9 +50,10 @@ typedef struct {
 
 /* A dependency between processes: StarPU-MPI's progression thread finds the request within its
  * sleep between polls (up to 200 us), and the receiving process then spends CPU time on the tile:
- * the copy between processes (0.54 ms per 1.75 MB tile, measured by popmeter on lap3d:60, 2
- * processes of one node) and the first touch of the buffer's fresh pages (0.45-0.57 s per GiB on
- * the development VMs): 0.5 ns per byte in all. */
+ * the copy between processes (0.54 ms per 1.75 MB tile, 0.31 ns per byte, measured by popmeter on
+ * lap3d:60, 2 processes of one node) and, when the buffer's pages are fresh, their first touch
+ * (0.42-0.53 ns per byte on the development VMs; the memory window recycles most buffers): 0.5 ns
+ * per byte, between the copy alone and the copy of a fresh buffer. */
 #define RECV_LATENCY 200e-6
 #define RECV_SECONDS_PER_BYTE 0.5e-9
 
@@ -142,15 +144,10 @@ static int graph_alloc(front_graph *G, const mfs_symbolic *S, int32_t f_only, in
   return 0;
 }
 
-void dist__rows_equal_flops(const mfs_symbolic *S, const mfs_dist *D, int32_t f, int32_t *own) {
+void dist__rows_equal_flops(const mfs_symbolic *S, const mfs_dist *D, int32_t f, int32_t *own, double *w) {
   const mfs_front *F = &S->fronts[f];
-  double sum = 0, before = 0;
-  double w_stack[64], *w = F->nbt <= 64 ? w_stack : mem__calloc((size_t)F->nbt, sizeof *w);
   const int32_t n = D->hi[f] - D->lo[f];
-  if (!w) { /* no memory for the weights: equal numbers of rows */
-    for (int32_t i = 0; i < F->nbt; i++) own[i] = D->lo[f] + (int32_t)((int64_t)i * n / F->nbt);
-    return;
-  }
+  double sum = 0, before = 0;
   for (int32_t i = 0; i < F->nbt; i++) w[i] = 0;
   /* a row is charged the operations writing it */
   for (int64_t o = F->op_begin; o < F->op_end; o++) {
@@ -165,7 +162,6 @@ void dist__rows_equal_flops(const mfs_symbolic *S, const mfs_dist *D, int32_t f,
     own[i] = D->lo[f] + (r < 0 ? 0 : r >= n ? n - 1 : r);
     before += w[i];
   }
-  if (w != w_stack) mem__free(w);
 }
 
 double dist__rows_makespan(const mfs_symbolic *S, const mfs_dist *D, int32_t f, const int32_t *own, int workers) {
@@ -240,21 +236,34 @@ static void improve(front_graph *G, const mfs_symbolic *S, const mfs_dist *D, in
 mfs_status dist__split_rows(const mfs_symbolic *S, mfs_dist *D) {
   const int32_t nf = S->nfronts;
   int64_t total = 0;
+  int32_t maxnbt = 0;
   for (int32_t f = 0; f < nf; f++) {
     D->row_ptr[f] = (int32_t)total;
-    if (dist__shared(D, f)) total += S->fronts[f].nbt;
+    if (!dist__shared(D, f)) continue;
+    total += S->fronts[f].nbt;
+    if (S->fronts[f].nbt > maxnbt) maxnbt = S->fronts[f].nbt;
   }
   D->row_owner = mem__alloc(((size_t)total + 1) * sizeof *D->row_owner);
   if (!D->row_owner) return MFS_ERR_NOMEM;
+  if (total == 0) return MFS_OK;
+  /* Out of memory is an error, not a simpler layout: every process must choose the same rows, and
+   * only an error is agreed between them (the executor's all_ok). */
+  double *w = mem__alloc((size_t)maxnbt * sizeof *w);
   front_graph G;
-  const int searching = total > 0 && graph_alloc(&G, S, -1, D->nranks); /* no memory for it: the cuts stay */
-  int64_t budget = searching ? SEARCH_BUDGET : 0;
-  for (int32_t f = 0; f < nf; f++) {
+  if (!w || !graph_alloc(&G, S, -1, D->nranks)) {
+    mem__free(w);
+    return MFS_ERR_NOMEM;
+  }
+  int64_t budget = SEARCH_BUDGET;
+  /* the root first: the budget goes to the fronts at the end of the factorization before their
+   * descendants (lap3d:80's two shared fronts of 19 tile rows could spend it on the first one) */
+  for (int32_t f = nf - 1; f >= 0; f--) {
     if (!dist__shared(D, f)) continue;
     int32_t *own = D->row_owner + D->row_ptr[f];
-    dist__rows_equal_flops(S, D, f, own);
+    dist__rows_equal_flops(S, D, f, own, w);
     if (budget > 0) improve(&G, S, D, f, own, &budget);
   }
-  if (searching) graph_free(&G);
+  graph_free(&G);
+  mem__free(w);
   return MFS_OK;
 }

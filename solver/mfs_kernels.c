@@ -187,8 +187,8 @@ static int32_t lower_bound(const int32_t *a, int32_t lo, int32_t hi, int32_t x) 
   return lo;
 }
 
-/* d[t] += s[t] for t < n, two doubles per operation (GCC vector extension: SSE2 on x86-64, scalar
- * code elsewhere). -O2 does not vectorise a loop whose trip count it does not know; each sum is the
+/* d[t] += s[t] for t < n, two doubles per operation (GCC vector extension: SSE2 on x86-64, the
+ * target's vector unit or scalar code elsewhere). -O2 does not vectorise a loop whose trip count it does not know; each sum is the
  * same single addition either way, so the result is bitwise the same. */
 static void add_into(double *restrict d, const double *restrict s, int32_t n) {
   typedef double v2d __attribute__((vector_size(16)));
@@ -243,15 +243,15 @@ void mfs_kernel_assemble(const mfs_symbolic *S, const mfs_op *op, const double *
   if (runs) run[nrun] = r1;
   for (int32_t c = c0; c < c1; c++) {
     int32_t rs = (diag && c > r0) ? c : r0;
-    const double *s = ctile + (int64_t)(c - ccol0) * ldc - crow0; /* s[q]: child row q */
-    double *d = ptile + (int64_t)(cm[c] - pcol0) * ldp - prow0;   /* d[p]: parent row p */
+    const double *s = ctile + (int64_t)(c - ccol0) * ldc; /* s[q - crow0]: child row q */
+    double *d = ptile + (int64_t)(cm[c] - pcol0) * ldp;   /* d[p - prow0]: parent row p */
     if (runs) {
       for (int32_t k = 0; k < nrun; k++) {
         int32_t a = run[k] > rs ? run[k] : rs, b = run[k + 1];
-        if (a < b) add_into(d + cm[a], s + a, b - a);
+        if (a < b) add_into(d + (cm[a] - prow0), s + (a - crow0), b - a);
       }
     } else {
-      for (int32_t q = rs; q < r1; q++) d[cm[q]] += s[q];
+      for (int32_t q = rs; q < r1; q++) d[cm[q] - prow0] += s[q - crow0];
     }
   }
 }

@@ -4,7 +4,7 @@
  * Event driven: three kinds of binary heaps of (time or priority, task) pairs — tasks whose inputs
  * arrive at their process at a given time, tasks running until a given time, and per process the
  * ready tasks by bottom level. O(n log n) per simulation, so that mfs_dist can try many row
- * assignments of a front in the analysis.
+ * assignments of every shared front when it builds the distribution.
  */
 #include "mfs_rowsim.h"
 
@@ -133,6 +133,9 @@ static void prepare(rowsim *W, const rowsim_task *t, int32_t n, double latency) 
 
 double rowsim__makespan(rowsim *W, const rowsim_task *t, int32_t n, int nproc, int workers, double latency) {
   if (n <= 0) return 0;
+  for (int32_t i = 0; i < n; i++) /* not a graph this simulates: no schedule ends */
+    for (int32_t d = 0; d < t[i].ndep; d++)
+      if (t[i].dep[d] < 0 || t[i].dep[d] >= i) return INFINITY;
   prepare(W, t, n, latency);
   /* per-process ready heaps carved out of one array, sized by the process's task count */
   for (int p = 0; p <= nproc; p++) W->ready_base[p] = 0;
@@ -149,7 +152,6 @@ double rowsim__makespan(rowsim *W, const rowsim_task *t, int32_t n, int nproc, i
   double end = 0;
   while (done < n) {
     double now = fmin(heap_top_key(&arrive), heap_top_key(&run));
-    if (isinf(now)) return INFINITY; /* a dependency that never completes: not a valid graph */
     while (run.n && run.e[0].key <= now) {
       entry e = heap_pop(&run);
       const int32_t i = e.id;

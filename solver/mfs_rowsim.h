@@ -1,6 +1,6 @@
 /*
  * mfs_rowsim.h — a list-scheduling simulation of a task graph spread over processes, used to choose
- * which process factors each tile row of a shared front (mfs_dist.c). Internal.
+ * which process factors each tile row of a shared front (mfs_dist_rows.c). Internal.
  *
  * Model: every process runs its tasks on `workers` identical workers; a task starts when its
  * predecessors are done — a predecessor on another process `latency` later (the tile's transfer) —
@@ -28,7 +28,8 @@ void rowsim__free(rowsim *W);
 /* The makespan (seconds from 0, when every task without predecessors is ready) of tasks t[0..n),
  * topologically ordered (deps point backwards), on nproc processes of `workers` workers each.
  * The bottom levels depend on t[].proc (a dependency between processes includes the latency), so
- * they are recomputed at each call. Deterministic: ties go to the lower task index. */
+ * they are recomputed at each call. Deterministic: ties go to the lower task index. A dependency
+ * that does not point to an earlier task makes the result infinite. */
 double rowsim__makespan(rowsim *W, const rowsim_task *t, int32_t n, int nproc, int workers, double latency);
 
 #endif

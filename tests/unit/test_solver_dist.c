@@ -126,6 +126,8 @@ static void test_processes(void **state) {
           assert_int_equal(D[r]->lo[f], D[0]->lo[f]);
           assert_int_equal(D[r]->hi[f], D[0]->hi[f]);
           assert_int_equal(D[r]->subtree_root[f], D[0]->subtree_root[f]);
+          for (int32_t i = 0; i < F->nbt; i++) /* and the same rows */
+            assert_int_equal(dist__tile_owner(D[r], f, i), dist__tile_owner(D[0], f, i));
         }
         int64_t l = 0, cb = 0;
         for (int r = 0; r < R; r++) {
@@ -142,7 +144,8 @@ static void test_processes(void **state) {
           int32_t n = D[0]->hi[f] - D[0]->lo[f], cut[64], own[64];
           double w[64] = {0}, share[4] = {0}, tot = 0, wmax = 0;
           assert_true(F->nbt <= 64);
-          dist__rows_equal_flops(S, D[0], f, cut);
+          double scratch[64];
+          dist__rows_equal_flops(S, D[0], f, cut, scratch);
           for (int64_t o = F->op_begin; o < F->op_end; o++)
             if (S->ops[o].front == f && S->ops[o].i >= 0) w[S->ops[o].i] += S->ops[o].flops;
           for (int32_t i = 0; i < F->nbt; i++) {

@@ -572,22 +572,25 @@ static void test_first_touch(void **state) {
 }
 
 /* The fresh part of a block (the task-based executor's prefault): a block of 6 pages at the start
- * of a page whose first 2 pages and 5 bytes may hold old data: the pages from the third on are
- * resident afterwards, the first two and the pages around the block are not, and it reads zero. */
+ * of a page whose first 2 pages and 5 bytes may hold old data: those 5 bytes are left alone, the
+ * pages from the third on are resident afterwards, the first two and the pages around the block are
+ * not, and the fresh part reads zero. */
 static void test_first_touch_fresh(void **state) {
   (void)state;
   const size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = 16 * pg;
   char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   assert_true(m != MAP_FAILED);
   double *block = (double *)(m + pg);
+  memcpy((char *)block + 2 * pg, "old!", 5); /* the old part's last 5 bytes, in the third page */
   kernel__first_touch_fresh(block, 2 * pg + 5, 6 * pg);
+  assert_memory_equal((char *)block + 2 * pg, "old!", 5);  /* left alone */
   assert_int_equal(resident_pages(m, 3 * pg), 0);          /* before the block, and its old part */
   assert_int_equal(resident_pages(m + 3 * pg, 4 * pg), 4); /* the fresh part */
   assert_int_equal(resident_pages(m + 7 * pg, len - 7 * pg), 0);
   kernel__first_touch_fresh(NULL, 0, 6 * pg);       /* no block: nothing */
   kernel__first_touch_fresh(block, 6 * pg, 6 * pg); /* all of it old: nothing more */
   assert_int_equal(resident_pages(m, 3 * pg), 0);
-  for (size_t k = 0; k < 6 * pg / sizeof(double); k++) /* (reading maps the old part's zero page) */
+  for (size_t k = (2 * pg + 8) / sizeof(double); k < 6 * pg / sizeof(double); k++) /* the fresh part reads 0 */
     if (block[k] != 0.0) fail_msg("block[%zu] = %g", k, block[k]);
   munmap(m, len);
 }

@@ -78,12 +78,15 @@ static void test_workers_and_latency(void **state) {
   assert_true(run(chain, 2, 2, 1, 10) == 12.0);
 }
 
-/* No tasks: 0. A task waiting for itself never runs: infinite, not a hang. */
+/* No tasks: 0. A task waiting for itself or for a later task is no graph the simulation takes:
+ * infinite, not a hang. */
 static void test_degenerate(void **state) {
   (void)state;
-  rowsim_task t[1] = {{.proc = 0, .ndep = 1, .dep = {0}, .dur = 1}};
+  rowsim_task t[2] = {{.proc = 0, .ndep = 1, .dep = {0}, .dur = 1}, {.proc = 0, .dur = 1}};
   assert_true(run(t, 0, 1, 1, 0) == 0.0);
   assert_true(isinf(run(t, 1, 1, 1, 0)));
+  t[0].dep[0] = 1;
+  assert_true(isinf(run(t, 2, 1, 1, 0)));
 }
 
 int main(void) {
