@@ -62,6 +62,11 @@ void dist__free(mfs_dist *D);
 /* Tile rows of the shared fronts (mfs_dist_rows.c): fills D->row_ptr and D->row_owner, the equal-flops
  * cut of each shared front improved by a simulation of its tasks on its group's processes. */
 mfs_status dist__split_rows(const mfs_symbolic *S, mfs_dist *D);
+/* Fronts with more operations keep the equal-flops cut: the simulation's work space (about 370
+ * bytes per operation: room for its task and two receptions) and the whole search budget would go
+ * to one front (a front of 100 tile rows has some 172 000 operations; one simulation of it, up to
+ * half a million tasks). Every process skips the same fronts. */
+#define DIST_ROWS_SEARCH_MAX_OPS 200000
 /* The equal-flops cut of shared front f into own[0 .. nbt): contiguous ranges in process order
  * (w: room for nbt doubles). */
 void dist__rows_equal_flops(const mfs_symbolic *S, const mfs_dist *D, int32_t f, int32_t *own, double *w);

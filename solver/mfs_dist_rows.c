@@ -121,18 +121,20 @@ static void graph_free(front_graph *G) {
   mem__free(G->recv_next);
 }
 
-/* Room for the graph of front f_only, or of the largest front when f_only < 0; 0 when there is no
- * memory for it. */
-static int graph_alloc(front_graph *G, const mfs_symbolic *S, int32_t f_only, int nproc) {
+static int64_t front_ops(const mfs_symbolic *S, int32_t f) { return S->fronts[f].op_end - S->fronts[f].op_begin; }
+
+/* Room for the graph of front f_only, or (f_only < 0) of the largest shared front the search takes;
+ * 0 when there is no memory for it. */
+static int graph_alloc(front_graph *G, const mfs_symbolic *S, const mfs_dist *D, int32_t f_only, int nproc) {
   int64_t ops = 0, tiles = 0;
   for (int32_t f = 0; f < S->nfronts; f++) {
-    if (f_only >= 0 && f != f_only) continue;
+    if (f_only >= 0 ? f != f_only : !dist__shared(D, f) || front_ops(S, f) > DIST_ROWS_SEARCH_MAX_OPS) continue;
     const mfs_front *F = &S->fronts[f];
-    if (F->op_end - F->op_begin > ops) ops = F->op_end - F->op_begin;
+    if (front_ops(S, f) > ops) ops = front_ops(S, f);
     if ((int64_t)F->nbt * (F->nbt + 1) / 2 > tiles) tiles = (int64_t)F->nbt * (F->nbt + 1) / 2;
   }
   *G = (front_graph){0};
-  if (ops > INT32_MAX / 8) return 0; /* the equal-flops cut stays */
+  if (ops > INT32_MAX / 8) return 0;
   G->cap = (int32_t)(3 * ops + 1);
   G->sim = rowsim__create(G->cap, nproc);
   G->task = mem__alloc((size_t)G->cap * sizeof *G->task);
@@ -166,7 +168,7 @@ void dist__rows_equal_flops(const mfs_symbolic *S, const mfs_dist *D, int32_t f,
 
 double dist__rows_makespan(const mfs_symbolic *S, const mfs_dist *D, int32_t f, const int32_t *own, int workers) {
   front_graph G;
-  if (!graph_alloc(&G, S, f, D->hi[f] - D->lo[f])) return NAN;
+  if (!graph_alloc(&G, S, D, f, D->hi[f] - D->lo[f])) return NAN;
   double m = graph_makespan(&G, S, f, own, D->lo[f], D->hi[f] - D->lo[f], workers);
   graph_free(&G);
   return m;
@@ -250,7 +252,7 @@ mfs_status dist__split_rows(const mfs_symbolic *S, mfs_dist *D) {
    * only an error is agreed between them (the executor's all_ok). */
   double *w = mem__alloc((size_t)maxnbt * sizeof *w);
   front_graph G;
-  if (!w || !graph_alloc(&G, S, -1, D->nranks)) {
+  if (!w || !graph_alloc(&G, S, D, -1, D->nranks)) {
     mem__free(w);
     return MFS_ERR_NOMEM;
   }
@@ -261,7 +263,7 @@ mfs_status dist__split_rows(const mfs_symbolic *S, mfs_dist *D) {
     if (!dist__shared(D, f)) continue;
     int32_t *own = D->row_owner + D->row_ptr[f];
     dist__rows_equal_flops(S, D, f, own, w);
-    if (budget > 0) improve(&G, S, D, f, own, &budget);
+    if (budget > 0 && front_ops(S, f) <= DIST_ROWS_SEARCH_MAX_OPS) improve(&G, S, D, f, own, &budget);
   }
   graph_free(&G);
   mem__free(w);

@@ -263,6 +263,33 @@ static void test_rows_makespan(void **state) {
   mfs_matrix_free(&A);
 }
 
+/* A shared front with more operations than the search takes keeps the equal-flops cut (lap3d:16
+ * in tiles of 2 rows: its top fronts have hundreds of tile rows). */
+static void test_rows_search_limit(void **state) {
+  (void)state;
+  mfs_matrix A;
+  mfs_symbolic *S = analyze_spec("lap3d:16", MFS_ORDER_METIS, 2, &A);
+  mfs_error err;
+  mfs_dist *D;
+  assert_int_equal(dist__create(S, 0, 2, 2, 1, &D, &err), MFS_OK);
+  int big = 0;
+  for (int32_t f = 0; f < S->nfronts; f++) {
+    const mfs_front *F = &S->fronts[f];
+    if (!dist__shared(D, f) || F->op_end - F->op_begin <= DIST_ROWS_SEARCH_MAX_OPS) continue;
+    big++;
+    int32_t *cut = malloc((size_t)F->nbt * sizeof *cut);
+    double *w = malloc((size_t)F->nbt * sizeof *w);
+    dist__rows_equal_flops(S, D, f, cut, w);
+    for (int32_t i = 0; i < F->nbt; i++) assert_int_equal(dist__tile_owner(D, f, i), cut[i]);
+    free(cut);
+    free(w);
+  }
+  assert_true(big > 0);
+  dist__free(D);
+  mfs_symbolic_free(S);
+  mfs_matrix_free(&A);
+}
+
 /* Carving places this process's tiles back to back, padded to 8 doubles, as mfs_front_bytes counts. */
 static void test_carve(void **state) {
   (void)state;
@@ -330,8 +357,9 @@ static void test_bad_arguments(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_owner_rule),    cmocka_unit_test(test_single_process), cmocka_unit_test(test_processes),
-      cmocka_unit_test(test_rows_makespan), cmocka_unit_test(test_carve),          cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_owner_rule),    cmocka_unit_test(test_single_process),    cmocka_unit_test(test_processes),
+      cmocka_unit_test(test_rows_makespan), cmocka_unit_test(test_rows_search_limit), cmocka_unit_test(test_carve),
+      cmocka_unit_test(test_bad_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
