@@ -41,7 +41,6 @@ static const double kernel_rate[MFS_NOPTYPES] = {
 typedef struct {
   rowsim *sim;
   rowsim_task *task;
-  int32_t cap;        /* tasks: 3 per operation at most (its own and two receptions) */
   int32_t *last;      /* per tile of the front: the task that wrote it last */
   int32_t *recv_head; /* per task: the first reception of its result by another process, or -1 */
   int32_t *recv_next; /* per reception task: the next reception of the same result */
@@ -135,12 +134,12 @@ static int graph_alloc(front_graph *G, const mfs_symbolic *S, const mfs_dist *D,
   }
   *G = (front_graph){0};
   if (ops > INT32_MAX / 8) return 0;
-  G->cap = (int32_t)(3 * ops + 1);
-  G->sim = rowsim__create(G->cap, nproc);
-  G->task = mem__alloc((size_t)G->cap * sizeof *G->task);
+  const int32_t cap = (int32_t)(3 * ops + 1); /* an operation's task and at most two receptions */
+  G->sim = rowsim__create(cap, nproc);
+  G->task = mem__alloc((size_t)cap * sizeof *G->task);
   G->last = mem__alloc((size_t)(tiles + 1) * sizeof *G->last);
-  G->recv_head = mem__alloc((size_t)G->cap * sizeof *G->recv_head);
-  G->recv_next = mem__alloc((size_t)G->cap * sizeof *G->recv_next);
+  G->recv_head = mem__alloc((size_t)cap * sizeof *G->recv_head);
+  G->recv_next = mem__alloc((size_t)cap * sizeof *G->recv_next);
   if (G->sim && G->task && G->last && G->recv_head && G->recv_next) return 1;
   graph_free(G);
   return 0;

@@ -188,8 +188,9 @@ static int32_t lower_bound(const int32_t *a, int32_t lo, int32_t hi, int32_t x) 
 }
 
 /* d[t] += s[t] for t < n, two doubles per operation (GCC vector extension: SSE2 on x86-64, the
- * target's vector unit or scalar code elsewhere). -O2 does not vectorise a loop whose trip count it does not know; each sum is the
- * same single addition either way, so the result is bitwise the same. */
+ * target's vector unit or scalar code elsewhere). -O2 does not vectorise a loop whose trip count
+ * it does not know; each sum is the same single addition either way, so the result is bitwise the
+ * same. */
 static void add_into(double *restrict d, const double *restrict s, int32_t n) {
   typedef double v2d __attribute__((vector_size(16)));
   int32_t t = 0;

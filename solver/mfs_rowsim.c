@@ -21,8 +21,6 @@ typedef struct {
 } heap;
 
 struct rowsim {
-  int32_t cap;
-  int nproc;
   int32_t *succ_ptr, *succ, *remaining, *idle, *ready_base;
   double *bl, *avail;
   entry *arrive_e, *run_e, *ready_e;
@@ -65,8 +63,6 @@ rowsim *rowsim__create(int32_t cap, int nproc) {
   rowsim *W = mem__calloc(1, sizeof *W);
   if (!W) return NULL;
   const size_t c = (size_t)(cap > 0 ? cap : 1), p = (size_t)(nproc > 0 ? nproc : 1);
-  W->cap = cap;
-  W->nproc = nproc;
   W->succ_ptr = mem__alloc((c + 1) * sizeof *W->succ_ptr);
   W->succ = mem__alloc(3 * c * sizeof *W->succ);
   W->remaining = mem__alloc(c * sizeof *W->remaining);
