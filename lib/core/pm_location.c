@@ -543,6 +543,7 @@ void pm_cp_merge_process(pm_loc *L, pm_cp_clock in) { pm_loc_cp_merge(&L->cp_own
 /* The com clock does not advance in MPI, so the clock at the call's end is the one at its start:
  * the jump is how far the partner's non-MPI progress was ahead, the wait an ideal network keeps. */
 static inline void credit_wait(pm_loc *L, pm_cpnode *n, const pm_cp_clock *in, uint64_t call_ns) {
+  pm_loc_cp_settle(L);
   uint64_t com = L->cp_own.com + L->cp_goff.com;
   if (in->com <= com) return;
   uint64_t jump = in->com - com;
@@ -569,6 +570,7 @@ void pm_loc_restart(pm_loc *L, uint64_t now) {
   memset(&L->cp_own, 0, sizeof L->cp_own);
   memset(&L->cp_poff, 0, sizeof L->cp_poff);
   memset(&L->cp_goff, 0, sizeof L->cp_goff);
+  L->cp_pending = NULL;
   L->bytes_sent = L->bytes_received = L->msgs_sent = L->msgs_received = 0;
   L->coll_bytes_out = L->coll_bytes_in = L->coll_calls = 0;
   L->io_bytes_read = L->io_bytes_written = L->polls = L->poll_pending = L->poll_last = L->poll_exact = 0;

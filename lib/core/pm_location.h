@@ -102,6 +102,10 @@ struct pm_loc {
    * merges have moved its process-scope and global clocks ahead of it (process = own + cp_poff,
    * global = own + cp_goff: a transition adds to one clock triple instead of three) */
   pm_cp_clock cp_own, cp_poff, cp_goff;
+  /* A merge the location owes its clocks (an OpenMP barrier's, lib/omp), or NULL: called before
+   * the clocks are read. Merges commute (each one is a maximum at its own point), so a merge may
+   * be applied late; only a read must wait for it. */
+  void (*cp_pending)(struct pm_loc *L);
   uint64_t bytes_sent, bytes_received, msgs_sent, msgs_received;
   uint64_t coll_bytes_out, coll_bytes_in, coll_calls;
   uint64_t io_bytes_read, io_bytes_written;
@@ -144,11 +148,18 @@ struct pm_loc {
   char name[48];
 };
 
+/* Applies the merge the location owes, if any (pm_loc.cp_pending). The owed merge is logically
+ * part of the clock already, so readers given a const location apply it too. */
+static inline void pm_loc_cp_settle(const pm_loc *L) {
+  if (PM_UNLIKELY(L->cp_pending != NULL)) L->cp_pending((pm_loc *)L);
+}
 /* The clocks of pm_cp_process / pm_cp_global, inline for the core's own layers. */
 static inline pm_cp_clock pm_loc_cp_process(const pm_loc *L) {
+  pm_loc_cp_settle(L);
   return (pm_cp_clock){L->cp_own.cue + L->cp_poff.cue, L->cp_own.com + L->cp_poff.com, L->cp_own.coo + L->cp_poff.coo};
 }
 static inline pm_cp_clock pm_loc_cp_global(const pm_loc *L) {
+  pm_loc_cp_settle(L);
   return (pm_cp_clock){L->cp_own.cue + L->cp_goff.cue, L->cp_own.com + L->cp_goff.com, L->cp_own.coo + L->cp_goff.coo};
 }
 /* clock = max(clock, in) for the clock own + *off */

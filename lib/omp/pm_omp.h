@@ -76,7 +76,8 @@ PM_HIDDEN void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now);
 
 /* Barriers (explicit, implicit, the OMPT join barrier): enter pushes region r in state s
  * (sync_wait, or runtime when the adapter reports the waiting part apart) and publishes the
- * thread's clock and statistics; exit merges the team's clocks, or closes the frame when the
+ * thread's clock and statistics; exit makes the thread owe its clocks the team's (merged where
+ * it left, read when the clocks are next read: pm_loc.cp_pending), or closes the frame when the
  * barrier was the join and the master has already recorded its time (libomp workers). */
 PM_HIDDEN void pm_omp_barrier_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now);
 PM_HIDDEN void pm_omp_barrier_exit(pm_loc *L, uint64_t now);
@@ -92,7 +93,7 @@ PM_HIDDEN void pm_omp_join_barrier_enter(pm_loc *L, pm_region_id r, uint64_t now
 PM_HIDDEN void pm_omp_join_barrier_exit(pm_loc *L, uint64_t now);
 /* Right after the runtime's barrier returned, before the clock read of pm_omp_barrier_exit: asks
  * for the other members' arrival clocks (their lines are in their writers' caches), so that the
- * transfers overlap the exit's own work (a hint). */
+ * transfers overlap the work up to the exchange's read (a hint). */
 PM_HIDDEN void pm_omp_barrier_prefetch(const pm_loc *L);
 /* The waiting part of a synchronisation (OMPT sync_region_wait): sync_wait from begin to end,
  * runtime around it. Ignored for the late end of a join barrier (its exit closes the frame). */

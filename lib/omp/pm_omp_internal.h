@@ -51,6 +51,12 @@ typedef struct pm_omp_thread {
   int named;
   pm_omp_task *free_tasks, *retired_tasks;
   uint32_t nretired;
+  /* The barrier exchange owed to the clocks (L->cp_pending): the members' arrivals at barrier
+   * half owed_e of owed_team (owed_n slotted members), merged where the thread's own clock was
+   * owed_own, when the thread left that barrier. */
+  pm_omp_team *owed_team;
+  uint32_t owed_e, owed_n, owed_tid;
+  pm_cp_clock owed_own;
   /* Task records this thread owns that other threads completed: they push them here (atomic),
    * the owner takes the whole list when its free list runs dry. Padded to its own cache line: the
    * other threads write it. */
@@ -59,19 +65,25 @@ typedef struct pm_omp_thread {
   char pad_after[64 - sizeof(pm_omp_task *)];
 } pm_omp_thread;
 
-/* One member's slot, on its own cache lines, written only by that member. cp[e & 1] holds the
+/* One member's slot, on its own cache lines, written only by that member. cp[e & 1].c holds the
  * clock at the arrival at the team's barrier number e: a fast member reaching barrier e+1 cannot
  * overwrite what a slow one still reads after barrier e (it writes the other half), and cannot
- * reach e+2 before the slow one has arrived at e+1, i.e. finished reading. last/t_arrive/useful/
- * idle: at the latest arrival (barrier or end of the implicit task), read by the master after the
- * join. task_cp: its tasks' end clocks (same halves as cp): each member keeps its own maximum, so
- * completing a task writes the member's own line, and a reader takes the maximum over the slots.
- * arrived: the team instance the arrival belongs to (the master never clears slots, so that a
- * fork costs no write to the members' lines). */
+ * reach e+2 before the slow one has arrived at e+1, i.e. finished reading (a member reads the
+ * others' arrivals at e at the latest when it arrives at e+1: pm_omp_team.c). Each half has its
+ * own line, apart from the rest: a member prefetches the others' half when it leaves barrier e,
+ * and their arrival writes at e+1 (the other half, the statistics) leave that copy valid.
+ * last/t_arrive/useful/idle: at the latest arrival (barrier or end of the implicit task), read by
+ * the master after the join. task_cp: its tasks' end clocks (same halves as cp): each member keeps
+ * its own maximum, so completing a task writes the member's own line, and a reader takes the
+ * maximum over the slots. arrived: the team instance the arrival belongs to (the master never
+ * clears slots, so that a fork costs no write to the members' lines). */
 typedef struct {
-  _Alignas(64) pm_omp_cp2 cp[2];
-  pm_omp_cp2 task_cp[2]; /* max end clock of the tasks the member completed in each barrier phase */
-  pm_omp_cp2 last;
+  _Alignas(64) pm_omp_cp2 c;
+} pm_omp_arrival;
+typedef struct {
+  pm_omp_arrival cp[2];
+  _Alignas(64) pm_omp_cp2 task_cp[2]; /* max end clock of the tasks the member completed in each barrier phase */
+  _Alignas(64) pm_omp_cp2 last;
   uint64_t arrived;
   uint64_t t_arrive, useful, idle;
   /* last is from after the member left the join barrier (libomp may report that exit before the

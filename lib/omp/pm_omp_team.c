@@ -7,10 +7,13 @@
  *
  * Clocks (Lamport, pm_core.h): fork: every member merges the master's clocks at the fork.
  * Barrier number e: each member publishes its clocks into slot.cp[e & 1] on arrival and, after the
- * runtime's barrier returns, merges the max over the team (see pm_omp_slot for why two halves are
- * enough) and the end clocks of the tasks completed in that phase. Join: the master merges every
- * member's last published clocks and all task end clocks. No lock: the runtime's own barrier
- * orders the writes before the reads. */
+ * runtime's barrier returns, owes its clocks the max over the team (see pm_omp_slot for why two
+ * halves are enough) and the end clocks of the tasks completed in that phase, merged at the point
+ * where it left the barrier. It reads them when its clocks are next read (pm_loc.cp_pending), at
+ * the latest at its arrival at barrier e+1: the others' lines, prefetched when it left barrier e,
+ * have arrived by then, where reading them at the exit waited for them (~30 ns of a barrier's
+ * ~100 here). Join: the master merges every member's last published clocks and all task end
+ * clocks. No lock: the runtime's own barrier orders the writes before the reads. */
 #define _GNU_SOURCE
 #include "pm_omp_internal.h"
 #include "pm_lifecycle.h"
@@ -262,7 +265,7 @@ void pm_omp_publish(pm_loc *L, pm_omp_frame *f, uint64_t now) {
   if (f->tid >= t->cap) return;
   pm_omp_slot *s = &t->slot[f->tid];
   pm_omp_cp2 c = pm_omp_clocks(L);
-  s->cp[f->epoch & 1] = c;
+  s->cp[f->epoch & 1].c = c;
   s->last = c;
   s->useful = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL] - f->useful0;
   s->idle = pm_omp_idle_ns(L) - f->idle0;
@@ -274,6 +277,7 @@ void pm_omp_publish(pm_loc *L, pm_omp_frame *f, uint64_t now) {
 /* Closes the top frame f at time t: pops what the implicit task left on the location's stack (a
  * worker's region node too), restores a worker's context and state. */
 static void frame_close(pm_omp_thread *th, pm_loc *L, pm_omp_frame *f, uint64_t t) {
+  pm_loc_cp_settle(L); /* before the team's slots can be reused */
   if (f->trace_team != UINT32_MAX) {
     /* the trace: ThreadTeamEnd inside the worker's region node, after what the task left open */
     while (L->depth > f->depth0 + !f->is_master) pm_call_exit(L, t);
@@ -373,6 +377,7 @@ void pm_omp_implicit_end(pm_loc *L, pm_omp_frame *f, int join_wait, uint64_t now
 void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   if (!th || !t) return;
+  pm_loc_cp_settle(L); /* an explicit barrier's exchange: before the next fork reuses the slots */
   pm_omp_frame *f = pm_omp_top(th);
   pm_cp_clock own_then = {0, 0, 0}; /* the master's own clock when it left its join barrier, if reported */
   int at_barrier = 0;
@@ -409,7 +414,7 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
       /* the member waited from its arrival to now: that wait is idle inside the region */
       pm_omp_region_add_thread(r, j, s->useful, s->idle + (now > s->t_arrive ? now - s->t_arrive : 0));
       if (at_barrier && s->after_join) {
-        pm_omp_cp2_max(&m, &s->cp[e]);
+        pm_omp_cp2_max(&m, &s->cp[e].c);
         pm_omp_cp2_max(&m_now, &s->last);
       } else {
         pm_omp_cp2_max(&m, &s->last);
@@ -451,6 +456,21 @@ static uint32_t slotted_members(const pm_omp_team *t) {
   return n < t->cap ? n : t->cap;
 }
 
+/* The exchange of a barrier the thread left (pm_omp_barrier_exit): the other members' arrivals and
+ * the phase's task end clocks, merged where the thread's own clock was when it left. */
+static void settle_barrier(pm_loc *L) {
+  pm_omp_thread *th = L->omp;
+  L->cp_pending = NULL;
+  pm_omp_team *t = th->owed_team;
+  th->owed_team = NULL;
+  if (!t) return;
+  pm_omp_cp2 m = {{0, 0, 0}, {0, 0, 0}};
+  for (uint32_t j = 0; j < th->owed_n; j++)
+    if (j != th->owed_tid) pm_omp_cp2_max(&m, &t->slot[j].cp[th->owed_e].c);
+  tasks_max(&m, t, th->owed_n, th->owed_e);
+  merge_at(L, &th->owed_own, &m);
+}
+
 void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
@@ -461,12 +481,13 @@ void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
   }
   pm_call_exit(L, now);
   if (f && f->status == PM_OMP_IN_BARRIER) {
-    pm_omp_team *t = f->team;
-    uint32_t n = slotted_members(t), e = f->epoch & 1;
-    pm_omp_cp2 m = pm_omp_clocks(L);
-    for (uint32_t j = 0; j < n; j++) pm_omp_cp2_max(&m, &t->slot[j].cp[e]);
-    tasks_max(&m, t, n, e);
-    pm_omp_merge(L, &m);
+    pm_loc_cp_settle(L); /* an exchange still owed (none after an arrival, which reads the clocks) */
+    th->owed_team = f->team;
+    th->owed_n = slotted_members(f->team);
+    th->owed_e = f->epoch & 1;
+    th->owed_tid = f->tid;
+    th->owed_own = L->cp_own;
+    L->cp_pending = settle_barrier;
     f->epoch++;
     f->status = PM_OMP_RUNNING;
     pm_omp_tasks_release(th);
@@ -498,7 +519,7 @@ void pm_omp_barrier_prefetch(const pm_loc *L) {
   const pm_omp_team *t = f->team;
   uint32_t n = slotted_members(t), e = f->epoch & 1;
   for (uint32_t j = 0; j < n; j++)
-    if (j != f->tid) __builtin_prefetch(&t->slot[j].cp[e]);
+    if (j != f->tid) __builtin_prefetch(&t->slot[j].cp[e].c);
 }
 
 int pm_omp_late_join(pm_loc *L) {
@@ -555,6 +576,7 @@ void pm_omp_reset(void) {
     pm_omp_thread *th = threads[i];
     if (!th) continue;
     for (int d = 0; d < PM_OMP_MAX_NEST; d++) free(th->team_cache[d]);
+    if (th->L->cp_pending == settle_barrier) th->L->cp_pending = NULL; /* its team is freed */
     if (th->L->omp == th) th->L->omp = NULL;
     free(th);
     threads[i] = NULL;

@@ -169,6 +169,47 @@ static void test_barrier_parity(void **state) {
   assert_int_equal(r->useful[0] + r->useful[1], 220);
 }
 
+/* A member owes its clocks the barrier's exchange from its exit until they are read; the exchange
+ * counts from the exit, whatever merges come between (paths: process clocks' cue).
+ *   100 fork, both begin | barrier 1: 200 master arrives (path 200), 300 worker arrives (300),
+ *   both leave | 310 the master's clocks are read | barrier 2: 315 master arrives (315), 400
+ *   worker arrives (400), both leave | 420 a message brings the master a path of 405 | 440 read.
+ * 310: the barrier's 300 + 10 of own work since = 310 (merged at the read: 300).
+ * 440: the barrier's 400 + 40 = 440; the message's 405 + 20 = 425: 440 (the barrier merged at the
+ * read, after the message: max(425, 400) = 425). */
+static void test_barrier_exchange_owed(void **state) {
+  (void)state;
+  pm_region_id bar = pm_omp_region(PM_OMP_R_BARRIER);
+  pm_omp_frame *f0, *f1;
+  fork_two_at_100(&f0, &f1);
+  at(200);
+  pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
+  at(300);
+  pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
+  pm_omp_barrier_exit(L0, now());
+  pm_omp_barrier_exit(L1, now());
+  assert_non_null(L0->cp_pending); /* owed, not read yet */
+  at(310);
+  pm_state_set(L0, PM_STATE_USEFUL, now());
+  assert_int_equal(pm_cp_process(L0).cue, 310);
+  assert_null(L0->cp_pending);
+  at(315);
+  pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
+  at(400);
+  pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
+  pm_omp_barrier_exit(L0, now());
+  pm_omp_barrier_exit(L1, now());
+  at(420);
+  pm_state_set(L0, PM_STATE_USEFUL, now());
+  pm_cp_clock msg = {405, 405, 405};
+  pm_cp_merge_process(L0, msg);
+  assert_non_null(L0->cp_pending); /* a merge does not read the clocks */
+  at(440);
+  pm_state_set(L0, PM_STATE_USEFUL, now());
+  assert_int_equal(pm_cp_process(L0).cue, 440);
+  assert_int_equal(pm_cp_process(L0).cue, 440); /* a second read owes nothing */
+}
+
 /* OMPT order (libomp): the worker's join barrier ends only at the next fork.
  *   0 fork, both begin | 100 worker enters the join barrier (runtime), 101 waits | 300 master
  *   enters, 301 waits, 302 wait ends, 303 leaves (normal exit), ends its implicit task, 305 join
@@ -554,6 +595,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_fork_join_lazy_close, setup, teardown),
       cmocka_unit_test_setup_teardown(test_barrier_parity, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_barrier_exchange_owed, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ompt_late_join, setup, teardown),
       cmocka_unit_test_setup_teardown(test_master_join_barrier, setup, teardown),
       cmocka_unit_test_setup_teardown(test_master_join_barrier_early_exit, setup, teardown),
