@@ -179,6 +179,9 @@ PM_HIDDEN pm_omp_cp2 pm_omp_clocks(const pm_loc *L);
 PM_HIDDEN void pm_omp_merge(pm_loc *L, const pm_omp_cp2 *c);
 /* Publishes f's clocks and statistics into its team slot (L charged up to now). */
 PM_HIDDEN void pm_omp_publish(pm_loc *L, pm_omp_frame *f, uint64_t now);
+/* Publishes only f's statistics (useful and idle time, as of now): after an arrival, whose
+ * clocks the slot holds already. */
+PM_HIDDEN void pm_omp_publish_times(pm_loc *L, pm_omp_frame *f, uint64_t now);
 
 /* Tasks (pm_omp_tasks.c): records completed with dependences become reusable after a barrier. */
 PM_HIDDEN void pm_omp_tasks_release(pm_omp_thread *th);

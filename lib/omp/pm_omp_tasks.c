@@ -42,6 +42,8 @@ static pm_omp_task *task_alloc(pm_omp_thread *th) {
     pthread_mutex_unlock(&slab_lock);
     for (int i = 0; i < SLAB; i++) {
       s->t[i].owner = th;
+      s->t[i].pred = s->t[i].pred_inline;
+      s->t[i].cappred = sizeof s->t[i].pred_inline / sizeof *s->t[i].pred_inline;
       s->t[i].next = th->free_tasks;
       th->free_tasks = &s->t[i];
     }
@@ -92,8 +94,9 @@ pm_omp_cp2 pm_omp_task_context(pm_loc *L, uint64_t now) {
 
 /* The end of a task body on L (charged up to now): its clocks to the team of the thread's current
  * frame. A thread that runs tasks after it arrived at a barrier or at the end of its implicit task
- * (often: tasks are run from the join barrier) publishes again, so that the master's statistics at
- * the join count those bodies as useful, not as waiting. */
+ * (often: tasks are run from the join barrier) publishes its times again, so that the master's
+ * statistics at the join count those bodies as useful, not as waiting; its clocks need not be
+ * published again: the task clocks reach every reader of its arrival (barrier exit, join). */
 static void publish_end(pm_loc *L, pm_omp_cp2 *out, uint64_t now) {
   pm_omp_cp2 c = pm_omp_clocks(L);
   if (out) *out = c;
@@ -101,7 +104,7 @@ static void publish_end(pm_loc *L, pm_omp_cp2 *out, uint64_t now) {
   pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
   if (!f) return;
   pm_omp_task_end_clocks(f, &c);
-  if (f->status != PM_OMP_RUNNING) pm_omp_publish(L, f, now);
+  if (f->status != PM_OMP_RUNNING) pm_omp_publish_times(L, f, now);
 }
 
 pm_omp_cp2 pm_omp_task_create_enter(pm_loc *L, pm_region_id r, uint64_t now) {
@@ -124,11 +127,9 @@ void pm_omp_task_body_end(pm_loc *L, pm_state prev, uint64_t now) {
 pm_omp_task *pm_omp_task_new(pm_loc *L, int has_deps, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   pm_omp_task *t = th ? task_alloc(th) : NULL;
-  if (!t) return NULL;
-  drop_preds(t);
+  if (!t) return NULL; /* a free record has no predecessors (task_free dropped them) */
   t->has_deps = t->started = t->done = 0;
   t->saved_state = PM_STATE_USEFUL;
-  memset(&t->end, 0, sizeof t->end);
   t->create = pm_omp_task_context(L, now);
   if (has_deps) pm_omp_task_mark_deps(t);
   return t;
@@ -141,6 +142,7 @@ void pm_omp_task_mark_deps(pm_omp_task *t) {
     return; /* over the bound: its edges will not be followed */
   }
   t->has_deps = 1;
+  memset(&t->end, 0, sizeof t->end); /* a successor may read it before the task ends (as none) */
 }
 
 void pm_omp_task_depend(pm_omp_task *src, pm_omp_task *sink) {
@@ -162,7 +164,8 @@ void pm_omp_task_depend(pm_omp_task *src, pm_omp_task *sink) {
  * dependences), 2 body finished but the task completes later (detach: the record must survive until
  * the next barrier). */
 static void complete(pm_omp_thread *th, pm_loc *L, pm_omp_task *t, int how, uint64_t now) {
-  publish_end(L, &t->end, now);
+  /* only a successor reads the end clocks: a record without dependences is recycled right away */
+  publish_end(L, t->has_deps || how == 2 ? &t->end : NULL, now);
   t->done = 1;
   if (t->has_deps || how == 2) {
     if (!t->has_deps) __atomic_fetch_add(&live_with_deps, 1, __ATOMIC_RELAXED);

@@ -260,6 +260,15 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
 void **pm_omp_team_user(pm_omp_team *t) { return t->user; }
 
 /* Publishes the member's clocks and statistics (L charged up to now by the caller). */
+void pm_omp_publish_times(pm_loc *L, pm_omp_frame *f, uint64_t now) {
+  pm_omp_team *t = f->team;
+  if (f->tid >= t->cap) return;
+  pm_omp_slot *s = &t->slot[f->tid];
+  s->useful = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL] - f->useful0;
+  s->idle = pm_omp_idle_ns(L) - f->idle0;
+  s->t_arrive = now;
+}
+
 void pm_omp_publish(pm_loc *L, pm_omp_frame *f, uint64_t now) {
   pm_omp_team *t = f->team;
   if (f->tid >= t->cap) return;
@@ -267,11 +276,9 @@ void pm_omp_publish(pm_loc *L, pm_omp_frame *f, uint64_t now) {
   pm_omp_cp2 c = pm_omp_clocks(L);
   s->cp[f->epoch & 1].c = c;
   s->last = c;
-  s->useful = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL] - f->useful0;
-  s->idle = pm_omp_idle_ns(L) - f->idle0;
-  s->t_arrive = now;
   s->after_join = (uint64_t)f->after_join;
   s->arrived = t->gen;
+  pm_omp_publish_times(L, f, now);
 }
 
 /* Closes the top frame f at time t: pops what the implicit task left on the location's stack (a
