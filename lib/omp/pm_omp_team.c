@@ -270,6 +270,7 @@ void pm_omp_publish_times(pm_loc *L, pm_omp_frame *f, uint64_t now) {
 }
 
 void pm_omp_publish(pm_loc *L, pm_omp_frame *f, uint64_t now) {
+  pm_loc_cp_settle(L); /* an arrival: the last barrier's exchange before its half can be reused */
   pm_omp_team *t = f->team;
   if (f->tid >= t->cap) return;
   pm_omp_slot *s = &t->slot[f->tid];
@@ -507,7 +508,12 @@ int pm_omp_is_join_barrier(pm_loc *L, const void *code) {
   return code && f && f->is_master && f->status == PM_OMP_RUNNING && f->team->code == code;
 }
 
-void pm_omp_join_barrier_enter(pm_loc *L, pm_region_id r, uint64_t now) { push(L, r, PM_STATE_SYNC_WAIT, now); }
+void pm_omp_join_barrier_enter(pm_loc *L, pm_region_id r, uint64_t now) {
+  /* an arrival: a member that leaves this barrier early may then publish into the half an earlier
+   * barrier's owed exchange reads */
+  pm_loc_cp_settle(L);
+  push(L, r, PM_STATE_SYNC_WAIT, now);
+}
 
 void pm_omp_join_barrier_exit(pm_loc *L, uint64_t now) {
   pm_call_exit(L, now);

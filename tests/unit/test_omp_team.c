@@ -364,6 +364,73 @@ static void test_master_join_barrier_early_exit(void **state) {
   assert_int_equal(r->useful[1], 303); /* 100 -> 400 and 402 -> 405 */
 }
 
+/* The same after an explicit barrier, which the master leaves owing its exchange: its arrival at
+ * the join barrier applies it, before the worker, leaving that barrier early, publishes into the
+ * slot half the exchange reads (its implicit-task end is barrier number 2: half 0, barrier 0's).
+ *   100 fork, both begin | 110 the master arrives at barrier 0 (cue 110) | 120 the worker arrives
+ *   (cue 120), both leave | 150 the master arrives at its join barrier (cue 120 + 30 = 150) | then
+ *   as above: 400 the worker arrives (cue 400), 401 the master leaves, 402 the worker leaves,
+ *   405 it ends its implicit task (cue 403) | 410 the master ends its own | 420 join
+ * master cue: 400 at the join barrier's end + 9 = 409, com 420, as above. (The exchange of
+ * barrier 0 read at the join instead finds the worker's 403 there and merges it at the master's
+ * own cue of barrier 0's exit, 110: 403 + (150 - 120) + 9 = 442.) */
+static void test_master_join_barrier_early_exit_after_barrier(void **state) {
+  (void)state;
+  pm_region_id bar = pm_omp_region(PM_OMP_R_BARRIER), ib = pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER);
+  pm_omp_frame *f0, *f1;
+  pm_omp_team *t = fork_two_at_100(&f0, &f1);
+  at(110);
+  pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
+  at(120);
+  pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
+  pm_omp_barrier_exit(L0, now());
+  pm_omp_barrier_exit(L1, now());
+  join_barrier_150_to_401(ib, PM_STATE_SYNC_WAIT);
+  at(402);
+  pm_omp_barrier_exit(L1, now());
+  at(405);
+  pm_omp_implicit_end(L1, f1, 0, now());
+  at(410);
+  pm_omp_implicit_end(L0, f0, 0, now());
+  at(420);
+  pm_omp_join(L0, t, now());
+  assert_int_equal(pm_cp_process(L0).cue, 409);
+  assert_int_equal(pm_cp_process(L0).com, 420);
+}
+
+/* A member beyond the team's slots (cap 4: a fork for 2 that 5 members join) publishes nothing, but
+ * its arrival still applies the exchange it owes, before the others can write that half again.
+ *   100 fork, all begin (cue 100) | 200 all arrive at barrier 0 (cue 200) and leave | 300 all arrive
+ *   at barrier 1 (cue 300); members 0-3 leave | 1000 members 0-3 arrive at barrier 2 (half 0,
+ *   barrier 0's), then member 4's exit from barrier 1 is reported
+ * member 4: barrier 1's arrivals, 300 (it waited since, no own cue): 300. (Barrier 0's exchange read
+ * only now finds barrier 2's 1000 and merges it at its own cue of barrier 0's exit, 200:
+ * 1000 + 100 = 1100.) */
+static void test_member_beyond_cap_settles(void **state) {
+  (void)state;
+  pm_region_id bar = pm_omp_region(PM_OMP_R_BARRIER);
+  pm_loc *W[5] = {L0, L1};
+  for (int i = 2; i < 5; i++) {
+    W[i] = pm_loc_create_virtual(PM_ROLE_THREAD, NULL);
+    assert_non_null(W[i]);
+    pm_state_set(W[i], PM_STATE_IDLE, now());
+  }
+  at(100);
+  pm_omp_team *t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
+  assert_int_equal(t->cap, 4);
+  for (int i = 0; i < 5; i++) assert_non_null(pm_omp_implicit_begin(W[i], t, (uint32_t)i, 5, now()));
+  at(200);
+  for (int i = 0; i < 5; i++) pm_omp_barrier_enter(W[i], bar, PM_STATE_SYNC_WAIT, now());
+  for (int i = 0; i < 5; i++) pm_omp_barrier_exit(W[i], now());
+  at(300);
+  for (int i = 0; i < 5; i++) pm_omp_barrier_enter(W[i], bar, PM_STATE_SYNC_WAIT, now());
+  for (int i = 0; i < 4; i++) pm_omp_barrier_exit(W[i], now());
+  at(1000);
+  for (int i = 0; i < 4; i++) pm_omp_barrier_enter(W[i], bar, PM_STATE_SYNC_WAIT, now());
+  pm_omp_barrier_exit(W[4], now());
+  assert_int_equal(pm_cp_process(W[4]).cue, 300);
+}
+
 /* A worker that sits out the next instances of its team (they run on the master alone) still
  * learns its join time, from the master's record of its last instance, not from the fork line.
  *   0 fork (2), both begin | 100 worker enters the join barrier, 101 waits | 300 master enters,
@@ -599,6 +666,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_ompt_late_join, setup, teardown),
       cmocka_unit_test_setup_teardown(test_master_join_barrier, setup, teardown),
       cmocka_unit_test_setup_teardown(test_master_join_barrier_early_exit, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_master_join_barrier_early_exit_after_barrier, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_member_beyond_cap_settles, setup, teardown),
       cmocka_unit_test_setup_teardown(test_join_time_after_instances_without_worker, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_record_returns_to_creator, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_dependence, setup, teardown),
