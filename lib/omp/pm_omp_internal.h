@@ -37,6 +37,7 @@ struct pm_omp_frame {
   uint32_t trace_team;     /* the trace's thread-team id (lib/trace), UINT32_MAX: none */
   int join_exited;         /* the master left its join barrier (pm_omp_join_barrier_exit) ... */
   pm_cp_clock join_own;    /* ... with this own clock: pm_omp_join merges at that point */
+  uint64_t join_t;         /* ... at this time */
   int after_join;          /* a member's implicit task ended after it left the join barrier */
 };
 

@@ -522,7 +522,13 @@ void pm_omp_join_barrier_exit(pm_loc *L, uint64_t now) {
   if (f && f->is_master) {
     f->join_exited = 1;
     f->join_own = L->cp_own;
+    f->join_t = now;
   }
+}
+
+uint64_t pm_omp_implicit_end_time(const pm_loc *L, const pm_omp_frame *f) {
+  if (f && f->is_master && f->join_exited && f->status == PM_OMP_RUNNING && f->join_t >= L->t_last) return f->join_t;
+  return pm_clock_now();
 }
 
 void pm_omp_barrier_prefetch(const pm_loc *L) {

@@ -335,6 +335,28 @@ static void test_master_join_barrier(void **state) {
   assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_RUNTIME], 20); /* 400 -> 420 */
 }
 
+/* The time the OMPT adapter gives the end of an implicit task: the master's own join barrier's
+ * end when it has done nothing since, else the clock.
+ *   100 fork, both begin | 150 the master arrives at its join barrier | 400 the worker arrives |
+ *   401 the master leaves | 410: the master's end time is 401 (the worker's: 410) | 412 a
+ *   transition on the master | 415: its end time is 415 (401 would run its clock backwards) */
+static void test_implicit_end_time(void **state) {
+  (void)state;
+  pm_region_id ib = pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER);
+  pm_omp_frame *f0, *f1;
+  fork_two_at_100(&f0, &f1);
+  at(150);
+  assert_int_equal(pm_omp_implicit_end_time(L0, f0) - T0, 150); /* not in its join barrier yet */
+  join_barrier_150_to_401(ib, PM_STATE_SYNC_WAIT);
+  at(410);
+  assert_int_equal(pm_omp_implicit_end_time(L0, f0) - T0, 401);
+  assert_int_equal(pm_omp_implicit_end_time(L1, f1) - T0, 410);
+  at(412);
+  pm_state_set(L0, PM_STATE_USEFUL, now());
+  at(415);
+  assert_int_equal(pm_omp_implicit_end_time(L0, f0) - T0, 415);
+}
+
 /* The same, libomp reporting the worker's exit from that barrier before the master's join (it may,
  * for a team it frees), the worker then ending its implicit task:
  *   100 fork, both begin | 150 the master arrives | 400 the worker arrives (cue 400) | 401 the master
@@ -665,6 +687,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_barrier_exchange_owed, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ompt_late_join, setup, teardown),
       cmocka_unit_test_setup_teardown(test_master_join_barrier, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_implicit_end_time, setup, teardown),
       cmocka_unit_test_setup_teardown(test_master_join_barrier_early_exit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_master_join_barrier_early_exit_after_barrier, setup, teardown),
       cmocka_unit_test_setup_teardown(test_member_beyond_cap_settles, setup, teardown),

@@ -55,7 +55,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     pm_omp_team *t = parallel_data ? parallel_data->ptr : NULL;
     task_data->ptr = pm_omp_implicit_begin(L, t, index, actual_parallelism, pm_clock_now());
   } else if (!pm_omp_frame_done(task_data->ptr)) { /* a worker's frame is closed at the join already */
-    pm_omp_implicit_end(L, task_data->ptr, 0, pm_clock_now());
+    pm_omp_implicit_end(L, task_data->ptr, 0, pm_omp_implicit_end_time(L, task_data->ptr));
   }
   pm_leave_tool(L);
 }
