@@ -109,7 +109,8 @@ PM_HIDDEN int pm_omp_frame_done(const pm_omp_frame *f);
 /* The time of the end of frame f's implicit task, for its pm_omp_implicit_end: the master's own
  * join barrier's end when it left that barrier and did nothing since (libomp reports the end of
  * its implicit task right after it: what the runtime does in between is its join, runtime time,
- * not the task's useful time), else the clock now. */
+ * not the task's useful time) when no observer reads counters at the location's charges, else the
+ * clock now. */
 PM_HIDDEN uint64_t pm_omp_implicit_end_time(const pm_loc *L, const pm_omp_frame *f);
 /* Taskwait / taskgroup end: sync_wait; exit merges the clocks of the tasks completed meanwhile. */
 PM_HIDDEN void pm_omp_taskwait_enter(pm_loc *L, pm_region_id r, uint64_t now);

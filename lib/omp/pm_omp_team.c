@@ -527,7 +527,11 @@ void pm_omp_join_barrier_exit(pm_loc *L, uint64_t now) {
 }
 
 uint64_t pm_omp_implicit_end_time(const pm_loc *L, const pm_omp_frame *f) {
-  if (f && f->is_master && f->join_exited && f->status == PM_OMP_RUNNING && f->join_t >= L->t_last) return f->join_t;
+  /* Not with observers (hardware counters): they read their values at every charge, and a
+   * transition dated earlier than the counters' reading would put the join's counts in the
+   * useful state while its time goes to runtime. */
+  if (f && f->is_master && f->join_exited && f->status == PM_OMP_RUNNING && f->join_t >= L->t_last && !L->nobs)
+    return f->join_t;
   return pm_clock_now();
 }
 

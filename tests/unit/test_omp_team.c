@@ -336,10 +336,11 @@ static void test_master_join_barrier(void **state) {
 }
 
 /* The time the OMPT adapter gives the end of an implicit task: the master's own join barrier's
- * end when it has done nothing since, else the clock.
+ * end when it has done nothing since and no observer reads counters at its charges, else the clock.
  *   100 fork, both begin | 150 the master arrives at its join barrier | 400 the worker arrives |
- *   401 the master leaves | 410: the master's end time is 401 (the worker's: 410) | 412 a
- *   transition on the master | 415: its end time is 415 (401 would run its clock backwards) */
+ *   401 the master leaves | 410: the master's end time is 401 (the worker's: 410; with an
+ *   observer: 410) | 412 a transition on the master | 415: its end time is 415 (401 would run its
+ *   clock backwards) */
 static void test_implicit_end_time(void **state) {
   (void)state;
   pm_region_id ib = pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER);
@@ -351,6 +352,9 @@ static void test_implicit_end_time(void **state) {
   at(410);
   assert_int_equal(pm_omp_implicit_end_time(L0, f0) - T0, 401);
   assert_int_equal(pm_omp_implicit_end_time(L1, f1) - T0, 410);
+  L0->nobs = 1; /* as if counters observed the location (read only here: no transition follows) */
+  assert_int_equal(pm_omp_implicit_end_time(L0, f0) - T0, 410);
+  L0->nobs = 0;
   at(412);
   pm_state_set(L0, PM_STATE_USEFUL, now());
   at(415);
