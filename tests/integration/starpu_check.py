@@ -12,6 +12,10 @@
         The band S + U depends on the machine's load (preemption around the bodies); when it is
         wider than a quarter of the critical path the test still holds but says so (SKIP line).
         Also: the path's composition sums to C; the task model's CPB is C.
+
+    starpu_check.py part JSON LABEL CODELET WORK_ACTUAL_MS
+        The task-DAG critical path is codelet CODELET's tasks but for what the band above explains:
+        C - (CODELET's time on the path) <= S + U + 0.5 ms.
 """
 import json
 import os
@@ -28,6 +32,16 @@ def metric(doc, path):
     return node["value"]
 
 
+def band(doc, work_a, interface="interposition"):
+    """(S, U) of the module's docstring: the hooks' time around the bodies and the application
+    threads' useful time (none with StarPU 1.4's tool interface, which sees no submission)."""
+    exec_total = sum(x["time"]["total"] for x in doc["tasks"]["codelets"])
+    s = max(0.0, exec_total - work_a)
+    u = 0.0 if interface == "tool" else \
+        sum(l["time"]["useful"] + l["time_in_parallel"]["useful"] for l in doc["locations"] if l["role"] == "main")
+    return s, u
+
+
 def dag(path, label, cp_actual_ms, work_actual_ms, interface="interposition"):
     """interface "tool" (StarPU 1.4's tool interface): no submission is seen, so the application
     thread's time cannot enter the task path and is left out of the band."""
@@ -38,10 +52,7 @@ def dag(path, label, cp_actual_ms, work_actual_ms, interface="interposition"):
         print("FAIL %s: no task part in the profile" % label)
         return
     c = pmjson_tasks.query(doc, ["cp"])
-    exec_total = sum(x["time"]["total"] for x in doc["tasks"]["codelets"])
-    s = max(0.0, exec_total - work_a)
-    u = 0.0 if interface == "tool" else \
-        sum(l["time"]["useful"] + l["time_in_parallel"]["useful"] for l in doc["locations"] if l["role"] == "main")
+    s, u = band(doc, work_a, interface)
     hi = cp_a + s + u + 0.5e-3
     print("# %s: measured %.3f ms, actual %.3f ms, band +%.3f ms (hooks %.3f, application %.3f), work %.3f ms"
           % (label, c * 1e3, cp_a * 1e3, (s + u) * 1e3, s * 1e3, u * 1e3, work_a * 1e3))
@@ -57,8 +68,22 @@ def dag(path, label, cp_actual_ms, work_actual_ms, interface="interposition"):
         print("PASS %s: bound tight (band within 25%% of the path)" % label)
 
 
+def part(path, label, codelet, work_actual_ms):
+    doc = json.load(open(path))
+    if doc.get("tasks") is None:
+        print("FAIL %s: no task part in the profile" % label)
+        return
+    c = pmjson_tasks.query(doc, ["cp"])
+    a = pmjson_tasks.query(doc, ["cp-part", codelet])
+    s, u = band(doc, float(work_actual_ms) * 1e-3)
+    print("%s %s (%s: %.3f of %.3f ms, the rest within hooks %.3f + application %.3f + 0.5 ms)"
+          % ("PASS" if c - a <= s + u + 0.5e-3 else "FAIL", label, codelet, a * 1e3, c * 1e3, s * 1e3, u * 1e3))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "dag":
         dag(*sys.argv[2:7])
+    elif sys.argv[1] == "part":
+        part(*sys.argv[2:6])
     else:
         raise SystemExit("unknown check " + sys.argv[1])

@@ -17,6 +17,7 @@ run() {   # run SCHED DAG
   cpa=$(echo "$res" | sed -n 's/.*cp_actual_ms=\([0-9.]*\).*/\1/p')
   worka=$(echo "$res" | sed -n 's/.*work_actual_ms=\([0-9.]*\).*/\1/p')
   if [ ! -s "$out/popmeter.json" ] || [ -z "$cpa" ]; then notok "$1 $2: profile and durations written"; cat "$work/err" >&2; return; fi
+  echo "$worka" >"$out/work_actual_ms"
   $check_py dag "$out/popmeter.json" "$1 $2" "$cpa" "$worka" >"$work/check"
   tap_lines "$work/check"
 }
@@ -33,8 +34,11 @@ for m in task/e/e_runtime task/e/e_pipeline task/bound; do
   v=$($pmjson "$j" $m)
   check "$m = $v in [0, 1]" awk -v v="$v" 'BEGIN { exit !(v >= 0 && v <= 1) }'
 done
-check "chain: the whole path is dag_A" awk -v a="$($pmjson "$work/eager-chain/popmeter.json" --tasks cp-part dag_A)" \
-  -v c="$($pmjson "$work/eager-chain/popmeter.json" --tasks cp)" 'BEGIN { exit !(a > 0.97 * c) }'
+# the chain's path is its tasks (dag_A) but for what the submissions and hooks add (a load-free
+# run: ~1 ms of 80; a loaded one has shown 4.6 ms of 98)
+$check_py part "$work/eager-chain/popmeter.json" "chain: the whole path is dag_A" dag_A \
+  "$(cat "$work/eager-chain/work_actual_ms" 2>/dev/null || echo 0)" >"$work/check"
+tap_lines "$work/check"
 # end dependencies: B's body (10 ms) ends on its worker, not when its end dependency D ends (30 ms
 # after B's start: StarPU runs B's post-exec hook then, on D's worker)
 bt=$($pmjson "$work/eager-enddeps/popmeter.json" --tasks codelet dag_B time.total)
