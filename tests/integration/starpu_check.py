@@ -13,9 +13,9 @@
         wider than a quarter of the critical path the test still holds but says so (SKIP line).
         Also: the path's composition sums to C; the task model's CPB is C.
 
-    starpu_check.py part JSON LABEL CODELET WORK_ACTUAL_MS
+    starpu_check.py part JSON LABEL CODELET WORK_ACTUAL_MS [tool]
         The task-DAG critical path is codelet CODELET's tasks but for what the band above explains:
-        C - (CODELET's time on the path) <= S + U + 0.5 ms.
+        C - (CODELET's time on the path) <= S + U + 0.5 ms (U = 0 with "tool", as for dag).
 """
 import json
 import os
@@ -68,14 +68,14 @@ def dag(path, label, cp_actual_ms, work_actual_ms, interface="interposition"):
         print("PASS %s: bound tight (band within 25%% of the path)" % label)
 
 
-def part(path, label, codelet, work_actual_ms):
+def part(path, label, codelet, work_actual_ms, interface="interposition"):
     doc = json.load(open(path))
     if doc.get("tasks") is None:
         print("FAIL %s: no task part in the profile" % label)
         return
     c = pmjson_tasks.query(doc, ["cp"])
     a = pmjson_tasks.query(doc, ["cp-part", codelet])
-    s, u = band(doc, float(work_actual_ms) * 1e-3)
+    s, u = band(doc, float(work_actual_ms) * 1e-3, interface)
     print("%s %s (%s: %.3f of %.3f ms, the rest within hooks %.3f + application %.3f + 0.5 ms)"
           % ("PASS" if c - a <= s + u + 0.5e-3 else "FAIL", label, codelet, a * 1e3, c * 1e3, s * 1e3, u * 1e3))
 
@@ -84,6 +84,6 @@ if __name__ == "__main__":
     if sys.argv[1] == "dag":
         dag(*sys.argv[2:7])
     elif sys.argv[1] == "part":
-        part(*sys.argv[2:6])
+        part(*sys.argv[2:7])
     else:
         raise SystemExit("unknown check " + sys.argv[1])
