@@ -58,6 +58,7 @@ typedef struct pm_omp_thread {
   pm_omp_team *owed_team;
   uint32_t owed_e, owed_n, owed_tid;
   pm_cp_clock owed_own;
+  uint64_t owed_gen; /* the team instance of that barrier */
   /* Task records this thread owns that other threads completed: they push them here (atomic),
    * the owner takes the whole list when its free list runs dry. Padded to its own cache line: the
    * other threads write it. */

@@ -259,26 +259,32 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
 
 void **pm_omp_team_user(pm_omp_team *t) { return t->user; }
 
-/* Publishes the member's clocks and statistics (L charged up to now by the caller). */
+/* Whether f's slot belongs to f's instance: not after the team was forked again (a frame a late
+ * exit from the join barrier left open: settle_barrier), when the slot is the next instance's. */
+static int slot_current(const pm_omp_frame *f) {
+  return f->tid < f->team->cap && __atomic_load_n(&f->team->gen, __ATOMIC_RELAXED) == f->gen;
+}
+
 void pm_omp_publish_times(pm_loc *L, pm_omp_frame *f, uint64_t now) {
   pm_omp_team *t = f->team;
-  if (f->tid >= t->cap) return;
+  if (!slot_current(f)) return;
   pm_omp_slot *s = &t->slot[f->tid];
   s->useful = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL] - f->useful0;
   s->idle = pm_omp_idle_ns(L) - f->idle0;
   s->t_arrive = now;
 }
 
+/* Publishes the member's clocks and statistics (L charged up to now by the caller). */
 void pm_omp_publish(pm_loc *L, pm_omp_frame *f, uint64_t now) {
   pm_loc_cp_settle(L); /* an arrival: the last barrier's exchange before its half can be reused */
   pm_omp_team *t = f->team;
-  if (f->tid >= t->cap) return;
+  if (!slot_current(f)) return;
   pm_omp_slot *s = &t->slot[f->tid];
   pm_omp_cp2 c = pm_omp_clocks(L);
   s->cp[f->epoch & 1].c = c;
   s->last = c;
   s->after_join = (uint64_t)f->after_join;
-  s->arrived = t->gen;
+  s->arrived = f->gen;
   pm_omp_publish_times(L, f, now);
 }
 
@@ -472,10 +478,18 @@ static void settle_barrier(pm_loc *L) {
   pm_omp_team *t = th->owed_team;
   th->owed_team = NULL;
   if (!t) return;
+  /* The instance may be over and the team forked again, its members rewriting the slots: a
+   * worker whose late exit from the join barrier came before the master recorded the join takes
+   * it for an ordinary exit (late_join_time found no join). The exchange is then dropped (the
+   * join merged the arrivals; the next fork brings them). gen changes before the next instance's
+   * members write, so an unchanged gen after the reads means they read this instance's values. */
+  if (__atomic_load_n(&t->gen, __ATOMIC_ACQUIRE) != th->owed_gen) return;
   pm_omp_cp2 m = {{0, 0, 0}, {0, 0, 0}};
   for (uint32_t j = 0; j < th->owed_n; j++)
     if (j != th->owed_tid) pm_omp_cp2_max(&m, &t->slot[j].cp[th->owed_e].c);
   tasks_max(&m, t, th->owed_n, th->owed_e);
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  if (__atomic_load_n(&t->gen, __ATOMIC_RELAXED) != th->owed_gen) return;
   merge_at(L, &th->owed_own, &m);
 }
 
@@ -495,6 +509,7 @@ void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
     th->owed_e = f->epoch & 1;
     th->owed_tid = f->tid;
     th->owed_own = L->cp_own;
+    th->owed_gen = f->gen;
     L->cp_pending = settle_barrier;
     f->epoch++;
     f->status = PM_OMP_RUNNING;

@@ -457,6 +457,37 @@ static void test_member_beyond_cap_settles(void **state) {
   assert_int_equal(pm_cp_process(W[4]).cue, 300);
 }
 
+/* A worker whose exit from a barrier is handled after the master joined and forked the team again
+ * (libomp reports a worker's join-barrier exit late; when the master had not recorded the join
+ * yet, the exit looks ordinary): its owed exchange and its publishes must not touch the next
+ * instance's slots. One thread cannot interleave that, so the test makes the master's fork by hand
+ * (gen + 1) and the new instance's master arrive at barrier 0 (its slot's half 0, cue 5000).
+ *   100 fork, both begin | 150 the master arrives at barrier 0, 200 the worker (cue 200) | the
+ *   master leaves | the team's next instance: gen + 1, the master's half 0 = 5000 | 300 the
+ *   worker's exit: its cue stays 200 (the exchange of an instance that is over is dropped; read
+ *   anyway it would give 5000) | 310 it ends its implicit task: its slot keeps the old instance */
+static void test_stale_frame_leaves_next_instance_alone(void **state) {
+  (void)state;
+  pm_region_id bar = pm_omp_region(PM_OMP_R_BARRIER);
+  pm_omp_frame *f0, *f1;
+  pm_omp_team *t = fork_two_at_100(&f0, &f1);
+  uint64_t old_gen = t->gen;
+  at(150);
+  pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
+  at(200);
+  pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
+  pm_omp_barrier_exit(L0, now());
+  t->gen = old_gen + 1;
+  t->slot[0].cp[0].c.p.cue = 5000;
+  at(300);
+  pm_omp_barrier_exit(L1, now());
+  assert_int_equal(pm_cp_process(L1).cue, 200);
+  at(310);
+  pm_omp_implicit_end(L1, f1, 1, now());
+  assert_int_equal(t->slot[1].arrived, old_gen);
+  assert_int_equal(t->slot[1].t_arrive - T0, 200);
+}
+
 /* A worker that sits out the next instances of its team (they run on the master alone) still
  * learns its join time, from the master's record of its last instance, not from the fork line.
  *   0 fork (2), both begin | 100 worker enters the join barrier, 101 waits | 300 master enters,
@@ -695,6 +726,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_master_join_barrier_early_exit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_master_join_barrier_early_exit_after_barrier, setup, teardown),
       cmocka_unit_test_setup_teardown(test_member_beyond_cap_settles, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_stale_frame_leaves_next_instance_alone, setup, teardown),
       cmocka_unit_test_setup_teardown(test_join_time_after_instances_without_worker, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_record_returns_to_creator, setup, teardown),
       cmocka_unit_test_setup_teardown(test_task_dependence, setup, teardown),
