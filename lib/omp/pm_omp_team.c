@@ -265,13 +265,14 @@ static int slot_current(const pm_omp_frame *f) {
   return f->tid < f->team->cap && __atomic_load_n(&f->team->gen, __ATOMIC_RELAXED) == f->gen;
 }
 
-void pm_omp_publish_times(pm_loc *L, pm_omp_frame *f, uint64_t now) {
-  pm_omp_team *t = f->team;
-  if (!slot_current(f)) return;
-  pm_omp_slot *s = &t->slot[f->tid];
+static void write_times(pm_omp_slot *s, const pm_loc *L, const pm_omp_frame *f, uint64_t now) {
   s->useful = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL] - f->useful0;
   s->idle = pm_omp_idle_ns(L) - f->idle0;
   s->t_arrive = now;
+}
+
+void pm_omp_publish_times(pm_loc *L, pm_omp_frame *f, uint64_t now) {
+  if (slot_current(f)) write_times(&f->team->slot[f->tid], L, f, now);
 }
 
 /* Publishes the member's clocks and statistics (L charged up to now by the caller). */
@@ -285,7 +286,7 @@ void pm_omp_publish(pm_loc *L, pm_omp_frame *f, uint64_t now) {
   s->last = c;
   s->after_join = (uint64_t)f->after_join;
   s->arrived = f->gen;
-  pm_omp_publish_times(L, f, now);
+  write_times(s, L, f, now);
 }
 
 /* Closes the top frame f at time t: pops what the implicit task left on the location's stack (a

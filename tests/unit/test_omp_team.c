@@ -169,6 +169,18 @@ static void test_barrier_parity(void **state) {
   assert_int_equal(r->useful[0] + r->useful[1], 220);
 }
 
+/* An explicit barrier of the two-member team: the master arrives at a, the worker at b, both
+ * leave at b. */
+static void master_then_worker_pass(uint64_t a, uint64_t b) {
+  pm_region_id bar = pm_omp_region(PM_OMP_R_BARRIER);
+  at(a);
+  pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
+  at(b);
+  pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
+  pm_omp_barrier_exit(L0, now());
+  pm_omp_barrier_exit(L1, now());
+}
+
 /* A member owes its clocks the barrier's exchange from its exit until they are read; the exchange
  * counts from the exit, whatever merges come between (paths: process clocks' cue).
  *   100 fork, both begin | barrier 1: 200 master arrives (path 200), 300 worker arrives (300),
@@ -179,26 +191,15 @@ static void test_barrier_parity(void **state) {
  * read, after the message: max(425, 400) = 425). */
 static void test_barrier_exchange_owed(void **state) {
   (void)state;
-  pm_region_id bar = pm_omp_region(PM_OMP_R_BARRIER);
   pm_omp_frame *f0, *f1;
   fork_two_at_100(&f0, &f1);
-  at(200);
-  pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
-  at(300);
-  pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
-  pm_omp_barrier_exit(L0, now());
-  pm_omp_barrier_exit(L1, now());
+  master_then_worker_pass(200, 300);
   assert_non_null(L0->cp_pending); /* owed, not read yet */
   at(310);
   pm_state_set(L0, PM_STATE_USEFUL, now());
   assert_int_equal(pm_cp_process(L0).cue, 310);
   assert_null(L0->cp_pending);
-  at(315);
-  pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
-  at(400);
-  pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
-  pm_omp_barrier_exit(L0, now());
-  pm_omp_barrier_exit(L1, now());
+  master_then_worker_pass(315, 400);
   at(420);
   pm_state_set(L0, PM_STATE_USEFUL, now());
   pm_cp_clock msg = {405, 405, 405};
@@ -402,15 +403,10 @@ static void test_master_join_barrier_early_exit(void **state) {
  * own cue of barrier 0's exit, 110: 403 + (150 - 120) + 9 = 442.) */
 static void test_master_join_barrier_early_exit_after_barrier(void **state) {
   (void)state;
-  pm_region_id bar = pm_omp_region(PM_OMP_R_BARRIER), ib = pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER);
+  pm_region_id ib = pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER);
   pm_omp_frame *f0, *f1;
   pm_omp_team *t = fork_two_at_100(&f0, &f1);
-  at(110);
-  pm_omp_barrier_enter(L0, bar, PM_STATE_SYNC_WAIT, now());
-  at(120);
-  pm_omp_barrier_enter(L1, bar, PM_STATE_SYNC_WAIT, now());
-  pm_omp_barrier_exit(L0, now());
-  pm_omp_barrier_exit(L1, now());
+  master_then_worker_pass(110, 120);
   join_barrier_150_to_401(ib, PM_STATE_SYNC_WAIT);
   at(402);
   pm_omp_barrier_exit(L1, now());
