@@ -102,10 +102,12 @@ struct pm_loc {
    * merges have moved its process-scope and global clocks ahead of it (process = own + cp_poff,
    * global = own + cp_goff: a transition adds to one clock triple instead of three) */
   pm_cp_clock cp_own, cp_poff, cp_goff;
-  /* A merge the location owes its clocks (an OpenMP barrier's, lib/omp), or NULL: called before
+  /* A merge the location owes its clocks (an OpenMP barrier's, lib/omp), or NULL: applied before
    * the clocks are read. Merges commute (each one is a maximum at its own point), so a merge may
-   * be applied late; only a read must wait for it. */
-  void (*cp_pending)(struct pm_loc *L);
+   * be applied late; only a read must wait for it. The function merges into the offsets it is
+   * given and changes nothing else, so that another thread can read the settled clocks without
+   * writing the location (pm_loc_cp_peek). */
+  void (*cp_pending)(const struct pm_loc *L, pm_cp_clock *poff, pm_cp_clock *goff);
   uint64_t bytes_sent, bytes_received, msgs_sent, msgs_received;
   uint64_t coll_bytes_out, coll_bytes_in, coll_calls;
   uint64_t io_bytes_read, io_bytes_written;
@@ -151,7 +153,20 @@ struct pm_loc {
 /* Applies the merge the location owes, if any (pm_loc.cp_pending). The owed merge is logically
  * part of the clock already, so readers given a const location apply it too. */
 static inline void pm_loc_cp_settle(const pm_loc *L) {
-  if (PM_UNLIKELY(L->cp_pending != NULL)) L->cp_pending((pm_loc *)L);
+  if (PM_UNLIKELY(L->cp_pending != NULL)) {
+    pm_loc *W = (pm_loc *)L;
+    void (*owed)(const pm_loc *, pm_cp_clock *, pm_cp_clock *) = W->cp_pending;
+    W->cp_pending = NULL;
+    owed(W, &W->cp_poff, &W->cp_goff);
+  }
+}
+/* The settled clocks of a location of another thread (the finalizer's), without writing it. */
+static inline void pm_loc_cp_peek(const pm_loc *L, pm_cp_clock *process, pm_cp_clock *global) {
+  pm_cp_clock poff = L->cp_poff, goff = L->cp_goff;
+  void (*owed)(const pm_loc *, pm_cp_clock *, pm_cp_clock *) = L->cp_pending;
+  if (owed) owed(L, &poff, &goff);
+  *process = (pm_cp_clock){L->cp_own.cue + poff.cue, L->cp_own.com + poff.com, L->cp_own.coo + poff.coo};
+  *global = (pm_cp_clock){L->cp_own.cue + goff.cue, L->cp_own.com + goff.com, L->cp_own.coo + goff.coo};
 }
 /* The clocks of pm_cp_process / pm_cp_global, inline for the core's own layers. */
 static inline pm_cp_clock pm_loc_cp_process(const pm_loc *L) {

@@ -169,7 +169,8 @@ pm_profile *pm_profile_build_process(uint64_t t_start, uint64_t t_end) {
     l->polls = L->polls;
     l->io_bytes_read = L->io_bytes_read;
     l->io_bytes_written = L->io_bytes_written;
-    pm_cp_clock pc = pm_loc_cp_process(L), gc = pm_loc_cp_global(L);
+    pm_cp_clock pc, gc;
+    pm_loc_cp_peek(L, &pc, &gc); /* L may be another thread's: read, never written */
     l->cp_process = (pm_prof_cp){pc.cue * NS, pc.com * NS, pc.coo * NS};
     l->cp_global = (pm_prof_cp){gc.cue * NS, gc.com * NS, gc.coo * NS};
     l->callpaths_truncated = L->nodes_exhausted;

@@ -473,11 +473,9 @@ static uint32_t slotted_members(const pm_omp_team *t) {
 
 /* The exchange of a barrier the thread left (pm_omp_barrier_exit): the other members' arrivals and
  * the phase's task end clocks, merged where the thread's own clock was when it left. */
-static void settle_barrier(pm_loc *L) {
-  pm_omp_thread *th = L->omp;
-  L->cp_pending = NULL;
+static void settle_barrier(const pm_loc *L, pm_cp_clock *poff, pm_cp_clock *goff) {
+  const pm_omp_thread *th = L->omp;
   pm_omp_team *t = th->owed_team;
-  th->owed_team = NULL;
   if (!t) return;
   /* The instance may be over and the team forked again, its members rewriting the slots: a
    * worker whose late exit from the join barrier came before the master recorded the join takes
@@ -491,7 +489,8 @@ static void settle_barrier(pm_loc *L) {
   tasks_max(&m, t, th->owed_n, th->owed_e);
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
   if (__atomic_load_n(&t->gen, __ATOMIC_RELAXED) != th->owed_gen) return;
-  merge_at(L, &th->owed_own, &m);
+  pm_loc_cp_merge(&th->owed_own, poff, &m.p);
+  pm_loc_cp_merge(&th->owed_own, goff, &m.g);
 }
 
 void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {

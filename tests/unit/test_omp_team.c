@@ -211,6 +211,29 @@ static void test_barrier_exchange_owed(void **state) {
   assert_int_equal(pm_cp_process(L0).cue, 440); /* a second read owes nothing */
 }
 
+/* The finalizer reads the clocks of other threads' locations: it sees the exchange they owe
+ * without applying it (the owner may be writing its owed record). Times as in
+ * test_barrier_exchange_owed: the barrier's 300 + 10 of own work = 310. */
+static void test_peek_leaves_owed_exchange(void **state) {
+  (void)state;
+  pm_omp_frame *f0, *f1;
+  fork_two_at_100(&f0, &f1);
+  master_then_worker_pass(200, 300);
+  at(310);
+  pm_state_set(L0, PM_STATE_USEFUL, now());
+  pm_cp_clock poff = L0->cp_poff, goff = L0->cp_goff, process, global;
+  pm_loc_cp_peek(L0, &process, &global);
+  assert_int_equal(process.cue, 310);
+  assert_int_equal(global.cue, 310);
+  assert_non_null(L0->cp_pending);
+  assert_memory_equal(&poff, &L0->cp_poff, sizeof poff);
+  assert_memory_equal(&goff, &L0->cp_goff, sizeof goff);
+  assert_int_equal(pm_cp_process(L0).cue, 310); /* the owner's read applies it */
+  assert_null(L0->cp_pending);
+  pm_loc_cp_peek(L0, &process, &global); /* nothing owed: the clocks themselves */
+  assert_int_equal(process.cue, 310);
+}
+
 /* OMPT order (libomp): the worker's join barrier ends only at the next fork.
  *   0 fork, both begin | 100 worker enters the join barrier (runtime), 101 waits | 300 master
  *   enters, 301 waits, 302 wait ends, 303 leaves (normal exit), ends its implicit task, 305 join
@@ -716,6 +739,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_fork_join_lazy_close, setup, teardown),
       cmocka_unit_test_setup_teardown(test_barrier_parity, setup, teardown),
       cmocka_unit_test_setup_teardown(test_barrier_exchange_owed, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_peek_leaves_owed_exchange, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ompt_late_join, setup, teardown),
       cmocka_unit_test_setup_teardown(test_master_join_barrier, setup, teardown),
       cmocka_unit_test_setup_teardown(test_implicit_end_time, setup, teardown),
