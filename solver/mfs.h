@@ -338,10 +338,12 @@ typedef struct {
   int64_t mem_window;                      /* CB arena cap: ceil(relax * mem_cb_min). The arena also holds this
                              process's copies of tiles received from others (dist: recv) */
   int64_t mem_predicted;                   /* mem_tables + mem_factor + mem_window: bound on the measured peak, but for
-                             window_overflows and mem_recv_peak */
+                             window_overflows and mem_recv_heap_peak */
   int64_t mem_recv_peak;                   /* peak of buffers StarPU-MPI allocated itself (through libmfsolve's
                              allocator, so included in F->mem_peak): tiles that arrived before their
                              receive was posted. 0 on one process */
+  int64_t mem_recv_heap_peak;              /* the peak of those the window had no room for (the others
+                             are in the window's memory) */
   int64_t mem_predicted_max, mem_peak_max; /* maxima over processes */
   int64_t window_waits;                    /* times the submission waited for memory */
   int64_t window_overflows;

@@ -682,6 +682,7 @@ static void record_stats(mfs_factor *F, const exec_state *E, const submit_state 
   X->mem_window = cb_cap;
   X->mem_predicted = tables + D->factor_local + cb_cap;
   X->mem_recv_peak = runtime__recv_peak();
+  X->mem_recv_heap_peak = runtime__recv_heap_peak();
   X->window_waits = E->waits;
   X->window_overflows = E->overflows;
   double red[MFS_NTASKTYPES + 4];
@@ -731,11 +732,14 @@ static mfs_status run_factorization(const mfs_symbolic *S, const mfs_matrix *A, 
   T.flops_total = (S->flops + S->flops_type[MFS_OP_ASSEMBLE]) / R->nranks;
   exec__current = &E;
   double t_setup = time__now() - t0;
+  if (E.mpi) runtime__recv_arena_set(F->arena_cb); /* tiles arriving early: in the window */
   submit_fronts(&T);
   F->time = time__now() - t0;
   exec__current = NULL;
   F->mem_peak = mfs_mem_peak() - base;
   F->flops_done = T.flops_local;
+  if (E.mpi && runtime__recv_arena_set(NULL) > 0)
+    F->arena_cb = NULL; /* StarPU still holds buffers in it (never seen: every transfer completed) */
   factor__release_cb_arena(F);
   record_stats(F, &E, &T, cb_cap, tables, t_setup);
 

@@ -10,6 +10,7 @@
 #include <starpu.h>
 #include <starpu_mpi.h>
 
+#include "mfs_arena.h"
 #include "mfs_internal.h"
 
 /* State of the runtime started by mfs_runtime_start (one per process). */
@@ -43,7 +44,16 @@ extern runtime_state runtime__state;
  * processes (StarPU allocates them through our malloc hooks, so they are tracked memory too). */
 int64_t runtime__recv_bytes(void);
 int64_t runtime__recv_peak(void);
+int64_t runtime__recv_heap_peak(void); /* the same for those outside the window (below) */
 void runtime__recv_reset_peak(void);
+/* While a is set, those buffers come from a's window (its high end; the task-based executor takes
+ * contribution blocks from the low end) when it has room, else from the heap. Setting NULL returns
+ * how many buffers are still held in the window: while any is, the hooks keep the window (the
+ * caller must then keep it mapped) and the call changes nothing. */
+int64_t runtime__recv_arena_set(mfs_arena *a);
+/* StarPU's malloc / free hooks (starpu_malloc_set_hooks): the accounting above */
+int runtime__recv_malloc(unsigned node, void **p, size_t dim, int flags);
+int runtime__recv_free(unsigned node, void *p, size_t dim, int flags);
 
 /* Sleep (us) of StarPU-MPI's progression thread after a run of fruitless MPI_Tests (mfs_mpi_poll.c);
  * 0: it polls without sleeping. */

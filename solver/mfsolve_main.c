@@ -375,9 +375,10 @@ static void report_factorization(const cli *c, const mfs_symbolic *S, const mfs_
          per, mb(X->mem_predicted_max), mb(X->mem_peak_max), (double)X->mem_peak_max / (double)X->mem_predicted_max,
          mb(S->mem_peak));
   printf("memory window   process %d: factor %.1f MB + tables %.1f MB + CB window %.1f MB (%.2f x %.1f MB, the "
-         "CB footprint of the submission order); %lld wait(s), %lld overflow(s); received tiles peak %.1f MB\n",
+         "CB footprint of the submission order); %lld wait(s), %lld overflow(s); received tiles peak %.1f MB (%.1f MB "
+         "outside the window)\n",
          X->rank, mb(X->mem_factor), mb(X->mem_tables), mb(X->mem_window), c->mem_relax, mb(X->mem_cb_min),
-         (long long)X->window_waits, (long long)X->window_overflows, mb(X->mem_recv_peak));
+         (long long)X->window_waits, (long long)X->window_overflows, mb(X->mem_recv_peak), mb(X->mem_recv_heap_peak));
 }
 
 static int write_solution(const char *path, const double *x, int32_t n) {

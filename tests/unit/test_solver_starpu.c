@@ -24,6 +24,10 @@
 #include "mfs.h"
 #include "test_solver_common.h"
 #include "mfs_dist.h"
+#if MFS_TEST_RUNTIME
+#include "mfs_arena.h"
+#include "mfs_runtime.h"
+#endif
 
 #ifndef MFS_GOLDEN_DIR
 #define MFS_GOLDEN_DIR "tests/golden"
@@ -377,16 +381,57 @@ static void test_priority_slice(void **state) {
   }
 }
 
+#if MFS_TEST_RUNTIME
+/* Buffers StarPU allocates itself (tiles that arrive before their receive is posted): in the given
+ * window's high end while it has room, else on the heap, counted apart; the hooks keep the window
+ * while it holds any of them. */
+static void test_recv_buffers_in_window(void **state) {
+  (void)state;
+  const size_t window = (size_t)1 << 20, big = (size_t)2 << 20;
+  int64_t before = mfs_mem_current();
+  mfs_arena a;
+  assert_int_equal(arena__create(&a, window, 0), MFS_OK);
+  runtime__recv_reset_peak();
+  assert_int_equal(runtime__recv_arena_set(&a), 0);
+  void *p, *q;
+  assert_int_equal(runtime__recv_malloc(0, &p, 100000, 0), 0);
+  assert_ptr_equal(p, a.base + window - 100032); /* the high end, 64-byte multiples */
+  assert_int_equal(a.used, 100032);
+  assert_int_equal(runtime__recv_malloc(0, &q, big, 0), 0); /* no room: the heap */
+  assert_false(arena__owns(&a, q));
+  assert_int_equal(runtime__recv_bytes(), 100000 + (int64_t)big);
+  assert_int_equal(runtime__recv_peak(), 100000 + (int64_t)big);
+  assert_int_equal(runtime__recv_heap_peak(), (int64_t)big);
+  assert_int_equal(runtime__recv_arena_set(NULL), 1); /* p is still in it: kept */
+  assert_int_equal(runtime__recv_free(0, p, 100000, 0), 0);
+  assert_int_equal(a.used, 0);
+  assert_int_equal(runtime__recv_free(0, q, big, 0), 0);
+  assert_int_equal(runtime__recv_arena_set(NULL), 0);
+  assert_int_equal(runtime__recv_bytes(), 0);
+  assert_int_equal(runtime__recv_malloc(0, &p, 100000, 0), 0); /* no window: the heap */
+  assert_false(arena__owns(&a, p));
+  assert_int_equal(runtime__recv_free(0, p, 100000, 0), 0);
+  arena__destroy(&a);
+  assert_int_equal(mfs_mem_current(), before);
+}
+#endif
+
 int main(void) {
   if (!mfs_starpu_built()) {
     printf("1..0 # SKIP libmfsolve was built without StarPU\n");
     return 0;
   }
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_priority_slice),   cmocka_unit_test(test_bitwise_and_residuals),
-      cmocka_unit_test(test_schedulers),       cmocka_unit_test(test_tasks_and_flops),
-      cmocka_unit_test(test_memory),           cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_idle_worker_naps),
+    cmocka_unit_test(test_priority_slice),
+    cmocka_unit_test(test_bitwise_and_residuals),
+    cmocka_unit_test(test_schedulers),
+    cmocka_unit_test(test_tasks_and_flops),
+    cmocka_unit_test(test_memory),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_idle_worker_naps),
+#if MFS_TEST_RUNTIME
+    cmocka_unit_test(test_recv_buffers_in_window),
+#endif
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
