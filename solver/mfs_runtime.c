@@ -86,7 +86,7 @@ int runtime__recv_free(unsigned node, void *p, size_t dim, int flags) {
 
 int64_t runtime__recv_arena_set(mfs_arena *a) {
   int64_t held = atomic_load(&recv_in_arena);
-  if (!a && held > 0) return held; /* the window stays the hooks' until its buffers come back */
+  if (held > 0) return held; /* the window stays the hooks' until its buffers come back */
   atomic_store(&recv_arena, a);
   return held;
 }

@@ -403,6 +403,10 @@ static void test_recv_buffers_in_window(void **state) {
   assert_int_equal(runtime__recv_peak(), 100000 + (int64_t)big);
   assert_int_equal(runtime__recv_heap_peak(), (int64_t)big);
   assert_int_equal(runtime__recv_arena_set(NULL), 1); /* p is still in it: kept */
+  mfs_arena other;
+  assert_int_equal(arena__create(&other, window, 0), MFS_OK);
+  assert_int_equal(runtime__recv_arena_set(&other), 1); /* nor replaced */
+  arena__destroy(&other);
   assert_int_equal(runtime__recv_free(0, p, 100000, 0), 0);
   assert_int_equal(a.used, 0);
   assert_int_equal(runtime__recv_free(0, q, big, 0), 0);
