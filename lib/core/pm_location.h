@@ -151,19 +151,27 @@ struct pm_loc {
 };
 
 /* Applies the merge the location owes, if any (pm_loc.cp_pending). The owed merge is logically
- * part of the clock already, so readers given a const location apply it too. */
+ * part of the clock already, so readers given a const location apply it too. The merge comes
+ * before the pointer is cleared (release; plain stores on x86): a peek that finds no merge owed
+ * finds it in the offsets, one that finds it owed applies it again, which changes nothing (a
+ * maximum). */
 static inline void pm_loc_cp_settle(const pm_loc *L) {
   if (PM_UNLIKELY(L->cp_pending != NULL)) {
     pm_loc *W = (pm_loc *)L;
-    void (*owed)(const pm_loc *, pm_cp_clock *, pm_cp_clock *) = W->cp_pending;
-    W->cp_pending = NULL;
-    owed(W, &W->cp_poff, &W->cp_goff);
+    W->cp_pending(W, &W->cp_poff, &W->cp_goff);
+    __atomic_store_n(&W->cp_pending, NULL, __ATOMIC_RELEASE);
   }
 }
-/* The settled clocks of a location of another thread (the finalizer's), without writing it. */
+/* Makes merge owed by L (its owner, after writing what merge reads) */
+static inline void pm_loc_cp_owe(pm_loc *L, void (*merge)(const pm_loc *, pm_cp_clock *, pm_cp_clock *)) {
+  __atomic_store_n(&L->cp_pending, merge, __ATOMIC_RELEASE);
+}
+/* The settled clocks of a location of another thread (the finalizer's), without writing it. The
+ * owner may be running: the values are those of some moment, never torn into an inconsistent
+ * merge (the owed function reads its record once and checks it). */
 static inline void pm_loc_cp_peek(const pm_loc *L, pm_cp_clock *process, pm_cp_clock *global) {
+  void (*owed)(const pm_loc *, pm_cp_clock *, pm_cp_clock *) = __atomic_load_n(&L->cp_pending, __ATOMIC_ACQUIRE);
   pm_cp_clock poff = L->cp_poff, goff = L->cp_goff;
-  void (*owed)(const pm_loc *, pm_cp_clock *, pm_cp_clock *) = L->cp_pending;
   if (owed) owed(L, &poff, &goff);
   *process = (pm_cp_clock){L->cp_own.cue + poff.cue, L->cp_own.com + poff.com, L->cp_own.coo + poff.coo};
   *global = (pm_cp_clock){L->cp_own.cue + goff.cue, L->cp_own.com + goff.com, L->cp_own.coo + goff.coo};

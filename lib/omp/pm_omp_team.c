@@ -475,22 +475,27 @@ static uint32_t slotted_members(const pm_omp_team *t) {
  * the phase's task end clocks, merged where the thread's own clock was when it left. */
 static void settle_barrier(const pm_loc *L, pm_cp_clock *poff, pm_cp_clock *goff) {
   const pm_omp_thread *th = L->omp;
+  /* read once: a peek by the finalizer may race with the owner rewriting the record, and must not
+   * pair one barrier's team with another's member count (the gen checks drop such a mix) */
   pm_omp_team *t = th->owed_team;
   if (!t) return;
+  const uint64_t gen = th->owed_gen;
+  const uint32_t e = th->owed_e & 1, tid = th->owed_tid, n = th->owed_n < t->cap ? th->owed_n : t->cap;
+  const pm_cp_clock own = th->owed_own;
   /* The instance may be over and the team forked again, its members rewriting the slots: a
    * worker whose late exit from the join barrier came before the master recorded the join takes
    * it for an ordinary exit (late_join_time found no join). The exchange is then dropped (the
    * join merged the arrivals; the next fork brings them). gen changes before the next instance's
    * members write, so an unchanged gen after the reads means they read this instance's values. */
-  if (__atomic_load_n(&t->gen, __ATOMIC_ACQUIRE) != th->owed_gen) return;
+  if (__atomic_load_n(&t->gen, __ATOMIC_ACQUIRE) != gen) return;
   pm_omp_cp2 m = {{0, 0, 0}, {0, 0, 0}};
-  for (uint32_t j = 0; j < th->owed_n; j++)
-    if (j != th->owed_tid) pm_omp_cp2_max(&m, &t->slot[j].cp[th->owed_e].c);
-  tasks_max(&m, t, th->owed_n, th->owed_e);
+  for (uint32_t j = 0; j < n; j++)
+    if (j != tid) pm_omp_cp2_max(&m, &t->slot[j].cp[e].c);
+  tasks_max(&m, t, n, e);
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
-  if (__atomic_load_n(&t->gen, __ATOMIC_RELAXED) != th->owed_gen) return;
-  pm_loc_cp_merge(&th->owed_own, poff, &m.p);
-  pm_loc_cp_merge(&th->owed_own, goff, &m.g);
+  if (__atomic_load_n(&t->gen, __ATOMIC_RELAXED) != gen) return;
+  pm_loc_cp_merge(&own, poff, &m.p);
+  pm_loc_cp_merge(&own, goff, &m.g);
 }
 
 void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
@@ -510,7 +515,7 @@ void pm_omp_barrier_exit(pm_loc *L, uint64_t now) {
     th->owed_tid = f->tid;
     th->owed_own = L->cp_own;
     th->owed_gen = f->gen;
-    L->cp_pending = settle_barrier;
+    pm_loc_cp_owe(L, settle_barrier);
     f->epoch++;
     f->status = PM_OMP_RUNNING;
     pm_omp_tasks_release(th);
