@@ -732,14 +732,16 @@ static mfs_status run_factorization(const mfs_symbolic *S, const mfs_matrix *A, 
   T.flops_total = (S->flops + S->flops_type[MFS_OP_ASSEMBLE]) / R->nranks;
   exec__current = &E;
   double t_setup = time__now() - t0;
-  if (E.mpi) runtime__recv_arena_set(F->arena_cb); /* tiles arriving early: in the window */
+  /* tiles arriving early: in the window (unless an earlier window still holds some: never seen) */
+  const int recv_window = E.mpi && runtime__recv_arena_set(F->arena_cb) == 0;
   submit_fronts(&T);
   F->time = time__now() - t0;
   exec__current = NULL;
   F->mem_peak = mfs_mem_peak() - base;
   F->flops_done = T.flops_local;
-  if (E.mpi && runtime__recv_arena_set(NULL) > 0)
-    F->arena_cb = NULL; /* StarPU still holds buffers in it (never seen: every transfer completed) */
+  if (recv_window && runtime__recv_arena_set(NULL) > 0)
+    F->arena_cb = NULL; /* StarPU still holds buffers in it (never seen: every transfer completed; with
+                         * STARPU_LIMIT_CPU_MEM StarPU may keep freed buffers): left mapped */
   factor__release_cb_arena(F);
   record_stats(F, &E, &T, cb_cap, tables, t_setup);
 

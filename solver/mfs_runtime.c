@@ -22,6 +22,7 @@
 #include "mfs_runtime.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -31,8 +32,12 @@ runtime_state runtime__state = {.nranks = 1, .workers = 1, .comm = MPI_COMM_NULL
 
 static _Atomic int64_t recv_cur, recv_hwm;
 static _Atomic int64_t heap_cur, heap_hwm; /* those of them outside the window */
-static mfs_arena *_Atomic recv_arena;      /* the window early-arrival buffers come from, or NULL */
-static _Atomic int64_t recv_in_arena;      /* buffers held there */
+/* The window early-arrival buffers come from (or NULL) and how many it holds. One lock for both:
+ * the window must not change between a hook's choice of it and the count that keeps it. Early
+ * arrivals are rare (a few per run), so the lock costs nothing that shows. */
+static pthread_mutex_t recv_lock = PTHREAD_MUTEX_INITIALIZER;
+static mfs_arena *recv_arena;
+static int64_t recv_in_arena;
 
 /* Window blocks keep 64-byte alignment (a tile is a multiple of 8 bytes) */
 static size_t arena_len(size_t dim) { return (dim + 63) & ~(size_t)63; }
@@ -54,12 +59,12 @@ static void add_held(_Atomic int64_t *cur, _Atomic int64_t *hwm, int64_t bytes) 
 int runtime__recv_malloc(unsigned node, void **p, size_t dim, int flags) {
   (void)node;
   (void)flags;
-  mfs_arena *a = atomic_load(&recv_arena);
   int over;
-  *p = a && dim ? arena__alloc_in_window(a, arena_len(dim), ARENA_HIGH, &over, NULL) : NULL;
-  if (*p) {
-    atomic_fetch_add(&recv_in_arena, 1);
-  } else {
+  pthread_mutex_lock(&recv_lock);
+  *p = recv_arena && dim ? arena__alloc_in_window(recv_arena, arena_len(dim), ARENA_HIGH, &over, NULL) : NULL;
+  if (*p) recv_in_arena++;
+  pthread_mutex_unlock(&recv_lock);
+  if (!*p) {
     *p = mem__alloc(dim ? dim : 1);
     if (!*p) return -ENOMEM;
     add_held(&heap_cur, &heap_hwm, (int64_t)dim);
@@ -73,11 +78,14 @@ int runtime__recv_free(unsigned node, void *p, size_t dim, int flags) {
   (void)flags;
   if (!p) return 0;
   atomic_fetch_sub(&recv_cur, (int64_t)dim);
-  mfs_arena *a = atomic_load(&recv_arena);
-  if (a && arena__owns(a, p)) {
-    arena__free(a, p, arena_len(dim));
-    atomic_fetch_sub(&recv_in_arena, 1);
-  } else {
+  pthread_mutex_lock(&recv_lock);
+  int in_window = recv_arena && arena__owns(recv_arena, p);
+  if (in_window) {
+    arena__free(recv_arena, p, arena_len(dim));
+    recv_in_arena--;
+  }
+  pthread_mutex_unlock(&recv_lock);
+  if (!in_window) {
     atomic_fetch_sub(&heap_cur, (int64_t)dim);
     mem__free(p);
   }
@@ -85,9 +93,10 @@ int runtime__recv_free(unsigned node, void *p, size_t dim, int flags) {
 }
 
 int64_t runtime__recv_arena_set(mfs_arena *a) {
-  int64_t held = atomic_load(&recv_in_arena);
-  if (held > 0) return held; /* the window stays the hooks' until its buffers come back */
-  atomic_store(&recv_arena, a);
+  pthread_mutex_lock(&recv_lock);
+  int64_t held = recv_in_arena;
+  if (held == 0) recv_arena = a; /* else the window stays the hooks' until its buffers come back */
+  pthread_mutex_unlock(&recv_lock);
   return held;
 }
 

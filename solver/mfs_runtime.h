@@ -47,9 +47,9 @@ int64_t runtime__recv_peak(void);
 int64_t runtime__recv_heap_peak(void); /* the same for those outside the window (below) */
 void runtime__recv_reset_peak(void);
 /* While a is set, those buffers come from a's window (its high end; the task-based executor takes
- * contribution blocks from the low end) when it has room, else from the heap. Returns how many
- * buffers the window set before still holds: while any does, the hooks keep that window (its
- * owner must then keep it mapped) and the call changes nothing. */
+ * contribution blocks from the low end) when it has room, else from the heap. Returns 0 when a is
+ * now the hooks' window, else how many buffers the window set before still holds: while any does,
+ * the hooks keep that window (its owner must then keep it mapped) and the call changes nothing. */
 int64_t runtime__recv_arena_set(mfs_arena *a);
 /* StarPU's malloc / free hooks (starpu_malloc_set_hooks): the accounting above */
 int runtime__recv_malloc(unsigned node, void **p, size_t dim, int flags);

@@ -406,6 +406,10 @@ static void test_recv_buffers_in_window(void **state) {
   mfs_arena other;
   assert_int_equal(arena__create(&other, window, 0), MFS_OK);
   assert_int_equal(runtime__recv_arena_set(&other), 1); /* nor replaced */
+  void *r;
+  assert_int_equal(runtime__recv_malloc(0, &r, 1000, 0), 0);
+  assert_true(arena__owns(&a, r)); /* still the first window */
+  assert_int_equal(runtime__recv_free(0, r, 1000, 0), 0);
   arena__destroy(&other);
   assert_int_equal(runtime__recv_free(0, p, 100000, 0), 0);
   assert_int_equal(a.used, 0);
