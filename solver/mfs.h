@@ -335,6 +335,7 @@ typedef struct {
   int64_t mem_factor;                      /* factor tiles held by this process */
   int64_t mem_cb_min;                      /* CB arena footprint of the executor's allocation order if every cleanup
                              ran as soon as it was submitted (the lowest this order can reach) */
+  double mem_relax;                        /* mem_window / mem_cb_min (mfs_starpu_options.mem_relax) */
   int64_t mem_window;                      /* CB arena cap: ceil(relax * mem_cb_min). The arena also holds this
                              process's copies of tiles received from others (dist: recv) */
   int64_t mem_predicted;                   /* mem_tables + mem_factor + mem_window: bound on the measured peak, but for
@@ -435,7 +436,9 @@ void mfs_runtime_allreduce(double *v, int n, int max);
 
 typedef struct {
   double mem_relax; /* memory window: relax (>= 1) x mem_cb_min, the CB footprint of this
-                             process's submission order (default 1.2; see mfs_exec_stats) */
+                             process's submission order; 0 (the default): 1.2 x the footprint of
+                             the order without subtree tasks side by side, or with several workers
+                             per process mem_cb_min when larger (mfs_factor_starpu.c) */
   int prune;        /* 1: group small subtrees into sequential tasks (default 1) */
 } mfs_starpu_options;
 

@@ -9,7 +9,12 @@
  * children's CBs still alive), freed by the cleanup after its parent assembled it; a subtree task's
  * scratch (the CBs below its root) then its root's CB, the scratch freed when the task ends. Replaying
  * that order through the arena code with every free done at once gives cb_min, the footprint the
- * executor would reach with no parallel overlap; the executor's memory window starts from it.
+ * executor would reach with no other overlap than the one the pruning plans: the subtree tasks of a
+ * process with W workers run W at a time, so a subtree's scratch is freed in the replay only when
+ * the subtree W places later in the order takes its own. The executor's memory window starts from
+ * it. Without that overlap (every scratch freed at once) a process with 2 workers waited for memory
+ * while a worker had nothing to do: lap3d:60 on 1 process x 2 workers, one worker idle 123 ms while
+ * the submission waited for the scratch of the next subtree until the other worker's ended.
  */
 #include "mfs_dist.h"
 
@@ -133,10 +138,49 @@ void dist__free(mfs_dist *D) {
  * front's CB, the copies of other processes' CB tiles it will assemble into its parent, and the
  * copies of factor tiles its tasks read, in that order when it is activated; its children's CBs and
  * copies after their assembly; its factor-tile copies at its end. */
-static mfs_status simulate_cb(const mfs_symbolic *S, mfs_dist *D) {
+/* The subtree tasks the replay keeps running beside the newest one (at most W - 1, oldest first):
+ * the part of each one's scratch that its end frees. A task ends when W - 1 later ones have
+ * started, whatever else the order submits in between: the submission runs ahead of the tasks, so
+ * a parent activated (its assembly submitted) does not mean its subtree children have ended. */
+typedef struct {
+  size_t *off, *len;
+  int cap, head, n;
+} running_subtrees;
+
+/* Subtree f starts, its scratch's end part [off, off + len) held until it ends; the oldest running
+ * one ends when cap are already running. */
+static void subtree_start(mfs_arena *a, running_subtrees *q, size_t off, size_t len) {
+  if (q->cap == 0) {
+    if (len) arena__free_off(a, off, len);
+    return;
+  }
+  if (q->n == q->cap) {
+    if (q->len[q->head]) arena__free_off(a, q->off[q->head], q->len[q->head]);
+    q->head = (q->head + 1) % q->cap;
+    q->n--;
+  }
+  int slot = (q->head + q->n) % q->cap;
+  q->off[slot] = off;
+  q->len[slot] = len;
+  q->n++;
+}
+
+int64_t dist__cb_footprint(const mfs_symbolic *S, const mfs_dist *D, int workers) {
   const int32_t nf = S->nfronts;
   size_t *off = mem__alloc(((size_t)nf + 1) * 3 * sizeof *off); /* CB, received CB, received factor */
-  if (!off) return MFS_ERR_NOMEM;
+  /* no more subtrees run at once than there are subtrees */
+  running_subtrees run = {NULL, NULL, (workers < D->nsubtrees ? workers : D->nsubtrees) - 1, 0, 0};
+  if (run.cap < 0) run.cap = 0;
+  if (run.cap > 0) {
+    run.off = mem__alloc((size_t)run.cap * sizeof *run.off);
+    run.len = mem__alloc((size_t)run.cap * sizeof *run.len);
+  }
+  if (!off || (run.cap > 0 && (!run.off || !run.len))) {
+    mem__free(off);
+    mem__free(run.off);
+    mem__free(run.len);
+    return -1;
+  }
   mfs_arena a;
   arena__init_sim(&a);
 #define ALLOC(k, f, bytes) \
@@ -154,7 +198,7 @@ static mfs_status simulate_cb(const mfs_symbolic *S, mfs_dist *D) {
                  * task ends the block shrinks to the root's CB (the freed part may be the arena's top) */
         size_t s = arena__alloc_off(&a, (size_t)D->sub_scratch[f], ARENA_LOW);
         size_t kept = (size_t)D->cb_local[f];
-        if ((size_t)D->sub_scratch[f] > kept) arena__free_off(&a, s + kept, (size_t)D->sub_scratch[f] - kept);
+        subtree_start(&a, &run, s + kept, (size_t)D->sub_scratch[f] > kept ? (size_t)D->sub_scratch[f] - kept : 0);
         off[3 * (size_t)f] = s;
       } else if (D->lo[f] != D->rank && in_parent) {
         ALLOC(1, f, D->recv_cb[f]);
@@ -176,10 +220,12 @@ static mfs_status simulate_cb(const mfs_symbolic *S, mfs_dist *D) {
   }
 #undef ALLOC
 #undef FREE
-  D->cb_min = (int64_t)a.hwm;
+  int64_t footprint = (int64_t)a.hwm;
   arena__destroy(&a);
   mem__free(off);
-  return MFS_OK;
+  mem__free(run.off);
+  mem__free(run.len);
+  return footprint;
 }
 
 /* See mfs_dist.h (order). Fronts inside sequential subtrees are left out: their root stands for them. */
@@ -213,6 +259,7 @@ mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworker
   mfs_dist *D = mem__calloc(1, sizeof *D);
   if (!D) return err__nomem(err);
   D->rank = rank;
+  D->workers = nworkers / nranks > 0 ? nworkers / nranks : 1;
   D->nranks = nranks;
   D->nfronts = nf;
   D->lo = mem__alloc(nfa * sizeof *D->lo);
@@ -282,7 +329,7 @@ mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworker
   }
   find_received(S, D);
   build_order(S, D);
-  if (simulate_cb(S, D) != MFS_OK) goto nomem;
+  if ((D->cb_min = dist__cb_footprint(S, D, D->workers)) < 0) goto nomem;
   mem__free(owner);
   *Dout = D;
   return MFS_OK;

@@ -21,6 +21,7 @@
 
 typedef struct mfs_dist {
   int rank, nranks;
+  int workers; /* per process: how many subtree tasks run at once in the memory model (cb_min) */
   int32_t nfronts;
   int32_t *lo, *hi; /* process group of each front */
   int32_t *row_ptr; /* per shared front: its tile rows' processes at row_owner + row_ptr[f] */
@@ -50,7 +51,8 @@ typedef struct mfs_dist {
      * another (a single postorder made the second process idle until the first one's subtrees were done). */
   int32_t *order, norder;
   int64_t factor_local; /* factor bytes held by this process */
-  int64_t cb_min;       /* CB arena footprint of the executor's order with immediate cleanups */
+  int64_t cb_min;       /* CB arena footprint of the executor's order with immediate cleanups and
+                         * the process's workers running subtree tasks side by side */
 } mfs_dist;
 
 /* Builds the distribution of S over nranks processes for this rank; nworkers is the total number of
@@ -58,6 +60,9 @@ typedef struct mfs_dist {
 mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworkers, int prune, mfs_dist **D,
                         mfs_error *err);
 void dist__free(mfs_dist *D);
+/* The CB arena footprint of D's order with immediate cleanups and `workers` subtree tasks at once
+ * (D->cb_min with D->workers); -1 without memory for the replay. */
+int64_t dist__cb_footprint(const mfs_symbolic *S, const mfs_dist *D, int workers);
 
 /* Tile rows of the shared fronts (mfs_dist_rows.c): fills D->row_ptr and D->row_owner, the equal-flops
  * cut of each shared front improved by a simulation of its tasks on its group's processes. */

@@ -41,7 +41,7 @@ void mfs_runtime_allreduce(double *v, int n, int max) {
 }
 
 void mfs_starpu_options_default(mfs_starpu_options *o) {
-  o->mem_relax = 1.2;
+  o->mem_relax = 0; /* automatic */
   o->prune = 1;
 }
 

@@ -51,7 +51,9 @@ static void usage(FILE *out) {
           "                        or an MPI launcher started the command, else seq)\n"
           "      --sched NAME      StarPU scheduling policy (default: STARPU_SCHED, else StarPU's)\n"
           "      --mem-relax X     the task-based executor's memory window: X times the contribution-block\n"
-          "                        footprint of its submission order (default 1.2)\n"
+          "                        footprint of its submission order (default: 1.2 x that footprint\n"
+          "                        with every subtree task's scratch given back at once, or with several\n"
+          "                        workers the footprint of their subtree tasks side by side if larger)\n"
           "      --no-subtrees     run every front as tile tasks (no sequential subtree tasks)\n"
           "      --ranks R         without MPI: report the proportional mapping onto R processes\n"
           "      --solution FILE   write the computed solution (Matrix Market array, %%.17g)\n"
@@ -377,7 +379,7 @@ static void report_factorization(const cli *c, const mfs_symbolic *S, const mfs_
   printf("memory window   process %d: factor %.1f MB + tables %.1f MB + CB window %.1f MB (%.2f x %.1f MB, the "
          "CB footprint of the submission order); %lld wait(s), %lld overflow(s); received tiles peak %.1f MB (%.1f MB "
          "outside the window)\n",
-         X->rank, mb(X->mem_factor), mb(X->mem_tables), mb(X->mem_window), c->mem_relax, mb(X->mem_cb_min),
+         X->rank, mb(X->mem_factor), mb(X->mem_tables), mb(X->mem_window), X->mem_relax, mb(X->mem_cb_min),
          (long long)X->window_waits, (long long)X->window_overflows, mb(X->mem_recv_peak), mb(X->mem_recv_heap_peak));
 }
 

@@ -203,8 +203,9 @@ static void test_tasks_and_flops(void **state) {
   mfs_matrix_free(&A);
 }
 
-/* predicted = tables + factor + window, window = ceil(1.2 x cb_min); the measured peak stays below it
- * (no overflow) and within 10 %; everything is given back. */
+/* predicted = tables + factor + window, window = cb_min (the automatic relaxation with 2 workers,
+ * whose subtree tasks side by side cb_min holds) or ceil(relax x cb_min) for a relaxation given; the
+ * measured peak stays below it (no overflow) and within 10 %; everything is given back. */
 static void test_memory(void **state) {
   (void)state;
   static const char *specs[] = {"lap3d:16", "lap2d:100", "lap3d27:10"};
@@ -217,7 +218,15 @@ static void test_memory(void **state) {
     assert_int_equal(mfs_factorize_starpu(S, &A, NULL, &F, NULL, NULL, &err), MFS_OK);
     const mfs_exec_stats *X = &F->exec;
     assert_int_equal(X->mem_factor, S->mem_factor);
-    assert_int_equal(X->mem_window, (int64_t)ceil(1.2 * (double)X->mem_cb_min));
+    /* automatic, 2 workers: the larger of 1.2 x the footprint without subtree tasks side by side
+     * and the footprint with them */
+    mfs_dist *D;
+    assert_int_equal(dist__create(S, 0, 1, 2, 1, &D, &err), MFS_OK); /* what the executor used */
+    assert_int_equal(D->cb_min, X->mem_cb_min);
+    int64_t one = (int64_t)ceil(1.2 * (double)dist__cb_footprint(S, D, 1));
+    dist__free(D);
+    assert_int_equal(X->mem_window, X->mem_cb_min > one ? X->mem_cb_min : one);
+    assert_true(fabs(X->mem_relax - (double)X->mem_window / (double)X->mem_cb_min) < 1e-12);
     assert_int_equal(X->mem_predicted, X->mem_tables + X->mem_factor + X->mem_window);
     assert_int_equal(X->mem_predicted_max, X->mem_predicted);
     assert_int_equal(X->mem_peak_max, F->mem_peak);
@@ -231,6 +240,14 @@ static void test_memory(void **state) {
     assert_true(mfs_mem_current() - before <= X->mem_tables + X->mem_factor);
     mfs_factor_free(F);
     assert_int_equal(mfs_mem_current(), before);
+    /* a relaxation given is the one used */
+    mfs_starpu_options so;
+    mfs_starpu_options_default(&so);
+    so.mem_relax = 1.2;
+    assert_int_equal(mfs_factorize_starpu(S, &A, &so, &F, NULL, NULL, &err), MFS_OK);
+    assert_true(F->exec.mem_relax == 1.2);
+    assert_int_equal(F->exec.mem_window, (int64_t)ceil(1.2 * (double)F->exec.mem_cb_min));
+    mfs_factor_free(F);
     mfs_symbolic_free(S);
     mfs_matrix_free(&A);
   }
@@ -267,7 +284,7 @@ static void test_errors(void **state) {
   assert_int_equal(mfs_factorize_starpu(S2, &A, NULL, &F, NULL, NULL, &err), MFS_ERR_ARG);
   mfs_starpu_options so;
   mfs_starpu_options_default(&so);
-  assert_true(so.mem_relax == 1.2 && so.prune == 1);
+  assert_true(so.mem_relax == 0 && so.prune == 1); /* 0: automatic */
   so.mem_relax = 0.5;
   assert_int_equal(mfs_factorize_starpu(S, &A, &so, &F, NULL, NULL, &err), MFS_ERR_ARG);
   /* the runtime: one at a time, sane worker counts, rank 0 of 1 without MPI */
