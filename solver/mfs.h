@@ -324,6 +324,8 @@ typedef struct {
   int32_t subtrees;                    /* sequential subtree tasks */
   int mpi_poll_sleep_us;               /* on several processes: longest sleep of StarPU-MPI's progression thread
                              between fruitless polls (mfs_mpi_poll.c), 0: it spins */
+  int mpi_progress_worker;      /* on several processes: worker 0 of each runs the progression (mfs_mpi_progress.c) */
+  const char *mpi_progress_why; /* why that mode */
   int pinned_procs;         /* on several processes: those whose workers run on CPUs of their own (mfs_placement.c) */
   const char *unpinned_why; /* this process's reason when it did not pin its workers, else NULL */
   /* Memory of the numeric phase on this process, in bytes above F->mem_base. The executor keeps
@@ -414,10 +416,14 @@ void mfs_kernel_assemble(const mfs_symbolic *S, const mfs_op *op, const double *
  * mfs_runtime_start initialises StarPU with `workers` CPU workers and, with mpi = 1, MPI
  * (MPI_THREAD_MULTIPLE: the solve's collectives run beside StarPU-MPI's progression thread) and
  * StarPU-MPI over all processes. One runtime per process; mfs_runtime_stop shuts both down. */
+/* Which thread runs StarPU-MPI's progression (mfs_mpi_progress.c): AUTO picks WORKER when the
+ * machine has no CPU to spare for a progression thread per process, else THREAD. */
+typedef enum { MFS_MPI_PROGRESS_AUTO = 0, MFS_MPI_PROGRESS_THREAD, MFS_MPI_PROGRESS_WORKER } mfs_mpi_progress;
 typedef struct {
-  int workers;       /* CPU workers per process (>= 1) */
-  const char *sched; /* scheduling policy; NULL: STARPU_SCHED, else StarPU's default */
-  int mpi;           /* initialise MPI and StarPU-MPI */
+  int workers;                   /* CPU workers per process (>= 1) */
+  const char *sched;             /* scheduling policy; NULL: STARPU_SCHED, else StarPU's default */
+  int mpi;                       /* initialise MPI and StarPU-MPI */
+  mfs_mpi_progress mpi_progress; /* StarPU-MPI's own thread, or one worker per process */
 } mfs_runtime_options;
 
 int mfs_starpu_built(void);

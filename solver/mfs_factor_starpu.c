@@ -193,6 +193,18 @@ static void insert_tile_op(submit_state *T, const mfs_op *op, int prio, int n, s
               : starpu_task_insert(cl, mv[0], hv[0], mv[1], hv[1], mv[2], hv[2],
                                    TASK_ARGS(type, arg, op->front, op->flops, prio), 0);
   } else {
+    /* A tile read on another process goes there by a synchronous send: its data moves only once
+     * the receiver posted the receive (its submission reached the task). With a standard send, a
+     * tile that arrives before that (the receiver's submission waiting for window memory) is kept
+     * in a buffer StarPU-MPI allocates on top of the front's receive buffer: 2 processes x 1 worker
+     * on lap3d27:40 received 27-33 MB that way and went 5-6 % over its predicted peak, 4 processes
+     * on lap3d27:30 up to 15 %; with synchronous sends nothing arrives early (measured/predicted
+     * <= 1.0 on every process of those runs). A send completes later on the sender, which holds
+     * the tile meanwhile: only a tile that is read (final), never one still to be written. */
+    enum starpu_data_access_mode ms[3];
+    for (int q = 0; q < n; q++)
+      ms[q] = mv[q] == STARPU_R && owners[q] != owners[n - 1] ? STARPU_R | STARPU_SSEND : mv[q];
+    mv = ms;
     ret = n == 1   ? starpu_mpi_task_insert(MPI_COMM_WORLD, cl, mv[0], hv[0],
                                             TASK_ARGS(type, arg, op->front, op->flops, prio), 0)
           : n == 2 ? starpu_mpi_task_insert(MPI_COMM_WORLD, cl, mv[0], hv[0], mv[1], hv[1],
@@ -675,6 +687,8 @@ static void record_stats(mfs_factor *F, const exec_state *E, const submit_state 
   X->shared_fronts = D->nshared;
   X->subtrees = D->nsubtrees;
   X->mpi_poll_sleep_us = R->mpi ? mfs_mpi_poll_sleep_us() : 0;
+  X->mpi_progress_worker = R->mpi ? R->progress_worker : 0;
+  X->mpi_progress_why = R->mpi ? R->progress_why : NULL;
   X->pinned_procs = R->mpi ? R->pinned_procs : 0;
   X->unpinned_why = R->mpi ? R->pin_why : NULL; /* NULL when pinned */
   X->mem_tables = tables;

@@ -13,6 +13,8 @@
  * completes a request starts over.
  * Measured on 2 cores (2 ranks x 1 worker, factorization operations, 8 runs each): lap3d:40 median
  * 0.400 -> 0.368 s, lap3d27:30 0.176 -> 0.117 s; the poller's CPU time fell from 0.28 s to 0.03 s.
+ * When worker 0 runs the progression instead (mfs_mpi_progress.c), the thread is named after the
+ * worker and is left alone here: it polls between tasks, and naps when idle (mfs_idle.c).
  */
 #define _GNU_SOURCE
 #include "mfs_runtime.h"

@@ -40,6 +40,11 @@ void placement__plan(runtime_state *R, int workers) {
   }
   cpu_set_t cs;
   long online = sysconf(_SC_NPROCESSORS_ONLN);
+  /* what mfs_mpi_progress.c needs: who shares the CPUs this process may run on (a launcher's binding
+   * gives each process CPUs of its own; unbound, the processes of the machine share them all) */
+  R->workers_asked = workers;
+  R->node_cpus = sched_getaffinity(0, sizeof cs, &cs) == 0 ? CPU_COUNT(&cs) : (int)online;
+  R->node_procs = R->node_cpus < online ? 1 : lsize;
   int user = getenv("STARPU_WORKERS_CPUID") || getenv("STARPU_WORKERS_COREID") ||
              (getenv("STARPU_WORKERS_NOBIND") && !R->nobind_ours);
   if (!user) { /* StarPU must not pin the workers itself: to CPUs 0 .. W-1 in every process */

@@ -162,6 +162,7 @@ mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***ar
          * machine must not all pin their workers to the first cores either: StarPU does not pin
          * them, mfs_placement.c does when the machine has a CPU for each */
     placement__plan(R, o->workers);
+    progress__plan(R, o->mpi_progress);
   }
   starpu_malloc_set_hooks(runtime__recv_malloc, runtime__recv_free);
   struct starpu_conf conf;
@@ -177,6 +178,7 @@ mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***ar
   int ret = o->mpi ? starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, &conf) : starpu_init(&conf);
   if (ret != 0) {
     if (o->mpi) {
+      progress__stop(R);
       MPI_Comm_free(&R->comm);
       if (R->mpi_ours) MPI_Finalize();
     }
@@ -184,7 +186,8 @@ mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***ar
   }
   R->mpi = o->mpi;
   if (R->mpi) {
-    mfs_mpi_poll_sleep_us(); /* reads its setting now (and links the MPI_Test wrapper in) */
+    mfs_mpi_poll_sleep_us();     /* reads its setting now (and links the MPI_Test wrapper in) */
+    progress__keepalive_post(R); /* before anything runs on the workers (placement__apply does) */
     placement__apply(R);
   }
   R->workers = (int)starpu_cpu_worker_get_count();
@@ -199,6 +202,7 @@ mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***ar
 void mfs_runtime_pause(void) {
   runtime_state *R = &runtime__state;
   if (R->started && !R->paused) {
+    progress__keepalive_end(R); /* the progression loop may sleep now: no task will come */
     starpu_pause();
     R->paused = 1;
   }
@@ -208,6 +212,7 @@ void mfs_runtime_resume(void) {
   runtime_state *R = &runtime__state;
   if (R->started && R->paused) {
     starpu_resume();
+    progress__keepalive_post(R);
     R->paused = 0;
   }
 }
@@ -218,6 +223,7 @@ void mfs_runtime_stop(void) {
   mfs_runtime_resume();
   runtime__idle_stop();
   if (R->mpi) {
+    progress__stop(R);
     starpu_mpi_shutdown(); /* shuts StarPU down too (it started it) */
     MPI_Comm_free(&R->comm);
     if (R->mpi_ours) MPI_Finalize();

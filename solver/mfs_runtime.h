@@ -29,6 +29,12 @@ typedef struct {
   _Atomic int npinned;
   const char *pin_why;
   int nobind_ours; /* STARPU_WORKERS_NOBIND is set by an earlier start, not by the user */
+  /* set by placement__plan: the CPUs this process may run on, the processes sharing them (those of
+   * the machine, or 1 when a launcher bound each process), the workers asked for per process */
+  int node_procs, node_cpus, workers_asked;
+  /* StarPU-MPI's progression (mfs_mpi_progress.c): run by worker 0 (1) or by its own thread (0) */
+  int progress_worker;
+  const char *progress_why;
 } runtime_state;
 
 /* Under MPI, before StarPU starts (collective over R->comm): decides this process's placement, and
@@ -37,6 +43,17 @@ void placement__plan(runtime_state *R, int workers);
 /* After StarPU started (collective over R->comm): pins each worker to its CPU, when placement__plan
  * chose CPUs, and counts the processes whose workers are pinned. */
 void placement__apply(runtime_state *R);
+
+/* Under MPI, after placement__plan and before StarPU starts: decides who runs StarPU-MPI's
+ * progression (sets the STARPU_MPI_DRIVER_* variables StarPU-MPI reads at its start). */
+void progress__plan(runtime_state *R, mfs_mpi_progress asked);
+/* In the worker mode, the progression loop runs tasks only while a transfer is pending: a receive
+ * from this process itself is kept posted while the runtime runs (post: at the start and when it
+ * resumes; end: when it pauses or stops). No-ops in the thread mode. */
+void progress__keepalive_post(runtime_state *R);
+void progress__keepalive_end(runtime_state *R);
+/* Before StarPU-MPI shuts down: ends the keep-alive, unregisters its data, unsets our variables. */
+void progress__stop(runtime_state *R);
 
 extern runtime_state runtime__state;
 

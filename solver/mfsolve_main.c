@@ -50,6 +50,9 @@ static void usage(FILE *out) {
           "      --executor E      seq or starpu (default: starpu when --workers > 1, --sched is given\n"
           "                        or an MPI launcher started the command, else seq)\n"
           "      --sched NAME      StarPU scheduling policy (default: STARPU_SCHED, else StarPU's)\n"
+          "      --mpi-progress M  on several processes, who runs StarPU-MPI's progression: thread (its\n"
+          "                        own thread), worker (worker 0, between its tasks) or auto (default:\n"
+          "                        worker when the CPUs leave none to spare for a thread per process)\n"
           "      --mem-relax X     the task-based executor's memory window: X times the contribution-block\n"
           "                        footprint of its submission order (default: 1.2 x that footprint\n"
           "                        with every subtree task's scratch given back at once, or with several\n"
@@ -64,6 +67,7 @@ static void usage(FILE *out) {
           "  STARPU_NCPU           CPU workers per process when --workers is not given\n"
           "  MFS_MPI_POLL_SLEEP_US on several processes, the longest sleep (us) of StarPU-MPI's progression\n"
           "                        thread between polls that find nothing (default 200; 0: no sleep)\n"
+          "  STARPU_MPI_DRIVER_CALL_FREQUENCY  when set, StarPU-MPI's own: > 0 is the worker mode\n"
           "  MFS_IDLE_NAP_US       how long (us) an idle StarPU worker sleeps at a time instead of polling\n"
           "                        for tasks on its CPU (default 50; 0: poll, as StarPU does)\n"
           "\n"
@@ -146,6 +150,7 @@ typedef struct {
   int workers_given; /* --workers was on the command line */
   double mem_relax;
   int prune, quiet;
+  mfs_mpi_progress mpi_progress;
 } cli;
 
 /* Returns -1 to go on, else the exit code. */
@@ -168,6 +173,7 @@ static int parse_args(int argc, char **argv, cli *c) {
     OPT_RANKS,
     OPT_EXECUTOR,
     OPT_SCHED,
+    OPT_PROGRESS,
     OPT_RELAX,
     OPT_NOSUB,
     OPT_SOLUTION
@@ -182,6 +188,7 @@ static int parse_args(int argc, char **argv, cli *c) {
                                            {"ranks", required_argument, NULL, OPT_RANKS},
                                            {"executor", required_argument, NULL, OPT_EXECUTOR},
                                            {"sched", required_argument, NULL, OPT_SCHED},
+                                           {"mpi-progress", required_argument, NULL, OPT_PROGRESS},
                                            {"mem-relax", required_argument, NULL, OPT_RELAX},
                                            {"no-subtrees", no_argument, NULL, OPT_NOSUB},
                                            {"solution", required_argument, NULL, OPT_SOLUTION},
@@ -257,6 +264,16 @@ static int parse_args(int argc, char **argv, cli *c) {
     case OPT_SCHED:
       if (!*optarg) return bad_arg("invalid --sched '%s'%s (expected a StarPU policy name)", optarg, "");
       c->sched = optarg;
+      break;
+    case OPT_PROGRESS:
+      if (strcmp(optarg, "auto") == 0)
+        c->mpi_progress = MFS_MPI_PROGRESS_AUTO;
+      else if (strcmp(optarg, "thread") == 0)
+        c->mpi_progress = MFS_MPI_PROGRESS_THREAD;
+      else if (strcmp(optarg, "worker") == 0)
+        c->mpi_progress = MFS_MPI_PROGRESS_WORKER;
+      else
+        return bad_arg("invalid --mpi-progress '%s'%s (expected auto, thread or worker)", optarg, "");
       break;
     case OPT_NOSUB: c->prune = 0; break;
     case OPT_SOLUTION: c->solution = optarg; break;
@@ -345,7 +362,10 @@ static void report_factorization(const cli *c, const mfs_symbolic *S, const mfs_
            "several processes), %d sequential subtree tasks\n",
            X->nranks, X->workers, X->sched, X->tiled_fronts, X->shared_fronts, X->subtrees);
     if (X->nranks > 1) {
-      if (X->mpi_poll_sleep_us > 0)
+      if (X->mpi_progress_worker)
+        printf("mpi progress    worker 0 of each process runs StarPU-MPI's progression between its tasks (%s)\n",
+               X->mpi_progress_why);
+      else if (X->mpi_poll_sleep_us > 0)
         printf("mpi progress    StarPU-MPI's progression thread sleeps up to %d us between fruitless polls\n",
                X->mpi_poll_sleep_us);
       else
@@ -534,7 +554,7 @@ int main(int argc, char **argv) {
   if (code >= 0) return code;
   int nranks = 1, root = 1;
   if (c.executor) {
-    mfs_runtime_options ro = {(int)c.workers, c.sched, mfs_mpi_launched()};
+    mfs_runtime_options ro = {(int)c.workers, c.sched, mfs_mpi_launched(), c.mpi_progress};
     mfs_error err;
     if (mfs_runtime_start(&ro, &argc, &argv, &err) != MFS_OK) {
       fprintf(stderr, "%s: %s\n", prog, err.msg);

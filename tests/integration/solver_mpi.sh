@@ -5,9 +5,12 @@
 # Solutions: on one process bitwise equal to the sequential executor's (same factor, same solve); on
 # several processes bitwise equal whatever the number of workers (the factor is bitwise the same, the
 # solve's reductions depend on the process count only) and equal to the sequential solution up to
-# rounding (relative max difference <= 1e-12). The progression thread's polling (mfs_mpi_poll.c):
-# the summary says how it polls, a solution does not depend on it, a bad setting is named and replaced
-# by the default. Small problems: the suite stays quick.
+# rounding (relative max difference <= 1e-12). Who runs StarPU-MPI's progression (mfs_mpi_progress.c):
+# the default follows the CPUs (a worker when none is left for a thread per process), each mode can
+# be asked for, StarPU-MPI's own variable takes precedence, the summary says which and why, and the
+# solution is bitwise the same in both. The progression thread's polling (mfs_mpi_poll.c): the summary
+# says how it polls, a solution does not depend on it, a bad setting is named and replaced by the
+# default. Small problems: the suite stays quick.
 . "$top_srcdir/tests/integration/solver_common.sh"
 golden="$top_srcdir/tests/golden"
 
@@ -25,12 +28,13 @@ ref() {
   else notok "sequential $name"; sed 's/^/# /' "$work/$name.out"; fi
 }
 
-# run NP W REF ARGS...: distributed run, checked against the sequential solution REF
+# run NP W REF ARGS...: distributed run, checked against the sequential solution REF ($mode: the
+# --mpi-progress value, $poll: MFS_MPI_POLL_SLEEP_US, when set)
 run() {
   np=$1; w=$2; r=$3; shift 3
-  name="$r-np$np-w$w${poll:+-poll$poll}"
+  name="$r-np$np-w$w${mode:+-$mode}${poll:+-poll$poll}"
   timeout 180 $MPIRUN -np "$np" --bind-to none -x STARPU_SILENT ${poll:+-x MFS_MPI_POLL_SLEEP_US="$poll"} \
-    "$mfsolve" -q --workers "$w" "$@" \
+    "$mfsolve" -q --workers "$w" ${mode:+--mpi-progress "$mode"} "$@" \
     --solution "$work/$name.mtx" >"$work/$name.out" 2>"$work/$name.err"
   rc=$?
   if [ $rc -ne 0 ]; then notok "$name: exit $rc"; sed 's/^/# /' "$work/$name.err" | tail -5; return; fi
@@ -54,16 +58,41 @@ run 1 2 amd $g --ordering amd
 run 2 1 metis $g --ordering metis
 run 2 2 metis $g --ordering metis
 check "2 processes: the same solution with 1 and 2 workers" cmp -s "$work/metis-np2-w1.mtx" "$work/metis-np2-w2.mtx"
-check "2 processes: the progression thread sleeps up to 200 us by default" \
-  grep -q "^mpi progress .*sleeps up to 200 us between fruitless polls" "$work/metis-np2-w1.out"
-poll=0; run 2 1 metis $g --ordering metis; poll=
+ncpu=$(nproc)
+# the default: each of the 2 processes (unbound: they share the machine's CPUs) needs a CPU beside
+# its worker for a progression thread, else a worker runs the progression
+if [ "$ncpu" -lt 4 ]; then
+  check "2 processes x 1 worker on $ncpu CPUs: a worker runs the progression, said why" \
+    grep -q "^mpi progress    worker 0 of each process runs StarPU-MPI's progression between its tasks (no CPU to spare for a progression thread per process)" "$work/metis-np2-w1.out"
+else
+  check "2 processes x 1 worker on $ncpu CPUs: the progression thread, said why" \
+    grep -q "^mpi progress .*sleeps up to 200 us between fruitless polls" "$work/metis-np2-w1.out"
+fi
+mode=worker; run 2 1 metis $g --ordering metis
+run 4 2 metis $g --ordering metis; mode=
+check "--mpi-progress worker: said so" grep -q "^mpi progress    worker 0 of each process .*(asked for)" "$work/metis-np2-w1-worker.out"
+check "--mpi-progress worker: the same solution" cmp -s "$work/metis-np2-w1.mtx" "$work/metis-np2-w1-worker.mtx"
+mode=thread; run 2 1 metis $g --ordering metis; mode=
+check "--mpi-progress thread: sleeps up to 200 us by default" \
+  grep -q "^mpi progress    StarPU-MPI's progression thread sleeps up to 200 us between fruitless polls" "$work/metis-np2-w1-thread.out"
+check "--mpi-progress thread: the same solution" cmp -s "$work/metis-np2-w1.mtx" "$work/metis-np2-w1-thread.mtx"
+timeout 180 $MPIRUN -np 2 --bind-to none -x STARPU_SILENT -x STARPU_MPI_DRIVER_CALL_FREQUENCY=0 "$mfsolve" -q --workers 1 \
+  --mpi-progress worker $g --ordering metis --solution "$work/callfreq0.mtx" >"$work/callfreq0.out" 2>"$work/callfreq0.err"
+check "STARPU_MPI_DRIVER_CALL_FREQUENCY=0 over --mpi-progress worker: the thread, said why" \
+  grep -q "^mpi progress    StarPU-MPI's progression thread" "$work/callfreq0.out"
+check "STARPU_MPI_DRIVER_CALL_FREQUENCY=0: the same solution" cmp -s "$work/metis-np2-w1.mtx" "$work/callfreq0.mtx"
+timeout 180 $MPIRUN -np 2 --bind-to none -x STARPU_SILENT -x STARPU_MPI_DRIVER_CALL_FREQUENCY=2 "$mfsolve" -q --workers 1 \
+  --mpi-progress thread $g --ordering metis --solution "$work/callfreq2.mtx" >"$work/callfreq2.out" 2>"$work/callfreq2.err"
+check "STARPU_MPI_DRIVER_CALL_FREQUENCY=2 over --mpi-progress thread: a worker, said why" \
+  grep -q "^mpi progress    worker 0 of each process .*(STARPU_MPI_DRIVER_CALL_FREQUENCY set)" "$work/callfreq2.out"
+check "STARPU_MPI_DRIVER_CALL_FREQUENCY=2: the same solution" cmp -s "$work/metis-np2-w1.mtx" "$work/callfreq2.mtx"
+mode=thread; poll=0; run 2 1 metis $g --ordering metis; poll=; mode=
 check "MFS_MPI_POLL_SLEEP_US=0: the summary says it polls without sleeping" \
-  grep -q "^mpi progress .*polls without sleeping" "$work/metis-np2-w1-poll0.out"
-check "MFS_MPI_POLL_SLEEP_US=0: the same solution as with sleeps" cmp -s "$work/metis-np2-w1.mtx" "$work/metis-np2-w1-poll0.mtx"
+  grep -q "^mpi progress .*polls without sleeping" "$work/metis-np2-w1-thread-poll0.out"
+check "MFS_MPI_POLL_SLEEP_US=0: the same solution as with sleeps" cmp -s "$work/metis-np2-w1.mtx" "$work/metis-np2-w1-thread-poll0.mtx"
 # worker placement (solver/mfs_placement.c): processes the launcher left unbound pin their workers one
 # per CPU when the machine has a CPU for each; a launcher's binding, or the user's STARPU_WORKERS_*,
 # stands, and the summary says which
-ncpu=$(nproc)
 if [ "$ncpu" -ge 2 ]; then
   check "2 processes x 1 worker, unbound, $ncpu CPUs: workers pinned one per CPU" \
     grep -q "^placement .*pinned one per CPU on each machine (2 of 2 processes)" "$work/metis-np2-w1.out"
@@ -83,9 +112,9 @@ timeout 180 $MPIRUN -np 2 --bind-to none -x STARPU_SILENT -x STARPU_WORKERS_NOBI
   --ordering metis --solution "$work/nobind.mtx" >"$work/nobind.out" 2>"$work/nobind.err"
 check "STARPU_WORKERS_NOBIND=1: the user's choice stands" grep -q "^placement .*not pinned (STARPU_WORKERS_\* set)" "$work/nobind.out"
 check "pinned or not: the same solution" cmp -s "$work/metis-np2-w1.mtx" "$work/nobind.mtx"
-poll=-5; run 2 1 metis $g --ordering metis; poll=
-check "MFS_MPI_POLL_SLEEP_US=-5: named on standard error" grep -q "MFS_MPI_POLL_SLEEP_US='-5' is not a number of microseconds" "$work/metis-np2-w1-poll-5.err"
-check "MFS_MPI_POLL_SLEEP_US=-5: the default is used" grep -q "sleeps up to 200 us" "$work/metis-np2-w1-poll-5.out"
+mode=thread; poll=-5; run 2 1 metis $g --ordering metis; poll=; mode=
+check "MFS_MPI_POLL_SLEEP_US=-5: named on standard error" grep -q "MFS_MPI_POLL_SLEEP_US='-5' is not a number of microseconds" "$work/metis-np2-w1-thread-poll-5.err"
+check "MFS_MPI_POLL_SLEEP_US=-5: the default is used" grep -q "sleeps up to 200 us" "$work/metis-np2-w1-thread-poll-5.out"
 run 2 1 amd $g --ordering amd
 run 2 2 natural $g --ordering natural
 run 2 1 file --matrix "$golden/solver_lap2d_10_gen.mtx" --nb 4 --ordering metis

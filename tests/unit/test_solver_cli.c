@@ -135,6 +135,8 @@ static void test_bad_arguments(void **state) {
   expect_bad("task-based executor", c16);
   static const char *const c17[] = {"--gen", "lap2d:10", "--sched", "", NULL};
   expect_bad("--sched", c17);
+  static const char *const c18[] = {"--gen", "lap2d:10", "--mpi-progress", "driver", NULL};
+  expect_bad("--mpi-progress 'driver'", c18);
 }
 
 /* Reads a solution file written by --solution into x (n entries); returns n or -1. */
