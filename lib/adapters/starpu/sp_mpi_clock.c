@@ -22,7 +22,8 @@
  * posts the sends of one (destination, tag) in order, so FIFO per (source, tag) pairs them. The
  * clock is posted before the envelope on the same pair of processes, so it has normally arrived
  * when the data is complete; the receiver still waits for it a bounded time (PROGRESS_WAIT_NS on
- * the progress thread, which drains the channel while waiting; OTHER_WAIT_NS on another thread --
+ * the progress thread, which drains the channel while waiting, also when it drives a worker;
+ * OTHER_WAIT_NS on another thread --
  * StarPU-MPI copies early-arrived data on the thread that acquired the handle -- which can only
  * find what the progress thread filed). A clock that does not come is counted as lost, and after
  * a lost clock on the progress thread the receivers stop waiting (a peer without popmeter, or a
@@ -50,12 +51,17 @@
 
 static MPI_Comm clock_comm = MPI_COMM_NULL;
 static int waiting_disabled;
+/* Set on the thread that runs StarPU-MPI's progression loop (it calls _starpu_mpi_do_initialize).
+ * That thread may also be a worker (STARPU_MPI_DRIVER_CALL_FREQUENCY > 0: the loop drives worker 0),
+ * classified as such: it must still drain the channel while it waits, being the only one that does. */
+static __thread int on_progression_loop;
 
 /* ------------------------------------------------------------------------------ communicator */
 SP_EXPORT void _starpu_mpi_do_initialize(void *argc_argv) {
   static void (*real)(void *);
   SP_REAL(real, _starpu_mpi_do_initialize);
   if (real) real(argc_argv);
+  on_progression_loop = 1;
   if (!pm_core_is_active() || !PMPI_Initialized || !PMPI_Comm_dup) return;
   int init = 0, fin = 0;
   if (PMPI_Initialized(&init) != MPI_SUCCESS || !init || PMPI_Finalized(&fin) != MPI_SUCCESS || fin) return;
@@ -206,7 +212,7 @@ void sp_clock_drain(void) {
 
 int sp_clock_receive(int peer, int64_t data_tag, pm_tg_clk *out) {
   sp_thread *T = sp_self();
-  int progress = T && T->kind == SP_THREAD_PROGRESS;
+  int progress = on_progression_loop || (T && T->kind == SP_THREAD_PROGRESS);
   if (progress) sp_clock_drain();
   if (take_clock(peer, data_tag, out)) {
     pm_tc_clock_event(PM_TC_CLOCK_RECEIVED);
