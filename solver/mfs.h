@@ -336,10 +336,12 @@ typedef struct {
                              computed before the numeric phase, like the analysis) */
   int64_t mem_factor;                      /* factor tiles held by this process */
   int64_t mem_cb_min;                      /* CB arena footprint of the executor's allocation order if every cleanup
-                             ran as soon as it was submitted (the lowest this order can reach) */
+                             ran as soon as it was submitted, the subtree tasks of a process's W workers
+                             held side by side (mfs_dist.c) */
   double mem_relax;                        /* mem_window / mem_cb_min (mfs_starpu_options.mem_relax) */
-  int64_t mem_window;                      /* CB arena cap: ceil(relax * mem_cb_min). The arena also holds this
-                             process's copies of tiles received from others (dist: recv) */
+  int64_t mem_window;                      /* CB arena cap: ceil(relax * mem_cb_min) for a given relaxation, else the
+                             automatic window (mfs_factor_starpu.c: default_window). The arena also holds
+                             this process's copies of tiles received from others (dist: recv) */
   int64_t mem_predicted;                   /* mem_tables + mem_factor + mem_window: bound on the measured peak, but for
                              window_overflows and mem_recv_heap_peak */
   int64_t mem_recv_peak;                   /* peak of buffers StarPU-MPI allocated itself (through libmfsolve's

@@ -11,7 +11,7 @@
  * that order through the arena code with every free done at once gives cb_min, the footprint the
  * executor would reach with no other overlap than the one the pruning plans: the subtree tasks of a
  * process with W workers run W at a time, so a subtree's scratch is freed in the replay only when
- * the subtree W places later in the order takes its own. The executor's memory window starts from
+ * the subtree W - 1 places later in the order takes its own. The executor's memory window starts from
  * it. Without that overlap (every scratch freed at once) a process with 2 workers waited for memory
  * while a worker had nothing to do: lap3d:60 on 1 process x 2 workers, one worker idle 123 ms while
  * the submission waited for the scratch of the next subtree until the other worker's ended.
@@ -165,11 +165,23 @@ static void subtree_start(mfs_arena *a, running_subtrees *q, size_t off, size_t 
   q->n++;
 }
 
+/* Every running subtree ends (the executor waits for this process's own work before the fronts it
+ * shares with others: mfs_factor_starpu.c, submit_fronts). */
+static void subtrees_end_all(mfs_arena *a, running_subtrees *q) {
+  for (; q->n > 0; q->n--, q->head = (q->head + 1) % q->cap)
+    if (q->len[q->head]) arena__free_off(a, q->off[q->head], q->len[q->head]);
+}
+
 int64_t dist__cb_footprint(const mfs_symbolic *S, const mfs_dist *D, int workers) {
   const int32_t nf = S->nfronts;
   size_t *off = mem__alloc(((size_t)nf + 1) * 3 * sizeof *off); /* CB, received CB, received factor */
-  /* no more subtrees run at once than there are subtrees */
-  running_subtrees run = {NULL, NULL, (workers < D->nsubtrees ? workers : D->nsubtrees) - 1, 0, 0};
+  /* no more subtrees run at once than this process has subtree tasks with a scratch */
+  int32_t mine = 0;
+  for (int32_t k = 0; k < D->norder; k++) {
+    int32_t f = D->order[k];
+    mine += D->subtree_root[f] == f && D->lo[f] == D->rank && D->sub_scratch[f] > 0;
+  }
+  running_subtrees run = {NULL, NULL, (workers < mine ? workers : mine) - 1, 0, 0};
   if (run.cap < 0) run.cap = 0;
   if (run.cap > 0) {
     run.off = mem__alloc((size_t)run.cap * sizeof *run.off);
@@ -187,11 +199,16 @@ int64_t dist__cb_footprint(const mfs_symbolic *S, const mfs_dist *D, int workers
   if ((bytes) > 0) off[3 * (size_t)(f) + (k)] = arena__alloc_off(&a, (size_t)(bytes), ARENA_LOW)
 #define FREE(k, f, bytes) \
   if ((bytes) > 0) arena__free_off(&a, off[3 * (size_t)(f) + (k)], (size_t)(bytes))
+  int drained = D->nranks == 1;
   for (int32_t k = 0; k < D->norder; k++) {
     int32_t f = D->order[k];
     int32_t sr = D->subtree_root[f], p = S->fronts[f].parent;
     int in_parent = p >= 0 && dist__in_group(D, p, D->rank);
     if (sr >= 0 && sr != f) continue;
+    if (!drained && (dist__shared(D, f) || D->lo[f] != D->rank)) {
+      subtrees_end_all(&a, &run);
+      drained = 1;
+    }
     if (sr == f) {
       if (D->lo[f] == D->rank && D->sub_scratch[f] > 0) {
         /* one block: the root's CB at its start, the CBs below the root above it; when the

@@ -665,10 +665,15 @@ static void submit_fronts(submit_state *T) {
   }
   T->flops_total = T->flops_local > 0 ? T->flops_local : 1;
   wait_for_tasks(T);
-  if (E->mpi)
-    starpu_mpi_wait_for_all(MPI_COMM_WORLD);
-  else
-    starpu_task_wait_for_all();
+  starpu_task_wait_for_all();
+  if (E->mpi) {
+    /* every process's transfers done (starpu_mpi_barrier). The barrier waits for pending requests
+     * on a signal StarPU-MPI's loop gives only when it goes to sleep, which the keep-alive receive
+     * of the worker mode prevents: it ends first (no task is left for the loop to run) */
+    progress__keepalive_end(&runtime__state);
+    starpu_mpi_barrier(MPI_COMM_WORLD);
+    progress__keepalive_post(&runtime__state);
+  }
 }
 
 /* F->exec: this process's figures, then the sums and maxima over processes (collective). */

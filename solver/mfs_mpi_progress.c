@@ -32,6 +32,7 @@
 #include "mfs_runtime.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* A data tag no tile uses (tiles are tagged with their index, from 0) */
@@ -44,15 +45,32 @@ static starpu_data_handle_t keep_recv_h, keep_send_h;
 static starpu_mpi_req keep_req;
 static int keep_posted;
 
+static char user_task[32]; /* the user's STARPU_MPI_DRIVER_TASK_FREQUENCY we replaced, restored at stop */
+
 static void unset_ours(void) {
   if (call_env_ours) unsetenv("STARPU_MPI_DRIVER_CALL_FREQUENCY");
-  if (task_env_ours) unsetenv("STARPU_MPI_DRIVER_TASK_FREQUENCY");
+  if (task_env_ours && user_task[0])
+    setenv("STARPU_MPI_DRIVER_TASK_FREQUENCY", user_task, 1);
+  else if (task_env_ours)
+    unsetenv("STARPU_MPI_DRIVER_TASK_FREQUENCY");
   call_env_ours = task_env_ours = 0;
+  user_task[0] = '\0';
 }
 
+/* The worker mode needs at least one task per round of polls: StarPU-MPI's default (0), or a value
+ * the user set that is not a positive number, would run none (and hang the first task). */
 static void set_task_frequency(void) {
   const char *t = getenv("STARPU_MPI_DRIVER_TASK_FREQUENCY");
-  if (t && *t) return;
+  if (t && *t) {
+    char *end = NULL;
+    long v = strtol(t, &end, 10);
+    if (*end == '\0' && v > 0) return;
+    fprintf(stderr,
+            "mfsolve: STARPU_MPI_DRIVER_TASK_FREQUENCY='%s' would let the progression loop run no task; "
+            "using 1\n",
+            t);
+    snprintf(user_task, sizeof user_task, "%s", t);
+  }
   setenv("STARPU_MPI_DRIVER_TASK_FREQUENCY", "1", 1);
   task_env_ours = 1;
 }

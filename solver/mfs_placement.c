@@ -24,6 +24,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -33,18 +34,42 @@ void placement__plan(runtime_state *R, int workers) {
   /* collective first, so that no process can skip it on a setting of its own */
   MPI_Comm node;
   int lrank = 0, lsize = 1;
+  cpu_set_t cs;
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  int have_cs = sched_getaffinity(0, sizeof cs, &cs) == 0;
+  if (!have_cs) {
+    CPU_ZERO(&cs);
+    for (long c = 0; c < online && c < CPU_SETSIZE; c++) CPU_SET(c, &cs);
+  }
+  R->workers_asked = workers;
+  R->node_cpus = CPU_COUNT(&cs);
+  R->node_procs = 1;
   if (MPI_Comm_split_type(R->comm, MPI_COMM_TYPE_SHARED, R->rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
     MPI_Comm_rank(node, &lrank);
     MPI_Comm_size(node, &lsize);
+    /* what mfs_mpi_progress.c needs: the processes that share CPUs with this one, and the CPUs they
+     * may run on together. A launcher's binding gives each process CPUs of its own; unbound, or in
+     * a CPU set given to the whole job (a container, a batch allocation), they share them. */
+    cpu_set_t *all = malloc((size_t)lsize * sizeof *all);
+    if (!all) { /* every process of the machine must take part in the collective below */
+      fprintf(stderr, "mfsolve: out of memory for %d CPU sets\n", lsize);
+      MPI_Abort(R->comm, 1);
+    }
+    if (MPI_Allgather(&cs, (int)sizeof cs, MPI_BYTE, all, (int)sizeof cs, MPI_BYTE, node) == MPI_SUCCESS) {
+      cpu_set_t together = cs;
+      R->node_procs = 0;
+      for (int q = 0; q < lsize; q++) {
+        cpu_set_t common;
+        CPU_AND(&common, &cs, &all[q]);
+        if (CPU_COUNT(&common) == 0) continue;
+        R->node_procs++;
+        CPU_OR(&together, &together, &all[q]);
+      }
+      R->node_cpus = CPU_COUNT(&together);
+    }
+    free(all);
     MPI_Comm_free(&node);
   }
-  cpu_set_t cs;
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
-  /* what mfs_mpi_progress.c needs: who shares the CPUs this process may run on (a launcher's binding
-   * gives each process CPUs of its own; unbound, the processes of the machine share them all) */
-  R->workers_asked = workers;
-  R->node_cpus = sched_getaffinity(0, sizeof cs, &cs) == 0 ? CPU_COUNT(&cs) : (int)online;
-  R->node_procs = R->node_cpus < online ? 1 : lsize;
   int user = getenv("STARPU_WORKERS_CPUID") || getenv("STARPU_WORKERS_COREID") ||
              (getenv("STARPU_WORKERS_NOBIND") && !R->nobind_ours);
   if (!user) { /* StarPU must not pin the workers itself: to CPUs 0 .. W-1 in every process */
@@ -53,7 +78,7 @@ void placement__plan(runtime_state *R, int workers) {
   }
   if (user)
     R->pin_why = "STARPU_WORKERS_* set";
-  else if (sched_getaffinity(0, sizeof cs, &cs) != 0)
+  else if (!have_cs)
     R->pin_why = "the process's CPU set is unknown";
   else if (CPU_COUNT(&cs) < online)
     R->pin_why = "the launcher bound the process";
