@@ -76,7 +76,8 @@ mfs_status dist__split_rows(const mfs_symbolic *S, mfs_dist *D);
  * (w: room for nbt doubles). */
 void dist__rows_equal_flops(const mfs_symbolic *S, const mfs_dist *D, int32_t f, int32_t *own, double *w);
 /* The simulated makespan (s) of front f's tile tasks with tile row i on process own[i], each
- * process with `workers` workers (dist__split_rows simulates one); NaN without memory for it. */
+ * process with `workers` workers (dist__split_rows simulates one) and coming to f after its own work
+ * as dist__split_rows assumes; NaN without memory for it. */
 double dist__rows_makespan(const mfs_symbolic *S, const mfs_dist *D, int32_t f, const int32_t *own, int workers);
 
 static inline int dist__tile_owner(const mfs_dist *D, int32_t f, int32_t i) {

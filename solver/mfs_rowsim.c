@@ -71,7 +71,7 @@ rowsim *rowsim__create(int32_t cap, int nproc) {
   W->bl = mem__alloc(c * sizeof *W->bl);
   W->avail = mem__alloc(c * sizeof *W->avail);
   W->arrive_e = mem__alloc(c * sizeof *W->arrive_e);
-  W->run_e = mem__alloc(c * sizeof *W->run_e);
+  W->run_e = mem__alloc((c + p) * sizeof *W->run_e); /* running tasks, and each process's start */
   W->ready_e = mem__alloc(c * sizeof *W->ready_e);
   W->ready = mem__alloc(p * sizeof *W->ready);
   if (!W->succ_ptr || !W->succ || !W->remaining || !W->idle || !W->ready_base || !W->bl || !W->avail || !W->arrive_e ||
@@ -127,7 +127,8 @@ static void prepare(rowsim *W, const rowsim_task *t, int32_t n, double latency) 
   }
 }
 
-double rowsim__makespan(rowsim *W, const rowsim_task *t, int32_t n, int nproc, int workers, double latency) {
+double rowsim__makespan(rowsim *W, const rowsim_task *t, int32_t n, int nproc, int workers, double latency,
+                        const double *start) {
   if (n <= 0) return 0;
   for (int32_t i = 0; i < n; i++) /* not a graph this simulates: no schedule ends */
     for (int32_t d = 0; d < t[i].ndep; d++)
@@ -137,11 +138,14 @@ double rowsim__makespan(rowsim *W, const rowsim_task *t, int32_t n, int nproc, i
   for (int p = 0; p <= nproc; p++) W->ready_base[p] = 0;
   for (int32_t i = 0; i < n; i++) W->ready_base[t[i].proc + 1]++;
   for (int p = 0; p < nproc; p++) W->ready_base[p + 1] += W->ready_base[p];
+  heap arrive = {W->arrive_e, 0}, run = {W->run_e, 0};
   for (int p = 0; p < nproc; p++) {
     W->ready[p] = (heap){W->ready_e + W->ready_base[p], 0};
-    W->idle[p] = workers;
+    /* a process that starts later: its workers join when an event of id -1 - p ends */
+    int late = start && start[p] > 0;
+    W->idle[p] = late ? 0 : workers;
+    if (late) heap_push(&run, start[p], -1 - p);
   }
-  heap arrive = {W->arrive_e, 0}, run = {W->run_e, 0};
   for (int32_t i = 0; i < n; i++)
     if (t[i].ndep == 0) heap_push(&arrive, 0, i);
   int32_t done = 0;
@@ -150,6 +154,10 @@ double rowsim__makespan(rowsim *W, const rowsim_task *t, int32_t n, int nproc, i
     double now = fmin(heap_top_key(&arrive), heap_top_key(&run));
     while (run.n && run.e[0].key <= now) {
       entry e = heap_pop(&run);
+      if (e.id < 0) {
+        W->idle[-1 - e.id] = workers;
+        continue;
+      }
       const int32_t i = e.id;
       done++;
       W->idle[t[i].proc]++;

@@ -26,10 +26,12 @@ rowsim *rowsim__create(int32_t cap, int nproc);
 void rowsim__free(rowsim *W);
 
 /* The makespan (seconds from 0, when every task without predecessors is ready) of tasks t[0..n),
- * topologically ordered (deps point backwards), on nproc processes of `workers` workers each.
+ * topologically ordered (deps point backwards), on nproc processes of `workers` workers each; the
+ * workers of process p start at start[p] (busy with other work until then; start NULL: all at 0).
  * The bottom levels depend on t[].proc (a dependency between processes includes the latency), so
  * they are recomputed at each call. Deterministic: ties go to the lower task index. A dependency
  * that does not point to an earlier task makes the result infinite. */
-double rowsim__makespan(rowsim *W, const rowsim_task *t, int32_t n, int nproc, int workers, double latency);
+double rowsim__makespan(rowsim *W, const rowsim_task *t, int32_t n, int nproc, int workers, double latency,
+                        const double *start);
 
 #endif

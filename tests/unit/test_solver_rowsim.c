@@ -12,27 +12,33 @@
 
 #include "mfs_rowsim.h"
 
-static double run(const rowsim_task *t, int32_t n, int nproc, int workers, double latency) {
+static double run_from(const rowsim_task *t, int32_t n, int nproc, int workers, double latency, const double *start) {
   rowsim *W = rowsim__create(n, nproc);
   assert_non_null(W);
-  double m = rowsim__makespan(W, t, n, nproc, workers, latency);
+  double m = rowsim__makespan(W, t, n, nproc, workers, latency, start);
   rowsim__free(W);
   return m;
 }
 
-/* A (p0, 1) -> B (p1, 2) and C (p0, 3); D (p1, 1) after B and C; one worker each.
+static double run(const rowsim_task *t, int32_t n, int nproc, int workers, double latency) {
+  return run_from(t, n, nproc, workers, latency, NULL);
+}
+
+/* A (p0, 1) -> B (p1, 2) and C (p0, 3); D (p1, 1) after B and C */
+static const rowsim_task diamond[4] = {
+    {.proc = 0, .ndep = 0, .dur = 1},
+    {.proc = 1, .ndep = 1, .dep = {0}, .dur = 2},
+    {.proc = 0, .ndep = 1, .dep = {0}, .dur = 3},
+    {.proc = 1, .ndep = 2, .dep = {1, 2}, .dur = 1},
+};
+
+/* The diamond, one worker each.
  * Latency 0.5: A 0-1; B's input reaches p1 at 1.5, B 1.5-3.5; C 1-4; D waits for C's result on p1
  * until 4.5: 4.5-5.5. Latency 0: B 1-3, C 1-4, D 4-5. */
 static void test_diamond(void **state) {
   (void)state;
-  rowsim_task t[4] = {
-      {.proc = 0, .ndep = 0, .dur = 1},
-      {.proc = 1, .ndep = 1, .dep = {0}, .dur = 2},
-      {.proc = 0, .ndep = 1, .dep = {0}, .dur = 3},
-      {.proc = 1, .ndep = 2, .dep = {1, 2}, .dur = 1},
-  };
-  assert_true(run(t, 4, 2, 1, 0.5) == 5.5);
-  assert_true(run(t, 4, 2, 1, 0.0) == 5.0);
+  assert_true(run(diamond, 4, 2, 1, 0.5) == 5.5);
+  assert_true(run(diamond, 4, 2, 1, 0.0) == 5.0);
 }
 
 /* The longest path to the end first: X (p0, 2), Y (p0, 1), Z (p1, 3) after Y, latency 0. Bottom
@@ -78,6 +84,22 @@ static void test_workers_and_latency(void **state) {
   assert_true(run(chain, 2, 2, 1, 10) == 12.0);
 }
 
+/* Processes that come later. The diamond of test_diamond, latency 0, p1 starting at 2: A 0-1, C 1-4
+ * on p0; B ready at 1 waits for p1: 2-4; D 4-5 (B ends at 4 too): 5. p1 at 3.5: B 3.5-5.5, D 5.5-6.5.
+ * p0 at 1 (p1 at 0): A 1-2, C 2-5, B 2-4, D 5-6. Two workers on p0 from 1: X and Y (1 each, no deps)
+ * 1-2 side by side: 2. All zero is the same as no starts. */
+static void test_late_processes(void **state) {
+  (void)state;
+  const double p1_at_2[2] = {0, 2}, p1_at_35[2] = {0, 3.5}, p0_at_1[2] = {1, 0}, zero[2] = {0, 0};
+  assert_true(run_from(diamond, 4, 2, 1, 0, p1_at_2) == 5.0);
+  assert_true(run_from(diamond, 4, 2, 1, 0, p1_at_35) == 6.5);
+  assert_true(run_from(diamond, 4, 2, 1, 0, p0_at_1) == 6.0);
+  assert_true(run_from(diamond, 4, 2, 1, 0, zero) == run(diamond, 4, 2, 1, 0));
+  rowsim_task two[2] = {{.proc = 0, .dur = 1}, {.proc = 0, .dur = 1}};
+  const double p0_at_1_only[1] = {1};
+  assert_true(run_from(two, 2, 1, 2, 0, p0_at_1_only) == 2.0);
+}
+
 /* No tasks: 0. A task waiting for itself or for a later task is no graph the simulation takes:
  * infinite, not a hang. */
 static void test_degenerate(void **state) {
@@ -95,6 +117,7 @@ int main(void) {
       cmocka_unit_test(test_bottom_level_first),
       cmocka_unit_test(test_latency_in_bottom_level),
       cmocka_unit_test(test_workers_and_latency),
+      cmocka_unit_test(test_late_processes),
       cmocka_unit_test(test_degenerate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
