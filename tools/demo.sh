@@ -10,6 +10,7 @@ export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader
 export STARPU_SILENT=1
 out=$(mktemp -d "${TMPDIR:-/tmp}/popmeter-demo.XXXXXX")
 cd "$out"
-# --bind-to none: each process runs a worker, a submission thread and StarPU-MPI's progress thread
+# --bind-to none: each process runs a submission thread and a worker (which also runs StarPU-MPI's
+# progression when the machine has no CPU to spare for a thread of its own: mfsolve --mpi-progress)
 mpirun -np 2 --bind-to none "$top/build/install/bin/popmeter" run --output "$out/run" -- \
   "$top/build/install/bin/mfsolve" --gen lap3d:30 --workers 1
