@@ -175,13 +175,14 @@ static void subtrees_end_all(mfs_arena *a, running_subtrees *q) {
 int64_t dist__cb_footprint(const mfs_symbolic *S, const mfs_dist *D, int workers) {
   const int32_t nf = S->nfronts;
   size_t *off = mem__alloc(((size_t)nf + 1) * 3 * sizeof *off); /* CB, received CB, received factor */
-  /* no more subtrees run at once than this process has subtree tasks with a scratch */
+  /* W - 1 earlier subtrees held when one starts, all of them when the process has fewer subtree
+   * tasks with a scratch than workers */
   int32_t mine = 0;
   for (int32_t k = 0; k < D->norder; k++) {
     int32_t f = D->order[k];
     mine += D->subtree_root[f] == f && D->lo[f] == D->rank && D->sub_scratch[f] > 0;
   }
-  running_subtrees run = {NULL, NULL, (workers < mine ? workers : mine) - 1, 0, 0};
+  running_subtrees run = {NULL, NULL, workers - 1 < mine ? workers - 1 : mine, 0, 0};
   if (run.cap < 0) run.cap = 0;
   if (run.cap > 0) {
     run.off = mem__alloc((size_t)run.cap * sizeof *run.off);

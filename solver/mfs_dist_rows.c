@@ -207,8 +207,10 @@ static int own_work_init(own_work *O, const mfs_symbolic *S, const mfs_dist *D) 
 }
 
 /* When each process of f's group comes to f, in start[0 .. group size), seconds of one worker
- * after the first one; NULL when a shared front lies below f (the group comes to f from there,
- * balanced by that front's rows) or all come at once. */
+ * after the first one; NULL when all come at once, or when a shared front lies below f: then some
+ * processes come from that front, at a time this does not model (on 2 processes the lower front's
+ * rows balanced their arrival; on 3, a process outside that front's group comes from its own work
+ * and is taken to come with the others). */
 static const double *front_start(const own_work *O, const mfs_dist *D, int32_t f, double *start) {
   if (O->above[f]) return NULL;
   double first = INFINITY;

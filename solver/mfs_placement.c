@@ -44,7 +44,8 @@ void placement__plan(runtime_state *R, int workers) {
   R->workers_asked = workers;
   R->node_cpus = CPU_COUNT(&cs);
   R->node_procs = 1;
-  if (MPI_Comm_split_type(R->comm, MPI_COMM_TYPE_SHARED, R->rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+  int have_node = MPI_Comm_split_type(R->comm, MPI_COMM_TYPE_SHARED, R->rank, MPI_INFO_NULL, &node) == MPI_SUCCESS;
+  if (have_node) {
     MPI_Comm_rank(node, &lrank);
     MPI_Comm_size(node, &lsize);
     /* what mfs_mpi_progress.c needs: the processes that share CPUs with this one, and the CPUs they
@@ -54,6 +55,7 @@ void placement__plan(runtime_state *R, int workers) {
     if (!all) { /* every process of the machine must take part in the collective below */
       fprintf(stderr, "mfsolve: out of memory for %d CPU sets\n", lsize);
       MPI_Abort(R->comm, 1);
+      abort();
     }
     if (MPI_Allgather(&cs, (int)sizeof cs, MPI_BYTE, all, (int)sizeof cs, MPI_BYTE, node) == MPI_SUCCESS) {
       cpu_set_t together = cs;
@@ -80,6 +82,8 @@ void placement__plan(runtime_state *R, int workers) {
     R->pin_why = "STARPU_WORKERS_* set";
   else if (!have_cs)
     R->pin_why = "the process's CPU set is unknown";
+  else if (!have_node) /* each would take the first CPUs */
+    R->pin_why = "the processes of the machine are unknown";
   else if (CPU_COUNT(&cs) < online)
     R->pin_why = "the launcher bound the process";
   else if ((long)lsize * workers > CPU_COUNT(&cs) || workers > (int)(sizeof R->pin_cpu / sizeof *R->pin_cpu))

@@ -29,8 +29,9 @@ typedef struct {
   _Atomic int npinned;
   const char *pin_why;
   int nobind_ours; /* STARPU_WORKERS_NOBIND is set by an earlier start, not by the user */
-  /* set by placement__plan: the CPUs this process may run on, the processes sharing them (those of
-   * the machine, or 1 when a launcher bound each process), the workers asked for per process */
+  /* set by placement__plan: the processes of the machine whose CPU sets intersect this one's (this
+   * one included: 1 when a launcher bound each process to CPUs of its own), the CPUs of their sets
+   * together, the workers asked for per process */
   int node_procs, node_cpus, workers_asked;
   /* StarPU-MPI's progression (mfs_mpi_progress.c): run by worker 0 (1) or by its own thread (0) */
   int progress_worker;
