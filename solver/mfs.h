@@ -350,6 +350,7 @@ typedef struct {
   int64_t mem_recv_heap_peak;              /* the peak of those the window had no room for (the others
                              are in the window's memory) */
   int64_t mem_predicted_max, mem_peak_max; /* maxima over processes */
+  double mem_ratio_max;                    /* the largest measured / predicted peak of one process */
   int64_t window_waits;                    /* times the submission waited for memory */
   int64_t window_overflows;
   double time_max;   /* factorization time, max over processes (seconds) */

@@ -320,6 +320,7 @@ mfs_status mfs_factorize_seq(const mfs_symbolic *S, const mfs_matrix *A, mfs_fac
   F->exec.mem_cb_min = F->exec.mem_window = S->mem_cb_region;
   F->exec.mem_predicted = F->exec.mem_predicted_max = S->mem_peak;
   F->exec.mem_peak_max = F->mem_peak;
+  F->exec.mem_ratio_max = S->mem_peak > 0 ? (double)F->mem_peak / (double)S->mem_peak : 0;
   /* every CB has been assembled: give the CB arena's pages back now */
   if (st == MFS_OK) release_arena(&F->arena_cb);
   F->time = F->exec.time_max = time__now() - t0;

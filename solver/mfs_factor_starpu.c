@@ -705,7 +705,7 @@ static void record_stats(mfs_factor *F, const exec_state *E, const submit_state 
   X->mem_recv_heap_peak = runtime__recv_heap_peak();
   X->window_waits = E->waits;
   X->window_overflows = E->overflows;
-  double red[MFS_NTASKTYPES + 4];
+  double red[MFS_NTASKTYPES + 5];
   for (int t = 0; t < MFS_NTASKTYPES; t++) red[t] = (double)T->tasks_local[t];
   red[MFS_NTASKTYPES] = T->flops_local;
   mfs_runtime_allreduce(red, MFS_NTASKTYPES + 1, 0);
@@ -715,11 +715,13 @@ static void record_stats(mfs_factor *F, const exec_state *E, const submit_state 
   red[1] = (double)X->mem_predicted;
   red[2] = (double)F->mem_peak;
   red[3] = t_setup;
-  mfs_runtime_allreduce(red, 4, 1);
+  red[4] = X->mem_predicted > 0 ? (double)F->mem_peak / (double)X->mem_predicted : 0;
+  mfs_runtime_allreduce(red, 5, 1);
   X->time_max = red[0];
   X->time_setup = red[3];
   X->mem_predicted_max = (int64_t)red[1];
   X->mem_peak_max = (int64_t)red[2];
+  X->mem_ratio_max = red[4];
 }
 
 /* The window when no relaxation is given: tasks free later than the plan and the submission runs

@@ -230,6 +230,7 @@ static void test_memory(void **state) {
     assert_int_equal(X->mem_predicted, X->mem_tables + X->mem_factor + X->mem_window);
     assert_int_equal(X->mem_predicted_max, X->mem_predicted);
     assert_int_equal(X->mem_peak_max, F->mem_peak);
+    assert_true(X->mem_ratio_max == (double)F->mem_peak / (double)X->mem_predicted); /* one process */
     assert_int_equal(X->mem_recv_peak, 0);
     if (X->window_overflows == 0 && F->mem_peak > X->mem_predicted)
       fail_msg("%s: measured %lld > predicted %lld", specs[t], (long long)F->mem_peak, (long long)X->mem_predicted);
