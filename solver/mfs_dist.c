@@ -200,7 +200,7 @@ int64_t dist__cb_footprint(const mfs_symbolic *S, const mfs_dist *D, int workers
   if ((bytes) > 0) off[3 * (size_t)(f) + (k)] = arena__alloc_off(&a, (size_t)(bytes), ARENA_LOW)
 #define FREE(k, f, bytes) \
   if ((bytes) > 0) arena__free_off(&a, off[3 * (size_t)(f) + (k)], (size_t)(bytes))
-  int drained = D->nranks == 1;
+  int drained = !D->drain;
   for (int32_t k = 0; k < D->norder; k++) {
     int32_t f = D->order[k];
     int32_t sr = D->subtree_root[f], p = S->fronts[f].parent;
@@ -279,6 +279,7 @@ mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworker
   D->rank = rank;
   D->workers = nworkers / nranks > 0 ? nworkers / nranks : 1;
   D->nranks = nranks;
+  D->drain = nranks > 1;
   D->nfronts = nf;
   D->lo = mem__alloc(nfa * sizeof *D->lo);
   D->hi = mem__alloc(nfa * sizeof *D->hi);

@@ -22,6 +22,9 @@
 typedef struct mfs_dist {
   int rank, nranks;
   int workers; /* per process: how many subtree tasks run at once in the memory model (cb_min) */
+  int drain;   /* the executor lets the process's own work end before the fronts it shares (cb_min's
+                * replay ends the running subtree tasks there): set with several processes; the
+                * executor clears it (and replays again) when a worker runs StarPU-MPI's progression */
   int32_t nfronts;
   int32_t *lo, *hi; /* process group of each front */
   int32_t *row_ptr; /* per shared front: its tile rows' processes at row_owner + row_ptr[f] */
