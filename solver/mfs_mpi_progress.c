@@ -16,15 +16,20 @@
  * for the end of the task running, and nothing preempts the tasks. This is the "worker" mode; the
  * default picks it when the machine has no CPU to spare for a progression thread per process.
  * Measured on the 2-CPU development VM, 2 processes x 1 worker, factorization, interleaved pairs:
- * lap3d:50 1.24 against 1.42 s (4 pairs), lap3d:60 3.29 against 3.85 s (4 pairs).
+ * lap3d:50 1.24 against 1.42 s (4 pairs), lap3d:60 3.29 against 3.85 s (4 pairs); with tiles sent
+ * synchronously (mfs_factor_starpu.c) 1.137 against 1.325 s and 3.142 against 3.530 s (5 pairs each,
+ * faster in all). Four tasks per round of polls instead of one: lap3d:60 +0.37 s (a transfer waits
+ * for the receiver's next round).
  *
  * Two things StarPU-MPI 1.3 leaves to us in that mode:
  * - the progression thread sleeps on a condition variable whenever no transfer is pending, and then
  *   runs no task either (a subtree task, with no communication, would never run). While the runtime
  *   runs, a receive from this process itself is kept posted ("keep-alive"): it is only completed when
- *   the runtime pauses or stops (a send to self), so the loop goes on polling and running tasks.
+ *   the runtime pauses or stops, or before starpu_mpi_barrier (whose wait for pending requests ends
+ *   on a signal the loop gives when it goes to sleep), by a send to self; the loop goes on polling
+ *   and running tasks meanwhile.
  * - STARPU_MPI_DRIVER_TASK_FREQUENCY defaults to 0, which runs no task at all: 1 is set unless the
- *   user chose a value.
+ *   user chose a positive value.
  * Both variables are read by starpu_mpi_init_conf; one the user set takes precedence over the mode
  * asked for (a value > 0 of STARPU_MPI_DRIVER_CALL_FREQUENCY is the worker mode, else the thread's).
  */
