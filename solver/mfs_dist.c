@@ -165,8 +165,8 @@ static void subtree_start(mfs_arena *a, running_subtrees *q, size_t off, size_t 
   q->n++;
 }
 
-/* Every running subtree ends (the executor waits for this process's own work before the fronts it
- * shares with others: mfs_factor_starpu.c, submit_fronts). */
+/* Every running subtree ends (where D->drain, the executor waits for this process's own work before
+ * the fronts it shares with others: mfs_factor_starpu.c, submit_fronts). */
 static void subtrees_end_all(mfs_arena *a, running_subtrees *q) {
   for (; q->n > 0; q->n--, q->head = (q->head + 1) % q->cap)
     if (q->len[q->head]) arena__free_off(a, q->off[q->head], q->len[q->head]);

@@ -175,10 +175,11 @@ void dist__rows_equal_flops(const mfs_symbolic *S, const mfs_dist *D, int32_t f,
   }
 }
 
-/* Each process's own work (its unshared fronts) runs before the fronts it shares (the executor waits
- * for it first; when a worker runs StarPU-MPI's progression, it does not wait, but the shared
- * fronts' tasks still depend on the own work's last contribution blocks). A process with less of it comes earlier to the lowest shared front of its group,
- * and the rows of that front can give it more of the front: lap3d:60 on 2 processes has 6.84e10
+/* Each process's own work (its unshared fronts) runs before the fronts it shares: the executor waits
+ * for it first, or, when a worker runs StarPU-MPI's progression, lets the shared fronts' tasks run
+ * beside it (then the model is only approximate: a shared front's task may overtake own work
+ * queued on the same worker). A process with less own work comes earlier to the lowest shared
+ * front of its group, and the rows of that front can give it more of the front: lap3d:60 on 2 processes has 6.84e10
  * and 6.19e10 flops of own work, one process idle ~0.2 s before the shared fronts otherwise. */
 typedef struct {
   double *own;          /* per process: flops of its unshared fronts */

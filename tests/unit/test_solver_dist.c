@@ -175,6 +175,17 @@ static void test_processes(void **state) {
       mfs_dist *D[4];
       mfs_error err;
       for (int r = 0; r < R; r++) assert_int_equal(dist__create(S, r, R, 2 * R, 1, &D[r], &err), MFS_OK);
+      /* the memory plan without the drain (the worker mode): one subtree task at a time is the same
+       * plan either way; two side by side hold their scratches longer, never less */
+      for (int r = 0; r < R; r++) {
+        assert_int_equal(D[r]->drain, 1);
+        int64_t one = dist__cb_footprint(S, D[r], 1), two = D[r]->cb_min;
+        assert_int_equal(D[r]->workers, 2);
+        D[r]->drain = 0;
+        assert_int_equal(dist__cb_footprint(S, D[r], 1), one);
+        assert_true(dist__cb_footprint(S, D[r], 2) >= two);
+        D[r]->drain = 1;
+      }
       int shared = 0;
       for (int32_t f = 0; f < S->nfronts; f++) {
         const mfs_front *F = &S->fronts[f];
