@@ -147,6 +147,12 @@ typedef struct {
   int cap, head, n;
 } running_subtrees;
 
+static void subtree_end_oldest(mfs_arena *a, running_subtrees *q) {
+  if (q->len[q->head]) arena__free_off(a, q->off[q->head], q->len[q->head]);
+  q->head = (q->head + 1) % q->cap;
+  q->n--;
+}
+
 /* Subtree f starts, its scratch's end part [off, off + len) held until it ends; the oldest running
  * one ends when cap are already running. */
 static void subtree_start(mfs_arena *a, running_subtrees *q, size_t off, size_t len) {
@@ -154,11 +160,7 @@ static void subtree_start(mfs_arena *a, running_subtrees *q, size_t off, size_t 
     if (len) arena__free_off(a, off, len);
     return;
   }
-  if (q->n == q->cap) {
-    if (q->len[q->head]) arena__free_off(a, q->off[q->head], q->len[q->head]);
-    q->head = (q->head + 1) % q->cap;
-    q->n--;
-  }
+  if (q->n == q->cap) subtree_end_oldest(a, q);
   int slot = (q->head + q->n) % q->cap;
   q->off[slot] = off;
   q->len[slot] = len;
@@ -168,8 +170,7 @@ static void subtree_start(mfs_arena *a, running_subtrees *q, size_t off, size_t 
 /* Every running subtree ends (where D->drain, the executor waits for this process's own work before
  * the fronts it shares with others: mfs_factor_starpu.c, submit_fronts). */
 static void subtrees_end_all(mfs_arena *a, running_subtrees *q) {
-  for (; q->n > 0; q->n--, q->head = (q->head + 1) % q->cap)
-    if (q->len[q->head]) arena__free_off(a, q->off[q->head], q->len[q->head]);
+  while (q->n > 0) subtree_end_oldest(a, q);
 }
 
 int64_t dist__cb_footprint(const mfs_symbolic *S, const mfs_dist *D, int workers) {
@@ -206,7 +207,7 @@ int64_t dist__cb_footprint(const mfs_symbolic *S, const mfs_dist *D, int workers
     int32_t sr = D->subtree_root[f], p = S->fronts[f].parent;
     int in_parent = p >= 0 && dist__in_group(D, p, D->rank);
     if (sr >= 0 && sr != f) continue;
-    if (!drained && (dist__shared(D, f) || D->lo[f] != D->rank)) {
+    if (!drained && !dist__own_work(D, f)) {
       subtrees_end_all(&a, &run);
       drained = 1;
     }

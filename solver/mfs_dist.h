@@ -87,6 +87,9 @@ static inline int dist__tile_owner(const mfs_dist *D, int32_t f, int32_t i) {
   return D->hi[f] - D->lo[f] == 1 ? D->lo[f] : D->row_owner[D->row_ptr[f] + i];
 }
 static inline int dist__shared(const mfs_dist *D, int32_t f) { return D->hi[f] - D->lo[f] > 1; }
+/* Front f of the order is this process's alone (its own work); the order puts all of those first,
+ * where D->drain the executor waits for them before the first front that is not */
+static inline int dist__own_work(const mfs_dist *D, int32_t f) { return !dist__shared(D, f) && D->lo[f] == D->rank; }
 /* the process that holds the front's own columns' solution in the distributed solve */
 static inline int dist__in_group(const mfs_dist *D, int32_t f, int r) { return r >= D->lo[f] && r < D->hi[f]; }
 

@@ -184,17 +184,20 @@ void dist__rows_equal_flops(const mfs_symbolic *S, const mfs_dist *D, int32_t f,
 typedef struct {
   double *own;          /* per process: flops of its unshared fronts */
   unsigned char *above; /* per front: 1 when a shared front lies below it */
+  double *start;        /* room for front_start's answer (one per process) */
 } own_work;
 
 static void own_work_free(own_work *O) {
   mem__free(O->own);
   mem__free(O->above);
+  mem__free(O->start);
 }
 
 static int own_work_init(own_work *O, const mfs_symbolic *S, const mfs_dist *D) {
   O->own = mem__calloc((size_t)D->nranks, sizeof *O->own);
   O->above = mem__calloc((size_t)S->nfronts + 1, 1);
-  if (!O->own || !O->above) {
+  O->start = mem__alloc((size_t)D->nranks * sizeof *O->start);
+  if (!O->own || !O->above || !O->start) {
     own_work_free(O);
     return 0;
   }
@@ -208,13 +211,14 @@ static int own_work_init(own_work *O, const mfs_symbolic *S, const mfs_dist *D) 
   return 1;
 }
 
-/* When each process of f's group comes to f, in start[0 .. group size), seconds of one worker
+/* When each process of f's group comes to f, in O->start[0 .. group size), seconds of one worker
  * after the first one; NULL when all come at once, or when a shared front lies below f: then some
  * processes come from that front, at a time this does not model (on 2 processes the lower front's
  * rows balanced their arrival; on 3, a process outside that front's group comes from its own work
  * and is taken to come with the others). */
-static const double *front_start(const own_work *O, const mfs_dist *D, int32_t f, double *start) {
+static const double *front_start(const own_work *O, const mfs_dist *D, int32_t f) {
   if (O->above[f]) return NULL;
+  double *start = O->start;
   double first = INFINITY;
   for (int32_t q = D->lo[f]; q < D->hi[f]; q++) first = fmin(first, O->own[q]);
   int later = 0;
@@ -228,19 +232,14 @@ static const double *front_start(const own_work *O, const mfs_dist *D, int32_t f
 double dist__rows_makespan(const mfs_symbolic *S, const mfs_dist *D, int32_t f, const int32_t *own, int workers) {
   front_graph G;
   own_work O;
-  double *start = mem__alloc((size_t)D->nranks * sizeof *start);
-  if (!start || !own_work_init(&O, S, D)) {
-    mem__free(start);
-    return NAN;
-  }
+  if (!own_work_init(&O, S, D)) return NAN;
   double m = NAN;
   if (graph_alloc(&G, S, D, f, D->hi[f] - D->lo[f])) {
-    G.start = front_start(&O, D, f, start);
+    G.start = front_start(&O, D, f);
     m = graph_makespan(&G, S, f, own, D->lo[f], D->hi[f] - D->lo[f], workers);
     graph_free(&G);
   }
   own_work_free(&O);
-  mem__free(start);
   return m;
 }
 
@@ -327,9 +326,7 @@ mfs_status dist__split_rows(const mfs_symbolic *S, mfs_dist *D) {
     return MFS_ERR_NOMEM;
   }
   own_work O;
-  double *start = mem__alloc((size_t)D->nranks * sizeof *start);
-  if (!start || !own_work_init(&O, S, D)) {
-    mem__free(start);
+  if (!own_work_init(&O, S, D)) {
     graph_free(&G);
     mem__free(w);
     return MFS_ERR_NOMEM;
@@ -341,11 +338,10 @@ mfs_status dist__split_rows(const mfs_symbolic *S, mfs_dist *D) {
     if (!dist__shared(D, f)) continue;
     int32_t *own = D->row_owner + D->row_ptr[f];
     dist__rows_equal_flops(S, D, f, own, w);
-    G.start = front_start(&O, D, f, start);
+    G.start = front_start(&O, D, f);
     if (budget > 0 && front_ops(S, f) <= DIST_ROWS_SEARCH_MAX_OPS) improve(&G, S, D, f, own, &budget);
   }
   own_work_free(&O);
-  mem__free(start);
   graph_free(&G);
   mem__free(w);
   return MFS_OK;

@@ -650,7 +650,7 @@ static void submit_fronts(submit_state *T) {
   int drained = !D->drain;
   for (int32_t k = 0; k < D->norder; k++) {
     int32_t f = D->order[k];
-    if (!drained && (dist__shared(D, f) || D->lo[f] != E->rank)) {
+    if (!drained && !dist__own_work(D, f)) {
       /* This process's own work is all submitted; the rest exchanges tiles with others. Let the
        * own work finish first: StarPU-MPI's progress thread polls from the moment a transfer is
        * posted, and on a machine with one core per worker it would take that time from the

@@ -80,7 +80,7 @@ static void set_task_frequency(void) {
   task_env_ours = 1;
 }
 
-void progress__plan(runtime_state *R, mfs_mpi_progress asked) {
+void progress__plan(runtime_state *R, int workers, mfs_mpi_progress asked) {
   unset_ours();
   const char *user = getenv("STARPU_MPI_DRIVER_CALL_FREQUENCY");
   if (user && *user) {
@@ -90,7 +90,7 @@ void progress__plan(runtime_state *R, mfs_mpi_progress asked) {
     return;
   }
   /* each process needs a CPU for its progression thread beside those of its workers */
-  int spare = R->node_cpus - R->node_procs * R->workers_asked;
+  int spare = R->node_cpus - R->node_procs * workers;
   if (R->nranks == 1) { /* nothing to transfer: the thread sleeps throughout */
     R->progress_worker = 0;
     R->progress_why = "one process";

@@ -41,7 +41,6 @@ void placement__plan(runtime_state *R, int workers) {
     CPU_ZERO(&cs);
     for (long c = 0; c < online && c < CPU_SETSIZE; c++) CPU_SET(c, &cs);
   }
-  R->workers_asked = workers;
   R->node_cpus = CPU_COUNT(&cs);
   R->node_procs = 1;
   int have_node = MPI_Comm_split_type(R->comm, MPI_COMM_TYPE_SHARED, R->rank, MPI_INFO_NULL, &node) == MPI_SUCCESS;

@@ -162,7 +162,7 @@ mfs_status mfs_runtime_start(const mfs_runtime_options *o, int *argc, char ***ar
          * machine must not all pin their workers to the first cores either: StarPU does not pin
          * them, mfs_placement.c does when the machine has a CPU for each */
     placement__plan(R, o->workers);
-    progress__plan(R, o->mpi_progress);
+    progress__plan(R, o->workers, o->mpi_progress);
   }
   starpu_malloc_set_hooks(runtime__recv_malloc, runtime__recv_free);
   struct starpu_conf conf;

@@ -31,8 +31,8 @@ typedef struct {
   int nobind_ours; /* STARPU_WORKERS_NOBIND is set by an earlier start, not by the user */
   /* set by placement__plan: the processes of the machine whose CPU sets intersect this one's (this
    * one included: 1 when a launcher bound each process to CPUs of its own), the CPUs of their sets
-   * together, the workers asked for per process */
-  int node_procs, node_cpus, workers_asked;
+   * together */
+  int node_procs, node_cpus;
   /* StarPU-MPI's progression (mfs_mpi_progress.c): run by worker 0 (1) or by its own thread (0) */
   int progress_worker;
   const char *progress_why;
@@ -45,9 +45,9 @@ void placement__plan(runtime_state *R, int workers);
  * chose CPUs, and counts the processes whose workers are pinned. */
 void placement__apply(runtime_state *R);
 
-/* Under MPI, after placement__plan and before StarPU starts: decides who runs StarPU-MPI's
- * progression (sets the STARPU_MPI_DRIVER_* variables StarPU-MPI reads at its start). */
-void progress__plan(runtime_state *R, mfs_mpi_progress asked);
+/* Under MPI, after placement__plan and before StarPU starts (workers per process): decides who runs
+ * StarPU-MPI's progression (sets the STARPU_MPI_DRIVER_* variables StarPU-MPI reads at its start). */
+void progress__plan(runtime_state *R, int workers, mfs_mpi_progress asked);
 /* In the worker mode, the progression loop runs tasks only while a transfer is pending: a receive
  * from this process itself is kept posted while the runtime runs (post: at the start and when it
  * resumes; end: when it pauses or stops). No-ops in the thread mode. */

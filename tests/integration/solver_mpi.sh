@@ -81,25 +81,23 @@ check "--mpi-progress thread: sleeps up to 200 us by default" \
   "$work/metis-np2-w1-thread.out"
 check "--mpi-progress thread: the same solution" \
   cmp -s "$work/metis-np2-w1.mtx" "$work/metis-np2-w1-thread.mtx"
-timeout 180 $MPIRUN -np 2 --bind-to none -x STARPU_SILENT -x STARPU_MPI_DRIVER_CALL_FREQUENCY=0 "$mfsolve" -q \
-  --workers 1 --mpi-progress worker $g --ordering metis --solution "$work/callfreq0.mtx" \
-  >"$work/callfreq0.out" 2>"$work/callfreq0.err"
+# with_var NAME VAR=VALUE MODE: 2 processes x 1 worker, --mpi-progress MODE, StarPU-MPI's variable
+# set; the solution must be the default run's, bit for bit
+with_var() {
+  timeout 180 $MPIRUN -np 2 --bind-to none -x STARPU_SILENT -x "$2" "$mfsolve" -q --workers 1 --mpi-progress "$3" \
+    $g --ordering metis --solution "$work/$1.mtx" >"$work/$1.out" 2>"$work/$1.err"
+  check "$2: the same solution" cmp -s "$work/metis-np2-w1.mtx" "$work/$1.mtx"
+}
+with_var callfreq0 STARPU_MPI_DRIVER_CALL_FREQUENCY=0 worker
 check "STARPU_MPI_DRIVER_CALL_FREQUENCY=0 over --mpi-progress worker: the thread, said why" \
   grep -q "^mpi progress    StarPU-MPI's progression thread" "$work/callfreq0.out"
-check "STARPU_MPI_DRIVER_CALL_FREQUENCY=0: the same solution" cmp -s "$work/metis-np2-w1.mtx" "$work/callfreq0.mtx"
-timeout 180 $MPIRUN -np 2 --bind-to none -x STARPU_SILENT -x STARPU_MPI_DRIVER_CALL_FREQUENCY=2 "$mfsolve" -q \
-  --workers 1 --mpi-progress thread $g --ordering metis --solution "$work/callfreq2.mtx" \
-  >"$work/callfreq2.out" 2>"$work/callfreq2.err"
+with_var callfreq2 STARPU_MPI_DRIVER_CALL_FREQUENCY=2 thread
 check "STARPU_MPI_DRIVER_CALL_FREQUENCY=2 over --mpi-progress thread: a worker, said why" \
   grep -q "^mpi progress    worker 0 of each process .*(STARPU_MPI_DRIVER_CALL_FREQUENCY set)" "$work/callfreq2.out"
-check "STARPU_MPI_DRIVER_CALL_FREQUENCY=2: the same solution" cmp -s "$work/metis-np2-w1.mtx" "$work/callfreq2.mtx"
-timeout 180 $MPIRUN -np 2 --bind-to none -x STARPU_SILENT -x STARPU_MPI_DRIVER_TASK_FREQUENCY=0 "$mfsolve" -q \
-  --workers 1 --mpi-progress worker $g --ordering metis --solution "$work/taskfreq0.mtx" \
-  >"$work/taskfreq0.out" 2>"$work/taskfreq0.err"
+with_var taskfreq0 STARPU_MPI_DRIVER_TASK_FREQUENCY=0 worker
 check "STARPU_MPI_DRIVER_TASK_FREQUENCY=0 in the worker mode: exit 0, named on standard error" \
   grep -q "STARPU_MPI_DRIVER_TASK_FREQUENCY='0' would let the progression loop run no task; using 1" \
   "$work/taskfreq0.err"
-check "STARPU_MPI_DRIVER_TASK_FREQUENCY=0: the same solution" cmp -s "$work/metis-np2-w1.mtx" "$work/taskfreq0.mtx"
 mode=thread; poll=0; run 2 1 metis $g --ordering metis; poll=; mode=
 check "MFS_MPI_POLL_SLEEP_US=0: the summary says it polls without sleeping" \
   grep -q "^mpi progress .*polls without sleeping" "$work/metis-np2-w1-thread-poll0.out"

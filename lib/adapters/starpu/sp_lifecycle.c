@@ -26,11 +26,16 @@
 
 int sp_on;
 
-/* A worker waits, for a task or paused: a CPU body still open is over (its post-exec hook never
- * came, sp_task_body_unfinished; OpenCL's may still run), and unless a body runs the worker is
- * idle. */
-static void worker_waits(sp_thread *T, pm_loc *L) {
+/* A CPU body still open is over: its post-exec hook never came (sp_task_body_unfinished; an OpenCL
+ * body may still run). */
+static void end_hookless_body(sp_thread *T, pm_loc *L) {
   if (PM_UNLIKELY(T->body != NULL) && T->wtype == 0) sp_task_body_unfinished(T, L);
+}
+
+/* A worker waits, for a task or paused: its last body is over, and unless a body runs the worker
+ * is idle. */
+static void worker_waits(sp_thread *T, pm_loc *L) {
+  end_hookless_body(T, L);
   if (T->running == 0 && L->depth == 0 && pm_state_get(L) != PM_STATE_IDLE)
     pm_state_set(L, PM_STATE_IDLE, pm_clock_now());
 }
@@ -63,8 +68,7 @@ SP_EXPORT int starpu_driver_run_once(struct starpu_driver *d) {
   if (PM_LIKELY(sp_on)) {
     pm_loc *L = pm_loc_self();
     sp_thread *T = L ? sp_self() : NULL;
-    if (T && T->kind == SP_THREAD_WORKER && PM_UNLIKELY(T->body != NULL) && T->wtype == 0)
-      sp_task_body_unfinished(T, L);
+    if (T && T->kind == SP_THREAD_WORKER) end_hookless_body(T, L);
   }
   return ret;
 }
