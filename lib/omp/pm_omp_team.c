@@ -540,6 +540,15 @@ void pm_omp_join_barrier_exit(pm_loc *L, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   pm_omp_frame *f = th ? pm_omp_top(th) : NULL;
   if (f && f->is_master) {
+    /* the join reads every member's last clocks and statistics: ask for their lines now, so that
+     * they travel while the runtime ends the implicit task and the region (empty libomp region,
+     * 2 threads, paired runs against the build without: 5-7 ns less in each of 4 series of 21) */
+    const pm_omp_team *t = f->team;
+    uint32_t n = slotted_members(t);
+    for (uint32_t j = 1; j < n; j++) {
+      __builtin_prefetch(&t->slot[j].last);
+      __builtin_prefetch(&t->slot[j].useful);
+    }
     f->join_exited = 1;
     f->join_own = L->cp_own;
     f->join_t = now;
