@@ -283,7 +283,7 @@ static mfs_status group_fronts(int32_t ns, work *W, int32_t *nf_out, mfs_error *
 /* 4b. Columns, rows, parent and bytes of each provisional front. They go to sncol, snstruct and
  * sparent, which index supernodes no longer: t ascends with its top supernode, and top >= t, so
  * writing index t never clobbers an entry of a later top still to be read. */
-static mfs_status size_fronts(int32_t nf, int nb, work *W, mfs_error *err) {
+static mfs_status size_fronts(int32_t nf, const mfs_options *o, work *W, mfs_error *err) {
   int32_t *tcol = W->sncol, *trow = W->snstruct, *tpar = W->sparent;
   ALLOC(W->lbytes, nf);
   ALLOC(W->cbbytes, nf);
@@ -296,7 +296,7 @@ static mfs_status size_fronts(int32_t nf, int nb, work *W, mfs_error *err) {
     tcol[t] = nc;
     trow[t] = nrow;
     tpar[t] = par;
-    mfs_front_bytes(nc, nrow, nb, &W->lbytes[t], &W->cbbytes[t]);
+    mfs_front_bytes(nc, nrow, mfs_front_nb(o, nrow), &W->lbytes[t], &W->cbbytes[t]);
   }
   return MFS_OK;
 }
@@ -462,7 +462,7 @@ static mfs_status build_front_tree(mfs_symbolic *S, int32_t ns, work *W, mfs_err
   int32_t nf = 0, nroots = 0;
   mfs_status st;
   if ((st = group_fronts(ns, W, &nf, err)) != MFS_OK) return st;
-  if ((st = size_fronts(nf, S->opts.nb, W, err)) != MFS_OK) return st;
+  if ((st = size_fronts(nf, &S->opts, W, err)) != MFS_OK) return st;
   if ((st = link_provisional(nf, W, &nroots, err)) != MFS_OK) return st;
   if ((st = order_children(nf, nroots, W, err)) != MFS_OK) return st;
   if ((st = postorder_fronts(nf, nroots, W, err)) != MFS_OK) return st;
@@ -474,10 +474,10 @@ static mfs_status build_front_tree(mfs_symbolic *S, int32_t ns, work *W, mfs_err
 /* 5a. Where each front's rows, CB map and tile boundaries go in S's shared arrays, and its tile
  * counts; allocates those arrays. */
 static mfs_status lay_out_fronts(mfs_symbolic *S, mfs_error *err) {
-  const int nb = S->opts.nb;
   int64_t totrows = 0, totcb = 0, totblk = 0;
   for (int32_t f = 0; f < S->nfronts; f++) {
     mfs_front *F = &S->fronts[f];
+    const int nb = mfs_front_nb(&S->opts, F->nrow);
     F->rows = totrows;
     F->cmap = totcb;
     totrows += F->nrow;
@@ -540,7 +540,7 @@ static int front_rows(mfs_symbolic *S, int32_t f, work *W, int64_t *exact_out) {
  * W->pos), its tile boundaries, its place in the tile table and its explicit zeros. */
 static void front_maps(mfs_symbolic *S, int32_t f, work *W, int64_t exact) {
   mfs_front *F = &S->fronts[f];
-  const int nb = S->opts.nb;
+  const int nb = mfs_front_nb(&S->opts, F->nrow);
   const int32_t *rows = S->rowind + F->rows;
   const int32_t last = F->col0 + F->ncol - 1;
   for (int32_t t = 0; t < F->nrow; t++) W->pos[rows[t]] = t;
@@ -612,6 +612,8 @@ static mfs_status check_options(const mfs_options *opt_in, mfs_options *opt, mfs
     mfs_options_default(opt);
   if (opt->nb < 1 || opt->nb > 65536)
     return err__set(err, MFS_ERR_ARG, 0, -1, "tile size nb = %d is outside 1..65536", opt->nb);
+  if (opt->nb_big < 0 || opt->nb_big > 65536)
+    return err__set(err, MFS_ERR_ARG, 0, -1, "large fronts' tile size nb_big = %d is outside 0..65536", opt->nb_big);
   if (!isfinite(opt->amalg)) return err__set(err, MFS_ERR_ARG, 0, -1, "amalgamation threshold is not a finite number");
   return MFS_OK;
 }

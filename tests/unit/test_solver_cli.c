@@ -171,6 +171,15 @@ static void test_executors(void **state) {
   RUN(&r, "--gen", "lap3d:9", "--nb", "16", "--solution", p1);
   if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
   assert_non_null(strstr(r.out, "executor        sequential"));
+  assert_non_null(strstr(r.out, "nb = 16, tiles")); /* the tile size given is the only one */
+  /* without --nb the sequential executor's large fronts take tiles twice as large */
+  RUN(&r, "--gen", "lap2d:20", "--executor", "seq", "-q");
+  if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+  assert_non_null(strstr(r.out, "nb = 512 (1024 in fronts of >= 2048 rows), tiles"));
+  /* the task model's sequential reference runs the task-based executor's operations */
+  RUN(&r, "--gen", "lap2d:20", "--executor", "seq", "--no-subtrees", "-q");
+  if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+  assert_non_null(strstr(r.out, "nb = 512, tiles"));
   if (!mfs_starpu_built()) {
     RUN(&r, "--gen", "lap3d:9", "--workers", "2");
     assert_int_equal(r.code, 2);
@@ -205,6 +214,7 @@ static void test_executors(void **state) {
   RUN(&r, "--gen", "lap2d:20", "-q");
   if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
   assert_non_null(strstr(r.out, "starpu: 1 process(es) x 2 worker(s)"));
+  assert_non_null(strstr(r.out, "nb = 512, tiles")); /* the workers share the large fronts' tiles */
   RUN(&r, "--gen", "lap2d:20", "--workers", "1", "--executor", "starpu", "-q");
   assert_non_null(strstr(r.out, "starpu: 1 process(es) x 1 worker(s)"));
   RUN(&r, "--gen", "lap2d:20", "--executor", "seq", "-q");

@@ -395,7 +395,7 @@ static void test_carve(void **state) {
       }
     if (!dist__shared(D, f) && D->lo[f] == 1) {
       int64_t l2, c2;
-      mfs_front_bytes(F->ncol, F->nrow, S->opts.nb, &l2, &c2);
+      mfs_front_bytes(F->ncol, F->nrow, mfs_front_nb(&S->opts, F->nrow), &l2, &c2);
       assert_int_equal(lb, l2);
       assert_int_equal(cb, c2);
     }

@@ -95,6 +95,9 @@ static void test_residual_stencils(void **state) {
     o.ordering = MFS_ORDER_NATURAL;
     o.nb = 16;
     factor_solve(&A, &o, "natural");
+    o.nb = 7; /* larger tiles in the fronts of >= 28 rows (the sequential executor's default) */
+    o.nb_big = 20;
+    factor_solve(&A, &o, "natural nb=7 nb_big=20");
     mfs_matrix_free(&A);
   }
 }
@@ -452,11 +455,13 @@ static void test_memory_prediction(void **state) {
     assert_int_equal(mfs_matrix_generate(specs[t], &A, &err), MFS_OK);
     for (size_t c = 0; c < 2; c++) {
       if (!mfs_ordering_available(ords[c])) continue;
-      for (int nb = 32; nb <= 256; nb *= 8) {
+      for (int v = 0; v < 3; v++) {
+        int nb = v == 1 ? 256 : 32; /* and 32 with twice as large tiles in the fronts of >= 128 rows */
         mfs_options o;
         mfs_options_default(&o);
         o.ordering = ords[c];
         o.nb = nb;
+        o.nb_big = v == 2 ? 64 : 0;
         mfs_symbolic *S;
         mfs_factor *F;
         assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_OK);

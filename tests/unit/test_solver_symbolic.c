@@ -456,15 +456,17 @@ static void check_analysis(const mfs_matrix *A, const mfs_options *o, const char
     assert_int_equal(b[F->nbp], F->ncol);
     assert_int_equal(b[F->nbt], F->nrow);
     int32_t mn[2] = {1 << 30, 1 << 30}, mx[2] = {0, 0};
+    const int nb = o->nb_big > 0 && F->nrow >= MFS_BIG_FRONT_TILES * o->nb ? o->nb_big : o->nb;
+    assert_int_equal(mfs_front_nb(o, F->nrow), nb);
     for (int32_t t = 0; t < F->nbt; t++) {
       int32_t sz = b[t + 1] - b[t], part = t >= F->nbp;
-      assert_true(sz >= 1 && sz <= o->nb);
+      assert_true(sz >= 1 && sz <= nb);
       if (sz < mn[part]) mn[part] = sz;
       if (sz > mx[part]) mx[part] = sz;
     }
     for (int part = 0; part < 2; part++) assert_true(mx[part] == 0 || mx[part] - mn[part] <= 1);
     int64_t lb, cbb;
-    mfs_front_bytes(F->ncol, F->nrow, o->nb, &lb, &cbb);
+    mfs_front_bytes(F->ncol, F->nrow, nb, &lb, &cbb);
     assert_int_equal(lb, F->l_bytes);
     assert_int_equal(cbb, F->cb_bytes);
     lbytes += lb;
@@ -527,6 +529,33 @@ static void test_analysis_invariants(void **state) {
         }
     mfs_matrix_free(&A);
   }
+  /* larger tiles in the large fronts (the sequential executor's default): fronts of >= 4 nb rows
+   * take nb_big, the others nb, and one of them on each problem is that large */
+  static const char *big_specs[] = {"lap3d:9", "lap3d27:7"};
+  for (size_t t = 0; t < 2; t++) {
+    mfs_matrix A;
+    mfs_error err;
+    assert_int_equal(mfs_matrix_generate(big_specs[t], &A, &err), MFS_OK);
+    mfs_options o;
+    mfs_options_default(&o);
+    o.nb = 8;
+    o.nb_big = 21;
+    char what[96];
+    snprintf(what, sizeof what, "%s nb 8 nb_big 21", big_specs[t]);
+    check_analysis(&A, &o, what);
+    mfs_symbolic *S;
+    assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_OK);
+    int large = 0, wide = 0;
+    for (int32_t f = 0; f < S->nfronts; f++) {
+      const mfs_front *F = &S->fronts[f];
+      const int32_t *b = S->blkptr + F->blk;
+      large += F->nrow >= 32;
+      for (int32_t k = 0; k < F->nbt; k++) wide += b[k + 1] - b[k] > 8;
+    }
+    if (!large || !wide) fail_msg("%s: %d fronts of >= 32 rows, %d tiles wider than nb", what, large, wide);
+    mfs_symbolic_free(S);
+    mfs_matrix_free(&A);
+  }
   rng = 555;
   for (int rep = 0; rep < 12; rep++) {
     mfs_matrix A;
@@ -542,6 +571,34 @@ static void test_analysis_invariants(void **state) {
     }
     mfs_matrix_free(&A);
   }
+}
+
+/* Which tile size a front takes: nb below MFS_BIG_FRONT_TILES tiles of rows, nb_big from there
+ * when it is set. */
+static void test_front_nb(void **state) {
+  (void)state;
+  mfs_options o;
+  mfs_options_default(&o);
+  assert_int_equal(o.nb_big, 0);
+  assert_int_equal(mfs_front_nb(&o, 100000), 512);
+  o.nb_big = 1024;
+  assert_int_equal(mfs_front_nb(&o, 1), 512);
+  assert_int_equal(mfs_front_nb(&o, 2047), 512);
+  assert_int_equal(mfs_front_nb(&o, 2048), 1024);
+  o.nb = 3;
+  o.nb_big = 5;
+  assert_int_equal(mfs_front_nb(&o, 11), 3);
+  assert_int_equal(mfs_front_nb(&o, 12), 5);
+  /* a bad value is named by the analysis */
+  mfs_matrix A;
+  mfs_error err;
+  assert_int_equal(mfs_matrix_generate("lap2d:4", &A, &err), MFS_OK);
+  mfs_symbolic *S = NULL;
+  o.nb_big = -1;
+  assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_ERR_ARG);
+  assert_non_null(strstr(err.msg, "nb_big"));
+  assert_null(S);
+  mfs_matrix_free(&A);
 }
 
 static void test_given_ordering(void **state) {
@@ -806,6 +863,7 @@ int main(void) {
       cmocka_unit_test(test_etree_colcounts_stencils),
       cmocka_unit_test(test_postorder_forests),
       cmocka_unit_test(test_analysis_invariants),
+      cmocka_unit_test(test_front_nb),
       cmocka_unit_test(test_given_ordering),
       cmocka_unit_test(test_amalgamate_rules),
       cmocka_unit_test(test_pruning),
