@@ -161,6 +161,45 @@ static void test_subtrees_side_by_side(void **state) {
   assert_true(differs > 0);
 }
 
+/* More workers than subtree tasks: every one of them runs at once, so none has ended when the last
+ * one starts, and the replay holds all their scratches from then on; with as many workers as
+ * subtree tasks the first one ends as the last one starts. A replay that took more workers than
+ * tasks for as many (min(W, tasks) - 1 tasks held, before e56a0ed) planned the same footprint for
+ * both: lap3d:10 (tiles of 16, subtrees pruned for 2 workers) 401024 bytes for 6 subtree tasks on 6
+ * workers and on 7, where all 6 at once take 446848. */
+static void test_more_workers_than_subtrees(void **state) {
+  (void)state;
+  static const char *specs[] = {"lap3d:10", "lap2d:40", "lap3d:12"};
+  static const int nbs[] = {16, 32, 8};
+  int larger = 0; /* cases where holding every scratch raises the footprint */
+  for (size_t t = 0; t < sizeof specs / sizeof *specs; t++) {
+    mfs_matrix A;
+    mfs_symbolic *S = analyze_spec(specs[t], MFS_ORDER_METIS, nbs[t], &A);
+    mfs_error err;
+    mfs_dist *D;
+    assert_int_equal(dist__create(S, 0, 1, 2, 1, &D, &err), MFS_OK);
+    int mine = 0; /* the replay's count: subtree tasks with a scratch */
+    int64_t scratches = 0;
+    for (int32_t k = 0; k < D->norder; k++) {
+      int32_t f = D->order[k];
+      if (D->subtree_root[f] != f || D->sub_scratch[f] <= 0) continue;
+      mine++;
+      scratches += D->sub_scratch[f];
+    }
+    assert_true(mine >= 2);
+    int64_t as_many = dist__cb_footprint(S, D, mine), more = dist__cb_footprint(S, D, mine + 1);
+    if (more < as_many || more < scratches)
+      fail_msg("%s: %d subtree tasks, footprint %lld on as many workers, %lld on one more (scratches %lld)", specs[t],
+               mine, (long long)as_many, (long long)more, (long long)scratches);
+    assert_int_equal(dist__cb_footprint(S, D, mine + 4), more); /* nothing more to hold */
+    larger += more > as_many;
+    dist__free(D);
+    mfs_symbolic_free(S);
+    mfs_matrix_free(&A);
+  }
+  assert_true(larger > 0);
+}
+
 /* Several processes: tiles partition exactly, groups nest, received tiles are exactly the remote
  * tiles read by the tasks a process runs, and the submission order puts children first. */
 static void test_processes(void **state) {
@@ -425,10 +464,15 @@ static void test_bad_arguments(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_owner_rule),        cmocka_unit_test(test_single_process),
-      cmocka_unit_test(test_processes),         cmocka_unit_test(test_rows_makespan),
-      cmocka_unit_test(test_rows_search_limit), cmocka_unit_test(test_carve),
-      cmocka_unit_test(test_bad_arguments),     cmocka_unit_test(test_subtrees_side_by_side),
+      cmocka_unit_test(test_owner_rule),
+      cmocka_unit_test(test_single_process),
+      cmocka_unit_test(test_processes),
+      cmocka_unit_test(test_rows_makespan),
+      cmocka_unit_test(test_rows_search_limit),
+      cmocka_unit_test(test_carve),
+      cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_subtrees_side_by_side),
+      cmocka_unit_test(test_more_workers_than_subtrees),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
