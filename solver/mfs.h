@@ -195,15 +195,16 @@ int mfs_op_access(const mfs_op *op, mfs_tile_access acc[3]);
 
 /* The default tile size (mfs_options_default says why 512). */
 #define MFS_DEFAULT_NB 512
-/* A front of at least this many tiles of nb rows takes tiles of nb_big when that is set (mfsolve
- * sets it for the sequential executor: mfsolve_main.c says why). */
+/* Unless nb_big_from says otherwise, a front of at least this many tiles of nb rows takes tiles of
+ * nb_big when that is set (mfsolve sets them: mfsolve_main.c says why). */
 #define MFS_BIG_FRONT_TILES 4
 
 typedef struct {
   mfs_ordering ordering;     /* default METIS when built in, else AMD */
   const int32_t *given_perm; /* MFS_ORDER_GIVEN: perm[k] = input column eliminated k-th */
   int nb;                    /* tile size (default MFS_DEFAULT_NB) */
-  int nb_big;                /* tile size of the fronts of at least MFS_BIG_FRONT_TILES * nb rows; 0 (default): nb */
+  int nb_big;                /* tile size of the large fronts; 0 (default): nb everywhere */
+  int nb_big_from;           /* a front is large from this many rows on; 0 (default): MFS_BIG_FRONT_TILES * nb */
   double amalg;              /* amalgamation zero threshold (default 0.05); <= 0: fundamental supernodes */
 } mfs_options;
 

@@ -614,6 +614,9 @@ static mfs_status check_options(const mfs_options *opt_in, mfs_options *opt, mfs
     return err__set(err, MFS_ERR_ARG, 0, -1, "tile size nb = %d is outside 1..65536", opt->nb);
   if (opt->nb_big < 0 || opt->nb_big > 65536)
     return err__set(err, MFS_ERR_ARG, 0, -1, "large fronts' tile size nb_big = %d is outside 0..65536", opt->nb_big);
+  if (opt->nb_big_from < 0)
+    return err__set(err, MFS_ERR_ARG, 0, -1, "large fronts' first row count nb_big_from = %d is negative",
+                    opt->nb_big_from);
   if (!isfinite(opt->amalg)) return err__set(err, MFS_ERR_ARG, 0, -1, "amalgamation threshold is not a finite number");
   return MFS_OK;
 }

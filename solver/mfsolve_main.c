@@ -40,8 +40,9 @@ static void usage(FILE *out) {
           "                        (N may be NXxNY / NXxNYxNZ for rectangular grids)\n"
           "Options:\n"
           "  -o, --ordering NAME   fill-reducing ordering: metis, amd or natural (default %s)\n"
-          "      --nb N            tile size of the fronts (default %d; the sequential executor's\n"
-          "                        fronts of >= %d rows: %d, unless --no-subtrees)\n"
+          "      --nb N            tile size of the fronts (default %d; %d in fronts of >= %d rows\n"
+          "                        (sequential executor) or >= %d rows (task-based, <= 2 workers per\n"
+          "                        process), unless --no-subtrees)\n"
           "      --amalg T         amalgamation: fraction of explicit zeros a merged front may hold\n"
           "                        (default %.2f; fronts of <= 48 columns merge more freely, as in\n"
           "                        CHOLMOD; 0 keeps the fundamental supernodes)\n"
@@ -74,8 +75,9 @@ static void usage(FILE *out) {
           "                        for tasks on its CPU (default 50; 0: poll, as StarPU does)\n"
           "\n"
           "Orderings built in:%s%s natural. Task-based executor: %s.\n",
-          prog, prog, mfs_ordering_name(d.ordering), d.nb, MFS_BIG_FRONT_TILES * d.nb, 2 * d.nb, d.amalg,
-          mfs_ordering_available(MFS_ORDER_METIS) ? " metis" : "", mfs_ordering_available(MFS_ORDER_AMD) ? " amd" : "",
+          prog, prog, mfs_ordering_name(d.ordering), d.nb, 2 * d.nb, MFS_BIG_FRONT_TILES * d.nb,
+          MFS_BIG_FRONT_TILES * 2 * d.nb, d.amalg, mfs_ordering_available(MFS_ORDER_METIS) ? " metis" : "",
+          mfs_ordering_available(MFS_ORDER_AMD) ? " amd" : "",
           mfs_starpu_built() ? "StarPU + StarPU-MPI" : "not built (no StarPU)");
 }
 
@@ -309,9 +311,19 @@ static int parse_args(int argc, char **argv, cli *c) {
    * 1024: +14 MB and 2.6 % slower). One core, interleaved pairs against --nb 512: lap3d:60 faster
    * in 16 of 18 (-0.20 s of 5.6 over 12, +0.02 over another 6), lap3d:50 9 of 10 (-0.08 s of 2.1),
    * lap3d27:40 5 of 10 (+0.002 s of 0.84); predicted peaks +4.6 %, +4.7 %, +2.4 %.
-   * --no-subtrees keeps the task-based executor's tiles: the sequential reference run of the task
-   * model (popmeter scale --sequential) must run the very operations the task-based runs do. */
-  if (c->executor == 0 && !c->nb_given && c->prune) c->opt.nb_big = 2 * c->opt.nb;
+   * The task-based executor on at most 2 workers per process takes them in fronts of at least 4 of
+   * them (4096 rows: lap3d:60's top fronts; lap3d:50's and lap3d27:40's are smaller): their tiles
+   * still keep 2 workers busy. lap3d:60, interleaved pairs: 1 process x 2 workers faster in 18 of
+   * 24 over three series (-0.10 to -0.24 s of 3.1-3.5), 2 processes x 1 worker 11 of 16 over two
+   * (-0.12 s of 3.5-3.6); predicted peak per process +3 % and +11 %. 1024 from 2048 rows instead
+   * lost 5 % on lap3d27:40 (its top fronts, 2400 rows, left the workers too few tiles). More
+   * workers per process keep 512 (not measured: a machine of 2 CPUs).
+   * --no-subtrees keeps 512 everywhere: the task model's reference runs (popmeter scale --sequential)
+   * must run the very operations the task-based runs do. */
+  if (!c->nb_given && c->prune && (c->executor == 0 || c->workers <= 2)) {
+    c->opt.nb_big = 2 * c->opt.nb;
+    if (c->executor) c->opt.nb_big_from = MFS_BIG_FRONT_TILES * c->opt.nb_big;
+  }
   return -1;
 }
 
@@ -332,7 +344,8 @@ static void report_analysis(const cli *c, const mfs_symbolic *S, int nranks) {
     if (S->fronts[f].nrow > S->fronts[big].nrow) big = f;
   char nb_big[64] = "";
   if (c->opt.nb_big > 0)
-    snprintf(nb_big, sizeof nb_big, " (%d in fronts of >= %d rows)", c->opt.nb_big, MFS_BIG_FRONT_TILES * c->opt.nb);
+    snprintf(nb_big, sizeof nb_big, " (%d in fronts of >= %d rows)", c->opt.nb_big,
+             c->opt.nb_big_from > 0 ? c->opt.nb_big_from : MFS_BIG_FRONT_TILES * c->opt.nb);
   printf("fronts          %d (%d fundamental supernodes, amalgamation %.3g), largest %d x %d with %d own columns, "
          "nb = %d%s, tiles %lld\n",
          S->nfronts, S->nsupernodes, c->opt.amalg, S->fronts[big].nrow, S->fronts[big].nrow, S->fronts[big].ncol,

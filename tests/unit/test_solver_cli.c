@@ -214,7 +214,14 @@ static void test_executors(void **state) {
   RUN(&r, "--gen", "lap2d:20", "-q");
   if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
   assert_non_null(strstr(r.out, "starpu: 1 process(es) x 2 worker(s)"));
-  assert_non_null(strstr(r.out, "nb = 512, tiles")); /* the workers share the large fronts' tiles */
+  /* 2 workers share tiles of 1024 in fronts of 4 of them */
+  assert_non_null(strstr(r.out, "nb = 512 (1024 in fronts of >= 4096 rows), tiles"));
+  RUN(&r, "--gen", "lap2d:20", "--workers", "3", "-q"); /* more workers: tiles of 512 everywhere */
+  if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+  assert_non_null(strstr(r.out, "nb = 512, tiles"));
+  RUN(&r, "--gen", "lap2d:20", "--no-subtrees", "-q"); /* the task model's runs: the reference's tiles */
+  if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
+  assert_non_null(strstr(r.out, "nb = 512, tiles"));
   RUN(&r, "--gen", "lap2d:20", "--workers", "1", "--executor", "starpu", "-q");
   assert_non_null(strstr(r.out, "starpu: 1 process(es) x 1 worker(s)"));
   RUN(&r, "--gen", "lap2d:20", "--executor", "seq", "-q");

@@ -136,6 +136,10 @@ static void test_bitwise_and_residuals(void **state) {
   so.prune = 1;
   so.mem_relax = 4;
   compare_executors(&A, &o, &so, "lap3d:11 window x4");
+  so.mem_relax = 0;
+  o.nb_big = 40; /* the large fronts' tiles (mfsolve's default on <= 2 workers) */
+  o.nb_big_from = 80;
+  compare_executors(&A, &o, &so, "lap3d:11 tiles of 40 in fronts of >= 80 rows");
   mfs_matrix_free(&A);
 }
 

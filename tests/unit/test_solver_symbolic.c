@@ -456,7 +456,8 @@ static void check_analysis(const mfs_matrix *A, const mfs_options *o, const char
     assert_int_equal(b[F->nbp], F->ncol);
     assert_int_equal(b[F->nbt], F->nrow);
     int32_t mn[2] = {1 << 30, 1 << 30}, mx[2] = {0, 0};
-    const int nb = o->nb_big > 0 && F->nrow >= MFS_BIG_FRONT_TILES * o->nb ? o->nb_big : o->nb;
+    const int from = o->nb_big_from > 0 ? o->nb_big_from : MFS_BIG_FRONT_TILES * o->nb;
+    const int nb = o->nb_big > 0 && F->nrow >= from ? o->nb_big : o->nb;
     assert_int_equal(mfs_front_nb(o, F->nrow), nb);
     for (int32_t t = 0; t < F->nbt; t++) {
       int32_t sz = b[t + 1] - b[t], part = t >= F->nbp;
@@ -543,6 +544,10 @@ static void test_analysis_invariants(void **state) {
     char what[96];
     snprintf(what, sizeof what, "%s nb 8 nb_big 21", big_specs[t]);
     check_analysis(&A, &o, what);
+    o.nb_big_from = 50;
+    snprintf(what, sizeof what, "%s nb 8 nb_big 21 from 50 rows", big_specs[t]);
+    check_analysis(&A, &o, what);
+    o.nb_big_from = 0;
     mfs_symbolic *S;
     assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_OK);
     int large = 0, wide = 0;
@@ -589,6 +594,13 @@ static void test_front_nb(void **state) {
   o.nb_big = 5;
   assert_int_equal(mfs_front_nb(&o, 11), 3);
   assert_int_equal(mfs_front_nb(&o, 12), 5);
+  o.nb_big_from = 20; /* from a row count of its own */
+  assert_int_equal(mfs_front_nb(&o, 19), 3);
+  assert_int_equal(mfs_front_nb(&o, 20), 5);
+  o.nb_big = 0; /* no large tiles whatever the count */
+  assert_int_equal(mfs_front_nb(&o, 100), 3);
+  o.nb_big = 5;
+  o.nb_big_from = 0;
   /* a bad value is named by the analysis */
   mfs_matrix A;
   mfs_error err;
@@ -597,6 +609,11 @@ static void test_front_nb(void **state) {
   o.nb_big = -1;
   assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_ERR_ARG);
   assert_non_null(strstr(err.msg, "nb_big"));
+  assert_null(S);
+  o.nb_big = 5;
+  o.nb_big_from = -1;
+  assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_ERR_ARG);
+  assert_non_null(strstr(err.msg, "nb_big_from"));
   assert_null(S);
   mfs_matrix_free(&A);
 }
