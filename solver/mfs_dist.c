@@ -270,6 +270,11 @@ static void build_order(const mfs_symbolic *S, mfs_dist *D) {
 
 mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworkers, int prune, mfs_dist **Dout,
                         mfs_error *err) {
+  return dist__create_with(S, rank, nranks, nworkers, prune, nranks > 1, Dout, err);
+}
+
+mfs_status dist__create_with(const mfs_symbolic *S, int rank, int nranks, int nworkers, int prune, int drain,
+                             mfs_dist **Dout, mfs_error *err) {
   *Dout = NULL;
   if (nranks < 1 || rank < 0 || rank >= nranks || nworkers < 1)
     return err__set(err, MFS_ERR_ARG, 0, -1, "invalid distribution: rank %d of %d, %d workers", rank, nranks, nworkers);
@@ -280,7 +285,7 @@ mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworker
   D->rank = rank;
   D->workers = nworkers / nranks > 0 ? nworkers / nranks : 1;
   D->nranks = nranks;
-  D->drain = nranks > 1;
+  D->drain = drain && nranks > 1;
   D->nfronts = nf;
   D->lo = mem__alloc(nfa * sizeof *D->lo);
   D->hi = mem__alloc(nfa * sizeof *D->hi);

@@ -23,8 +23,8 @@ typedef struct mfs_dist {
   int rank, nranks;
   int workers; /* per process: how many subtree tasks run at once in the memory model (cb_min) */
   int drain;   /* the executor lets the process's own work end before the fronts it shares (cb_min's
-                * replay ends the running subtree tasks there): set with several processes; the
-                * executor clears it (and replays again) when a worker runs StarPU-MPI's progression */
+                * replay ends the running subtree tasks there): with several processes, unless a
+                * worker runs StarPU-MPI's progression (dist__create_with) */
   int32_t nfronts;
   int32_t *lo, *hi; /* process group of each front */
   int32_t *row_ptr; /* per shared front: its tile rows' processes at row_owner + row_ptr[f] */
@@ -59,9 +59,14 @@ typedef struct mfs_dist {
 } mfs_dist;
 
 /* Builds the distribution of S over nranks processes for this rank; nworkers is the total number of
- * workers the pruning balances over. prune = 0 runs every front as tile tasks. */
+ * workers the pruning balances over. prune = 0 runs every front as tile tasks. The executor drains
+ * each process's own work before the fronts it shares (D->drain) when there are several processes. */
 mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworkers, int prune, mfs_dist **D,
                         mfs_error *err);
+/* The same, the drain as given (0 when a worker runs StarPU-MPI's progression: mfs_factor_starpu.c),
+ * so that cb_min is replayed once, for the order the executor follows. */
+mfs_status dist__create_with(const mfs_symbolic *S, int rank, int nranks, int nworkers, int prune, int drain,
+                             mfs_dist **D, mfs_error *err);
 void dist__free(mfs_dist *D);
 /* The CB arena footprint of D's order with immediate cleanups and `workers` subtree tasks at once
  * (D->cb_min with D->workers); -1 without memory for the replay. */

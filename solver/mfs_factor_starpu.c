@@ -823,14 +823,8 @@ mfs_status mfs_factorize_starpu(const mfs_symbolic *S, const mfs_matrix *A, cons
   }
   mfs_kernels_init();
   mfs_dist *D;
-  st = dist__create(S, R->rank, R->nranks, R->nranks * R->workers, opt.prune, &D, err);
-  if (st == MFS_OK && D->drain && R->progress_worker) { /* no drain (submit_fronts): the plan without */
-    D->drain = 0;
-    if ((D->cb_min = dist__cb_footprint(S, D, D->workers)) < 0) {
-      dist__free(D);
-      st = err__nomem(err);
-    }
-  }
+  /* no drain when a worker runs StarPU-MPI's progression (submit_fronts): the plan without */
+  st = dist__create_with(S, R->rank, R->nranks, R->nranks * R->workers, opt.prune, !R->progress_worker, &D, err);
   if (!all_ok(st == MFS_OK)) {
     if (st == MFS_OK) dist__free(D);
     return st != MFS_OK ? st : others_failed(err);

@@ -146,6 +146,7 @@ static void test_subtrees_side_by_side(void **state) {
     mfs_dist *D;
     assert_int_equal(dist__create(S, 0, 1, 3, 1, &D, &err), MFS_OK);
     assert_int_equal(D->workers, 3);
+    assert_int_equal(D->drain, 0); /* one process: nothing shared, no drain */
     assert_int_equal(dist__cb_footprint(S, D, D->workers), D->cb_min);
     int64_t one = dist__cb_footprint(S, D, 1);
     for (int w = 2; w <= D->nsubtrees + 2; w++) { /* more workers than subtrees: all side by side */
@@ -222,8 +223,16 @@ static void test_processes(void **state) {
         assert_int_equal(D[r]->workers, 2);
         D[r]->drain = 0;
         assert_int_equal(dist__cb_footprint(S, D[r], 1), one);
-        assert_true(dist__cb_footprint(S, D[r], 2) >= two);
+        int64_t two_no_drain = dist__cb_footprint(S, D[r], 2);
+        assert_true(two_no_drain >= two);
         D[r]->drain = 1;
+        /* what the executor builds in the worker mode: the same distribution, planned without */
+        mfs_dist *N;
+        assert_int_equal(dist__create_with(S, r, R, 2 * R, 1, 0, &N, &err), MFS_OK);
+        assert_int_equal(N->drain, 0);
+        assert_int_equal(N->cb_min, two_no_drain);
+        assert_int_equal(N->factor_local, D[r]->factor_local);
+        dist__free(N);
       }
       int shared = 0;
       for (int32_t f = 0; f < S->nfronts; f++) {
