@@ -209,6 +209,8 @@ typedef struct {
 } mfs_options;
 
 void mfs_options_default(mfs_options *o);
+/* The rows from which a front is large under options o (nb_big_from, or MFS_BIG_FRONT_TILES * nb). */
+int64_t mfs_big_front_rows(const mfs_options *o);
 /* The tile size of a front of nrow rows under options o (nb, or nb_big for a large front). */
 int mfs_front_nb(const mfs_options *o, int32_t nrow);
 

@@ -270,7 +270,7 @@ static void build_order(const mfs_symbolic *S, mfs_dist *D) {
 
 mfs_status dist__create(const mfs_symbolic *S, int rank, int nranks, int nworkers, int prune, mfs_dist **Dout,
                         mfs_error *err) {
-  return dist__create_with(S, rank, nranks, nworkers, prune, nranks > 1, Dout, err);
+  return dist__create_with(S, rank, nranks, nworkers, prune, 1, Dout, err);
 }
 
 mfs_status dist__create_with(const mfs_symbolic *S, int rank, int nranks, int nworkers, int prune, int drain,

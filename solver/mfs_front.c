@@ -24,9 +24,12 @@ double mfs_flops_trsm(double m, double n) { return m * n * n; }
 double mfs_flops_syrk(double n, double k) { return k * n * (n + 1.0); }
 double mfs_flops_gemm(double m, double n, double k) { return 2.0 * m * n * k; }
 
+int64_t mfs_big_front_rows(const mfs_options *o) {
+  return o->nb_big_from > 0 ? o->nb_big_from : (int64_t)MFS_BIG_FRONT_TILES * o->nb;
+}
+
 int mfs_front_nb(const mfs_options *o, int32_t nrow) {
-  int64_t from = o->nb_big_from > 0 ? o->nb_big_from : (int64_t)MFS_BIG_FRONT_TILES * o->nb;
-  return o->nb_big > 0 && nrow >= from ? o->nb_big : o->nb;
+  return o->nb_big > 0 && nrow >= mfs_big_front_rows(o) ? o->nb_big : o->nb;
 }
 
 /* Nearly equal blocks: a 260-column panel with nb = 256 becomes 130 + 130, not 256 + 4, because a

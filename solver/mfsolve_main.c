@@ -26,6 +26,9 @@
 
 static const char *prog = "mfsolve";
 
+/* Large fronts' tiles: this many times nb, unless --nb is given (parse_args says where and why). */
+#define LARGE_TILES 2
+
 static void usage(FILE *out) {
   mfs_options d;
   mfs_options_default(&d);
@@ -75,8 +78,8 @@ static void usage(FILE *out) {
           "                        for tasks on its CPU (default 50; 0: poll, as StarPU does)\n"
           "\n"
           "Orderings built in:%s%s natural. Task-based executor: %s.\n",
-          prog, prog, mfs_ordering_name(d.ordering), d.nb, 2 * d.nb, MFS_BIG_FRONT_TILES * d.nb,
-          MFS_BIG_FRONT_TILES * 2 * d.nb, d.amalg, mfs_ordering_available(MFS_ORDER_METIS) ? " metis" : "",
+          prog, prog, mfs_ordering_name(d.ordering), d.nb, LARGE_TILES * d.nb, MFS_BIG_FRONT_TILES * d.nb,
+          MFS_BIG_FRONT_TILES * LARGE_TILES * d.nb, d.amalg, mfs_ordering_available(MFS_ORDER_METIS) ? " metis" : "",
           mfs_ordering_available(MFS_ORDER_AMD) ? " amd" : "",
           mfs_starpu_built() ? "StarPU + StarPU-MPI" : "not built (no StarPU)");
 }
@@ -321,7 +324,7 @@ static int parse_args(int argc, char **argv, cli *c) {
    * --no-subtrees keeps 512 everywhere: the task model's reference runs (popmeter scale --sequential)
    * must run the very operations the task-based runs do. */
   if (!c->nb_given && c->prune && (c->executor == 0 || c->workers <= 2)) {
-    c->opt.nb_big = 2 * c->opt.nb;
+    c->opt.nb_big = LARGE_TILES * c->opt.nb;
     if (c->executor) c->opt.nb_big_from = MFS_BIG_FRONT_TILES * c->opt.nb_big;
   }
   return -1;
@@ -344,8 +347,8 @@ static void report_analysis(const cli *c, const mfs_symbolic *S, int nranks) {
     if (S->fronts[f].nrow > S->fronts[big].nrow) big = f;
   char nb_big[64] = "";
   if (c->opt.nb_big > 0)
-    snprintf(nb_big, sizeof nb_big, " (%d in fronts of >= %d rows)", c->opt.nb_big,
-             c->opt.nb_big_from > 0 ? c->opt.nb_big_from : MFS_BIG_FRONT_TILES * c->opt.nb);
+    snprintf(nb_big, sizeof nb_big, " (%d in fronts of >= %lld rows)", c->opt.nb_big,
+             (long long)mfs_big_front_rows(&c->opt));
   printf("fronts          %d (%d fundamental supernodes, amalgamation %.3g), largest %d x %d with %d own columns, "
          "nb = %d%s, tiles %lld\n",
          S->nfronts, S->nsupernodes, c->opt.amalg, S->fronts[big].nrow, S->fronts[big].nrow, S->fronts[big].ncol,
