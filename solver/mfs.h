@@ -301,7 +301,9 @@ void mfs_pruning_free(mfs_pruning *P);
 
 /* Proportional mapping of the assembly tree onto nranks processes: each subtree gets a share of its
  * parent's ranks proportional to its flops; a subtree whose share is at most one rank lives on one
- * rank. owner[f] (nfronts) is the rank that owns front f; when rank_lo/rank_hi are non-NULL they
+ * rank; then the one-rank subtrees under shared fronts move between the ranks of those fronts'
+ * groups while that evens the loads. owner[f] (nfronts) is the rank that owns front f (a rank may
+ * own none and work only on its shares of shared fronts); when rank_lo/rank_hi are non-NULL they
  * receive the range of ranks sharing front f (rank_hi exclusive). load (optional, nranks) receives
  * the flops each rank runs: the fronts it alone holds, and an even share of the fronts it shares. */
 mfs_status mfs_map_proportional(const mfs_symbolic *S, int nranks, int32_t *owner, int32_t *rank_lo, int32_t *rank_hi,

@@ -20,10 +20,11 @@
  * the run has: a shared front's rows do not depend on the number of workers (which fronts are
  * shared can: the pruning into sequential subtrees balances over all workers).
  * The processes come to the lowest shared front of their group after their own work, which the
- * proportional mapping leaves unequal (lap3d:60 on 2 processes: 6.84e10 and 6.19e10 flops): the
- * simulation starts each process that much later (own_work), so the search gives the earlier one
- * more of the front. 2 processes x 1 worker, interleaved pairs: lap3d:60 faster in 10 of 11 (mean
- * -0.15 s of 3.2-3.6), lap3d:50 +0.009 s and lap3d27:40 +0.002 s over 11 (noise).
+ * mapping can leave unequal (lap3d:60 on 2 processes: 6.84e10 and 6.19e10 flops before the mapping
+ * rebalanced its one-rank subtrees, 6.37e10 and 6.66e10 since): the simulation starts each process
+ * that much later (own_work), so the search gives the earlier one more of the front. 2 processes x 1
+ * worker, interleaved pairs (before the rebalancing): lap3d:60 faster in 10 of 11 (mean -0.15 s of
+ * 3.2-3.6), lap3d:50 +0.009 s and lap3d27:40 +0.002 s over 11 (noise).
  */
 #include "mfs_dist.h"
 #include "mfs_rowsim.h"
@@ -179,7 +180,7 @@ void dist__rows_equal_flops(const mfs_symbolic *S, const mfs_dist *D, int32_t f,
  * for it first, or, when a worker runs StarPU-MPI's progression, lets the shared fronts' tasks run
  * beside it (then the model is only approximate: a shared front's task may overtake own work
  * queued on the same worker). A process with less own work comes earlier to the lowest shared
- * front of its group, and the rows of that front can give it more of the front: lap3d:60 on 2 processes has 6.84e10
+ * front of its group, and the rows of that front can give it more of the front: lap3d:60 on 2 processes had 6.84e10
  * and 6.19e10 flops of own work, one process idle ~0.2 s before the shared fronts otherwise. */
 typedef struct {
   double *own;          /* per process: flops of its unshared fronts */

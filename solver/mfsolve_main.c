@@ -381,7 +381,8 @@ static void report_analysis(const cli *c, const mfs_symbolic *S, int nranks) {
       sum += load[r];
       if (load[r] > mx) mx = load[r];
     }
-    printf("mapping         %ld rank(s), proportional: max/mean flops per rank %.2f (shared fronts cut by rows)\n",
+    printf("mapping         %ld rank(s), proportional, one-rank subtrees rebalanced: max/mean flops per rank %.2f "
+           "(shared fronts cut by rows)\n",
            ranks, sum > 0 ? mx / (sum / ranks) : 1.0);
   }
   free(owner);
