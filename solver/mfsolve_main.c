@@ -430,7 +430,7 @@ static void report_factorization(const cli *c, const mfs_symbolic *S, const mfs_
   char worst[64] = ""; /* the maxima can come from different processes: the budget holds per process */
   if (X->nranks > 1) snprintf(worst, sizeof worst, ", of one process at most %.3f", X->mem_ratio_max);
   printf("memory          numeric phase%s: predicted peak %.1f MB, measured peak %.1f MB (measured/predicted %.3f%s); "
-         "sequential executor's peak %.1f MB\n",
+         "the sequential executor's peak with these tiles %.1f MB\n",
          per, mb(X->mem_predicted_max), mb(X->mem_peak_max), (double)X->mem_peak_max / (double)X->mem_predicted_max,
          worst, mb(S->mem_peak));
   printf("memory window   process %d: factor %.1f MB + tables %.1f MB + CB window %.1f MB (%.2f x %.1f MB, the "
