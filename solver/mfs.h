@@ -392,13 +392,13 @@ typedef void (*mfs_progress_fn)(void *ctx, double flops_done, double flops_total
 /* Single-threaded BLAS and flush-to-zero: call in every thread that runs kernels. */
 void mfs_kernels_init(void);
 /* OpenBLAS's kernel set (mfs_blas_core.c). restart: when OpenBLAS chose kernels without AVX2 on a
- * CPU with AVX2 + FMA or AVX-512 (a VM hiding the CPU model) and neither OPENBLAS_CORETYPE nor
- * MFSOLVE_KEEP_BLAS_CORE is set, sets OPENBLAS_CORETYPE and executes the program again (argv: its
- * arguments); returns when nothing was done. note: a line for the run summary. core_for: the
- * decision (the kernel set to ask for, or NULL to keep 'current'). */
+ * CPU with AVX2 + FMA or AVX-512 (a VM hiding the CPU model), or its AVX-512 kernels on an AMD Zen 4,
+ * and neither OPENBLAS_CORETYPE nor MFSOLVE_KEEP_BLAS_CORE is set, sets OPENBLAS_CORETYPE and
+ * executes the program again (argv: its arguments); returns when nothing was done. note: a line for
+ * the run summary. core_for: the decision (the kernel set to ask for, or NULL to keep 'current'). */
 void mfs_blas_core_restart(char **argv);
 const char *mfs_blas_core_note(void);
-const char *mfs_blas_core_for(const char *current, int avx512, int avx2_fma);
+const char *mfs_blas_core_for(const char *current, int avx512, int avx2_fma, int zen4);
 unsigned mfs_fpu_flush_denormals(void); /* returns the previous MXCSR (0 where not x86) */
 void mfs_fpu_restore(unsigned csr);
 

@@ -651,8 +651,8 @@ int main(int argc, char **argv) {
          "# that freed much memory is faster on a VM); ratios of the minima. Same ordering for all: mfsolve's\n"
          "# analysis (default ordering) handed to CHOLMOD as given and to MUMPS as ICNTL(7)=1.\n"
          "# OPENBLAS_CORETYPE=%s for every process (unset: each one, mfsolve and the peers alike, sets it\n"
-         "# when OpenBLAS chose kernels without AVX2 on a CPU that has them, solver/mfs_blas_core.c), OpenMP on\n"
-         "# 1 thread (OMP_THREAD_LIMIT=1); DGEMM n=%d.\n"
+         "# when OpenBLAS chose kernels without AVX2 on a CPU that has them, or its AVX-512 ones on an AMD\n"
+         "# Zen 4, solver/mfs_blas_core.c), OpenMP on 1 thread (OMP_THREAD_LIMIT=1); DGEMM n=%d.\n"
          "# mfsolve: %s\n# mpirun:",
          reps, coretype ? coretype : "(unset)", DGEMM_N, mfsolve_path);
   for (int i = 0; i < mpirun_argc; i++) printf(" %s", mpirun_argv[i]);

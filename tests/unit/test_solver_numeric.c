@@ -700,14 +700,22 @@ static void test_arena_ends_avoid_the_hole(void **state) {
  * (SkylakeX) or AVX2 + FMA (Haswell); a recognised CPU, or a CPU without them, keeps its choice. */
 static void test_blas_core_choice(void **state) {
   (void)state;
-  assert_string_equal(mfs_blas_core_for("Prescott", 1, 1), "SkylakeX");
-  assert_string_equal(mfs_blas_core_for("prescott", 0, 1), "Haswell");
-  assert_string_equal(mfs_blas_core_for("Sandybridge", 0, 1), "Haswell");
-  assert_null(mfs_blas_core_for("Prescott", 0, 0));
-  assert_null(mfs_blas_core_for("Haswell", 1, 1));
-  assert_null(mfs_blas_core_for("SkylakeX", 1, 1));
-  assert_null(mfs_blas_core_for("Zen", 0, 1));
-  assert_null(mfs_blas_core_for(NULL, 1, 1));
+  assert_string_equal(mfs_blas_core_for("Prescott", 1, 1, 0), "SkylakeX");
+  assert_string_equal(mfs_blas_core_for("prescott", 0, 1, 0), "Haswell");
+  assert_string_equal(mfs_blas_core_for("Sandybridge", 0, 1, 0), "Haswell");
+  assert_null(mfs_blas_core_for("Prescott", 0, 0, 0));
+  assert_null(mfs_blas_core_for("Haswell", 1, 1, 0));
+  assert_null(mfs_blas_core_for("SkylakeX", 1, 1, 0));
+  assert_null(mfs_blas_core_for("Zen", 0, 1, 0));
+  assert_null(mfs_blas_core_for(NULL, 1, 1, 0));
+  /* a Zen 4 takes the Zen (AVX2) kernels over OpenBLAS's AVX-512 ones, and over its old ones */
+  assert_string_equal(mfs_blas_core_for("Cooperlake", 1, 1, 1), "Zen");
+  assert_string_equal(mfs_blas_core_for("skylakex", 1, 1, 1), "Zen");
+  assert_string_equal(mfs_blas_core_for("SapphireRapids", 1, 1, 1), "Zen");
+  assert_string_equal(mfs_blas_core_for("Prescott", 1, 1, 1), "Zen");
+  assert_null(mfs_blas_core_for("Zen", 1, 1, 1));
+  assert_null(mfs_blas_core_for("Cooperlake", 1, 1, 0)); /* an Intel CPU keeps them */
+  assert_null(mfs_blas_core_for(NULL, 1, 1, 1));
 }
 
 /* The triangular solve B := B L^-T of a tile (recursive above 32 columns) on integer data whose
