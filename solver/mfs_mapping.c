@@ -34,6 +34,7 @@
 typedef struct {
   int32_t front;  /* the top of a one-rank subtree under a shared front */
   int32_t lo, hi; /* the ranks it may go to: its parent's group */
+  int32_t group;  /* that group's index in the search's lists */
   double w;       /* its subtree's flops */
 } movable;
 
@@ -72,14 +73,19 @@ static void after_change(const double *work, const load_summary *L, int a, int b
     }
 }
 
+/* A strictly lower largest load, or the same one and a lower sum of squares (a relative margin
+ * against rounding): each step improves the mapping, which never gets worse than the intervals'. */
 static int better(double mx, double sq, double best_mx, double best_sq) {
   const double eps = 1e-9;
-  return mx < best_mx * (1 - eps) || (mx <= best_mx * (1 + eps) && sq < best_sq * (1 - eps));
+  return mx < best_mx * (1 - eps) || (mx <= best_mx && sq < best_sq * (1 - eps));
 }
 
-/* Bounds on the search (many ranks): steps, and the candidates beyond which swaps are not tried. */
+/* Bounds on the search (thousands of ranks, flat trees): steps, and the candidates beyond which
+ * swaps (every pair, at each step) are not tried. A move needs no search over its group: the least
+ * loaded other rank of the group is its best target, since both the largest load and the sum of
+ * squares after the move grow with the target's load. */
 #define REBALANCE_MAX_STEPS 512
-#define REBALANCE_MAX_SWAPPED 1024
+#define REBALANCE_MAX_SWAPPED 128
 
 static void move_subtree(int32_t top, const int32_t *first, int32_t to, int32_t *owner, double *lo, double *hi) {
   for (int32_t d = first[top]; d <= top; d++) {
@@ -94,39 +100,65 @@ static void rebalance_under_shared(const mfs_symbolic *S, int nranks, int32_t *o
                                    double *work) {
   const int32_t nf = S->nfronts;
   int32_t *first = mem__alloc(((size_t)nf + 1) * sizeof *first);
+  int32_t *group_of = mem__alloc(((size_t)nf + 1) * sizeof *group_of); /* per shared front: its group, or -1 */
+  int32_t *group = mem__alloc(((size_t)nf + 1) * sizeof *group);       /* per group: its shared front */
+  int32_t *least = mem__alloc(2 * ((size_t)nf + 1) * sizeof *least);   /* per group: its two least loaded ranks */
   movable *m = mem__alloc(((size_t)nf + 1) * sizeof *m);
-  if (!first || !m) { /* the mapping stays as it is: valid, only less balanced */
+  if (!first || !group_of || !group || !least || !m) { /* the mapping stays as it is: valid, less balanced */
     mem__free(first);
+    mem__free(group_of);
+    mem__free(group);
+    mem__free(least);
     mem__free(m);
     return;
   }
-  for (int32_t f = 0; f < nf; f++) first[f] = f;
+  for (int32_t f = 0; f < nf; f++) {
+    first[f] = f;
+    group_of[f] = -1;
+  }
   for (int32_t f = 0; f < nf; f++) { /* postorder: a subtree is first[f] .. f */
     int32_t p = S->fronts[f].parent;
     if (p >= 0 && first[f] < first[p]) first[p] = first[f];
   }
   memset(work, 0, (size_t)nranks * sizeof *work);
-  int32_t nm = 0;
+  int32_t nm = 0, ng = 0;
   for (int32_t f = 0; f < nf; f++) {
     int32_t p = S->fronts[f].parent;
     if (hi[f] - lo[f] > 1) {
       for (int32_t r = (int32_t)lo[f]; r < (int32_t)hi[f]; r++) work[r] += S->fronts[f].flops / (hi[f] - lo[f]);
     } else if (p < 0 || hi[p] - lo[p] > 1) { /* the top of a one-rank subtree */
       work[owner[f]] += S->fronts[f].subtree_flops;
-      if (p >= 0) m[nm++] = (movable){f, (int32_t)lo[p], (int32_t)hi[p], S->fronts[f].subtree_flops};
+      if (p < 0) continue;
+      if (group_of[p] < 0) {
+        group_of[p] = ng;
+        group[ng++] = p;
+      }
+      m[nm++] = (movable){f, (int32_t)lo[p], (int32_t)hi[p], group_of[p], S->fronts[f].subtree_flops};
     }
   }
   const int swaps = nm <= REBALANCE_MAX_SWAPPED;
-  for (int step = 0; step < REBALANCE_MAX_STEPS; step++) { /* each step lowers (largest, sum of squares) */
+  for (int step = 0; step < REBALANCE_MAX_STEPS && nm > 0; step++) { /* each step lowers (largest, sum of squares) */
     const load_summary L = summarize(work, nranks);
+    for (int32_t g = 0; g < ng; g++) {
+      int32_t p = group[g], r1 = -1, r2 = -1;
+      for (int32_t r = (int32_t)lo[p]; r < (int32_t)hi[p]; r++)
+        if (r1 < 0 || work[r] < work[r1]) {
+          r2 = r1;
+          r1 = r;
+        } else if (r2 < 0 || work[r] < work[r2]) {
+          r2 = r;
+        }
+      least[2 * g] = r1;
+      least[2 * g + 1] = r2;
+    }
     int32_t bi = -1, bj = -1, bto = -1;
     double best_mx = L.mx, best_sq = L.sq, mx, sq;
     for (int32_t i = 0; i < nm; i++) {
       const int a = owner[m[i].front];
-      for (int r = m[i].lo; r < m[i].hi; r++) { /* a move */
-        if (r == a) continue;
-        after_change(work, &L, a, r, m[i].w, 0, &mx, &sq);
-        if (better(mx, sq, best_mx, best_sq)) bi = i, bj = -1, bto = r, best_mx = mx, best_sq = sq;
+      const int32_t to = least[2 * m[i].group] != a ? least[2 * m[i].group] : least[2 * m[i].group + 1];
+      if (to >= 0) { /* a move */
+        after_change(work, &L, a, to, m[i].w, 0, &mx, &sq);
+        if (better(mx, sq, best_mx, best_sq)) bi = i, bj = -1, bto = to, best_mx = mx, best_sq = sq;
       }
       for (int32_t j = i + 1; swaps && j < nm; j++) { /* a swap: each lands in its own parent's group */
         const int b = owner[m[j].front];
@@ -147,6 +179,9 @@ static void rebalance_under_shared(const mfs_symbolic *S, int nranks, int32_t *o
     }
   }
   mem__free(first);
+  mem__free(group_of);
+  mem__free(group);
+  mem__free(least);
   mem__free(m);
 }
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# mfsolve distributed: 1, 2 and 4 MPI processes x 1 and 2 StarPU workers, the three orderings, a
+# mfsolve distributed: 1, 2, 4 and 16 MPI processes x 1 and 2 StarPU workers, the three orderings, a
 # generated matrix and a Matrix Market file. Every run: exit 0, scaled residual <= 1e-12, the
 # executor line names the processes and workers, fronts are shared when there are several processes.
 # Solutions: on one process bitwise equal to the sequential executor's (same factor, same solve); on
@@ -137,6 +137,10 @@ run 4 1 metis $g --ordering metis
 run 4 2 metis $g --ordering metis
 check "4 processes: the same solution with 1 and 2 workers" cmp -s "$work/metis-np4-w1.mtx" "$work/metis-np4-w2.mtx"
 run 4 1 file --matrix "$golden/solver_lap2d_10_gen.mtx" --nb 4 --ordering metis
+# 16 processes on lap3d:40: the mapping leaves one of them without a front of its own, working only
+# on its shares of the shared fronts (test_solver_symbolic's test_mapping_rank_without_front)
+ref metis40 --gen lap3d:40 --ordering metis
+run 16 1 metis40 --gen lap3d:40 --ordering metis
 
 # the memory budget holds on every process: the measured peak within 10 % of the predicted one, in
 # both progression modes (their plans differ: the worker mode does not drain). A case where tiles
