@@ -19,7 +19,9 @@
  * 47.9, DGEMM (1024) 51.5 against 51.0; mfsolve's whole factorization, interleaved pairs: lap3d:60 on
  * one core -0.19 s of 5.4 (faster in 5 of 6), on 2 workers -0.08 s of 2.8 (6 of 6), lap3d27:40 on
  * one core -0.02 s of 0.81 (5 of 8); CHOLMOD on one thread (lap3d:60) -0.09 s of 5.9 (4 of 5). Zen 5
- * (family 1Ah) executes 512-bit instructions whole and keeps OpenBLAS's choice.
+ * (family 1Ah) was not measured and keeps OpenBLAS's choice. Only an OpenBLAS that chooses its kernels
+ * at load time (DYNAMIC_ARCH, as Debian builds it) reads OPENBLAS_CORETYPE: with any other build
+ * mfsolve does not restart.
  */
 #include "mfs_internal.h"
 
@@ -92,6 +94,8 @@ void mfs_blas_core_restart(char **argv) {
   int avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
   int avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const char *config = openblas_get_config();
+  if (!config || !strstr(config, "DYNAMIC_ARCH")) return; /* one kernel set built in: nothing to choose */
   const char *current = openblas_get_corename();
   const char *want = mfs_blas_core_for(current, avx512, avx2_fma, cpu_is_zen4(avx512));
   if (!want) return;

@@ -696,8 +696,9 @@ static void test_arena_ends_avoid_the_hole(void **state) {
   }
 }
 
-/* The kernel set asked of OpenBLAS: only when it chose one without AVX2 on a CPU that has AVX-512
- * (SkylakeX) or AVX2 + FMA (Haswell); a recognised CPU, or a CPU without them, keeps its choice. */
+/* The kernel set asked of OpenBLAS: when it chose one without AVX2 on a CPU that has AVX-512
+ * (SkylakeX) or AVX2 + FMA (Haswell), and on a Zen 4 its Zen set instead of an AVX-512 one or an old
+ * one; a recognised CPU, or a CPU without them, keeps its choice. */
 static void test_blas_core_choice(void **state) {
   (void)state;
   assert_string_equal(mfs_blas_core_for("Prescott", 1, 1, 0), "SkylakeX");
