@@ -325,11 +325,7 @@ mfs_status dist__create_with(const mfs_symbolic *S, int rank, int nranks, int nw
     D->hi[f] = owner[sr] + 1;
   }
   if (dist__split_rows(S, D) != MFS_OK) goto nomem;
-  for (int32_t f = 0; f < nf; f++) D->subtree_first[f] = f;
-  for (int32_t f = 0; f < nf; f++) { /* children precede parents: lowest front of every subtree */
-    int32_t p = S->fronts[f].parent;
-    if (p >= 0 && D->subtree_first[f] < D->subtree_first[p]) D->subtree_first[p] = D->subtree_first[f];
-  }
+  front__subtree_first(S, D->subtree_first);
   for (int32_t f = 0; f < nf; f++) {
     int32_t sr = D->subtree_root[f];
     if (sr == f) D->nsubtrees++;

@@ -24,6 +24,14 @@ double mfs_flops_trsm(double m, double n) { return m * n * n; }
 double mfs_flops_syrk(double n, double k) { return k * n * (n + 1.0); }
 double mfs_flops_gemm(double m, double n, double k) { return 2.0 * m * n * k; }
 
+void front__subtree_first(const mfs_symbolic *S, int32_t *first) {
+  for (int32_t f = 0; f < S->nfronts; f++) first[f] = f;
+  for (int32_t f = 0; f < S->nfronts; f++) {
+    int32_t p = S->fronts[f].parent;
+    if (p >= 0 && first[f] < first[p]) first[p] = first[f];
+  }
+}
+
 int64_t mfs_big_front_rows(const mfs_options *o) {
   return o->nb_big_from > 0 ? o->nb_big_from : (int64_t)MFS_BIG_FRONT_TILES * o->nb;
 }

@@ -86,6 +86,9 @@ static inline void exec__priority_slice(int *pmin, int *pmax) {
 
 /* Analysis stages that fill parts of mfs_symbolic (mfs_front.c, mfs_memory.c). */
 mfs_status front__build_ops(mfs_symbolic *S, mfs_error *err);
+/* first[f] (nfronts): the lowest-numbered front of f's subtree. Fronts are postordered (children
+ * before their parent), so f's subtree is fronts first[f] .. f. */
+void front__subtree_first(const mfs_symbolic *S, int32_t *first);
 void memory__predict(mfs_symbolic *S);
 /* The CB footprint of the sequential order of fronts first..last (front skip's own CB left out: a
  * subtree's root, or -1), from one end of the CB arena's window or from both (by depth parity,

@@ -99,27 +99,20 @@ static void move_subtree(int32_t top, const int32_t *first, int32_t to, int32_t 
 static void rebalance_under_shared(const mfs_symbolic *S, int nranks, int32_t *owner, double *lo, double *hi,
                                    double *work) {
   const int32_t nf = S->nfronts;
-  int32_t *first = mem__alloc(((size_t)nf + 1) * sizeof *first);
-  int32_t *group_of = mem__alloc(((size_t)nf + 1) * sizeof *group_of); /* per shared front: its group, or -1 */
-  int32_t *group = mem__alloc(((size_t)nf + 1) * sizeof *group);       /* per group: its shared front */
-  int32_t *least = mem__alloc(2 * ((size_t)nf + 1) * sizeof *least);   /* per group: its two least loaded ranks */
-  movable *m = mem__alloc(((size_t)nf + 1) * sizeof *m);
-  if (!first || !group_of || !group || !least || !m) { /* the mapping stays as it is: valid, less balanced */
-    mem__free(first);
-    mem__free(group_of);
-    mem__free(group);
-    mem__free(least);
+  const size_t n1 = (size_t)nf + 1;
+  int32_t *ints = mem__alloc(5 * n1 * sizeof *ints);
+  movable *m = mem__alloc(n1 * sizeof *m);
+  if (!ints || !m) { /* the mapping stays as it is: valid, only less balanced */
+    mem__free(ints);
     mem__free(m);
     return;
   }
-  for (int32_t f = 0; f < nf; f++) {
-    first[f] = f;
-    group_of[f] = -1;
-  }
-  for (int32_t f = 0; f < nf; f++) { /* postorder: a subtree is first[f] .. f */
-    int32_t p = S->fronts[f].parent;
-    if (p >= 0 && first[f] < first[p]) first[p] = first[f];
-  }
+  int32_t *first = ints;          /* per front: the lowest front of its subtree */
+  int32_t *group_of = ints + n1;  /* per shared front: its group, or -1 */
+  int32_t *group = ints + 2 * n1; /* per group: its shared front */
+  int32_t *least = ints + 3 * n1; /* per group: its two least loaded ranks */
+  front__subtree_first(S, first);
+  for (int32_t f = 0; f < nf; f++) group_of[f] = -1;
   memset(work, 0, (size_t)nranks * sizeof *work);
   int32_t nm = 0, ng = 0;
   for (int32_t f = 0; f < nf; f++) {
@@ -178,10 +171,7 @@ static void rebalance_under_shared(const mfs_symbolic *S, int nranks, int32_t *o
       move_subtree(m[bj].front, first, from, owner, lo, hi);
     }
   }
-  mem__free(first);
-  mem__free(group_of);
-  mem__free(group);
-  mem__free(least);
+  mem__free(ints);
   mem__free(m);
 }
 

@@ -161,12 +161,7 @@ mfs_status mfs_prune(const mfs_symbolic *S, int nworkers, mfs_pruning *P, mfs_er
     mfs_pruning_free(P);
     return err__nomem(err);
   }
-  /* first (lowest-numbered) front of every subtree; children precede their parent */
-  for (int32_t f = 0; f < nf; f++) first[f] = f;
-  for (int32_t f = 0; f < nf; f++) {
-    int32_t p = S->fronts[f].parent;
-    if (p >= 0 && first[f] < first[p]) first[p] = first[f];
-  }
+  front__subtree_first(S, first);
   ns = 0;
   for (int32_t f = 0; f < nf; f++)
     if (small[f]) {
