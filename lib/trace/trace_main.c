@@ -78,6 +78,32 @@ static void remove_tree(const char *dir) {
   if (dir[0]) nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* base/.popmeter-trace.<host>.<pid>: the host name keeps apart the processes of other machines
+ * that write next to the same output directory on a shared file system. */
+static void stage_name(char *out, size_t len, const char *base) {
+  char host[64] = "";
+  gethostname(host, sizeof host - 1);
+  for (char *c = host; *c; c++)
+    if (*c == '/') *c = '_';
+  snprintf(out, len, "%s/.popmeter-trace.%s.%ld", base, host[0] ? host : "host", (long)getpid());
+}
+
+/* Creates the staging directory dir. One that exists already carries this host's name and this
+ * process's id: it is left by an earlier image of this very process (a program that re-executes
+ * itself, as mfsolve does to choose its BLAS kernels, opened a trace before its exec) or by a dead
+ * process that had the same id; no live process writes into it, so it is replaced. */
+static int make_stage_dir(const char *dir) {
+  if (mkdir(dir, 0755) == 0) return 0;
+  if (errno != EEXIST) return -1;
+  struct stat st;
+  if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    errno = EEXIST; /* a file or a link of that name: not ours to remove */
+    return -1;
+  }
+  remove_tree(dir);
+  return mkdir(dir, 0755);
+}
+
 /* The staging directory: next to the output directory (so that placing the archive is a rename),
  * or under $TMPDIR when that is not writable. */
 static int make_stage(char *out, size_t len) {
@@ -88,13 +114,13 @@ static int make_stage(char *out, size_t len) {
     snprintf(copy, sizeof copy, "%s", req);
     snprintf(base, sizeof base, "%s", dirname(copy));
   }
-  snprintf(out, len, "%s/.popmeter-trace.%ld", base, (long)getpid());
-  if (mkdir(out, 0755) == 0) return 0;
+  stage_name(out, len, base);
+  if (make_stage_dir(out) == 0) return 0;
   int e = errno;
   const char *tmp = secure_getenv("TMPDIR");
   char fallback[4096];
-  snprintf(fallback, sizeof fallback, "%s/.popmeter-trace.%ld", tmp && tmp[0] ? tmp : "/tmp", (long)getpid());
-  if (mkdir(fallback, 0755) == 0) {
+  stage_name(fallback, sizeof fallback, tmp && tmp[0] ? tmp : "/tmp");
+  if (make_stage_dir(fallback) == 0) {
     pm_warn("cannot create the trace directory %s (%s); writing the trace into %s", out, strerror(e), fallback);
     snprintf(out, len, "%s", fallback);
     return 0;

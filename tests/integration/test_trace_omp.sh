@@ -68,6 +68,19 @@ check "unwritable output directory: popmeter.json is written in the fallback dir
 check "unwritable output directory: so is the trace" test -s "$fb/traces.otf2"
 [ -s "$fb/traces.otf2" ] && readback "fallback" "$fb/traces.otf2"
 
+# ---- a program that re-executes itself: the first image's staging directory (same process id)
+# does not stop the second from tracing, and none is left behind
+mkdir -p "$work/exec"
+run exec POPMETER_OUTPUT="$work/exec/out" "$launcher" run -- "$prog" exec
+check "re-executed program: exits 0" test $? -eq 0
+check "re-executed program: no error about the trace directory" sh -c "! grep -q 'trace directory' '$work/exec.err'"
+a="$work/exec/out/traces.otf2"
+check "re-executed program: the trace is written" test -s "$a"
+[ -s "$a" ] && readback "re-executed program" "$a"
+expect "re-executed program: the second image's regions ('long', x3)" 3 "$a" Enter region=long
+expect_done
+check "re-executed program: no staging directory left behind" sh -c "! ls -d '$work/exec'/.popmeter-trace.* >/dev/null 2>&1"
+
 # ---- the statistics in the profile and the table
 run table POPMETER_REPORT=full "$launcher" run -- "$prog" filter
 check "table: a trace line with the events, size and flushes" \

@@ -7,10 +7,14 @@
  *                        20 x "tiny" (empty)                              dropped (too short)
  *                        "skip_outer" (excluded by name) holding "inner" (30 ms)  inner kept alone
  *                        "outer" (60 ms) holding 5 x "tiny" and 1 x "mid" (40 ms)  outer, mid kept
- *                        "short" (empty) holding 3 x "tiny"               all dropped */
+ *                        "short" (empty) holding 3 x "tiny"               all dropped
+ *   trace_omp exec     the user region "before_exec", then re-executes itself (the same process,
+ *                      as mfsolve may to choose its BLAS kernels, once popmeter has started),
+ *                      then runs "filter". */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "popmeter.h"
 #pragma weak pm_region_begin
 #pragma weak pm_region_end
@@ -72,6 +76,14 @@ static void filter(void) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "exec")) {
+    begin("before_exec"); /* popmeter starts (and opens the trace) at its first event */
+    end("before_exec");
+    char *const args[] = {argv[0], "filter", NULL};
+    execv("/proc/self/exe", args);
+    perror("trace_omp: execv /proc/self/exe");
+    return 1;
+  }
   if (argc > 1 && !strcmp(argv[1], "filter"))
     filter();
   else
