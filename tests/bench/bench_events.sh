@@ -45,7 +45,8 @@ REF=${POPMETER_BENCH_REF:-}
 [ -z "$REF" ] || [ -r "$REF" ] || { echo "bench_events: $REF not found: no ref column" >&2; REF=; }
 [ -r "$LIB" ] || { echo "bench_events: $LIB not found (set POPMETER_LIB)" >&2; exit 1; }
 if [ -n "$TALP" ] && [ ! -r "$TALP/lib/libdlb_mpi.so" ]; then
-  echo "bench_events: $TALP/lib/libdlb_mpi.so not found: no TALP column" >&2
+  echo "bench_events: $TALP/lib/libdlb_mpi.so not found (DLB builds it only when configured --with-mpi):" \
+    "no TALP column" >&2
   TALP=
 fi
 PRIO=()
