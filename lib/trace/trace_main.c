@@ -21,6 +21,7 @@
 #include <dlfcn.h>
 #include <ftw.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -78,28 +79,57 @@ static void remove_tree(const char *dir) {
   if (dir[0]) nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* base/.popmeter-trace.<host>.<pid>: the host name keeps apart the processes of other machines
- * that write next to the same output directory on a shared file system. */
-static void stage_name(char *out, size_t len, const char *base) {
-  char host[64] = "";
+/* This process's start time, in clock ticks since boot (/proc/self/stat, field 22); 0 if unknown.
+ * With the process id it names one process: an exec keeps both, and a process that later gets the
+ * same id starts later. */
+static unsigned long long process_start(void) {
+  char buf[1024];
+  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  char *p = strrchr(buf, ')'); /* the command name (field 2) may hold spaces and parentheses */
+  unsigned long long start = 0;
+  /* after it: field 3 (the state) ... field 22 (the start time) */
+  if (!p ||
+      sscanf(p + 1, "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu", &start) != 1)
+    return 0;
+  return start;
+}
+
+/* base/.popmeter-trace.<host>.<pid>.<start>: one name per process, the same in every image of it (a
+ * program that re-executes itself, as mfsolve does to choose its BLAS kernels, may have opened a
+ * trace before its exec). The host name keeps apart the processes of other machines writing next
+ * to the same output directory on a shared file system. -1 when the name does not fit. */
+static int stage_name(char *out, size_t len, const char *base) {
+  char host[256] = "";
   gethostname(host, sizeof host - 1);
   for (char *c = host; *c; c++)
     if (*c == '/') *c = '_';
-  snprintf(out, len, "%s/.popmeter-trace.%s.%ld", base, host[0] ? host : "host", (long)getpid());
+  int n = snprintf(out, len, "%s/.popmeter-trace.%s.%ld.%llu", base, host[0] ? host : "host", (long)getpid(),
+                   process_start());
+  if (n < 0 || (size_t)n >= len) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  return 0;
 }
 
-/* Creates the staging directory dir. One that exists already carries this host's name and this
- * process's id: it is left by an earlier image of this very process (a program that re-executes
- * itself, as mfsolve does to choose its BLAS kernels, opened a trace before its exec) or by a dead
- * process that had the same id; no live process writes into it, so it is replaced. */
+/* Creates the staging directory dir. One that exists already and belongs to this user was left by
+ * an earlier image of this very process (its name says so): nothing else writes into it, and it
+ * is replaced. Anything else of that name (another user's directory, a file, a link) is left alone
+ * and the caller falls back. */
 static int make_stage_dir(const char *dir) {
   if (mkdir(dir, 0755) == 0) return 0;
   if (errno != EEXIST) return -1;
   struct stat st;
-  if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    errno = EEXIST; /* a file or a link of that name: not ours to remove */
+  if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+    errno = EEXIST;
     return -1;
   }
+  pm_info("trace: replacing the staging directory %s, left by an earlier image of this process", dir);
   remove_tree(dir);
   return mkdir(dir, 0755);
 }
@@ -114,13 +144,11 @@ static int make_stage(char *out, size_t len) {
     snprintf(copy, sizeof copy, "%s", req);
     snprintf(base, sizeof base, "%s", dirname(copy));
   }
-  stage_name(out, len, base);
-  if (make_stage_dir(out) == 0) return 0;
+  if (stage_name(out, len, base) == 0 && make_stage_dir(out) == 0) return 0;
   int e = errno;
   const char *tmp = secure_getenv("TMPDIR");
   char fallback[4096];
-  stage_name(fallback, sizeof fallback, tmp && tmp[0] ? tmp : "/tmp");
-  if (make_stage_dir(fallback) == 0) {
+  if (stage_name(fallback, sizeof fallback, tmp && tmp[0] ? tmp : "/tmp") == 0 && make_stage_dir(fallback) == 0) {
     pm_warn("cannot create the trace directory %s (%s); writing the trace into %s", out, strerror(e), fallback);
     snprintf(out, len, "%s", fallback);
     return 0;

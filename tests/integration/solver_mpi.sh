@@ -86,7 +86,9 @@ check "--mpi-progress thread: the same solution" \
 with_var() {
   timeout 180 $MPIRUN -np 2 --bind-to none -x STARPU_SILENT -x "$2" "$mfsolve" -q --workers 1 --mpi-progress "$3" \
     $g --ordering metis --solution "$work/$1.mtx" >"$work/$1.out" 2>"$work/$1.err"
+  rc=$?
   check "$2: the same solution" cmp -s "$work/metis-np2-w1.mtx" "$work/$1.mtx"
+  if [ $rc -ne 0 ]; then diag "$2: exit $rc"; sed 's/^/# /' "$work/$1.err" | tail -8; fi
 }
 with_var callfreq0 STARPU_MPI_DRIVER_CALL_FREQUENCY=0 worker
 check "STARPU_MPI_DRIVER_CALL_FREQUENCY=0 over --mpi-progress worker: the thread, said why" \
