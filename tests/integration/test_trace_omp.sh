@@ -80,6 +80,25 @@ check "re-executed program: the trace is written" test -s "$a"
 expect "re-executed program: the second image's regions ('long', x3)" 3 "$a" Enter region=long
 expect_done
 check "re-executed program: no staging directory left behind" sh -c "! ls -d '$work/exec'/.popmeter-trace.* >/dev/null 2>&1"
+# the same when the first image's staging directory belongs to another user by then: it is left
+# alone (never removed), and the trace goes through the fallback under $TMPDIR
+mkdir -p "$work/foreign" "$work/foreign_tmp"
+run foreign TMPDIR="$work/foreign_tmp" POPMETER_OUTPUT="$work/foreign/out" "$launcher" run -- "$prog" exec-foreign \
+  "$work/foreign"
+rc=$?
+if [ $rc -eq 77 ]; then
+  skip "re-executed program, another user's staging directory: $(cat "$work/foreign.err")"
+else
+  check "another user's staging directory: exits 0" test $rc -eq 0
+  check "another user's staging directory: left in place, still that user's, with the first image's files" \
+    sh -c "test \"\$(stat -c %u '$work/foreign'/.popmeter-trace.* 2>/dev/null)\" = 65534 && \
+      test -d \"\$(ls -d '$work/foreign'/.popmeter-trace.* | head -1)/traces\""
+  check "another user's staging directory: the message names it and the fallback" \
+    grep -q "cannot create the trace directory $work/foreign/.popmeter-trace.*(File exists); writing the trace into $work/foreign_tmp/" \
+    "$work/foreign.err"
+  check "another user's staging directory: the trace is written through the fallback" \
+    test -s "$work/foreign/out/traces.otf2"
+fi
 
 # ---- the statistics in the profile and the table
 run table POPMETER_REPORT=full "$launcher" run -- "$prog" filter

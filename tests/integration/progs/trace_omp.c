@@ -10,7 +10,10 @@
  *                        "short" (empty) holding 3 x "tiny"               all dropped
  *   trace_omp exec     the user region "before_exec", then re-executes itself (the same process,
  *                      as mfsolve may to choose its BLAS kernels, once popmeter has started),
- *                      then runs "filter". */
+ *                      then runs "filter".
+ *   trace_omp exec-foreign DIR   the same, after giving the staging directories in DIR (the first
+ *                      image's) to the user nobody; exit 77 when that is not allowed. */
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -75,10 +78,31 @@ static void filter(void) {
   end("short");
 }
 
+/* Gives every popmeter staging directory in dir to the user nobody (65534): another user's
+ * directory of the name the next image of this process will look for. 0 when one was given. */
+static int give_stage_away(const char *dir) {
+  DIR *d = opendir(dir);
+  int given = -1;
+  struct dirent *e;
+  while (d && (e = readdir(d)))
+    if (!strncmp(e->d_name, ".popmeter-trace.", 16)) {
+      char path[4096];
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      if (chown(path, 65534, 65534) == 0) given = 0;
+    }
+  if (d) closedir(d);
+  return given;
+}
+
 int main(int argc, char **argv) {
-  if (argc > 1 && !strcmp(argv[1], "exec")) {
+  if (argc > 1 && (!strcmp(argv[1], "exec") || !strcmp(argv[1], "exec-foreign"))) {
     begin("before_exec"); /* popmeter starts (and opens the trace) at its first event */
     end("before_exec");
+    if (!strcmp(argv[1], "exec-foreign") && (argc < 3 || give_stage_away(argv[2]) != 0)) {
+      fprintf(stderr, "trace_omp: no staging directory in %s could be given away (not root?)\n",
+              argc < 3 ? "(none named)" : argv[2]);
+      return 77;
+    }
     char *const args[] = {argv[0], "filter", NULL};
     execv("/proc/self/exe", args);
     perror("trace_omp: execv /proc/self/exe");
