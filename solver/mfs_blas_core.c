@@ -31,9 +31,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
 
 /* OpenBLAS's x86-64 kernel sets without AVX2 (its corename table). */
 static const char *const pre_avx2[] = {
@@ -60,19 +57,6 @@ const char *mfs_blas_core_for(const char *current, int avx512, int avx2_fma, int
   return NULL;
 }
 
-#if defined(__x86_64__)
-/* An AMD CPU of family 19h (Zen 3 and Zen 4) with AVX-512: a Zen 4. */
-static int cpu_is_zen4(int avx512) {
-  unsigned a, b, c, d;
-  if (!avx512 || !__get_cpuid(0, &a, &b, &c, &d)) return 0;
-  const int amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u; /* "AuthenticAMD" */
-  if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return 0;
-  unsigned family = (a >> 8) & 0xf;
-  if (family == 0xf) family += (a >> 20) & 0xff;
-  return family == 0x19;
-}
-#endif
-
 static char note[160];
 
 const char *mfs_blas_core_note(void) {
@@ -97,7 +81,9 @@ void mfs_blas_core_restart(char **argv) {
   const char *config = openblas_get_config();
   if (!config || !strstr(config, "DYNAMIC_ARCH")) return; /* one kernel set built in: nothing to choose */
   const char *current = openblas_get_corename();
-  const char *want = mfs_blas_core_for(current, avx512, avx2_fma, cpu_is_zen4(avx512));
+  /* an AMD CPU of family 19h (Zen 3 and Zen 4) with AVX-512: a Zen 4 */
+  const int zen4 = avx512 && __builtin_cpu_is("amdfam19h");
+  const char *want = mfs_blas_core_for(current, avx512, avx2_fma, zen4);
   if (!want) return;
   if (setenv("OPENBLAS_CORETYPE", want, 1) != 0 || setenv("MFSOLVE_BLAS_RESTARTED", current, 1) != 0) return;
   execv("/proc/self/exe", argv);
