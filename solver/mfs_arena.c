@@ -230,12 +230,81 @@ static size_t dirty_bytes(const mfs_arena *a, size_t off, size_t len, touched_ma
   return off >= m.low ? 0 : m.low - off < len ? m.low - off : len;
 }
 
-static void *alloc_block(mfs_arena *a, size_t len, int end, int past_window, size_t *dirty) {
-  if (!a->map || len == 0) return NULL;
+/* Takes [off, off + len) of the low end when it is free: inside one free extent, or from the top on
+ * (the gap below it becomes a free extent) while the window's room beside the high end holds it. No
+ * free extent ends at the top (region_free gives such a one back), so these are the only cases. */
+static int region_take(arena_region *r, size_t off, size_t len, size_t room) {
+  if (off >= r->top) {
+    if (off > room || len > room - off) return 0;
+    if (off > r->top && !ext_insert(r, r->next, r->top, off - r->top)) return 0;
+    r->top = off + len;
+    if (r->top > r->hwm) r->hwm = r->top;
+    return 1;
+  }
+  int lo = 0, hi = r->next; /* the last extent starting at or below off */
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (r->ext[mid].off <= off)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0) return 0;
+  arena_extent e = r->ext[lo - 1];
+  if (off + len > e.off + e.len) return 0;
+  size_t after = e.off + e.len - (off + len);
+  if (off > e.off) { /* the extent keeps its part below the block, and its part above becomes one */
+    r->ext[lo - 1].len = off - e.off;
+    if (after && !ext_insert(r, lo, off + len, after)) {
+      r->ext[lo - 1].len = e.len;
+      return 0;
+    }
+  } else if (after) {
+    r->ext[lo - 1].off = off + len;
+    r->ext[lo - 1].len = after;
+  } else {
+    ext_remove(r, lo - 1);
+  }
+  return 1;
+}
+
+/* First fit at or above floor in the low end's holes, else on its top (at floor at least), within
+ * the window's room. */
+static size_t region_alloc_above(arena_region *r, size_t len, size_t room, size_t floor) {
+  for (int t = 0; t < r->next; t++) {
+    arena_extent e = r->ext[t];
+    if (e.off + e.len <= floor) continue;
+    size_t from = e.off > floor ? e.off : floor;
+    if (e.off + e.len - from >= len && region_take(r, from, len, room)) return from;
+  }
+  size_t from = r->top > floor ? r->top : floor;
+  return region_take(r, from, len, room) ? from : ARENA_FAIL;
+}
+
+/* Where a block goes: at an end of the window (past it when past_window, while the high end holds
+ * nothing), at offset `at` of the low end, or first fit at `at` or above in the low end. */
+typedef struct {
+  enum { AT_END, AT_OFFSET, AT_OR_ABOVE } how;
+  int end, past_window;
+  size_t at;
+} placement;
+
+static size_t place(mfs_arena *a, const placement *pl, size_t len) {
+  if (pl->how == AT_END) return alloc_off(a, len, pl->end, pl->past_window);
+  size_t room = room_beside(a, a->high.top), off = pl->at;
+  if (pl->how == AT_OFFSET ? !region_take(&a->low, off, len, room)
+                           : (off = region_alloc_above(&a->low, len, room, pl->at)) == ARENA_FAIL)
+    return ARENA_FAIL;
+  note_held(a, len);
+  return off;
+}
+
+static void *alloc_block(mfs_arena *a, size_t len, placement pl, size_t *dirty) {
+  if (!a->map || len == 0 || (pl.how != AT_END && pl.at == ARENA_FAIL)) return NULL;
   pthread_mutex_lock(&a->lock);
   touched_marks m = marks_of(a);
   size_t before = arena__touched(a);
-  size_t off = alloc_off(a, len, end, past_window);
+  size_t off = place(a, &pl, len);
   size_t now = arena__touched(a);
   if (now > before) mem__account((int64_t)(now - before));
   pthread_mutex_unlock(&a->lock);
@@ -244,10 +313,20 @@ static void *alloc_block(mfs_arena *a, size_t len, int end, int past_window, siz
   return a->base + off;
 }
 
-void *arena__alloc(mfs_arena *a, size_t len, int end, size_t *dirty) { return alloc_block(a, len, end, 1, dirty); }
+void *arena__alloc(mfs_arena *a, size_t len, int end, size_t *dirty) {
+  return alloc_block(a, len, (placement){AT_END, end, 1, 0}, dirty);
+}
+
+void *arena__alloc_at(mfs_arena *a, size_t off, size_t len, size_t *dirty) {
+  return alloc_block(a, len, (placement){AT_OFFSET, ARENA_LOW, 0, off}, dirty);
+}
+
+void *arena__alloc_above(mfs_arena *a, size_t floor, size_t len, size_t *dirty) {
+  return alloc_block(a, len, (placement){AT_OR_ABOVE, ARENA_LOW, 0, floor}, dirty);
+}
 
 void *arena__alloc_in_window(mfs_arena *a, size_t len, int end, int *over_window, size_t *dirty) {
-  void *p = alloc_block(a, len, end, 0, dirty);
+  void *p = alloc_block(a, len, (placement){AT_END, end, 0, 0}, dirty);
   *over_window = !p && a->map && len > 0;
   return p;
 }

@@ -130,6 +130,7 @@ void dist__free(mfs_dist *D) {
   mem__free(D->recv_l);
   mem__free(D->recv_cb);
   mem__free(D->order);
+  mem__free(D->cb_plan);
   mfs_pruning_free(&D->pruning);
   mem__free(D);
 }
@@ -173,9 +174,18 @@ static void subtrees_end_all(mfs_arena *a, running_subtrees *q) {
   while (q->n > 0) subtree_end_oldest(a, q);
 }
 
+static int64_t replay_cb(const mfs_symbolic *S, const mfs_dist *D, int workers, size_t *plan);
+
 int64_t dist__cb_footprint(const mfs_symbolic *S, const mfs_dist *D, int workers) {
+  return replay_cb(S, D, workers, NULL);
+}
+
+/* The replay behind dist__cb_footprint; with plan, the offset it gave each block (3 per front, as
+ * D->cb_plan) is left there, ARENA_FAIL for blocks it did not take. */
+static int64_t replay_cb(const mfs_symbolic *S, const mfs_dist *D, int workers, size_t *plan) {
   const int32_t nf = S->nfronts;
-  size_t *off = mem__alloc(((size_t)nf + 1) * 3 * sizeof *off); /* CB, received CB, received factor */
+  size_t *off = plan ? plan : mem__alloc(((size_t)nf + 1) * 3 * sizeof *off); /* CB, received CB, received factor */
+  if (plan) memset(plan, 0xff, ((size_t)nf + 1) * 3 * sizeof *plan);
   /* W - 1 earlier subtrees held when one starts, all of them when the process has fewer subtree
    * tasks with a scratch than workers */
   int32_t mine = 0;
@@ -190,7 +200,7 @@ int64_t dist__cb_footprint(const mfs_symbolic *S, const mfs_dist *D, int workers
     run.len = mem__alloc((size_t)run.cap * sizeof *run.len);
   }
   if (!off || (run.cap > 0 && (!run.off || !run.len))) {
-    mem__free(off);
+    if (off != plan) mem__free(off);
     mem__free(run.off);
     mem__free(run.len);
     return -1;
@@ -241,7 +251,7 @@ int64_t dist__cb_footprint(const mfs_symbolic *S, const mfs_dist *D, int workers
 #undef FREE
   int64_t footprint = (int64_t)a.hwm;
   arena__destroy(&a);
-  mem__free(off);
+  if (off != plan) mem__free(off);
   mem__free(run.off);
   mem__free(run.len);
   return footprint;
@@ -350,7 +360,9 @@ mfs_status dist__create_with(const mfs_symbolic *S, int rank, int nranks, int nw
   }
   find_received(S, D);
   build_order(S, D);
-  if ((D->cb_min = dist__cb_footprint(S, D, D->workers)) < 0) goto nomem;
+  /* The replay's placement, for the executor to follow on several processes (mfs_dist.h: cb_plan) */
+  D->cb_plan = nranks > 1 ? mem__alloc(((size_t)S->nfronts + 1) * 3 * sizeof *D->cb_plan) : NULL;
+  if ((nranks > 1 && !D->cb_plan) || (D->cb_min = replay_cb(S, D, D->workers, D->cb_plan)) < 0) goto nomem;
   mem__free(owner);
   *Dout = D;
   return MFS_OK;

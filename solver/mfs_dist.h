@@ -56,6 +56,11 @@ typedef struct mfs_dist {
   int64_t factor_local; /* factor bytes held by this process */
   int64_t cb_min;       /* CB arena footprint of the executor's order with immediate cleanups and
                          * the process's workers running subtree tasks side by side */
+  /* on several processes (NULL on one): where that replay put each block, 3 per front: the front's
+   * CB (a subtree root: its task's scratch), its received CB tiles, its received factor tiles;
+   * ARENA_FAIL for none. The executor places each block there or above cb_min (mfs_factor_starpu.c:
+   * window_alloc), so that its window never fragments more than the replay's */
+  size_t *cb_plan;
 } mfs_dist;
 
 /* Builds the distribution of S over nranks processes for this rank; nworkers is the total number of

@@ -201,6 +201,41 @@ static void test_more_workers_than_subtrees(void **state) {
   assert_true(larger > 0);
 }
 
+/* The replay's placement the executor follows on several processes (mfs_dist.h: cb_plan): every
+ * planned block lies inside [0, cb_min), the footprint, so that the blocks the executor places above
+ * cb_min never hold a planned range; one process has no plan (first fit). */
+static void test_planned_placement(void **state) {
+  (void)state;
+  mfs_matrix A;
+  mfs_symbolic *S = analyze_spec("lap3d:16", MFS_ORDER_METIS, 24, &A);
+  mfs_error err;
+  mfs_dist *D;
+  assert_int_equal(dist__create(S, 0, 1, 2, 1, &D, &err), MFS_OK);
+  assert_null(D->cb_plan);
+  dist__free(D);
+  for (int R = 2; R <= 4; R++)
+    for (int r = 0; r < R; r++) {
+      assert_int_equal(dist__create(S, r, R, 2 * R, 1, &D, &err), MFS_OK);
+      assert_non_null(D->cb_plan);
+      int64_t planned = 0;
+      for (int32_t f = 0; f < S->nfronts; f++) {
+        int own_subtree = D->subtree_root[f] == f && D->lo[f] == r;
+        int64_t len[3] = {own_subtree ? D->sub_scratch[f] : D->cb_local[f], D->recv_cb[f], D->recv_l[f]};
+        for (int k = 0; k < 3; k++) {
+          size_t off = D->cb_plan[3 * (size_t)f + k];
+          if (off == ARENA_FAIL) continue;
+          assert_true(len[k] > 0);
+          assert_true(off + (size_t)len[k] <= (size_t)D->cb_min);
+          planned++;
+        }
+      }
+      assert_true(planned > 0);
+      dist__free(D);
+    }
+  mfs_symbolic_free(S);
+  mfs_matrix_free(&A);
+}
+
 /* Several processes: tiles partition exactly, groups nest, received tiles are exactly the remote
  * tiles read by the tasks a process runs, and the submission order puts children first. */
 static void test_processes(void **state) {
@@ -476,6 +511,7 @@ int main(void) {
       cmocka_unit_test(test_owner_rule),
       cmocka_unit_test(test_single_process),
       cmocka_unit_test(test_processes),
+      cmocka_unit_test(test_planned_placement),
       cmocka_unit_test(test_rows_makespan),
       cmocka_unit_test(test_rows_search_limit),
       cmocka_unit_test(test_carve),

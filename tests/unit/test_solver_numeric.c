@@ -624,6 +624,44 @@ static void test_arena_dirty_bytes(void **state) {
   arena__destroy(&a);
 }
 
+/* A block at a given place (the executor's planned placement), K = KiB, window 1 MiB: [0, 64K) and
+ * [64K, 192K) taken by first fit, the first freed: a hole [0, 64K). At 16K for 32K: inside the hole,
+ * which splits into [0, 16K) and [48K, 64K); at 32K it is now taken: NULL. At 256K (above the top,
+ * 192K) for 64K: the gap [192K, 256K) becomes a hole and the top is 320K; [192K, 256K) can then be
+ * taken whole, and [0, 16K) too (the first hole, exactly). Above a floor: 16K at floor 40K goes to
+ * [48K, 64K) (the only hole reaching past 40K), a second one finds no hole and goes on the top
+ * (320K); at floor 900K, 200K does not fit in the window (900K + 200K > 1 MiB): NULL. Whatever was
+ * written before is dirty: [16K, 48K) lies in the first block's written range. */
+static void test_arena_alloc_at_and_above(void **state) {
+  (void)state;
+  const size_t K = 1024;
+  mfs_arena a;
+  size_t d = 1;
+  assert_int_equal(arena__create(&a, 1024 * K, 0), MFS_OK);
+  char *b0 = arena__alloc(&a, 64 * K, ARENA_LOW, &d), *base = b0;
+  assert_ptr_equal(arena__alloc(&a, 128 * K, ARENA_LOW, &d), base + 64 * K);
+  arena__free(&a, b0, 64 * K);
+  assert_ptr_equal(arena__alloc_at(&a, 16 * K, 32 * K, &d), base + 16 * K);
+  assert_int_equal(d, 32 * K); /* written before, by the first block */
+  assert_null(arena__alloc_at(&a, 32 * K, 16 * K, &d));
+  assert_null(arena__alloc_at(&a, ARENA_FAIL, 16 * K, &d));
+  assert_ptr_equal(arena__alloc_at(&a, 256 * K, 64 * K, &d), base + 256 * K);
+  assert_int_equal(d, 0); /* above every write so far */
+  assert_int_equal(a.low.top, 320 * K);
+  assert_ptr_equal(arena__alloc_at(&a, 192 * K, 64 * K, &d), base + 192 * K);
+  assert_ptr_equal(arena__alloc_at(&a, 0, 16 * K, &d), base);
+  assert_int_equal(a.low.next, 1); /* [48K, 64K) is the only hole left */
+  assert_ptr_equal(arena__alloc_above(&a, 40 * K, 16 * K, &d), base + 48 * K);
+  assert_int_equal(a.low.next, 0);
+  assert_ptr_equal(arena__alloc_above(&a, 40 * K, 16 * K, &d), base + 320 * K);
+  assert_null(arena__alloc_above(&a, 900 * K, 200 * K, &d));
+  assert_ptr_equal(arena__alloc_above(&a, 900 * K, 100 * K, &d), base + 900 * K);
+  assert_int_equal(a.low.next, 1); /* the gap [336K, 900K) */
+  assert_int_equal(a.low.ext[0].off, 336 * K);
+  assert_int_equal(a.used, (16 + 32 + 16 + 128 + 64 + 64 + 16 + 100) * K);
+  arena__destroy(&a);
+}
+
 /* The window's two ends, W = 1 MiB (K = KiB), with 1 MiB of address space behind it: the low end
  * takes [0, 256K); the high end counts down from W: 128K at W-128K, 64K at W-192K. Freeing the
  * first high block leaves a hole the next 128K high block fits in exactly (all of it written
@@ -842,6 +880,7 @@ int main(void) {
       cmocka_unit_test(test_first_touch_fresh),
       cmocka_unit_test(test_assemble_paths),
       cmocka_unit_test(test_arena_dirty_bytes),
+      cmocka_unit_test(test_arena_alloc_at_and_above),
       cmocka_unit_test(test_arena_two_ends),
       cmocka_unit_test(test_arena_ends_avoid_the_hole),
       cmocka_unit_test(test_blas_core_choice),
