@@ -757,6 +757,13 @@ static void test_blas_core_choice(void **state) {
   assert_null(mfs_blas_core_for(NULL, 1, 1, 1));
 }
 
+/* An r x c column-major array of zeros (the test fails without memory). */
+static double *zeroed(int r, int c) {
+  double *p = calloc((size_t)r * (size_t)c, sizeof *p);
+  assert_non_null(p);
+  return p;
+}
+
 /* The triangular solve B := B L^-T of a tile (recursive above 32 columns) on integer data whose
  * answer is exact: L has powers of two on its diagonal and small integers below it, B = X L^T for an
  * integer X, so every partial sum is an integer and every division exact, whichever order the
@@ -767,11 +774,7 @@ static void test_trsm_kernel_exact(void **state) {
   const int shapes[][2] = {{1, 1}, {7, 31}, {40, 32}, {33, 33}, {5, 64}, {100, 65}, {256, 101}, {3, 256}};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
     int m = shapes[s][0], n = shapes[s][1], ldl = n + 3, ldb = m + 5;
-    double *l = calloc((size_t)ldl * n, sizeof *l), *x = malloc((size_t)m * n * sizeof *x);
-    double *b = malloc((size_t)ldb * n * sizeof *b);
-    assert_non_null(l);
-    assert_non_null(x);
-    assert_non_null(b);
+    double *l = zeroed(ldl, n), *x = zeroed(m, n), *b = zeroed(ldb, n);
     for (int j = 0; j < n; j++) {
       l[j + (size_t)j * ldl] = (double)(1 << (j % 3));
       for (int i = j + 1; i < n; i++) l[i + (size_t)j * ldl] = (double)((i * 7 + j * 3) % 5 - 2);
@@ -807,11 +810,7 @@ static void test_trsm_kernel_rounded(void **state) {
   unsigned seed = 12345;
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
     int m = shapes[s][0], n = shapes[s][1];
-    double *l = calloc((size_t)n * n, sizeof *l), *x = malloc((size_t)m * n * sizeof *x);
-    double *b = malloc((size_t)m * n * sizeof *b);
-    assert_non_null(l);
-    assert_non_null(x);
-    assert_non_null(b);
+    double *l = zeroed(n, n), *x = zeroed(m, n), *b = zeroed(m, n);
     for (int j = 0; j < n; j++) {
       l[j + (size_t)j * n] = 1 + (double)rand_r(&seed) / ((double)RAND_MAX + 1);
       for (int i = j + 1; i < n; i++) l[i + (size_t)j * n] = (2 * (double)rand_r(&seed) / RAND_MAX - 1) / n;
