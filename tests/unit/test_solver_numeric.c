@@ -757,6 +757,64 @@ static void test_blas_core_choice(void **state) {
   assert_null(mfs_blas_core_for(NULL, 1, 1, 1));
 }
 
+/* The init of a front on memory that holds old data (NaN here): every factor tile ends up holding
+ * A's entries and zeros, every contribution-block tile zeros where it is read (all of an
+ * off-diagonal tile, the lower triangle with the diagonal of a diagonal one). Twice per front of a
+ * lap3d:12 in tiles of 8 (CBs of several tiles): all of its memory old, then the CB's from a point
+ * inside one of its tiles on fresh (zero), as the arena reports it. */
+static void test_init_front_on_old_data(void **state) {
+  (void)state;
+  mfs_matrix A;
+  mfs_symbolic *S = analyze_spec("lap3d:12", -1, 8, &A);
+  int multi = 0; /* fronts whose CB has a diagonal and an off-diagonal tile */
+  for (int32_t f = 0; f < S->nfronts; f++) {
+    const mfs_front *F = &S->fronts[f];
+    const int32_t *b = S->blkptr + F->blk;
+    int64_t ntile = mfs_tile_index(F->nbt, F->nbt - 1, F->nbt - 1) + 1, l_len = 0, cb_len = 0;
+    double **tiles = calloc((size_t)ntile, sizeof *tiles);
+    double *L = malloc((size_t)F->l_bytes + 8), *C = malloc((size_t)F->cb_bytes + 8);
+    assert_non_null(tiles);
+    assert_non_null(L);
+    assert_non_null(C);
+    for (int32_t j = 0; j < F->nbt; j++) /* the executors' layout: column by column of tiles */
+      for (int32_t i = j; i < F->nbt; i++) {
+        int64_t d = ((int64_t)(b[i + 1] - b[i]) * (b[j + 1] - b[j]) + 7) / 8 * 8;
+        if (j < F->nbp) {
+          tiles[mfs_tile_index(F->nbt, i, j)] = L + l_len;
+          l_len += d;
+        } else {
+          tiles[mfs_tile_index(F->nbt, i, j)] = C + cb_len;
+          cb_len += d;
+        }
+      }
+    multi += F->nbt - F->nbp >= 2;
+    for (int pass = 0; pass < 2; pass++) {
+      /* pass 1: the CB's second half is fresh, its first half old (the cut falls inside a tile) */
+      const double *cb_zero = pass ? C + cb_len / 2 + 3 : NULL;
+      for (int64_t k = 0; k < l_len; k++) L[k] = NAN;
+      for (int64_t k = 0; k < cb_len; k++) C[k] = cb_zero && C + k >= cb_zero ? 0.0 : NAN;
+      kernel__init_front(S, f, A.val, tiles, NULL, cb_zero);
+      for (int32_t j = 0; j < F->nbt; j++)
+        for (int32_t i = j; i < F->nbt; i++) {
+          const double *t = tiles[mfs_tile_index(F->nbt, i, j)];
+          int32_t nr = b[i + 1] - b[i], nc = b[j + 1] - b[j];
+          for (int32_t c = 0; c < nc; c++)
+            for (int32_t r = i == j ? c : 0; r < nr; r++) {
+              double v = t[r + (int64_t)c * nr];
+              if (j < F->nbp ? isnan(v) : v != 0.0)
+                fail_msg("front %d pass %d: tile (%d,%d) entry (%d,%d) = %g after the init", f, pass, i, j, r, c, v);
+            }
+        }
+    }
+    free(tiles);
+    free(L);
+    free(C);
+  }
+  assert_true(multi > 0);
+  mfs_symbolic_free(S);
+  mfs_matrix_free(&A);
+}
+
 /* An r x c column-major array of zeros (the test fails without memory). */
 static double *zeroed(int r, int c) {
   double *p = calloc((size_t)r * (size_t)c, sizeof *p);
@@ -914,6 +972,7 @@ int main(void) {
       cmocka_unit_test(test_first_touch),
       cmocka_unit_test(test_first_touch_fresh),
       cmocka_unit_test(test_assemble_paths),
+      cmocka_unit_test(test_init_front_on_old_data),
       cmocka_unit_test(test_arena_dirty_bytes),
       cmocka_unit_test(test_arena_alloc_at_and_above),
       cmocka_unit_test(test_arena_two_ends),
