@@ -70,7 +70,8 @@ void *arena__alloc_in_window(mfs_arena *a, size_t len, int end, int *over_window
 /* Exactly [off, off + len) of the low end, inside the window, when that range is free; else NULL.
  * *dirty as for arena__alloc. */
 void *arena__alloc_at(mfs_arena *a, size_t off, size_t len, size_t *dirty);
-/* First fit in the low end at offset floor or above, inside the window; else NULL. */
+/* First fit in the low end at offset floor or above: in its holes (which lie past the window only
+ * after the low end grew past it), else on its top while that stays inside the window; else NULL. */
 void *arena__alloc_above(mfs_arena *a, size_t floor, size_t len, size_t *dirty);
 void arena__free(mfs_arena *a, void *p, size_t len);
 int arena__owns(const mfs_arena *a, const void *p);

@@ -221,8 +221,8 @@ static void insert_tile_op(submit_state *T, const mfs_op *op, int prio, int n, s
 }
 
 /* Init, cleanup or subtree: a task on tiles of this process only, any number of them (or none). */
-static void insert_local(submit_state *T, int type, void *arg, size_t argsize, int32_t tag, double flops, int prio,
-                         int n, const starpu_data_handle_t *hv) {
+static int insert_local(submit_state *T, int type, void *arg, size_t argsize, int32_t tag, double flops, int prio,
+                        int n, const starpu_data_handle_t *hv) {
   struct starpu_data_descr *d = T->E->descr;
   for (int q = 0; q < n; q++) {
     d[q].handle = hv[q];
@@ -233,9 +233,19 @@ static void insert_local(submit_state *T, int type, void *arg, size_t argsize, i
                                STARPU_NAME, exec__cl[type].name, 0);
   if (ret != 0) {
     insert_failed(T->E, type, ret);
-    return;
+    return ret;
   }
   count_task(T, type, flops);
+  return 0;
+}
+
+/* A task that gives memory back is counted before its insertion (it may run and end at once);
+ * one StarPU refused never will, and a submission waiting for memory would wait for it forever. */
+static void pending_free_add(exec_state *E, int delta) {
+  pthread_mutex_lock(&E->lock);
+  E->pending_frees += delta;
+  if (delta < 0) pthread_cond_broadcast(&E->freed);
+  pthread_mutex_unlock(&E->lock);
 }
 
 /* The submitting thread's waits, declared to popmeter when it measures the run (preloaded or
@@ -298,9 +308,13 @@ static void wait_for_tasks(submit_state *T) {
  *
  * Placement. On several processes a block goes where the replay of cb_min put it (planned) when that
  * range is free, else anywhere above cb_min (the window's slack), else the submission waits for a
- * cleanup. The planned ranges hold only blocks at their planned place, each freed in the replay before
- * any later block takes its range, so each range the submission waits for is held by blocks whose
- * cleanups were submitted: the wait ends, and the window is never exceeded. By first fit anywhere
+ * cleanup. A block at its planned place was freed in the replay before any later block takes its
+ * range, so a range held by such blocks is given back by cleanups already submitted: the wait ends
+ * with the range free. Other blocks can still hold a planned range: a tile StarPU-MPI received early
+ * (taken from the high end, or from the low end when the high end is full, and freed when its task
+ * has read it; it also narrows the room beside the high end), or a block placed after a wait that
+ * found nothing left to free (first fit in the whole window, then past it: counted as overflows).
+ * Then the submission waits until every cleanup submitted has run and falls back to those. By first fit anywhere
  * instead, tasks that free later than the replay (remote tiles, the drain) let a block settle where a
  * later one was planned; 16 processes x 1 worker on lap3d:40 then fragmented a window until a block of
  * 9.0 MB fitted nowhere with 23 MB of it free (21.8 MB held of 44.7) and went over it: measured/predicted
@@ -393,13 +407,11 @@ static void submit_subtree(submit_state *T, int32_t r) {
     for (int32_t i = j; i < Fr->nbt; i++) hv[n++] = E->h[tile_id(S, r, i, j)];
   double flops = 0;
   for (int64_t o = S->fronts[sub->first].op_begin; o < Fr->op_end; o++) flops += S->ops[o].flops;
-  if (sub->scratch) {
-    pthread_mutex_lock(&E->lock);
-    E->pending_frees++;
-    pthread_mutex_unlock(&E->lock);
-  }
-  insert_local(T, MFS_TASK_SUBTREE, sub, sizeof *sub, r, flops, prio_of(&T->P, T->P.up[r] + S->fronts[r].subtree_flops),
-               n, hv);
+  if (sub->scratch) pending_free_add(E, 1);
+  if (insert_local(T, MFS_TASK_SUBTREE, sub, sizeof *sub, r, flops,
+                   prio_of(&T->P, T->P.up[r] + S->fronts[r].subtree_flops), n, hv) != 0 &&
+      sub->scratch)
+    pending_free_add(E, -1);
 }
 
 /* The init of this process's tiles of front f. */
@@ -430,13 +442,11 @@ static void submit_release(submit_state *T, int32_t f, int kind) {
       if ((kind == RELEASE_CB && mine) || E->rtile[t]) hv[n++] = E->h[t];
     }
   if (n) {
-    pthread_mutex_lock(&E->lock);
-    E->pending_frees++;
-    pthread_mutex_unlock(&E->lock);
+    pending_free_add(E, 1);
     exec_release *rel = &E->rel[2 * (size_t)f + (size_t)kind];
     rel->front = f;
     rel->kind = kind;
-    insert_local(T, MFS_OP_CLEANUP, rel, sizeof *rel, f, 0, T->P.pmax, n, hv);
+    if (insert_local(T, MFS_OP_CLEANUP, rel, sizeof *rel, f, 0, T->P.pmax, n, hv) != 0) pending_free_add(E, -1);
   }
 }
 

@@ -9,6 +9,8 @@
 #include "mfs_internal.h"
 
 #include <cblas.h>
+#include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -69,14 +71,20 @@ extern void dtrtri_(const char *uplo, const char *diag, const int *n, double *a,
  * 1000 x 256 31 -> 41, 500 x 128 17 -> 25, 300 x 64 10 -> 18. Only a 32 x 32 triangle is inverted:
  * its condition number bounds what the inverse costs in accuracy, where the rest of the solve
  * goes through dgemm as before (test_solver_numeric checks X to 1e-13 on rounded data). A
- * triangle dtrtri cannot invert (an exact zero on its diagonal) goes to dtrsm. */
+ * triangle dtrtri cannot invert (an exact zero on its diagonal), or whose inverse overflows, goes to
+ * dtrsm. */
 static void trsm_leaf(int m, int n, const double *l, int ldl, double *b, int ldb) {
   double inv[TRSM_LEAF * TRSM_LEAF];
   for (int j = 0; j < n; j++)
     for (int i = j; i < n; i++) inv[i + j * n] = l[i + (int64_t)j * ldl];
   int info = 0;
   dtrtri_("L", "N", &n, inv, &n, &info, 1, 1);
-  if (info == 0)
+  /* an inverse that overflowed (pivots tiny against the entries below them, where the solve itself
+   * stays finite): an infinity or a NaN in it (an OR of integers: the loop vectorizes) */
+  int overflow = 0;
+  for (int j = 0; j < n; j++)
+    for (int i = j; i < n; i++) overflow |= !(fabs(inv[i + j * n]) <= DBL_MAX);
+  if (info == 0 && !overflow)
     cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0, inv, n, b, ldb);
   else
     cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0, l, ldl, b, ldb);

@@ -757,6 +757,17 @@ static void test_blas_core_choice(void **state) {
   assert_null(mfs_blas_core_for(NULL, 1, 1, 1));
 }
 
+/* A leaf whose triangle's inverse overflows while the solve does not: L = [1e-160 0; 1 1e-160],
+ * B = [0 1] (one row): X = B L^-T = [0, 1e160] exactly (dtrsm's answer); the inverse holds -1e320,
+ * beyond the doubles, and multiplying by it would give NaN. */
+static void test_trsm_kernel_inverse_overflow(void **state) {
+  (void)state;
+  double l[4] = {1e-160, 1.0, 0.0, 1e-160}, b[2] = {0.0, 1.0};
+  mfs_kernel_trsm(1, 2, l, 2, b, 1);
+  assert_true(b[0] == 0.0);
+  assert_true(b[1] == 1e160);
+}
+
 /* The init of a front on memory that holds old data (NaN here): every factor tile ends up holding
  * A's entries and zeros, every contribution-block tile zeros where it is read (all of an
  * off-diagonal tile, the lower triangle with the diagonal of a diagonal one). Twice per front of a
@@ -980,6 +991,7 @@ int main(void) {
       cmocka_unit_test(test_blas_core_choice),
       cmocka_unit_test(test_trsm_kernel_exact),
       cmocka_unit_test(test_trsm_kernel_rounded),
+      cmocka_unit_test(test_trsm_kernel_inverse_overflow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
