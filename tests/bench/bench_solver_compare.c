@@ -30,8 +30,9 @@
  * within 0.8x CHOLMOD's on the 3D problems, within 1.2x of MUMPS, 2 ranks x 1 worker within 1.15x of
  * 1 rank x 2 workers, and mfsolve's peak within 1.2x CHOLMOD's (one process: 1 core and
  * 1 rank x 2 workers). Below the table,
- * mfsolve's factorization split into its memory set-up and its operations (information: on VMs the
- * set-up depends on the hypervisor more than on mfsolve). The memory state of the machine (cost of the
+ * mfsolve's factorization split into its memory set-up and its operations (on VMs the set-up depends
+ * on the hypervisor more than on mfsolve), with the target of the operations alone: within 0.7x
+ * CHOLMOD's whole factorization on the 3D problems, counted with the others. The memory state of the machine (cost of the
  * first touch of fresh memory, available memory) is printed at the start and at the end, and each
  * configuration's system time (page faults, mostly) beside its times.
  *
@@ -75,6 +76,7 @@
 #define DGEMM_N 1024
 #define RESID_MAX 1e-12
 #define TARGET_CH 0.8      /* mfsolve / CHOLMOD, whole factorization, 3D problems */
+#define TARGET_OPS_CH 0.7  /* mfsolve's operations alone / CHOLMOD's whole factorization, 3D problems */
 #define TARGET_2R2W 1.15   /* 2 ranks x 1 worker / 1 rank x 2 workers */
 #define TARGET_PEAK_CH 1.2 /* mfsolve / CHOLMOD peak memory, one process */
 
@@ -488,18 +490,27 @@ static void fmt_mb(char *buf, size_t len, double v, int per_process) {
     snprintf(buf, len, "%s", "?");
 }
 
+/* "met" when num / den <= limit, "n/a" when either is missing. */
+static const char *verdict(double num, double den, double limit) {
+  if (!isfinite(num) || !isfinite(den) || den <= 0) return "n/a";
+  return num / den <= limit ? "met" : "NOT met";
+}
+
 /* mfsolve's factorization is its memory set-up (creating the factor: its tables and address space)
  * plus its operations, which include the page faults of the memory they first write (mfsolve
  * populated the predicted footprint in the set-up before; on VMs whose hypervisor takes free memory
  * back that varied tenfold between identical runs). Shown apart, with the operations' ratio to
- * CHOLMOD's whole factorization on as many cores (issue 20's goal: <= 0.7) and the 2-rank ratio on
- * operations alone. Information only: the targets in the table are on the whole factorization. */
-static void print_setup_split(const problem_runs *P, int nspecs, int reps) {
+ * CHOLMOD's whole factorization on as many cores, judged against the goal for the operations alone
+ * (TARGET_OPS_CH, 3D problems) and counted with the targets of the first table (*met, *notmet), and
+ * the 2-rank ratio on operations alone (information). */
+static void print_setup_split(const problem_runs *P, int nspecs, int reps, int *met, int *notmet) {
   const int mf[3] = {MF1, MF2W, MF2R}, ch[3] = {CH1, CH2, CH2};
   printf("\n# mfsolve's factorization = memory set-up + operations (s, min / median of %d); ops/CH: the\n"
-         "# operations' minimum over CHOLMOD's factorization minimum on as many cores\n",
-         reps);
-  printf("%-11s %-28s %17s %17s %7s\n", "problem", "mfsolve run", "memory set-up", "operations", "ops/CH");
+         "# operations' minimum over CHOLMOD's factorization minimum on as many cores. Target: ops/CH <= %.2f\n"
+         "# (3D problems)\n",
+         reps, TARGET_OPS_CH);
+  printf("%-11s %-28s %17s %17s %7s  %s\n", "problem", "mfsolve run", "memory set-up", "operations", "ops/CH",
+         "<=0.7CH");
   for (int s = 0; s < nspecs; s++) {
     const problem_runs *p = &P[s];
     double omin[3];
@@ -510,9 +521,13 @@ static void print_setup_split(const problem_runs *P, int nspecs, int reps) {
       if (!conf[c].available || !stats(p->setup[c], reps, &smin, &smed)) continue;
       stats(p->ops[c], reps, &omin[k], &omed);
       char r[16];
-      fmt_ratio(r, sizeof r, omin[k], p->nok[ch[k]] ? p->tmin[ch[k]] : NAN);
-      printf("%-11s %-28s %8.3f /%7.3f %8.3f /%7.3f %7s\n", k ? "" : p->spec, conf[c].label, smin, smed, omin[k], omed,
-             r);
+      double tch = p->nok[ch[k]] ? p->tmin[ch[k]] : NAN;
+      fmt_ratio(r, sizeof r, omin[k], tch);
+      const char *v = p->n3d ? verdict(omin[k], tch, TARGET_OPS_CH) : "-";
+      *met += !strcmp(v, "met");
+      *notmet += !strcmp(v, "NOT met");
+      printf("%-11s %-28s %8.3f /%7.3f %8.3f /%7.3f %7s  %s\n", k ? "" : p->spec, conf[c].label, smin, smed, omin[k],
+             omed, r, v);
     }
     if (isfinite(omin[1]) && isfinite(omin[2]) && omin[1] > 0)
       printf("%-11s %-28s %.2f\n", "", "2r/2w on operations only", omin[2] / omin[1]);
@@ -565,11 +580,6 @@ static void print_memory_state(const char *when) {
   if (f) fclose(f);
   printf("# memory state %s: first touch of fresh memory %.3f s per GiB (256 MiB probe), %.1f GiB available\n", when,
          s_per_gib, avail_gib);
-}
-
-static const char *verdict(double num, double den, double limit) {
-  if (!isfinite(num) || !isfinite(den) || den <= 0) return "n/a";
-  return num / den <= limit ? "met" : "NOT met";
 }
 
 /* ------------------------------------------------------------------------------------------ main */
@@ -812,7 +822,7 @@ int main(int argc, char **argv) {
              tm, tc, tu, rc, ru, gf, dgs, fr, peaks, v_ch, v_mu, v_peak, mpi_cell);
     }
   }
-  print_setup_split(P, nspecs, reps);
+  print_setup_split(P, nspecs, reps, &met, &notmet);
   printf("\n");
   print_memory_state("at the end");
   printf("# targets: %d met, %d not met", met, notmet);
