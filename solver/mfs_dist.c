@@ -25,6 +25,11 @@
 
 #define PAD_DOUBLES 8 /* same padding as mfs_front_bytes and the sequential executor */
 
+static int64_t padded_bytes(const int32_t *b, int32_t i, int32_t j) {
+  int64_t d = (int64_t)(b[i + 1] - b[i]) * (b[j + 1] - b[j]);
+  return (d + PAD_DOUBLES - 1) / PAD_DOUBLES * PAD_DOUBLES * (int64_t)sizeof(double);
+}
+
 void dist__carve(const mfs_symbolic *S, const mfs_dist *D, int32_t f, double *L, double *C, double **tiles,
                  int64_t *l_bytes, int64_t *cb_bytes) {
   const mfs_front *Fr = &S->fronts[f];
@@ -33,12 +38,11 @@ void dist__carve(const mfs_symbolic *S, const mfs_dist *D, int32_t f, double *L,
   for (int32_t j = 0; j < Fr->nbt; j++)
     for (int32_t i = j; i < Fr->nbt; i++) {
       int64_t t = mfs_tile_index(Fr->nbt, i, j);
-      if (dist__tile_owner(D, f, i) != D->rank) {
+      if (D && dist__tile_owner(D, f, i) != D->rank) {
         if (tiles) tiles[t] = NULL;
         continue;
       }
-      int64_t d = (int64_t)(b[i + 1] - b[i]) * (b[j + 1] - b[j]);
-      d = (d + PAD_DOUBLES - 1) / PAD_DOUBLES * PAD_DOUBLES;
+      int64_t d = padded_bytes(b, i, j) / (int64_t)sizeof(double);
       if (j < Fr->nbp) {
         if (tiles) tiles[t] = L ? L + lo : NULL;
         lo += d;
@@ -49,11 +53,6 @@ void dist__carve(const mfs_symbolic *S, const mfs_dist *D, int32_t f, double *L,
     }
   *l_bytes = lo * (int64_t)sizeof(double);
   *cb_bytes = co * (int64_t)sizeof(double);
-}
-
-static int64_t padded_bytes(const int32_t *b, int32_t i, int32_t j) {
-  int64_t d = (int64_t)(b[i + 1] - b[i]) * (b[j + 1] - b[j]);
-  return (d + PAD_DOUBLES - 1) / PAD_DOUBLES * PAD_DOUBLES * (int64_t)sizeof(double);
 }
 
 void dist__carve_recv(const mfs_symbolic *S, const mfs_dist *D, int32_t f, double *RL, double *RC, double **ptrs) {
@@ -176,6 +175,9 @@ static void subtrees_end_all(mfs_arena *a, running_subtrees *q) {
 
 static int64_t replay_cb(const mfs_symbolic *S, const mfs_dist *D, int workers, size_t *plan);
 
+/* Bytes of a table of 3 offsets per front (the replay's, D->cb_plan). */
+static size_t plan_bytes(const mfs_symbolic *S) { return ((size_t)S->nfronts + 1) * 3 * sizeof(size_t); }
+
 int64_t dist__cb_footprint(const mfs_symbolic *S, const mfs_dist *D, int workers) {
   return replay_cb(S, D, workers, NULL);
 }
@@ -183,9 +185,8 @@ int64_t dist__cb_footprint(const mfs_symbolic *S, const mfs_dist *D, int workers
 /* The replay behind dist__cb_footprint; with plan, the offset it gave each block (3 per front, as
  * D->cb_plan) is left there, ARENA_FAIL for blocks it did not take. */
 static int64_t replay_cb(const mfs_symbolic *S, const mfs_dist *D, int workers, size_t *plan) {
-  const int32_t nf = S->nfronts;
-  size_t *off = plan ? plan : mem__alloc(((size_t)nf + 1) * 3 * sizeof *off); /* CB, received CB, received factor */
-  if (plan) memset(plan, 0xff, ((size_t)nf + 1) * 3 * sizeof *plan);
+  size_t *off = plan ? plan : mem__alloc(plan_bytes(S)); /* CB, received CB, received factor */
+  if (plan) memset(plan, 0xff, plan_bytes(S));
   /* W - 1 earlier subtrees held when one starts, all of them when the process has fewer subtree
    * tasks with a scratch than workers */
   int32_t mine = 0;
@@ -361,7 +362,7 @@ mfs_status dist__create_with(const mfs_symbolic *S, int rank, int nranks, int nw
   find_received(S, D);
   build_order(S, D);
   /* The replay's placement, for the executor to follow on several processes (mfs_dist.h: cb_plan) */
-  D->cb_plan = nranks > 1 ? mem__alloc(((size_t)S->nfronts + 1) * 3 * sizeof *D->cb_plan) : NULL;
+  D->cb_plan = nranks > 1 ? mem__alloc(plan_bytes(S)) : NULL;
   if ((nranks > 1 && !D->cb_plan) || (D->cb_min = replay_cb(S, D, D->workers, D->cb_plan)) < 0) goto nomem;
   mem__free(owner);
   *Dout = D;

@@ -105,7 +105,8 @@ static inline int dist__in_group(const mfs_dist *D, int32_t f, int r) { return r
 
 /* Points tiles[] (the front's nbt(nbt+1)/2 entries) at this process's tiles of front f inside L
  * (factor tiles) and C (CB tiles), in column-major tile order, each padded to 8 doubles; tiles of
- * other processes are set to NULL. With L == C == NULL only counts. Returns the bytes of L and C. */
+ * other processes are set to NULL (D == NULL: every tile, as the sequential executor lays a front
+ * out). With L == C == NULL only counts. Returns the bytes of L and C. */
 void dist__carve(const mfs_symbolic *S, const mfs_dist *D, int32_t f, double *L, double *C, double **tiles,
                  int64_t *l_bytes, int64_t *cb_bytes);
 

@@ -101,7 +101,6 @@ mfs_status factor__create(const mfs_symbolic *S, int64_t factor_bytes, int64_t c
 static mfs_status activate_front(mfs_factor *F, int32_t f, double **l_zero, double **cb_zero, mfs_error *err) {
   const mfs_symbolic *S = F->S;
   const mfs_front *Fr = &S->fronts[f];
-  const int32_t *b = S->blkptr + Fr->blk;
   *cb_zero = NULL;
   double *L = block_alloc(F->arena_l, Fr->l_bytes, ARENA_LOW, l_zero);
   double *C = Fr->cb_bytes ? block_alloc(F->arena_cb, Fr->cb_bytes, mfs_cb_end(S, f), cb_zero) : NULL;
@@ -112,21 +111,9 @@ static mfs_status activate_front(mfs_factor *F, int32_t f, double **l_zero, doub
   }
   F->lblock[f] = L;
   F->cbblock[f] = C;
-  int64_t lo = 0, co = 0;
-  double **tiles = F->tile + Fr->tile0;
-  for (int32_t j = 0; j < Fr->nbt; j++)
-    for (int32_t i = j; i < Fr->nbt; i++) {
-      int64_t d = (int64_t)(b[i + 1] - b[i]) * (b[j + 1] - b[j]);
-      d = (d + 7) / 8 * 8;
-      if (j < Fr->nbp) {
-        tiles[mfs_tile_index(Fr->nbt, i, j)] = L + lo;
-        lo += d;
-      } else {
-        tiles[mfs_tile_index(Fr->nbt, i, j)] = C + co;
-        co += d;
-      }
-    }
-  if (lo * (int64_t)sizeof(double) != Fr->l_bytes || co * (int64_t)sizeof(double) != Fr->cb_bytes)
+  int64_t lb, cb;
+  dist__carve(S, NULL, f, L, C, F->tile + Fr->tile0, &lb, &cb);
+  if (lb != Fr->l_bytes || cb != Fr->cb_bytes)
     return err__set(err, MFS_ERR_INTERNAL, 0, -1, "front %d: tile sizes disagree with the analysis", f);
   return MFS_OK;
 }

@@ -21,9 +21,10 @@
  *
  * Memory: factor tiles are bump-allocated in postorder (exact total); CB memory is taken from an
  * arena capped by a window (dist.h: cb_min, the footprint of this order with immediate cleanups and
- * the workers' subtree tasks side by side, times the relaxation; by default default_window). When a front's CB does not fit, the submitting thread waits for a cleanup
- * to give memory back; with nothing left to wait for it goes over the window and counts it. On several
- * processes each block goes where the replay of cb_min put it, or above that footprint (window_alloc).
+ * the workers' subtree tasks side by side, times the relaxation; by default default_window). When a
+ * front's CB does not fit, the submitting thread waits for a cleanup to give memory back; with nothing
+ * left to wait for it goes over the window and counts it. On several processes each block goes where
+ * the replay of cb_min put it, or above that footprint (window_alloc).
  * CB memory comes from the window's low end only. The two ends that the sequential executor uses
  * (mfs_arena.c) plan a smaller footprint, but tasks free later than the plan and the submission
  * runs ahead: with the window 1.2 x that footprint, lap3d:60 on 1 process x 2 workers waited for
@@ -301,7 +302,9 @@ static void wait_for_tasks(submit_state *T) {
 }
 
 /* Where the replay of cb_min placed block k of front f (mfs_dist.h: cb_plan), ARENA_FAIL on one process. */
-#define PLAN(f, k) (D->cb_plan ? D->cb_plan[3 * (size_t)(f) + (k)] : ARENA_FAIL)
+static size_t planned_at(const mfs_dist *D, int32_t f, int k) {
+  return D->cb_plan ? D->cb_plan[3 * (size_t)f + (size_t)k] : ARENA_FAIL;
+}
 
 /* CB memory under the window; *dirty (dirty may be NULL): its leading bytes that may hold old data,
  * the rest is zero (arena__alloc).
@@ -324,10 +327,11 @@ static void wait_for_tasks(submit_state *T) {
  * tasks lag the plan by their own queue only, it never went over its window (1 to 4 workers, five
  * problems), and its window is often the plan's footprint itself, no slack, where the planned places
  * made it wait longer (1 x 2 workers, lap3d27:40: 0.665 against 0.630 s, 6 pairs). */
-static double *place_in_window(mfs_arena *a, size_t cb_min, size_t planned, size_t len, size_t *dirty) {
+static double *window_try(const exec_state *E, mfs_arena *a, size_t planned, size_t len, size_t *dirty) {
+  int over;
+  if (planned == ARENA_FAIL) return arena__alloc_in_window(a, len, ARENA_LOW, &over, dirty);
   double *p = arena__alloc_at(a, planned, len, dirty);
-  if (p || planned == ARENA_FAIL) return p;
-  return arena__alloc_above(a, cb_min, len, dirty);
+  return p ? p : arena__alloc_above(a, (size_t)E->D->cb_min, len, dirty);
 }
 
 static double *window_alloc(submit_state *T, int64_t bytes, size_t planned, size_t *dirty) {
@@ -339,16 +343,16 @@ static double *window_alloc(submit_state *T, int64_t bytes, size_t planned, size
   if (!a->map) return mem__alloc(all); /* no arena (its address space could not be mapped): heap */
   int waited = 0, over;
   for (;;) {
-    double *p = planned != ARENA_FAIL ? place_in_window(a, (size_t)E->D->cb_min, planned, all, d)
-                                      : arena__alloc_in_window(a, all, ARENA_LOW, &over, d);
+    double *p = window_try(E, a, planned, all, d);
     if (p) return p;
     if (!waited) E->waits++;
     waited = 1;
     if (wait_for_memory(T)) continue;
     /* nothing left to free: one more try (a cleanup may have run meanwhile), anywhere in the window
      * at last, then go over */
-    if (planned != ARENA_FAIL && (p = place_in_window(a, (size_t)E->D->cb_min, planned, all, d))) return p;
-    if ((p = arena__alloc_in_window(a, all, ARENA_LOW, &over, d))) return p;
+    if ((p = window_try(E, a, planned, all, d)) ||
+        (planned != ARENA_FAIL && (p = arena__alloc_in_window(a, all, ARENA_LOW, &over, d))))
+      return p;
     E->overflows++;
     p = arena__alloc(a, all, ARENA_LOW, d);
     return p ? p : mem__alloc(all);
@@ -380,7 +384,8 @@ static void submit_subtree(submit_state *T, int32_t r) {
     size_t l_dirty, scratch_dirty = 0;
     sub->L = factor_alloc(F, D->sub_l[r], &l_dirty);
     sub->scratch_bytes = D->sub_scratch[r];
-    sub->scratch = sub->scratch_bytes > 0 ? window_alloc(T, sub->scratch_bytes, PLAN(r, 0), &scratch_dirty) : NULL;
+    sub->scratch =
+        sub->scratch_bytes > 0 ? window_alloc(T, sub->scratch_bytes, planned_at(D, r, 0), &scratch_dirty) : NULL;
     sub->l_dirty = (int64_t)l_dirty;
     sub->scratch_dirty = (int64_t)scratch_dirty;
     F->cbblock[r] = D->cb_local[r] ? sub->scratch + D->sub_off[r] / (int64_t)sizeof(double) : NULL;
@@ -390,7 +395,7 @@ static void submit_subtree(submit_state *T, int32_t r) {
     dist__carve(S, D, r, Lr, F->cbblock[r], F->tile + Fr->tile0, &lb, &cb);
   }
   if (!here && D->recv_cb[r] > 0) {
-    E->recv_cb[r] = window_alloc(T, D->recv_cb[r], PLAN(r, 1), NULL);
+    E->recv_cb[r] = window_alloc(T, D->recv_cb[r], planned_at(D, r, 1), NULL);
     dist__carve_recv(S, D, r, NULL, E->recv_cb[r], E->rtile + Fr->tile0);
   }
   int mpi = mpi_front(E, r);
@@ -479,7 +484,7 @@ static void submit_tiled(submit_state *T, int32_t f) {
   if (in_group && D->l_local[f] + D->cb_local[f] > 0) {
     size_t l_dirty = 0, cb_dirty = 0;
     double *L = D->l_local[f] ? factor_alloc(F, D->l_local[f], &l_dirty) : NULL;
-    double *C = window_alloc(T, D->cb_local[f], PLAN(f, 0), &cb_dirty);
+    double *C = window_alloc(T, D->cb_local[f], planned_at(D, f, 0), &cb_dirty);
     F->lblock[f] = L;
     F->cbblock[f] = C;
     E->zero_from[2 * (size_t)f] = L ? (const double *)((const char *)L + l_dirty) : NULL;
@@ -489,8 +494,8 @@ static void submit_tiled(submit_state *T, int32_t f) {
     kernel__first_touch_fresh(L, l_dirty, (size_t)D->l_local[f]);
     kernel__first_touch_fresh(C, cb_dirty, (size_t)D->cb_local[f]);
   }
-  if (D->recv_cb[f] > 0) E->recv_cb[f] = window_alloc(T, D->recv_cb[f], PLAN(f, 1), NULL);
-  if (in_group && D->recv_l[f] > 0) E->recv_l[f] = window_alloc(T, D->recv_l[f], PLAN(f, 2), NULL);
+  if (D->recv_cb[f] > 0) E->recv_cb[f] = window_alloc(T, D->recv_cb[f], planned_at(D, f, 1), NULL);
+  if (in_group && D->recv_l[f] > 0) E->recv_l[f] = window_alloc(T, D->recv_l[f], planned_at(D, f, 2), NULL);
   if (E->recv_cb[f] || E->recv_l[f]) dist__carve_recv(S, D, f, E->recv_l[f], E->recv_cb[f], E->rtile + Fr->tile0);
   int mpi = mpi_front(E, f);
   for (int32_t j = in_group ? 0 : Fr->nbp; j < Fr->nbt; j++)

@@ -162,9 +162,14 @@ void kernel__first_touch_fresh(double *block, size_t dirty, size_t bytes) {
  * (assembly or BLAS: read, add, write), which maps the shared zero page and then faults again to
  * copy it at the write (with transparent huge pages: a second fault and a 2 MiB clear, 1.8 % of an
  * mfsolve run's samples on lap3d:50). */
+/* How many leading elements of [p, p + n) may hold old data: those below zero_from (all without it). */
+static size_t old_part(const double *p, size_t n, const double *zero_from) {
+  if (!zero_from || zero_from >= p + n) return n;
+  return zero_from > p ? (size_t)(zero_from - p) : 0;
+}
+
 static void zero_below(double *p, size_t n, const double *zero_from) {
-  size_t z = n;
-  if (zero_from && zero_from < p + n) z = zero_from > p ? (size_t)(zero_from - p) : 0;
+  size_t z = old_part(p, n, zero_from);
   if (z) memset(p, 0, z * sizeof *p);
   if (z < n) kernel__first_touch(p + z, n - z);
 }
@@ -177,8 +182,7 @@ static void zero_below(double *p, size_t n, const double *zero_from) {
  * the run's samples (most of the bytes are in the off-diagonal tiles of large fronts' CBs), the
  * inits 6 % shorter against the updates' time (3 pairs). */
 static void zero_lower_below(double *p, size_t nb, const double *zero_from) {
-  size_t n = nb * nb, z = n;
-  if (zero_from && zero_from < p + n) z = zero_from > p ? (size_t)(zero_from - p) : 0;
+  size_t n = nb * nb, z = old_part(p, n, zero_from);
   for (size_t c = 0; c < nb && c * nb < z; c++) { /* column c: rows c .. nb-1, below z */
     size_t from = c * nb + c, to = (c + 1) * nb < z ? (c + 1) * nb : z;
     if (from < to) memset(p + from, 0, (to - from) * sizeof *p);

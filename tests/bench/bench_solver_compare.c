@@ -32,9 +32,9 @@
  * 1 rank x 2 workers). Below the table,
  * mfsolve's factorization split into its memory set-up and its operations (on VMs the set-up depends
  * on the hypervisor more than on mfsolve), with the target of the operations alone: within 0.7x
- * CHOLMOD's whole factorization on the 3D problems, counted with the others. The memory state of the machine (cost of the
- * first touch of fresh memory, available memory) is printed at the start and at the end, and each
- * configuration's system time (page faults, mostly) beside its times.
+ * CHOLMOD's whole factorization on the 3D problems, counted with the others. The memory state of the
+ * machine (cost of the first touch of fresh memory, available memory) is printed at the start and at
+ * the end, and each configuration's system time (page faults, mostly) beside its times.
  *
  * Run:    make -C tests bench                 lap3d:20 lap3d:28 lap2d:250 lap3d27:15 (a few minutes)
  *         BENCH_FULL=1 make -C tests bench    lap3d:40 lap3d:60 lap2d:1000 lap3d27:30 (the issue's;

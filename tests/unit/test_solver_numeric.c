@@ -20,6 +20,7 @@
 #include "mfs_arena.h"
 #include <sys/mman.h>
 #include <unistd.h>
+#include "mfs_dist.h"
 #include "test_solver_common.h"
 
 #ifndef MFS_GOLDEN_DIR
@@ -781,23 +782,16 @@ static void test_init_front_on_old_data(void **state) {
   for (int32_t f = 0; f < S->nfronts; f++) {
     const mfs_front *F = &S->fronts[f];
     const int32_t *b = S->blkptr + F->blk;
-    int64_t ntile = mfs_tile_index(F->nbt, F->nbt - 1, F->nbt - 1) + 1, l_len = 0, cb_len = 0;
+    int64_t ntile = mfs_tile_index(F->nbt, F->nbt - 1, F->nbt - 1) + 1, l_bytes, cb_bytes;
     double **tiles = calloc((size_t)ntile, sizeof *tiles);
     double *L = malloc((size_t)F->l_bytes + 8), *C = malloc((size_t)F->cb_bytes + 8);
     assert_non_null(tiles);
     assert_non_null(L);
     assert_non_null(C);
-    for (int32_t j = 0; j < F->nbt; j++) /* the executors' layout: column by column of tiles */
-      for (int32_t i = j; i < F->nbt; i++) {
-        int64_t d = ((int64_t)(b[i + 1] - b[i]) * (b[j + 1] - b[j]) + 7) / 8 * 8;
-        if (j < F->nbp) {
-          tiles[mfs_tile_index(F->nbt, i, j)] = L + l_len;
-          l_len += d;
-        } else {
-          tiles[mfs_tile_index(F->nbt, i, j)] = C + cb_len;
-          cb_len += d;
-        }
-      }
+    dist__carve(S, NULL, f, L, C, tiles, &l_bytes, &cb_bytes); /* the sequential executor's layout */
+    assert_int_equal(l_bytes, F->l_bytes);
+    assert_int_equal(cb_bytes, F->cb_bytes);
+    const int64_t l_len = l_bytes / 8, cb_len = cb_bytes / 8;
     multi += F->nbt - F->nbp >= 2;
     for (int pass = 0; pass < 2; pass++) {
       /* pass 1: the CB's second half is fresh, its first half old (the cut falls inside a tile) */
