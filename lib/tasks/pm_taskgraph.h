@@ -137,7 +137,8 @@ enum {
   PM_TG_ENDED = 8,        /* out is valid */
   PM_TG_MAPPED = 16,      /* reachable from its foreign pointer */
   PM_TG_USE_TAG = 32,     /* task->use_tag: tag dependencies and notification */
-  PM_TG_FRESH = 64,       /* set by the caller on a new record whose clock nothing merged into */
+  PM_TG_FRESH = 64,       /* a new record whose clock nothing merged into: made by find_or_new, or so
+                           * marked by the caller of new_unmapped; its submission shares a snapshot */
   PM_TG_ENDS_OTHER = 128, /* an end dependency of another task: its end releases that task */
 };
 #define PM_TG_INLINE_BUFS 4

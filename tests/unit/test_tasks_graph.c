@@ -445,12 +445,15 @@ static void test_thread_clock(void **state) {
  * A and B share one snapshot of the thread's clock; each merge ends a snapshot, so C and D have
  * one each. A snapshot is freed once the tasks that share it have their own clocks. */
 #define KAPP pm_tg_key(3, PM_TG_KEY_APP)
-static void submit_after(pm_loc *L, pm_tg_thread *th, pm_tg_task *t, uint64_t runtime, uint64_t useful) {
+static void own_time(pm_loc *L, uint64_t runtime, uint64_t useful) {
   pm_state_set(L, PM_STATE_RUNTIME, pm_clock_now());
   pm_clock_advance(runtime);
   pm_state_set(L, PM_STATE_USEFUL, pm_clock_now());
   pm_clock_advance(useful);
   pm_state_set(L, PM_STATE_RUNTIME, pm_clock_now());
+}
+static void submit_after(pm_loc *L, pm_tg_thread *th, pm_tg_task *t, uint64_t runtime, uint64_t useful) {
+  own_time(L, runtime, useful);
   t->flags |= PM_TG_FRESH;
   pm_tg_task_submit_by(t, th, L, 3, pm_clock_now());
 }
@@ -504,6 +507,44 @@ static void test_submitter_snapshot(void **state) {
   assert_int_equal(d->comp.e[1].ns, 10);
   pm_tg_task *all[] = {A, B, C, D};
   for (int i = 0; i < 4; i++) pm_tg_task_unref(all[i]);
+  assert_int_equal(pm_tg_snapshots_live(), 1); /* the thread's current one */
+}
+
+/* Records made before their submission, as a dependency declaration makes them
+ * (pm_tg_task_find_or_new), are submitted like records made at the submission: A and its declared
+ * successor B share the thread's snapshot and have no clock of their own until one is read. Own
+ * time as in test_submitter_snapshot: A after 40 useful {40,40,40}, B after 10 runtime + 20 useful
+ * {60,70,60}. C's clock is read before its submission (materialized: zero); its submission after
+ * 5 runtime + 7 useful merges the thread's clock into it: {67,82,67}, and takes no snapshot. */
+static void test_declared_records_share_snapshot(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_tg_thread th = {0};
+  int made = 0;
+  pm_tg_task *t[3];
+  for (int i = 0; i < 3; i++) {
+    t[i] = pm_tg_task_find_or_new((const void *)(0x50 + 16 * (uintptr_t)i), &made);
+    assert_non_null(t[i]);
+    assert_true(made);
+    t[i]->flags |= PM_TG_HAS_BODY;
+  }
+  pm_tg_task *A = t[0], *B = t[1], *C = t[2];
+  assert_int_equal(pm_tg_task_add_pred(B, A), 0);
+  own_time(L, 0, 40);
+  pm_tg_task_submit_by(A, &th, L, 3, pm_clock_now());
+  own_time(L, 10, 20);
+  pm_tg_task_submit_by(B, &th, L, 3, pm_clock_now());
+  assert_null(A->clk);
+  assert_null(B->clk);
+  assert_int_equal(pm_tg_snapshots_live(), 1);
+  assert_cp(pm_tg_task_clk(C)->dag_g, 0, 0, 0);
+  own_time(L, 5, 7);
+  pm_tg_task_submit_by(C, &th, L, 3, pm_clock_now());
+  assert_int_equal(pm_tg_snapshots_live(), 1);
+  assert_app_only(pm_tg_task_clk(A), 40, 40);
+  assert_app_only(pm_tg_task_clk(B), 60, 70);
+  assert_app_only(pm_tg_task_clk(C), 67, 82);
+  for (int i = 0; i < 3; i++) drop(t[i]);
   assert_int_equal(pm_tg_snapshots_live(), 1); /* the thread's current one */
 }
 
@@ -732,6 +773,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_tags, setup, teardown),
       cmocka_unit_test_setup_teardown(test_thread_clock, setup, teardown),
       cmocka_unit_test_setup_teardown(test_submitter_snapshot, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_declared_records_share_snapshot, setup, teardown),
       cmocka_unit_test_setup_teardown(test_submitter_snapshot_full_composition, setup, teardown),
       cmocka_unit_test_setup_teardown(test_snapshot_across_threads, setup, teardown),
       cmocka_unit_test_setup_teardown(test_remote_merge, setup, teardown),
