@@ -240,13 +240,20 @@ static int insert_local(submit_state *T, int type, void *arg, size_t argsize, in
   return 0;
 }
 
-/* A task that gives memory back is counted before its insertion (it may run and end at once);
- * one StarPU refused never will, and a submission waiting for memory would wait for it forever. */
 static void pending_free_add(exec_state *E, int delta) {
   pthread_mutex_lock(&E->lock);
   E->pending_frees += delta;
   if (delta < 0) pthread_cond_broadcast(&E->freed);
   pthread_mutex_unlock(&E->lock);
+}
+
+/* insert_local for a task that gives memory back when gives_back: it is counted before its
+ * insertion (it may run and end at once); one StarPU refused never will, and a submission waiting
+ * for memory would wait for it forever, so the count is taken back. */
+static void insert_giving_back(submit_state *T, int gives_back, int type, void *arg, size_t argsize, int32_t tag,
+                               double flops, int prio, int n, const starpu_data_handle_t *hv) {
+  if (gives_back) pending_free_add(T->E, 1);
+  if (insert_local(T, type, arg, argsize, tag, flops, prio, n, hv) != 0 && gives_back) pending_free_add(T->E, -1);
 }
 
 /* The submitting thread's waits, declared to popmeter when it measures the run (preloaded or
@@ -412,11 +419,8 @@ static void submit_subtree(submit_state *T, int32_t r) {
     for (int32_t i = j; i < Fr->nbt; i++) hv[n++] = E->h[tile_id(S, r, i, j)];
   double flops = 0;
   for (int64_t o = S->fronts[sub->first].op_begin; o < Fr->op_end; o++) flops += S->ops[o].flops;
-  if (sub->scratch) pending_free_add(E, 1);
-  if (insert_local(T, MFS_TASK_SUBTREE, sub, sizeof *sub, r, flops,
-                   prio_of(&T->P, T->P.up[r] + S->fronts[r].subtree_flops), n, hv) != 0 &&
-      sub->scratch)
-    pending_free_add(E, -1);
+  insert_giving_back(T, sub->scratch != NULL, MFS_TASK_SUBTREE, sub, sizeof *sub, r, flops,
+                     prio_of(&T->P, T->P.up[r] + S->fronts[r].subtree_flops), n, hv);
 }
 
 /* The init of this process's tiles of front f. */
@@ -447,11 +451,10 @@ static void submit_release(submit_state *T, int32_t f, int kind) {
       if ((kind == RELEASE_CB && mine) || E->rtile[t]) hv[n++] = E->h[t];
     }
   if (n) {
-    pending_free_add(E, 1);
     exec_release *rel = &E->rel[2 * (size_t)f + (size_t)kind];
     rel->front = f;
     rel->kind = kind;
-    if (insert_local(T, MFS_OP_CLEANUP, rel, sizeof *rel, f, 0, T->P.pmax, n, hv) != 0) pending_free_add(E, -1);
+    insert_giving_back(T, 1, MFS_OP_CLEANUP, rel, sizeof *rel, f, 0, T->P.pmax, n, hv);
   }
 }
 

@@ -156,18 +156,18 @@ void kernel__first_touch_fresh(double *block, size_t dirty, size_t bytes) {
   if (block && from < n) kernel__first_touch(block + from, n - from);
 }
 
-/* Zeroes the part of [p, p + n) below zero_from (all of it when zero_from is NULL). The part from
- * zero_from on is fresh memory, zero already, but its pages may never have been touched: they are
- * faulted in for writing. Otherwise the first touch of most of them is the read of an update
- * (assembly or BLAS: read, add, write), which maps the shared zero page and then faults again to
- * copy it at the write (with transparent huge pages: a second fault and a 2 MiB clear, 1.8 % of an
- * mfsolve run's samples on lap3d:50). */
 /* How many leading elements of [p, p + n) may hold old data: those below zero_from (all without it). */
 static size_t old_part(const double *p, size_t n, const double *zero_from) {
   if (!zero_from || zero_from >= p + n) return n;
   return zero_from > p ? (size_t)(zero_from - p) : 0;
 }
 
+/* Zeroes the part of [p, p + n) below zero_from (all of it when zero_from is NULL). The part from
+ * zero_from on is fresh memory, zero already, but its pages may never have been touched: they are
+ * faulted in for writing. Otherwise the first touch of most of them is the read of an update
+ * (assembly or BLAS: read, add, write), which maps the shared zero page and then faults again to
+ * copy it at the write (with transparent huge pages: a second fault and a 2 MiB clear, 1.8 % of an
+ * mfsolve run's samples on lap3d:50). */
 static void zero_below(double *p, size_t n, const double *zero_from) {
   size_t z = old_part(p, n, zero_from);
   if (z) memset(p, 0, z * sizeof *p);
