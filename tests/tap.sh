@@ -7,7 +7,14 @@ skip() { tap_n=$((tap_n+1)); echo "ok $tap_n - # SKIP $*"; }
 # check DESCRIPTION COMMAND...: ok when the command succeeds
 check(){ d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
 diag() { echo "# $*"; }
-tap_done(){ echo "1..$tap_n"; exit 0; }
+# Open MPI keeps every job's session files under one directory per user and machine
+# ($TMPDIR/ompi.<host>.<uid>); a job that ends removes it once it looks empty, and a job starting
+# at that moment fails in orte_init ("orte_session_dir failed"). make check runs test scripts side
+# by side, so each script's jobs get a directory of their own, removed by tap_done.
+if [ -z "${OMPI_MCA_orte_tmpdir_base:-}" ] && tap_ompi_tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmompi.XXXXXX"); then
+  OMPI_MCA_orte_tmpdir_base=$tap_ompi_tmp; export OMPI_MCA_orte_tmpdir_base
+fi
+tap_done(){ echo "1..$tap_n"; if [ -n "${tap_ompi_tmp:-}" ]; then rm -rf "$tap_ompi_tmp"; fi; exit 0; }
 # tap_lines FILE: a checker's "PASS text" / "FAIL text" / "SKIP text" lines as TAP, other lines as
 # diagnostics (read from a file, not a pipe: the TAP counters live in this shell)
 tap_lines() {
