@@ -8,7 +8,8 @@
 #     sync_wait U/4 (the second thread waits for the first)
 #   chain_region: 3 dependent tasks of U/4 -> useful sums to 3U/4, in order (output "012")
 # Tolerances: sums of useful time +-0.06 s (every busy wait may overrun by a scheduling delay on a
-# loaded machine), the critical section's wait and useful time +-0.04 s.
+# loaded machine), the critical section's useful time +-0.04 s, its wait -0.04 / +0.09 s (a holder
+# preempted inside the section makes the other wait longer, never shorter).
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/openmp_lib.sh"
 U=0.2
@@ -31,7 +32,7 @@ for v in gomp ompt; do
   check_near "$v: dependent task chain (sum 3U/4)" "$(m --omp-region-sum chain_region thread_useful)" "$(calc "0.75 * $U")" 0.06
   check "$v: omp critical entered twice" test "$(m --region-visits 'omp critical')" = 2
   check_near "$v: omp critical: held 2 x U/4 (useful)" "$(m --region-time 'omp critical' useful)" "$(calc "$U / 2")" 0.04
-  check_near "$v: omp critical: waited U/4" "$(m --region-time 'omp critical' sync_wait)" "$(calc "$U / 4")" 0.04
+  check_wait "$v: omp critical: waited U/4" "$(m --region-time 'omp critical' sync_wait)" "$(calc "$U / 4")" 0.04 0.05
   for i in 0 1; do
     check_near "$v: location $i accounts for its whole window" "$(m --loc-gap $i)" 0 0.001
   done
