@@ -496,6 +496,12 @@ static const char *verdict(double num, double den, double limit) {
   return num / den <= limit ? "met" : "NOT met";
 }
 
+/* Counts a verdict of verdict() in the tally of targets ("n/a" and "-" in neither). */
+static void tally(const char *v, int *met, int *notmet) {
+  *met += !strcmp(v, "met");
+  *notmet += !strcmp(v, "NOT met");
+}
+
 /* mfsolve's factorization is its memory set-up (creating the factor: its tables and address space)
  * plus its operations, which include the page faults of the memory they first write (mfsolve
  * populated the predicted footprint in the set-up before; on VMs whose hypervisor takes free memory
@@ -524,8 +530,7 @@ static void print_setup_split(const problem_runs *P, int nspecs, int reps, int *
       double tch = p->nok[ch[k]] ? p->tmin[ch[k]] : NAN;
       fmt_ratio(r, sizeof r, omin[k], tch);
       const char *v = p->n3d ? verdict(omin[k], tch, TARGET_OPS_CH) : "-";
-      *met += !strcmp(v, "met");
-      *notmet += !strcmp(v, "NOT met");
+      tally(v, met, notmet);
       printf("%-11s %-28s %8.3f /%7.3f %8.3f /%7.3f %7s  %s\n", k ? "" : p->spec, conf[c].label, smin, smed, omin[k],
              omed, r, v);
     }
@@ -810,10 +815,7 @@ int main(int argc, char **argv) {
       const char *v_peak =
           per_proc || !p->nok[mf] || !p->nok[ch] ? "-" : verdict(p->peak[mf], p->peak[ch], TARGET_PEAK_CH);
       const char *verdicts[4] = {v_ch, v_mu, v_peak, v_mpi};
-      for (int v = 0; v < 4; v++) {
-        met += !strcmp(verdicts[v], "met");
-        notmet += !strcmp(verdicts[v], "NOT met");
-      }
+      for (int v = 0; v < 4; v++) tally(verdicts[v], &met, &notmet);
       if (!conf[mf].available) {
         printf("%-11s %-20s %-54s %16s  %s\n", k ? "" : p->spec, row_label[k], conf[mf].why, "", "");
         continue;

@@ -4,8 +4,11 @@ lib="$top_builddir/lib/.libs/libpopmeter.so"
 launcher="$top_builddir/tools/popmeter"
 progs="$top_builddir/tests/integration/progs"
 
-# near VALUE EXPECTED TOL: |VALUE - EXPECTED| <= TOL (VALUE "na" or empty fails)
-near() { awk -v v="$1" -v e="$2" -v t="$3" 'BEGIN { if (v == "" || v == "na") exit 1; d = v - e; if (d < 0) d = -d; exit !(d <= t) }'; }
+# between VALUE EXPECTED BELOW ABOVE: EXPECTED - BELOW <= VALUE <= EXPECTED + ABOVE (VALUE "na" or
+# empty fails)
+between() { awk -v v="$1" -v e="$2" -v b="$3" -v a="$4" 'BEGIN { exit !(v != "" && v != "na" && v >= e - b && v <= e + a) }'; }
+# near VALUE EXPECTED TOL: |VALUE - EXPECTED| <= TOL
+near() { between "$1" "$2" "$3" "$3"; }
 # check_near DESCRIPTION VALUE EXPECTED TOL
 check_near() { if near "$2" "$3" "$4"; then ok "$1: $2 (expected $3 +- $4)"; else notok "$1: $2 (expected $3 +- $4)"; fi; }
 # check_wait DESCRIPTION VALUE EXPECTED TOL LATE: a wait or a span, EXPECTED - TOL <= VALUE <=
@@ -13,7 +16,7 @@ check_near() { if near "$2" "$3" "$4"; then ok "$1: $2 (expected $3 +- $4)"; els
 # what the others wait for it; nothing makes a wait shorter. An interval put in the wrong state is
 # off by a whole unit, which either bound still rejects.
 check_wait() {
-  if awk -v v="$2" -v e="$3" -v t="$4" -v l="$5" 'BEGIN { exit !(v != "" && v != "na" && v >= e - t && v <= e + t + l) }'; then
+  if between "$2" "$3" "$4" "$(awk -v t="$4" -v l="$5" 'BEGIN { print t + l }')"; then
     ok "$1: $2 (expected $3 - $4 / + $4 + $5)"
   else notok "$1: $2 (expected $3 - $4 / + $4 + $5)"; fi
 }
