@@ -16,6 +16,7 @@ PACKAGES="
   libjansson-dev libcmocka-dev libdw-dev
   vite xvfb
   gcovr gnuplot-nox python3 python3-html5lib
+  valgrind
   chromium
 "
 

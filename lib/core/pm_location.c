@@ -330,12 +330,14 @@ static inline uint32_t child_cached(pm_loc *L, pm_child_cache *cc, uint32_t pare
   return c;
 }
 
-/* The child of L's current node for region r, through that node's last-child entry. */
+/* The child of L's current node for region r, through that node's last-child entry, else the
+ * location's cache of children. */
 static inline uint32_t child_local(pm_loc *L, pm_region_id r) {
   pm_cpnode *p = L->cur_node;
   uint32_t k = r + 1; /* 0 for PM_REGION_NONE: never remembered */
   if (PM_LIKELY(k && p->last_key == k)) return p->last_child;
-  uint32_t c = node_child(L, L->cur, r);
+  uint64_t key = ((uint64_t)L->cur << 32 | r) + 1;
+  uint32_t c = child_cached(L, &L->child_cache[(key * 0x9E3779B97F4A7C15ull) >> (64 - PM_CHILD_CACHE_BITS)], L->cur, r);
   if (k && c != L->cur) { /* a failure (no room) is not remembered, so it is tried again */
     p->last_key = k;
     p->last_child = c;

@@ -85,6 +85,11 @@ typedef struct {
   uint32_t child;
 } pm_child_cache;
 
+/* Children a location finds without its call-path hash when a node's last-child entry does not
+ * hold them: a direct-mapped cache of this many entries, indexed by a hash of (node, region). */
+#define PM_CHILD_CACHE_BITS 5
+#define PM_CHILD_CACHE (1 << PM_CHILD_CACHE_BITS)
+
 struct pm_loc {
   /* ---- hot: written on every transition by the owning thread ---- */
   uint64_t t_last;           /* time of the last transition */
@@ -95,8 +100,11 @@ struct pm_loc {
   pm_cpnode *byte_node;      /* node most recently entered: pm_add_* charge it */
   pm_child_cache push_cache; /* entering a region under a remote parent (pm_call_enter_under) */
   pm_child_cache poll_cache; /* pm_poll */
-  pm_cpnode *poll_node;      /* the node of the last poll (pm_cp_merge_global_poll) */
-  uint32_t depth;            /* region stack depth (can exceed PM_MAX_DEPTH: folded) */
+  /* children entered by turns from one node (MPI_Irecv, MPI_Isend, MPI_Waitall in a loop), which
+   * its single last-child entry misses every time (child_local) */
+  pm_child_cache child_cache[PM_CHILD_CACHE];
+  pm_cpnode *poll_node; /* the node of the last poll (pm_cp_merge_global_poll) */
+  uint32_t depth;       /* region stack depth (can exceed PM_MAX_DEPTH: folded) */
   uint64_t time[PM_CTX_COUNT][PM_STATE_COUNT];
   /* Lamport clocks (ns of weighted time): the location's own time under each weight, and how far
    * merges have moved its process-scope and global clocks ahead of it (process = own + cp_poff,

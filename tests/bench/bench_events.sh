@@ -23,16 +23,30 @@
 # so other work on a small machine does not preempt them (not StarPU: its workers spin beside the
 # submitting thread, more threads than cores). --load keeps a compiler busy on the
 # side during the runs (the table then says so). SCALE multiplies the events per run (default 1).
+# --instructions counts instead of timing (valgrind's callgrind): the instructions executed per
+# event in the tool's own library (libpopmeter.so; libdlb*.so for TALP): the difference between a
+# run of INSTR_EVENTS events (default 4000) and one of twice as many, over the difference of their
+# events (warm-ups included), so that start-up and the end-of-run output cancel out. Instructions
+# are not nanoseconds (cache misses, the clock and the transfers between cores are not in them, and
+# the MPI calls a tool makes are the MPI library's), but they do not depend on the machine's load: a
+# change to a hot path shows as a number that repeats to a few instructions on a noisy host where
+# its time does not. Waits that spin in the tool's code (MPI_Barrier's shared-memory slots) count
+# their turns, which vary from run to run, and branches taken on measured durations take those of a
+# program run 20-50 times slower (the failing poll's run detection: its count is not the native
+# one). MPI rows: per call and rank; OpenMP and StarPU rows: per construct or task, all threads
+# together.
 # Paths: BENCH_DIR (the built programs, default: this script's build directory's bench/),
 # POPMETER_LIB (default: BENCH_DIR/../../lib/.libs/libpopmeter.so), MPIRUN (default mpirun).
 set -u
-REPS=5 SCALE=1 LOAD=0 EVENTS=()
+REPS=5 SCALE=1 LOAD=0 INSTR=0 EVENTS=()
+INSTR_EVENTS=${INSTR_EVENTS:-4000} # events of the shorter counted run (--instructions)
 while [ $# -gt 0 ]; do
   case $1 in
   -r) REPS=$2; shift ;;
   -s) SCALE=$2; shift ;;
   --load) LOAD=1 ;;
-  -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+  --instructions) INSTR=1 ;;
+  -h | --help) sed -n '2,39p' "$0"; exit 0 ;;
   *) EVENTS+=("$1") ;;
   esac
   shift
@@ -51,25 +65,27 @@ if [ -n "$TALP" ] && [ ! -r "$TALP/lib/libdlb_mpi.so" ]; then
 fi
 PRIO=()
 chrt -f 20 true 2>/dev/null && PRIO=(chrt -f 20)
+WRAP=() # the command each program runs under (valgrind: --instructions)
 RUN_TIMEOUT=${BENCH_RUN_TIMEOUT:-120} # seconds: a run that takes longer is killed and left out
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export STARPU_SILENT=1
 QUIET=(POPMETER_REPORT=0 POPMETER_JSON=0 POPMETER_CUBE=0 POPMETER_TRACE=0)
 
-# event id | program | argument | events per run | label
-TABLE="allreduce|bench_ev_mpi|allreduce|200000|MPI_Allreduce of one double (2 ranks)
-barrier|bench_ev_mpi|barrier|200000|MPI_Barrier (2 ranks)
-pingpong|bench_ev_mpi|pingpong|100000|Isend/Irecv/Waitall ping-pong, per call
-testfail|bench_ev_mpi|testfail|2000000|failing MPI_Test poll
-parallel_omp|bench_ev_omp|parallel|100000|empty omp parallel, libomp (OMPT)
-parallel_gomp|bench_ev_gomp|parallel|100000|empty omp parallel, libgomp
-barrier_omp|bench_ev_omp|barrier|200000|omp barrier, libomp
-barrier_gomp|bench_ev_gomp|barrier|200000|omp barrier, libgomp
-for16_omp|bench_ev_omp|for16|200000|omp for, 16 iterations, libomp
-for16_gomp|bench_ev_gomp|for16|200000|omp for, 16 iterations, libgomp
-task_omp|bench_ev_omp|task|200000|explicit task, libomp
-task_gomp|bench_ev_gomp|task|200000|explicit task, libgomp
-starpu|bench_ev_starpu||100000|empty StarPU task, chains of 10, 2 workers"
+# event id | program | argument | events per run | divisor of --instructions' count (the MPI calls
+# of one event over both ranks: the count is per call and rank) | label
+TABLE="allreduce|bench_ev_mpi|allreduce|200000|2|MPI_Allreduce of one double (2 ranks)
+barrier|bench_ev_mpi|barrier|200000|2|MPI_Barrier (2 ranks)
+pingpong|bench_ev_mpi|pingpong|100000|6|Isend/Irecv/Waitall ping-pong, per call
+testfail|bench_ev_mpi|testfail|2000000|2|failing MPI_Test poll
+parallel_omp|bench_ev_omp|parallel|100000|1|empty omp parallel, libomp (OMPT)
+parallel_gomp|bench_ev_gomp|parallel|100000|1|empty omp parallel, libgomp
+barrier_omp|bench_ev_omp|barrier|200000|1|omp barrier, libomp
+barrier_gomp|bench_ev_gomp|barrier|200000|1|omp barrier, libgomp
+for16_omp|bench_ev_omp|for16|200000|1|omp for, 16 iterations, libomp
+for16_gomp|bench_ev_gomp|for16|200000|1|omp for, 16 iterations, libgomp
+task_omp|bench_ev_omp|task|200000|1|explicit task, libomp
+task_gomp|bench_ev_gomp|task|200000|1|explicit task, libgomp
+starpu|bench_ev_starpu||100000|1|empty StarPU task, chains of 10, 2 workers"
 
 # One run: prints ns per event, or nothing when the run failed.
 run() { # config program argument n
@@ -86,7 +102,7 @@ run() { # config program argument n
     esac
     local q=()
     for v in "${QUIET[@]}"; do q+=(-x "$v"); done
-    "${PRIO[@]}" timeout -s KILL "$RUN_TIMEOUT" "$MPIRUN" -np 2 --bind-to core "${q[@]}" "${pre[@]}" "$prog" "$arg" "$n" </dev/null 2>/dev/null | tail -n 1
+    "${PRIO[@]}" timeout -s KILL "$RUN_TIMEOUT" "$MPIRUN" -np 2 --bind-to core "${q[@]}" "${pre[@]}" "${WRAP[@]}" "$prog" "$arg" "$n" </dev/null 2>/dev/null | tail -n 1
     ;;
   *)
     local env=(OMP_NUM_THREADS=2 OMP_PLACES=cores OMP_PROC_BIND=spread STARPU_NCPU=2 "${QUIET[@]}")
@@ -100,10 +116,86 @@ run() { # config program argument n
     # given, which under a real-time policy can starve the thread they wait for (no "chrt" there)
     local prio=("${PRIO[@]}")
     [ "$2" = bench_ev_starpu ] && prio=()
-    "${prio[@]}" timeout -s KILL "$RUN_TIMEOUT" env "${env[@]}" "$prog" $arg "$n" </dev/null 2>/dev/null | tail -n 1
+    "${prio[@]}" timeout -s KILL "$RUN_TIMEOUT" env "${env[@]}" "${WRAP[@]}" "$prog" $arg "$n" </dev/null 2>/dev/null | tail -n 1
     ;;
   esac
 }
+
+# Whether the event is to be measured: named on the command line (or none named), program built.
+selected() { # id program label
+  if [ ${#EVENTS[@]} -gt 0 ] && ! printf '%s\n' "${EVENTS[@]}" | grep -qx "$1"; then return 1; fi
+  [ -x "$BENCH_DIR/$2" ] || { echo "bench_events: $2 not built: $3 skipped" >&2; return 1; }
+}
+
+# Events a program runs for argument n: n, after a warm-up of max(n / 10, 1000) (the bench_ev_*
+# programs' rule).
+events_of() { echo $(($1 + ($1 / 10 > 1000 ? $1 / 10 : 1000))); }
+
+# Instructions executed in the object files whose path starts with $2, summed over the callgrind
+# outputs in directory $1 (every process and thread of one run).
+tool_instructions() {
+  local f
+  for f in "$1"/cg.*; do
+    [ -e "$f" ] && callgrind_annotate --threshold=100 --auto=no "$f" 2>/dev/null
+  done | awk -v obj="[$2" 'index($0, obj) { gsub(",", "", $1); s += $1 } END { printf "%.0f\n", s }'
+}
+
+# The tool's own instructions per MPI call / construct / task: prints a number, or "-" when a run
+# failed.
+instructions_per_event() { # config program argument calls-per-event
+  local obj dir n1=$INSTR_EVENTS n2=$((2 * INSTR_EVENTS)) i1 i2
+  case $1 in
+  ref) obj=$(readlink -f "$REF") ;;
+  talp) obj=$(readlink -f "$TALP")/lib/libdlb ;;
+  *) obj=$(readlink -f "$LIB") ;;
+  esac
+  dir=$(mktemp -d)
+  # threads that spin waiting for another get turns in order (valgrind runs one thread at a time)
+  WRAP=(valgrind -q --tool=callgrind --fair-sched=yes "--callgrind-out-file=$dir/cg.%p")
+  if [ -n "$(run "$1" "$2" "$3" "$n1")" ]; then i1=$(tool_instructions "$dir" "$obj"); else i1=; fi
+  rm -f "$dir"/cg.*
+  if [ -n "$i1" ] && [ -n "$(run "$1" "$2" "$3" "$n2")" ]; then i2=$(tool_instructions "$dir" "$obj"); else i2=; fi
+  rm -rf "$dir"
+  WRAP=()
+  if [ -z "$i2" ]; then echo "-"; return; fi
+  awk -v a="$i1" -v b="$i2" -v e1="$(events_of "$n1")" -v e2="$(events_of "$n2")" -v c="$4" \
+    'BEGIN { printf "%.0f\n", (b - a) / (e2 - e1) / c }'
+}
+
+if [ "$INSTR" = 1 ]; then
+  for t in valgrind callgrind_annotate; do
+    command -v "$t" >/dev/null || { echo "bench_events: --instructions needs $t (Debian package valgrind)" >&2; exit 1; }
+  done
+  PRIO=() # valgrind runs the threads one at a time: no preemption to guard against
+  # OpenMP threads that wait sleep instead of spinning through their turns: the runtime's own
+  # waiting, not the tool's instructions (which are the same either way)
+  export OMP_WAIT_POLICY=passive
+  echo "popmeter: instructions per event executed in the tool's own library (callgrind; runs of $INSTR_EVENTS and $((2 * INSTR_EVENTS)) events)"
+  line=$(printf "%-46s %9s %9s" "event" "popmeter" "CP=0")
+  [ -n "$REF" ] && line+=$(printf " %9s %9s" "ref" "pm-ref")
+  [ -n "$TALP" ] && line+=$(printf " %9s" "TALP")
+  echo "$line"
+  while IFS='|' read -r id prog arg n calls label; do
+    selected "$id" "$prog" "$label" || continue
+    pm=$(instructions_per_event popmeter "$prog" "$arg" "$calls")
+    cp0=
+    [ "$prog" = bench_ev_mpi ] && cp0=$(instructions_per_event cp0 "$prog" "$arg" "$calls")
+    line=$(printf "%-46s %9s %9s" "$label" "$pm" "$cp0")
+    if [ -n "$REF" ]; then
+      ref=$(instructions_per_event ref "$prog" "$arg" "$calls")
+      diff=-
+      [ "$pm" != - ] && [ "$ref" != - ] && diff=$(printf "%+d" $((pm - ref)))
+      line+=$(printf " %9s %9s" "$ref" "$diff")
+    fi
+    if [ -n "$TALP" ]; then
+      talp=-
+      [ "$prog" != bench_ev_gomp ] && [ "$prog" != bench_ev_starpu ] && talp=$(instructions_per_event talp "$prog" "$arg" "$calls")
+      line+=$(printf " %9s" "$talp")
+    fi
+    echo "${line%"${line##*[! ]}"}"
+  done <<<"$TABLE"
+  exit 0
+fi
 
 LOADPID=
 stop_load() { [ -n "$LOADPID" ] && kill "$LOADPID" 2>/dev/null; wait 2>/dev/null; }
@@ -118,9 +210,8 @@ fi
 LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
 RESULTS=$(mktemp)
 trap 'stop_load; rm -f "$RESULTS"' EXIT
-while IFS='|' read -r id prog arg n label; do
-  if [ ${#EVENTS[@]} -gt 0 ] && ! printf '%s\n' "${EVENTS[@]}" | grep -qx "$id"; then continue; fi
-  [ -x "$BENCH_DIR/$prog" ] || { echo "bench_events: $prog not built: $label skipped" >&2; continue; }
+while IFS='|' read -r id prog arg n _calls label; do
+  selected "$id" "$prog" "$label" || continue
   n=$(awk -v n="$n" -v s="$SCALE" 'BEGIN{printf "%d", n * s}')
   cfgs=(base popmeter)
   [ "$prog" = bench_ev_mpi ] && cfgs+=(cp0 cpmsg)

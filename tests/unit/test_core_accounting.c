@@ -111,6 +111,62 @@ static void test_callpath_nesting(void **state) {
   assert_int_equal(L->depth, 0);
 }
 
+/* Children entered by turns from one node (an MPI_Irecv / MPI_Isend / MPI_Waitall loop), which its
+ * last-child entry misses every time, under two parents, with more distinct (node, region) pairs
+ * than the location's cache of children holds (2 x 40 > PM_CHILD_CACHE: entries collide and are
+ * replaced). Stream: 3 rounds; in each, under parent A then parent B, each of the 40 calls for
+ * 1 ns with 2 ns of parent time before it. Each call node: 3 visits, 3 ns; A and B: 3 visits,
+ * 240 ns useful each; 2 + 80 nodes under the root. */
+static void test_callpath_children_by_turns(void **state) {
+  (void)state;
+  enum { NCALLS = 40, ROUNDS = 3 };
+  _Static_assert(2 * NCALLS > PM_CHILD_CACHE, "more pairs than the cache holds");
+  pm_loc *L = pm_loc_self();
+  pm_region_id parent[2] = {pm_region_register("phase_a", PM_PARADIGM_USER, PM_ROLE_FUNCTION),
+                            pm_region_register("phase_b", PM_PARADIGM_USER, PM_ROLE_FUNCTION)};
+  pm_region_id call[NCALLS];
+  for (int c = 0; c < NCALLS; c++) {
+    char name[32];
+    snprintf(name, sizeof name, "call_%d", c);
+    call[c] = pm_region_register(name, PM_PARADIGM_MPI, PM_ROLE_POINT2POINT);
+  }
+  for (int round = 0; round < ROUNDS; round++)
+    for (int p = 0; p < 2; p++) {
+      pm_region_enter(L, parent[p], pm_clock_now());
+      for (int c = 0; c < NCALLS; c++) {
+        pm_clock_advance(2);
+        pm_call_enter(L, call[c], PM_STATE_MPI_P2P, pm_clock_now());
+        pm_clock_advance(1);
+        pm_call_exit(L, pm_clock_now());
+      }
+      pm_region_exit(L, pm_clock_now());
+    }
+  pm_loc_flush(L, pm_clock_now());
+  assert_int_equal(pm_loc_node_count(L), 1 + 2 + 2 * NCALLS);
+  int seen[2][NCALLS] = {{0}};
+  for (uint32_t i = 1; i < pm_loc_node_count(L); i++) {
+    pm_cpnode *n = pm_loc_node(L, i);
+    if (n->parent == 0) {
+      assert_true(n->region == parent[0] || n->region == parent[1]);
+      assert_int_equal(n->visits, ROUNDS);
+      assert_int_equal(n->time[PM_STATE_USEFUL], ROUNDS * NCALLS * 2);
+      continue;
+    }
+    pm_cpnode *up = pm_loc_node(L, n->parent);
+    int p = up->region == parent[1];
+    assert_true(up->parent == 0 && (p || up->region == parent[0]));
+    int c = 0;
+    while (c < NCALLS && call[c] != n->region) c++;
+    assert_true(c < NCALLS);
+    seen[p][c]++;
+    assert_int_equal(n->visits, ROUNDS);
+    assert_int_equal(n->time[PM_STATE_MPI_P2P], ROUNDS);
+  }
+  for (int p = 0; p < 2; p++)
+    for (int c = 0; c < NCALLS; c++) assert_int_equal(seen[p][c], 1);
+  assert_int_equal(L->depth, 0);
+}
+
 /* One poll timed with both clocks: `cost` ns in the call. */
 static void timed_poll(pm_loc *L, pm_region_id r, uint64_t cost) {
   uint64_t s = pm_clock_now();
@@ -868,6 +924,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_states_exact, setup, teardown),
       cmocka_unit_test_setup_teardown(test_callpath_nesting, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_callpath_children_by_turns, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_between_work, setup, teardown),
       cmocka_unit_test_setup_teardown(test_polls_slow, setup, teardown),
