@@ -7,6 +7,11 @@ skip() { tap_n=$((tap_n+1)); echo "ok $tap_n - # SKIP $*"; }
 # check DESCRIPTION COMMAND...: ok when the command succeeds
 check(){ d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
 diag() { echo "# $*"; }
+# between VALUE EXPECTED BELOW ABOVE: EXPECTED - BELOW <= VALUE <= EXPECTED + ABOVE (VALUE "na" or
+# empty fails)
+between() { awk -v v="$1" -v e="$2" -v b="$3" -v a="$4" 'BEGIN { exit !(v != "" && v != "na" && v >= e - b && v <= e + a) }'; }
+# near VALUE EXPECTED TOL: |VALUE - EXPECTED| <= TOL
+near() { between "$1" "$2" "$3" "$3"; }
 # Open MPI keeps every job's session files under one directory per user and machine
 # ($TMPDIR/ompi.<host>.<uid>); a job that ends removes it once it looks empty, and a job starting
 # at that moment fails in orte_init ("orte_session_dir failed"). make check runs test scripts side

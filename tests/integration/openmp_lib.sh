@@ -4,11 +4,7 @@ lib="$top_builddir/lib/.libs/libpopmeter.so"
 launcher="$top_builddir/tools/popmeter"
 progs="$top_builddir/tests/integration/progs"
 
-# between VALUE EXPECTED BELOW ABOVE: EXPECTED - BELOW <= VALUE <= EXPECTED + ABOVE (VALUE "na" or
-# empty fails)
-between() { awk -v v="$1" -v e="$2" -v b="$3" -v a="$4" 'BEGIN { exit !(v != "" && v != "na" && v >= e - b && v <= e + a) }'; }
-# near VALUE EXPECTED TOL: |VALUE - EXPECTED| <= TOL
-near() { between "$1" "$2" "$3" "$3"; }
+# (between and near: tests/tap.sh)
 # check_near DESCRIPTION VALUE EXPECTED TOL
 check_near() { if near "$2" "$3" "$4"; then ok "$1: $2 (expected $3 +- $4)"; else notok "$1: $2 (expected $3 +- $4)"; fi; }
 # check_wait DESCRIPTION VALUE EXPECTED TOL LATE: a wait or a span, EXPECTED - TOL <= VALUE <=

@@ -51,7 +51,6 @@ for m in sorted(d["models"]):
 EOF
 }
 devices() { $py -c 'import json,sys; print(sum(l["role"]=="device" for l in json.load(open(sys.argv[1]))["locations"]))' "$work/$1/popmeter.json"; }
-near() { $py -c "import sys; v,e,t=sys.argv[1:]; sys.exit(0 if v!='na' and abs(float(v)-float(e))<=float(t) else 1)" "$1" "$2" "$3"; }
 lb() { $py "$top_srcdir/tests/integration/pmjson.py" "$work/$1/popmeter.json" basic/pe/lb; }
 
 # compare LABEL EXPECTED_NOTE_PREFIX: the checks every module-on run must pass

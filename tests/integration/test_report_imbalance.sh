@@ -10,7 +10,6 @@ pmjson="/usr/bin/python3 $top_srcdir/tests/integration/pmjson.py"
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmtest.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-near() { /usr/bin/python3 -c "import sys; v,e,t=sys.argv[1:]; sys.exit(0 if v!='na' and abs(float(v)-float(e))<=float(t) else 1)" "$1" "$2" "$3"; }
 
 check_run() {   # $1 label, $2 nranks, $3 output dir
   j="$3/popmeter.json"

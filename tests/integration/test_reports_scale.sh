@@ -22,7 +22,6 @@ check_html() {
 }
 csv() { awk -F, -v s="$2" -v r="$3" -v c="$4" -v m="$5" -v k="${6:-9}" \
   '$1 == s && $2 == r && $3 == c && $7 == m { print $k }' "$1"; }
-near() { $py -c "import sys; v,e,t=sys.argv[1:]; sys.exit(0 if v and abs(float(v)-float(e))<=float(t) else 1)" "$1" "$2" "$3"; }
 
 out="$work/study"
 # units of 0.1 s: the start-up before MPI_Init counts as useful time on every rank, up to ~0.1 s in
