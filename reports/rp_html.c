@@ -15,7 +15,19 @@ static const char *const css =
     "th{background:#f0f0f0}td.g{background:#b7e1a1}td.a{background:#ffe08a}td.r{background:#f4a3a3}"
     "td.na{color:#888}.legend span{padding:.1em .5em;margin-right:.5em}"
     "figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}"
-    "p.meta{color:#555}ul.problems li{color:#a00}";
+    "p.meta{color:#555}ul.notes li{color:#555;font-size:.9em}ul.problems li{color:#a00}";
+
+/* A list of the study's messages (none: nothing), each after prefix. */
+static void list(FILE *out, const char *cls, const char *prefix, char *const *msg, int n) {
+  if (!n) return;
+  fprintf(out, "<ul class=\"%s\">\n", cls);
+  for (int i = 0; i < n; i++) {
+    fprintf(out, "<li>%s", prefix);
+    rp_put_html(out, msg[i]);
+    fputs("</li>\n", out);
+  }
+  fputs("</ul>\n", out);
+}
 
 /* Efficiencies (no unit) get the traffic-light class; speedup, seconds and n/a do not. */
 static const char *colour(const pm_metric *m) {
@@ -123,15 +135,8 @@ int rp_write_html(FILE *out, const rp_study *s, const rp_plots *plots, const rp_
           "show the median with the min&ndash;max range in brackets.</p>\n",
           s->mode == PM_SCALING_WEAK ? "Weak" : "Strong", s->mode_declared ? "declared" : "detected",
           s->cfg[s->ref].label);
-  if (s->nproblems) {
-    fputs("<ul class=\"problems\">\n", out);
-    for (i = 0; i < s->nproblems; i++) {
-      fputs("<li>skipped: ", out);
-      rp_put_html(out, s->problems[i]);
-      fputs("</li>\n", out);
-    }
-    fputs("</ul>\n", out);
-  }
+  list(out, "notes", "", s->notes, s->nnotes);
+  list(out, "problems", "skipped: ", s->problems, s->nproblems);
   fputs("<h2>POP efficiencies</h2>\n<p class=\"legend\"><span class=\"r\" style=\"background:"
         "#f4a3a3\">&lt; 0.5</span><span style=\"background:#ffe08a\">0.5 &ndash; 0.8</span>"
         "<span style=\"background:#b7e1a1\">&ge; 0.8</span></p>\n",

@@ -123,6 +123,9 @@ int rp_write_json(FILE *out, const rp_study *s, const rp_plots *plots, const rp_
   json_object_set_new(root, "plots", pl);
   for (i = 0; i < s->nproblems; i++) json_array_append_new(probs, jstr(s->problems[i]));
   json_object_set_new(root, "problems", probs);
+  json_t *notes = json_array();
+  for (i = 0; i < s->nnotes; i++) json_array_append_new(notes, jstr(s->notes[i]));
+  json_object_set_new(root, "notes", notes);
   rc = json_dumpf(root, out, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
   fputc('\n', out);
   json_decref(root);

@@ -135,8 +135,13 @@ int rp_write_markdown(FILE *out, const rp_study *s, const rp_plots *plots, const
       rp_put_md(out, s->runs[s->cfg[c].runs[i]].path);
       fputc('\n', out);
     }
-  if (s->nproblems || (plots && plots->note[0])) {
+  if (s->nproblems || s->nnotes || (plots && plots->note[0])) {
     fputs("\n## Notes\n\n", out);
+    for (i = 0; i < s->nnotes; i++) {
+      fputs("- ", out);
+      rp_put_md(out, s->notes[i]);
+      fputc('\n', out);
+    }
     for (i = 0; i < s->nproblems; i++) {
       fputs("- skipped: ", out);
       rp_put_md(out, s->problems[i]);

@@ -20,22 +20,33 @@ void rp_study_init(rp_study *s) { memset(s, 0, sizeof *s); }
 
 const char *rp_mode_name(pm_scaling_mode m) { return m == PM_SCALING_WEAK ? "weak" : "strong"; }
 
-void rp_study_problem(rp_study *s, const char *fmt, ...) {
-  va_list ap;
+/* Appends the formatted message to list (n entries); the message, or NULL when out of memory. */
+static const char *append(char ***list, int *n, const char *fmt, va_list ap) {
   char *msg = NULL;
-  char **w;
-  va_start(ap, fmt);
-  if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
-  va_end(ap);
-  if (!msg) return;
-  fprintf(stderr, "%s: %s\n", prog_name, msg);
-  w = realloc(s->problems, (size_t)(s->nproblems + 1) * sizeof *w);
+  if (vasprintf(&msg, fmt, ap) < 0) return NULL;
+  char **w = realloc(*list, (size_t)(*n + 1) * sizeof *w);
   if (!w) {
     free(msg);
-    return;
+    return NULL;
   }
-  s->problems = w;
-  s->problems[s->nproblems++] = msg;
+  *list = w;
+  w[(*n)++] = msg;
+  return msg;
+}
+
+void rp_study_problem(rp_study *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const char *msg = append(&s->problems, &s->nproblems, fmt, ap);
+  va_end(ap);
+  if (msg) fprintf(stderr, "%s: %s\n", prog_name, msg);
+}
+
+void rp_study_note(rp_study *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  append(&s->notes, &s->nnotes, fmt, ap);
+  va_end(ap);
 }
 
 int rp_resolve_run(const char *arg, char *path, size_t n, char *err, size_t errlen) {
@@ -374,6 +385,7 @@ int rp_study_compute(rp_study *s, const rp_options *o, char *err, size_t errlen)
   }
   if (group(s) != 0) goto oom;
   if (pick_reference(s, o->reference, err, errlen) != 0) return -1;
+  rp_study_compare_work(s);
   if (rp_study_collect_regions(s) != 0) goto oom;
   for (i = 0; i < s->nruns; i++)
     if (!s->runs[i].dropped && rp_run_regions(&s->runs[i], s->regions, s->nregions) != 0) goto oom;
@@ -420,6 +432,8 @@ void rp_study_free(rp_study *s) {
   for (g = 0; g < s->nregions; g++) free(s->regions[g].name);
   for (i = 0; i < s->nproblems; i++) free(s->problems[i]);
   free(s->problems);
+  for (i = 0; i < s->nnotes; i++) free(s->notes[i]);
+  free(s->notes);
   free(s->regions);
   free(s->cfg);
   free(s->runs);

@@ -86,6 +86,8 @@ typedef struct {
   rp_region *regions; /* sorted by name */
   int nproblems;
   char **problems; /* inputs left out, each message naming the file */
+  int nnotes;
+  char **notes; /* what the reader should know to read the values (rp_study_note) */
 } rp_study;
 
 void rp_study_init(rp_study *s);
@@ -94,6 +96,11 @@ void rp_study_free(rp_study *s);
  * stderr with the prefix given to rp_study_set_prog. */
 void rp_study_problem(rp_study *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rp_study_set_prog(const char *prog);
+/* Records a note on the study (printf-style): something about the runs that the values alone do
+ * not say, shown with the report (not on stderr, not a problem: the exit status is unchanged). */
+void rp_study_note(rp_study *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Notes the configurations whose runs executed other tasks than the reference's (rp_work.c). */
+void rp_study_compare_work(rp_study *s);
 /* Resolves a run argument (a directory holding popmeter.json, or the JSON file itself) into path.
  * Returns 0, or -1 with a message in err. */
 int rp_resolve_run(const char *arg, char *path, size_t n, char *err, size_t errlen);

@@ -101,9 +101,10 @@ int rp_write_text(FILE *out, const rp_study *s, const rp_plots *plots, const rp_
     rule(out, width, '-', NULL);
     changes(out, s, o->diff_threshold);
   }
-  if (s->nproblems || (plots && plots->note[0])) {
+  if (s->nproblems || s->nnotes || (plots && plots->note[0])) {
     rule(out, width, '-', NULL);
     fprintf(out, " Notes:\n");
+    for (i = 0; i < s->nnotes; i++) fprintf(out, "   - %s\n", s->notes[i]);
     for (i = 0; i < s->nproblems; i++) fprintf(out, "   - skipped: %s\n", s->problems[i]);
     if (plots && plots->note[0]) fprintf(out, "   - %s\n", plots->note);
   }
