@@ -95,7 +95,9 @@ static void move_subtree(int32_t top, const int32_t *first, int32_t to, int32_t 
   }
 }
 
-/* lo/hi: each front's range of ranks (in and out); work: nranks of scratch. */
+/* lo/hi: each front's range of ranks (in and out); work (in and out): each rank's load, as the
+ * mapping's pass computed it (the flops of its one-rank subtrees plus an even share of its shared
+ * fronts); the loads after the moves on return. */
 static void rebalance_under_shared(const mfs_symbolic *S, int nranks, int32_t *owner, double *lo, double *hi,
                                    double *work) {
   const int32_t nf = S->nfronts;
@@ -113,15 +115,10 @@ static void rebalance_under_shared(const mfs_symbolic *S, int nranks, int32_t *o
   int32_t *least = ints + 3 * n1; /* per group: its two least loaded ranks */
   front__subtree_first(S, first);
   for (int32_t f = 0; f < nf; f++) group_of[f] = -1;
-  memset(work, 0, (size_t)nranks * sizeof *work);
   int32_t nm = 0, ng = 0;
   for (int32_t f = 0; f < nf; f++) {
     int32_t p = S->fronts[f].parent;
-    if (hi[f] - lo[f] > 1) {
-      for (int32_t r = (int32_t)lo[f]; r < (int32_t)hi[f]; r++) work[r] += S->fronts[f].flops / (hi[f] - lo[f]);
-    } else if (p < 0 || hi[p] - lo[p] > 1) { /* the top of a one-rank subtree */
-      work[owner[f]] += S->fronts[f].subtree_flops;
-      if (p < 0) continue;
+    if (hi[f] - lo[f] == 1 && p >= 0 && hi[p] - lo[p] > 1) { /* the top of a one-rank subtree */
       if (group_of[p] < 0) {
         group_of[p] = ng;
         group[ng++] = p;
@@ -201,7 +198,6 @@ mfs_status mfs_map_proportional(const mfs_symbolic *S, int nranks, int32_t *owne
       acc += S->fronts[f].subtree_flops;
       b[f] = acc / total * nranks;
     }
-  if (load) memset(load, 0, (size_t)nranks * sizeof *load);
   for (int32_t f = nf - 1; f >= 0; f--) { /* parents have larger indices */
     const mfs_front *F = &S->fronts[f];
     int32_t p = F->parent;
@@ -254,16 +250,11 @@ mfs_status mfs_map_proportional(const mfs_symbolic *S, int nranks, int32_t *owne
   }
   rebalance_under_shared(S, nranks, owner, a, b, given);
   for (int32_t f = 0; f < nf; f++) {
-    const int32_t lo = (int32_t)a[f], hi = (int32_t)b[f];
-    if (rank_lo) rank_lo[f] = lo;
-    if (rank_hi) rank_hi[f] = hi;
-    if (load) {
-      if (hi - lo > 1) /* a shared front's rows are cut evenly by flops (mfs_dist) */
-        for (int32_t r = lo; r < hi; r++) load[r] += S->fronts[f].flops / (hi - lo);
-      else
-        load[owner[f]] += S->fronts[f].flops;
-    }
+    if (rank_lo) rank_lo[f] = (int32_t)a[f];
+    if (rank_hi) rank_hi[f] = (int32_t)b[f];
   }
+  /* a shared front's rows are cut evenly by flops (mfs_dist): an even share on each of its ranks */
+  if (load) memcpy(load, given, (size_t)nranks * sizeof *load);
   mem__free(a);
   mem__free(b);
   mem__free(single);
