@@ -1,7 +1,7 @@
 #!/bin/bash
 # Cost per event of popmeter, next to TALP when one is installed: one table, one command
 #   make -C build/tests bench-events            (builds the programs, then runs this script)
-#   tests/bench/bench_events.sh [-r REPS] [-s SCALE] [--load] [EVENT...]
+#   tests/bench/bench_events.sh [-r REPS] [-s SCALE] [--load] [--instructions | --functions N] [EVENT...]
 # For every event (an MPI call on 2 ranks, an OpenMP construct on 2 threads, a StarPU task on 2
 # workers) the same program runs REPS times in each configuration, the configurations interleaved
 # within a repetition so that a change of the machine's load hits them alike:
@@ -34,11 +34,12 @@
 # their turns, which vary from run to run, and branches taken on measured durations take those of a
 # program run 20-50 times slower (the failing poll's run detection: its count is not the native
 # one). MPI rows: per call and rank; OpenMP and StarPU rows: per construct or task, all threads
-# together.
+# together. --functions N (implies --instructions) lists below each row the N functions of
+# popmeter's library that execute the most instructions per event (where to look first).
 # Paths: BENCH_DIR (the built programs, default: this script's build directory's bench/),
 # POPMETER_LIB (default: BENCH_DIR/../../lib/.libs/libpopmeter.so), MPIRUN (default mpirun).
 set -u
-REPS=5 SCALE=1 LOAD=0 INSTR=0 EVENTS=()
+REPS=5 SCALE=1 LOAD=0 INSTR=0 FUNCS=0 EVENTS=()
 INSTR_EVENTS=${INSTR_EVENTS:-4000} # events of the shorter counted run (--instructions)
 while [ $# -gt 0 ]; do
   case $1 in
@@ -46,7 +47,8 @@ while [ $# -gt 0 ]; do
   -s) SCALE=$2; shift ;;
   --load) LOAD=1 ;;
   --instructions) INSTR=1 ;;
-  -h | --help) sed -n '2,39p' "$0"; exit 0 ;;
+  --functions) INSTR=1 FUNCS=$2; shift ;;
+  -h | --help) sed -n '2,40p' "$0"; exit 0 ;;
   *) EVENTS+=("$1") ;;
   esac
   shift
@@ -131,19 +133,22 @@ selected() { # id program label
 # programs' rule).
 events_of() { echo $(($1 + ($1 / 10 > 1000 ? $1 / 10 : 1000))); }
 
-# Instructions executed in the object files whose path starts with $2, summed over the callgrind
-# outputs in directory $1 (every process and thread of one run).
-tool_instructions() {
+# Instructions executed per function in the object files whose path starts with $2, summed over
+# the callgrind outputs in directory $1 (every process and thread of one run): lines "COUNT
+# FILE:FUNCTION".
+tool_functions() {
   local f
   for f in "$1"/cg.*; do
     [ -e "$f" ] && callgrind_annotate --threshold=100 --auto=no "$f" 2>/dev/null
-  done | awk -v obj="[$2" 'index($0, obj) { gsub(",", "", $1); s += $1 } END { printf "%.0f\n", s }'
+  done | awk -v obj="[$2" 'index($0, obj) { gsub(",", "", $1); k = $(NF - 1); sub(/.*\//, "", k); s[k] += $1 }
+    END { for (k in s) printf "%.0f %s\n", s[k], k }'
 }
 
 # The tool's own instructions per MPI call / construct / task: prints a number, or "-" when a run
-# failed.
+# failed. With FUNCS > 0, also the FUNCS functions that execute the most of them per event, into
+# the file FUNCS_OUT.
 instructions_per_event() { # config program argument calls-per-event
-  local obj dir n1=$INSTR_EVENTS n2=$((2 * INSTR_EVENTS)) i1 i2
+  local obj dir n1=$INSTR_EVENTS n2=$((2 * INSTR_EVENTS)) ok=1
   case $1 in
   ref) obj=$(readlink -f "$REF") ;;
   talp) obj=$(readlink -f "$TALP")/lib/libdlb ;;
@@ -152,14 +157,25 @@ instructions_per_event() { # config program argument calls-per-event
   dir=$(mktemp -d)
   # threads that spin waiting for another get turns in order (valgrind runs one thread at a time)
   WRAP=(valgrind -q --tool=callgrind --fair-sched=yes "--callgrind-out-file=$dir/cg.%p")
-  if [ -n "$(run "$1" "$2" "$3" "$n1")" ]; then i1=$(tool_instructions "$dir" "$obj"); else i1=; fi
+  [ -n "$(run "$1" "$2" "$3" "$n1")" ] && tool_functions "$dir" "$obj" >"$dir/f1" || ok=0
   rm -f "$dir"/cg.*
-  if [ -n "$i1" ] && [ -n "$(run "$1" "$2" "$3" "$n2")" ]; then i2=$(tool_instructions "$dir" "$obj"); else i2=; fi
-  rm -rf "$dir"
+  [ "$ok" = 1 ] && [ -n "$(run "$1" "$2" "$3" "$n2")" ] && tool_functions "$dir" "$obj" >"$dir/f2" || ok=0
   WRAP=()
-  if [ -z "$i2" ]; then echo "-"; return; fi
-  awk -v a="$i1" -v b="$i2" -v e1="$(events_of "$n1")" -v e2="$(events_of "$n2")" -v c="$4" \
-    'BEGIN { printf "%.0f\n", (b - a) / (e2 - e1) / c }'
+  if [ "$ok" = 0 ]; then
+    echo "-"
+    rm -rf "$dir"
+    return
+  fi
+  # per function: (count in the longer run - count in the shorter) / (their difference of events)
+  awk -v d="$(($(events_of "$n2") - $(events_of "$n1")))" -v c="$4" -v funcs="$FUNCS" -v out="${FUNCS_OUT:-/dev/null}" '
+    FNR == NR { a[$2] = $1; next }
+    { v[$2] = ($1 - a[$2]) / d / c; delete a[$2] }
+    END { for (k in a) v[k] = -a[k] / d / c
+      for (k in v) t += v[k]; printf "%.0f\n", t
+      if (funcs > 0) { cmd = "sort -rn | head -n " funcs " >" out
+        for (k in v) if (v[k] >= 0.5) printf "%9.0f  %s\n", v[k], k | cmd
+        close(cmd) } }' "$dir/f1" "$dir/f2"
+  rm -rf "$dir"
 }
 
 if [ "$INSTR" = 1 ]; then
@@ -177,7 +193,8 @@ if [ "$INSTR" = 1 ]; then
   echo "$line"
   while IFS='|' read -r id prog arg n calls label; do
     selected "$id" "$prog" "$label" || continue
-    pm=$(instructions_per_event popmeter "$prog" "$arg" "$calls")
+    funcs_file=$(mktemp)
+    pm=$(FUNCS_OUT=$funcs_file instructions_per_event popmeter "$prog" "$arg" "$calls")
     cp0=
     [ "$prog" = bench_ev_mpi ] && cp0=$(instructions_per_event cp0 "$prog" "$arg" "$calls")
     line=$(printf "%-46s %9s %9s" "$label" "$pm" "$cp0")
@@ -193,6 +210,8 @@ if [ "$INSTR" = 1 ]; then
       line+=$(printf " %9s" "$talp")
     fi
     echo "${line%"${line##*[! ]}"}"
+    sed 's/^/    /' "$funcs_file"
+    rm -f "$funcs_file"
   done <<<"$TABLE"
   exit 0
 fi
