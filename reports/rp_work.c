@@ -11,6 +11,7 @@
 #include "pm_profile_tasks.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Counts that differ by at most this fraction of the larger are the same decomposition (a run
@@ -19,18 +20,35 @@
 /* Codelets named in a note, those whose counts differ most first. */
 #define SHOWN 3
 
-/* Tasks of the codelet called name in p, over its processes and worker types. */
-static uint64_t tasks_of(const pm_profile *p, const char *name) {
-  uint64_t n = 0;
-  for (int k = 0; k < p->tasks->ncodelets; k++)
-    if (!strcmp(p->tasks->codelet[k].name, name)) n += p->tasks->codelet[k].count;
-  return n;
+/* A run's tasks of one codelet name, over its processes and worker types. */
+typedef struct {
+  const char *name;
+  uint64_t count;
+} name_total;
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const name_total *)a)->name, ((const name_total *)b)->name);
 }
 
-static uint64_t all_tasks(const pm_profile *p) {
-  uint64_t n = 0;
-  for (int k = 0; k < p->tasks->ncodelets; k++) n += p->tasks->codelet[k].count;
-  return n;
+/* p's tasks per codelet name, sorted by name (*n of them; *all: their sum); NULL when out of
+ * memory. Sorted, so that two runs compare in one pass whatever their numbers of processes. */
+static name_total *totals_of(const pm_profile *p, int *n, uint64_t *all) {
+  const pm_prof_tasks *t = p->tasks;
+  name_total *v = malloc((size_t)(t->ncodelets ? t->ncodelets : 1) * sizeof *v);
+  if (!v) return NULL;
+  for (int k = 0; k < t->ncodelets; k++) v[k] = (name_total){t->codelet[k].name, t->codelet[k].count};
+  qsort(v, (size_t)t->ncodelets, sizeof *v, by_name);
+  int w = 0;
+  *all = 0;
+  for (int k = 0; k < t->ncodelets; k++) {
+    *all += v[k].count;
+    if (w && !strcmp(v[w - 1].name, v[k].name))
+      v[w - 1].count += v[k].count;
+    else
+      v[w++] = v[k];
+  }
+  *n = w;
+  return v;
 }
 
 static int differ(uint64_t a, uint64_t b) {
@@ -44,11 +62,8 @@ typedef struct {
   double gap; /* |log((here + 1) / (ref + 1))|: how much they differ */
 } codelet_gap;
 
-/* Keeps the SHOWN largest gaps of the codelet name (counts here and in the reference), once per
- * name: a name both runs have is met twice. */
+/* Keeps the SHOWN largest gaps, largest first. */
 static void keep(codelet_gap *top, int *ntop, const char *name, uint64_t here, uint64_t ref) {
-  for (int i = 0; i < *ntop; i++)
-    if (!strcmp(top[i].name, name)) return;
   codelet_gap g = {name, here, ref, fabs(log(((double)here + 1) / ((double)ref + 1)))};
   int at = *ntop < SHOWN ? (*ntop)++ : SHOWN;
   while (at > 0 && top[at - 1].gap < g.gap) {
@@ -58,15 +73,15 @@ static void keep(codelet_gap *top, int *ntop, const char *name, uint64_t here, u
   if (at < SHOWN) top[at] = g;
 }
 
-/* The codelets of p whose counts differ from those of ref (by name), the largest gaps in top. */
-static void gaps_of(const pm_profile *p, const pm_profile *ref, codelet_gap *top, int *ntop) {
-  const pm_profile *side[2] = {p, ref};
-  for (int s = 0; s < 2; s++)
-    for (int k = 0; k < side[s]->tasks->ncodelets; k++) {
-      const char *name = side[s]->tasks->codelet[k].name;
-      uint64_t here = tasks_of(p, name), there = tasks_of(ref, name);
-      if (differ(here, there)) keep(top, ntop, name, here, there);
-    }
+/* The codelet names whose counts differ between the two sorted totals, the largest gaps in top. */
+static void gaps_of(const name_total *a, int na, const name_total *b, int nb, codelet_gap *top, int *ntop) {
+  int i = 0, j = 0;
+  while (i < na || j < nb) {
+    int c = i == na ? 1 : j == nb ? -1 : strcmp(a[i].name, b[j].name);
+    const char *name = c <= 0 ? a[i].name : b[j].name;
+    uint64_t here = c <= 0 ? a[i++].count : 0, there = c >= 0 ? b[j++].count : 0;
+    if (differ(here, there)) keep(top, ntop, name, here, there);
+  }
 }
 
 void rp_study_compare_work(rp_study *s) {
@@ -74,25 +89,35 @@ void rp_study_compare_work(rp_study *s) {
   if (R->nruns == 0) return;
   const pm_profile *ref = s->runs[R->runs[0]].prof;
   if (!ref || !ref->tasks) return;
+  int nr;
+  uint64_t all_ref;
+  name_total *tr = totals_of(ref, &nr, &all_ref);
+  if (!tr) return; /* out of memory: no note (it only explains the values) */
   for (int c = 0; c < s->ncfg; c++) {
     const rp_config *C = &s->cfg[c];
     if (c == s->ref || C->nruns == 0) continue;
     const pm_profile *p = s->runs[C->runs[0]].prof;
     if (!p || !p->tasks) continue;
+    int np;
+    uint64_t all;
+    name_total *tp = totals_of(p, &np, &all);
+    if (!tp) continue;
     codelet_gap top[SHOWN];
     int ntop = 0;
-    gaps_of(p, ref, top, &ntop);
-    if (ntop == 0) continue;
-    char list[SHOWN * 120] = "";
-    size_t len = 0;
-    for (int i = 0; i < ntop && len < sizeof list; i++)
-      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s %llu against %llu", i ? ", " : "", top[i].name,
-                              (unsigned long long)top[i].here, (unsigned long long)top[i].ref);
-    rp_study_note(s,
-                  "%s ran other tasks than the reference %s (%s; %llu tasks against %llu in all): the program "
-                  "divided its work differently there, and the instruction scaling and computation scalability "
-                  "of %s include that choice",
-                  C->label, R->label, list, (unsigned long long)all_tasks(p), (unsigned long long)all_tasks(ref),
-                  C->label);
+    gaps_of(tp, np, tr, nr, top, &ntop);
+    if (ntop > 0) {
+      char list[SHOWN * 120] = "";
+      size_t len = 0;
+      for (int i = 0; i < ntop && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s %llu against %llu", i ? ", " : "", top[i].name,
+                                (unsigned long long)top[i].here, (unsigned long long)top[i].ref);
+      rp_study_note(s,
+                    "%s ran other tasks than the reference %s (%s; %llu tasks against %llu in all): the program "
+                    "divided its work differently there, and the instruction scaling and computation scalability "
+                    "of %s include that choice",
+                    C->label, R->label, list, (unsigned long long)all, (unsigned long long)all_ref, C->label);
+    }
+    free(tp);
   }
+  free(tr);
 }
