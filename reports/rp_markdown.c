@@ -92,6 +92,15 @@ static void changes(FILE *out, const rp_study *s, double threshold) {
   free(d);
 }
 
+/* The study's messages as list items, each after prefix. */
+static void items(FILE *out, const char *prefix, char *const *msg, int n) {
+  for (int i = 0; i < n; i++) {
+    fprintf(out, "- %s", prefix);
+    rp_put_md(out, msg[i]);
+    fputc('\n', out);
+  }
+}
+
 int rp_write_markdown(FILE *out, const rp_study *s, const rp_plots *plots, const rp_write_options *o) {
   rp_tables t;
   int c, i, rc = 0;
@@ -137,16 +146,8 @@ int rp_write_markdown(FILE *out, const rp_study *s, const rp_plots *plots, const
     }
   if (s->nproblems || s->nnotes || (plots && plots->note[0])) {
     fputs("\n## Notes\n\n", out);
-    for (i = 0; i < s->nnotes; i++) {
-      fputs("- ", out);
-      rp_put_md(out, s->notes[i]);
-      fputc('\n', out);
-    }
-    for (i = 0; i < s->nproblems; i++) {
-      fputs("- skipped: ", out);
-      rp_put_md(out, s->problems[i]);
-      fputc('\n', out);
-    }
+    items(out, "", s->notes, s->nnotes);
+    items(out, "skipped: ", s->problems, s->nproblems);
     if (plots && plots->note[0]) {
       fputs("- ", out);
       rp_put_md(out, plots->note);

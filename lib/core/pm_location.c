@@ -316,10 +316,13 @@ void pm_ctx_set(pm_loc *L, int ctx, uint64_t now) {
   L->ctx = ctx ? PM_CTX_PARALLEL : PM_CTX_SERIAL;
 }
 
+/* The key of (parent, region r) in a child cache (never 0: 0 is an empty entry). */
+static inline uint64_t child_key(uint32_t parent, pm_region_id r) { return (((uint64_t)parent << 32) | r) + 1; }
+
 /* The child of node 'parent' (L's current node, or a remote parent) for region r, through the
  * cache: a failure (no room: the current node itself) is not cached, so it is tried again. */
 static inline uint32_t child_cached(pm_loc *L, pm_child_cache *cc, uint32_t parent, pm_region_id r) {
-  uint64_t key = (((uint64_t)parent << 32) | r) + 1;
+  uint64_t key = child_key(parent, r);
   if (PM_LIKELY(cc->key == key)) return cc->child;
   uint32_t c = node_child(L, parent, r);
   if (c == parent) c = L->cur;
@@ -336,8 +339,8 @@ static inline uint32_t child_local(pm_loc *L, pm_region_id r) {
   pm_cpnode *p = L->cur_node;
   uint32_t k = r + 1; /* 0 for PM_REGION_NONE: never remembered */
   if (PM_LIKELY(k && p->last_key == k)) return p->last_child;
-  uint64_t key = ((uint64_t)L->cur << 32 | r) + 1;
-  uint32_t c = child_cached(L, &L->child_cache[(key * 0x9E3779B97F4A7C15ull) >> (64 - PM_CHILD_CACHE_BITS)], L->cur, r);
+  pm_child_cache *cc = &L->child_cache[(child_key(L->cur, r) * 0x9E3779B97F4A7C15ull) >> (64 - PM_CHILD_CACHE_BITS)];
+  uint32_t c = child_cached(L, cc, L->cur, r);
   if (k && c != L->cur) { /* a failure (no room) is not remembered, so it is tried again */
     p->last_key = k;
     p->last_child = c;

@@ -123,6 +123,9 @@ run() { # config program argument n
   esac
 }
 
+# Whether TALP measures this program (DLB has no libgomp and no StarPU support).
+talp_supports() { [ "$1" != bench_ev_gomp ] && [ "$1" != bench_ev_starpu ]; }
+
 # Whether the event is to be measured: named on the command line (or none named), program built.
 selected() { # id program label
   if [ ${#EVENTS[@]} -gt 0 ] && ! printf '%s\n' "${EVENTS[@]}" | grep -qx "$1"; then return 1; fi
@@ -206,7 +209,7 @@ if [ "$INSTR" = 1 ]; then
     fi
     if [ -n "$TALP" ]; then
       talp=-
-      [ "$prog" != bench_ev_gomp ] && [ "$prog" != bench_ev_starpu ] && talp=$(instructions_per_event talp "$prog" "$arg" "$calls")
+      talp_supports "$prog" && talp=$(instructions_per_event talp "$prog" "$arg" "$calls")
       line+=$(printf " %9s" "$talp")
     fi
     echo "${line%"${line##*[! ]}"}"
@@ -235,7 +238,7 @@ while IFS='|' read -r id prog arg n _calls label; do
   cfgs=(base popmeter)
   [ "$prog" = bench_ev_mpi ] && cfgs+=(cp0 cpmsg)
   [ -n "$REF" ] && cfgs+=(ref)
-  [ -n "$TALP" ] && [ "$prog" != bench_ev_gomp ] && [ "$prog" != bench_ev_starpu ] && cfgs+=(talp)
+  [ -n "$TALP" ] && talp_supports "$prog" && cfgs+=(talp)
   [ "$prog" = bench_ev_omp ] && [ -r "$BENCH_DIR/bench_ompt_null.so" ] && cfgs+=(ompt)
   for r in $(seq "$REPS"); do
     for c in "${cfgs[@]}"; do

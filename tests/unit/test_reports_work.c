@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include "test_assert.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "test_reports_common.h"
@@ -53,6 +54,17 @@ static void study_with(rp_study *s, const count *c1, const count *c2, const coun
   assert_int_equal(s->ref, 0); /* 1x1 */
 }
 
+/* Asserts that note is the one said of configuration label against the reference 1x1, with the
+ * codelets ("name n against m", ...) and the totals ("n tasks against m") given. */
+static void assert_note(const char *note, const char *label, const char *codelets, const char *totals) {
+  char want[512];
+  snprintf(want, sizeof want,
+           "%s ran other tasks than the reference 1x1 (%s; %s in all): the program divided its work differently "
+           "there, and the instruction scaling and computation scalability of %s include that choice",
+           label, codelets, totals, label);
+  assert_string_equal(note, want);
+}
+
 static const count ref_tasks[] = {{"gemm", 0, 100}, {"syrk", 0, 10}, {NULL, 0, 0}};
 
 /* The same tasks cut over more processes (2x1: 50 + 50 and 5 + 5), and 101 against 100 (within
@@ -79,14 +91,8 @@ static void test_other_work(void **state) {
   rp_study s;
   study_with(&s, ref_tasks, two, four);
   assert_int_equal(s.nnotes, 2);
-  assert_string_equal(s.notes[0],
-                      "2x1 ran other tasks than the reference 1x1 (gemm 102 against 100; 112 tasks against 110 in "
-                      "all): the program divided its work differently there, and the instruction scaling and "
-                      "computation scalability of 2x1 include that choice");
-  assert_string_equal(s.notes[1],
-                      "4x1 ran other tasks than the reference 1x1 (potrf 3 against 0, gemm 400 against 100; 413 "
-                      "tasks against 110 in all): the program divided its work differently there, and the "
-                      "instruction scaling and computation scalability of 4x1 include that choice");
+  assert_note(s.notes[0], "2x1", "gemm 102 against 100", "112 tasks against 110");
+  assert_note(s.notes[1], "4x1", "potrf 3 against 0, gemm 400 against 100", "413 tasks against 110");
   /* a note, not a problem: nothing was left out */
   assert_int_equal(s.nproblems, 0);
   /* the writers show it */
@@ -114,10 +120,7 @@ static void test_three_named(void **state) {
   rp_study s;
   study_with(&s, ref, ref, four);
   assert_int_equal(s.nnotes, 1);
-  assert_string_equal(s.notes[0],
-                      "4x1 ran other tasks than the reference 1x1 (d 80 against 0, c 40 against 10, a 20 against "
-                      "10; 152 tasks against 30 in all): the program divided its work differently there, and the "
-                      "instruction scaling and computation scalability of 4x1 include that choice");
+  assert_note(s.notes[0], "4x1", "d 80 against 0, c 40 against 10, a 20 against 10", "152 tasks against 30");
   rp_study_free(&s);
 }
 
