@@ -13,6 +13,10 @@
 #         (lib/libdlb_mpi.so for MPI, lib/libdlb.so for libomp; libgomp and StarPU: no support).
 #   OMPT alone (libomp rows): an OMPT tool that registers popmeter's callbacks with empty bodies
 #         (bench_ompt_null.so): what libomp's dispatch of the events costs any tool.
+#   floor (OpenMP rows): the least a tool that times the events can do: the time stamp counter
+#         read around each interval and added to a thread-local total, nothing else (no call path,
+#         no states, no critical-path clocks, nothing exchanged between threads): an OMPT tool
+#         (bench_ompt_floor.so) for libomp, wrappers of GOMP_* for libgomp (bench_gomp_floor.so).
 #   ref: another libpopmeter.so (critical path on) when POPMETER_BENCH_REF names one: an older
 #        build, to compare two versions in the same interleaved runs; the column pm-ref is then the
 #        median over the repetitions of (popmeter - ref) within one repetition: paired runs, adjacent
@@ -113,6 +117,7 @@ run() { # config program argument n
     ref) env+=(LD_PRELOAD="$REF") ;;
     talp) env+=(LD_PRELOAD="$TALP/lib/libdlb.so" DLB_ARGS=--talp) ;;
     ompt) env+=(LD_PRELOAD="$BENCH_DIR/bench_ompt_null.so") ;;
+    floor) env+=(LD_PRELOAD="$BENCH_DIR/$(floor_tool "$2")") ;;
     esac
     # StarPU's workers spin beside the submitting thread: more threads than the 2 cores they are
     # given, which under a real-time policy can starve the thread they wait for (no "chrt" there)
@@ -122,6 +127,9 @@ run() { # config program argument n
     ;;
   esac
 }
+
+# The "floor" tool of an OpenMP program, by its runtime.
+floor_tool() { case $1 in bench_ev_omp) echo bench_ompt_floor.so ;; bench_ev_gomp) echo bench_gomp_floor.so ;; esac; }
 
 # Whether TALP measures this program (DLB has no libgomp and no StarPU support).
 talp_supports() { [ "$1" != bench_ev_gomp ] && [ "$1" != bench_ev_starpu ]; }
@@ -240,6 +248,8 @@ while IFS='|' read -r id prog arg n _calls label; do
   [ -n "$REF" ] && cfgs+=(ref)
   [ -n "$TALP" ] && talp_supports "$prog" && cfgs+=(talp)
   [ "$prog" = bench_ev_omp ] && [ -r "$BENCH_DIR/bench_ompt_null.so" ] && cfgs+=(ompt)
+  f=$(floor_tool "$prog")
+  [ -n "$f" ] && [ -r "$BENCH_DIR/$f" ] && cfgs+=(floor)
   for r in $(seq "$REPS"); do
     for c in "${cfgs[@]}"; do
       v=$(run "$c" "$prog" "$arg" "$n")
@@ -266,12 +276,13 @@ awk -F'|' -v talp="$TALP" -v ref="$REF" -v reps="$REPS" '
     for (r = 1; r <= reps; r++) if ((id, "popmeter", r) in val && (id, "ref", r) in val) d[++n] = val[id, "popmeter", r] - val[id, "ref", r]
     return n ? sprintf("%+.0f", median(d, n)) : "-" }
   $2 == "label" { order[++nid] = $1; label[$1] = $3; next }
-  { cnt[$1, $2]++; val[$1, $2, $4] = $3; if ($2 == "ompt") ompt = 1 }
+  { cnt[$1, $2]++; val[$1, $2, $4] = $3; if ($2 == "ompt") ompt = 1; if ($2 == "floor") floor = 1 }
   END {
     line = sprintf("%-46s %9s %15s %15s %15s", "event", "base ns", "popmeter", "CP=0", "CP msgs")
     if (ref != "") line = line sprintf(" %15s %8s", "ref", "pm-ref")
     if (talp != "") line = line sprintf(" %15s", "TALP")
     if (ompt) line = line sprintf(" %15s", "OMPT alone")
+    if (floor) line = line sprintf(" %15s", "floor")
     print line
     for (i = 1; i <= nid; i++) { id = order[i]
       b = stat(id, "base") ? sprintf("%.0f", md[id, "base"]) : "-"
@@ -280,6 +291,7 @@ awk -F'|' -v talp="$TALP" -v ref="$REF" -v reps="$REPS" '
       if (ref != "") line = line sprintf(" %15s %8s", cell(id, "ref"), paired(id))
       if (talp != "") line = line sprintf(" %15s", cnt[id, "talp"] ? cell(id, "talp") : "-")
       if (ompt) line = line sprintf(" %15s", cnt[id, "ompt"] ? cell(id, "ompt") : "")
+      if (floor) line = line sprintf(" %15s", cnt[id, "floor"] ? cell(id, "floor") : "")
       sub(/ +$/, "", line)
       print line }
   }' "$RESULTS"

@@ -1,10 +1,50 @@
 /* An OMPT tool that registers the callbacks popmeter registers, each with an empty body: what
  * libomp's own dispatch of those events costs, the floor under any OMPT tool's figure
- * (bench_events.sh's "OMPT alone" column). */
+ * (bench_events.sh's "OMPT alone" column).
+ *
+ * Built with -DBENCH_OMPT_TIMED (bench_ompt_floor.so, the "floor" column): the least a tool that
+ * times the events can do. It registers only the callbacks that open and close an interval such a
+ * tool must time -- an implicit task's begin and end (a member's time in the region), a
+ * synchronisation region's (a barrier's or a taskwait's), a task switch (a task's body) -- and
+ * they read the time stamp counter and add the interval to a thread-local total; nothing else (no
+ * call path, no states, no critical-path clocks, no exchange between threads). */
 #include <omp-tools.h>
 #include <stddef.h>
+#include <stdint.h>
 
 static void nothing(void) {}
+
+#ifdef BENCH_OMPT_TIMED
+#include "bench_floor_stamp.h"
+/* exported, so that the compiler keeps every read (nobody reads them) */
+__thread uint64_t bench_ompt_floor_total __attribute__((tls_model("initial-exec")));
+__thread uint64_t bench_ompt_floor_since __attribute__((tls_model("initial-exec")));
+
+static inline void edge(ompt_scope_endpoint_t endpoint) {
+  uint64_t t = floor_stamp();
+  if (endpoint == ompt_scope_begin)
+    bench_ompt_floor_since = t;
+  else
+    bench_ompt_floor_total += t - bench_ompt_floor_since;
+}
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data, ompt_data_t *task_data,
+                             unsigned int actual_parallelism, unsigned int index, int flags) {
+  (void)parallel_data, (void)task_data, (void)actual_parallelism, (void)index, (void)flags;
+  edge(endpoint);
+}
+static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                           ompt_data_t *task_data, const void *codeptr_ra) {
+  (void)kind, (void)parallel_data, (void)task_data, (void)codeptr_ra;
+  edge(endpoint);
+}
+static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
+                             ompt_data_t *next_task_data) {
+  (void)prior_task_data, (void)prior_task_status, (void)next_task_data;
+  uint64_t t = floor_stamp();
+  bench_ompt_floor_total += t - bench_ompt_floor_since;
+  bench_ompt_floor_since = t;
+}
+#endif
 
 static int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data) {
   (void)initial_device_num;
@@ -17,7 +57,15 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num, omp
       ompt_callback_sync_region_wait, ompt_callback_work,           ompt_callback_task_create,
       ompt_callback_task_schedule,    ompt_callback_dependences,    ompt_callback_task_dependence,
       ompt_callback_mutex_acquire,    ompt_callback_mutex_acquired, ompt_callback_mutex_released};
+#ifdef BENCH_OMPT_TIMED
+  (void)events;
+  (void)nothing;
+  set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
+  set(ompt_callback_sync_region, (ompt_callback_t)on_sync_region);
+  set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
+#else
   for (size_t i = 0; i < sizeof events / sizeof *events; i++) set(events[i], (ompt_callback_t)nothing);
+#endif
   return 1;
 }
 
