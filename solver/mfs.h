@@ -206,6 +206,8 @@ typedef struct {
   int nb_big;                /* tile size of the large fronts; 0 (default): nb everywhere */
   int nb_big_from;           /* a front is large from this many rows on; 0 (default): MFS_BIG_FRONT_TILES * nb */
   double amalg;              /* amalgamation zero threshold (default 0.05); <= 0: fundamental supernodes */
+  int keep_column_order;     /* 1: the columns inside each supernode in the ordering's order; 0 (default):
+                                in the order that makes the extend-add's runs long (same factor) */
 } mfs_options;
 
 void mfs_options_default(mfs_options *o);
@@ -217,7 +219,8 @@ int mfs_front_nb(const mfs_options *o, int32_t nrow);
 typedef struct {
   int32_t n;
   mfs_options opts;
-  int32_t *perm;      /* n: input column eliminated k-th (final: ordering + postorder + amalgamation) */
+  int32_t *perm;      /* n: input column eliminated k-th (final: ordering + postorder + amalgamation +
+                         the order inside supernodes) */
   int32_t *iperm;     /* n: inverse of perm */
   int32_t *parent;    /* n: elimination tree of P A P^T (permuted numbering) */
   int32_t *colcount;  /* n: nnz of each column of L (diagonal included), permuted numbering */

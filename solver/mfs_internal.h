@@ -86,6 +86,13 @@ static inline void exec__priority_slice(int *pmin, int *pmax) {
 
 /* Analysis stages that fill parts of mfs_symbolic (mfs_front.c, mfs_memory.c). */
 mfs_status front__build_ops(mfs_symbolic *S, mfs_error *err);
+/* The order of the columns inside each fundamental supernode that makes the extend-add's runs of
+ * rows long (mfs_supernode_order.c, which says why the factor is unchanged). Supernode s holds the
+ * columns sn_col0[s] .. sn_col0[s] + sn_ncol[s] - 1 of S (its fronts, perm, iperm and col2front
+ * are set); on return order[k] is the column that goes to position k: a permutation that moves
+ * columns only inside a supernode, never its first one. Returns -1 when out of memory. */
+int supernode__column_order(const mfs_matrix *A, const mfs_symbolic *S, int32_t ns, const int32_t *sn_col0,
+                            const int32_t *sn_ncol, int32_t *order);
 /* first[f] (nfronts): the lowest-numbered front of f's subtree. Fronts are postordered (children
  * before their parent), so f's subtree is fronts first[f] .. f. */
 void front__subtree_first(const mfs_symbolic *S, int32_t *first);

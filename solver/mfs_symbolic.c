@@ -8,6 +8,8 @@
  *      1986: children by decreasing peak minus what they leave behind), and the final column
  *      numbering it induces — every front owns a contiguous range of columns
  *                                                    build_front_tree
+ *      then the columns inside each fundamental supernode in the order that makes the extend-add's
+ *      runs of rows long (same factor)               order_supernode_columns (mfs_supernode_order.c)
  *   5. front row structures, relative index maps, tiles
  *                                                    build_front_structures
  *   6. operation list, flops, memory prediction      count_operations    (mfs_front.c, mfs_memory.c)
@@ -149,7 +151,8 @@ typedef struct {
   int32_t *first, *snode, *sparent, *sncol, *snstruct, *rep;
   int32_t *top2front, *front2top, *gptr, *glist; /* 4: supernodes grouped into fronts */
   int32_t *newcol, *kid_ptr, *kids, *stack, *mark, *pos;
-  int32_t *order; /* 4: the final postorder of the provisional fronts */
+  int32_t *order;                         /* 4: the final postorder of the provisional fronts */
+  int32_t *sn_col0, *sn_ncol, *col_order; /* 4: the supernodes' columns, and their order inside them */
   int64_t *lbytes, *cbbytes, *subf;
   double *peak;
   keyed *tmp;
@@ -471,6 +474,27 @@ static mfs_status build_front_tree(mfs_symbolic *S, int32_t ns, work *W, mfs_err
   return link_children(S, W, err);
 }
 
+/* 4i. The columns inside each fundamental supernode in the order that makes the extend-add's runs
+ * long (mfs_supernode_order.c): perm changes inside supernodes only, every other array of the
+ * front tree stays as it is. */
+static mfs_status order_supernode_columns(const mfs_matrix *A, mfs_symbolic *S, int32_t ns, work *W, mfs_error *err) {
+  const int32_t n = S->n;
+  ALLOC(W->sn_col0, ns);
+  ALLOC(W->sn_ncol, ns);
+  ALLOC(W->col_order, n);
+  for (int32_t s = 0; s < ns; s++) { /* number_fronts gave each supernode consecutive columns */
+    W->sn_col0[s] = W->newcol[W->first[s]];
+    W->sn_ncol[s] = W->first[s + 1] - W->first[s];
+  }
+  if (supernode__column_order(A, S, ns, W->sn_col0, W->sn_ncol, W->col_order) != 0) return err__nomem(err);
+  int32_t *perm = W->col_order; /* becomes the new perm in place: perm[c] = old perm[order[c]] */
+  for (int32_t c = 0; c < n; c++) perm[c] = S->perm[perm[c]];
+  W->col_order = S->perm;
+  S->perm = perm;
+  for (int32_t c = 0; c < n; c++) S->iperm[S->perm[c]] = c;
+  return MFS_OK;
+}
+
 /* 5a. Where each front's rows, CB map and tile boundaries go in S's shared arrays, and its tile
  * counts; allocates those arrays. */
 static mfs_status lay_out_fronts(mfs_symbolic *S, mfs_error *err) {
@@ -650,6 +674,7 @@ mfs_status mfs_analyze(const mfs_matrix *A, const mfs_options *opt_in, mfs_symbo
     S->nsupernodes = ns;
     st = build_front_tree(S, ns, &W, err);
   }
+  if (st == MFS_OK && !opt.keep_column_order) st = order_supernode_columns(A, S, ns, &W, err);
   if (st == MFS_OK) st = build_front_structures(A, S, &W, err);
   if (st == MFS_OK) st = count_operations(S, err);
   if (st == MFS_OK) S->time_symbolic = time__now() - t1;
