@@ -6,6 +6,7 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/integration/trace_common.sh"
 need_readers
+pmjson="/usr/bin/python3 $top_srcdir/tests/integration/pmjson.py"
 STARPU_WORKERS_NOBIND=1; STARPU_SILENT=1; STARPU_NOPENCL=0; STARPU_NCUDA=0
 export STARPU_WORKERS_NOBIND STARPU_SILENT STARPU_NOPENCL STARPU_NCUDA
 
@@ -44,8 +45,15 @@ if [ -x "$progs/sp_dag_mpi" ]; then
   $tcheck tasks "$a" "StarPU-MPI" >"$work/tasks.out" 2>&1
   grep -v '^CHAIN' "$work/tasks.out" >"$work/tasks.tap"
   tap_lines "$work/tasks.tap"
-  check "StarPU-MPI: the critical path from the attributes holds the 8 tasks" \
-    grep -qx "CHAIN dag_A dag_A dag_A dag_A dag_A dag_A dag_A dag_A" "$work/tasks.out"
+  # a transfer's clock that came after the receiver's bounded wait (a loaded machine) is counted as
+  # lost, and the path then misses that edge (lib/adapters/starpu/sp_mpi_clock.c)
+  lost=$($pmjson "$work/spmpi/popmeter.json" --tasks sum clocks.lost)
+  if [ "$lost" = 0 ]; then
+    check "StarPU-MPI: the critical path from the attributes holds the 8 tasks ($(sed -n 's/^CHAIN //p' "$work/tasks.out"))" \
+      grep -qx "CHAIN dag_A dag_A dag_A dag_A dag_A dag_A dag_A dag_A" "$work/tasks.out"
+  else
+    skip "StarPU-MPI: the critical path from the attributes: $lost transfer clock(s) lost (loaded machine)"
+  fi
 else
   skip "StarPU-MPI: sp_dag_mpi is not built"
 fi
