@@ -93,24 +93,22 @@ static pm_val locality(const pm_run_input *in, double sumexec, const pm_task_ref
 /* With reference runs: the share of the task time they cover, granularity and locality per worker
  * type (two types: each codelet's reference times split in proportion to its time on each type)
  * and per matched codelet (in the order of the run's codelets). */
-static int first_of_name(const pm_run_input *in, int i) {
-  for (int j = 0; j < i; j++)
-    if (in->codelets[j].name && !strcmp(in->codelets[j].name, in->codelets[i].name)) return 0;
-  return in->codelets[i].name != NULL;
-}
 static void add_references(pm_metric *root, const pm_run_input *in, const pm_task_ref *ref) {
   pm_metric *r = pm_metric_add_new(root, "reference", "Reference runs", "",
                                    "Granularity and locality from the one-worker and sequential reference runs.");
   pm__leaf(r, "coverage", "Task time matched by the reference runs", "%",
            "Share of the task time whose codelets the reference runs have, with the same task counts.",
            pm_v(100.0 * (ref->w_matched / ref->w_total))); /* exactly 100 when all matched */
-  char id[32], name[160], why[96];
+  pm__task_ref_names names;
+  if (pm__task_ref_names_build(in, &names) != 0) return; /* out of memory: the coverage alone */
+  char id[32], name[160];
   for (int type = 0; in->nworker_types > 1 && type < 2; type++) {
-    double w = 0, one = 0, seq = 0, cw, c1, cs;
+    double w = 0, one = 0, seq = 0;
     for (int i = 0; i < in->ncodelets; i++) {
       const pm_codelet_input *c = &in->codelets[i];
-      if (c->worker_type != type || !c->name) continue;
-      if (!pm_task_reference_codelet(in, c->name, &cw, &c1, &cs, why, sizeof why) || cw <= 0) continue;
+      const int g = names.name_of[i];
+      if (c->worker_type != type || g < 0 || !names.ok[g] || names.w[g] <= 0) continue;
+      const double cw = names.w[g], c1 = names.one[g], cs = names.seq[g];
       w += c->exec;
       one += c1 * c->exec / cw;
       seq += cs * c->exec / cw;
@@ -126,9 +124,9 @@ static void add_references(pm_metric *root, const pm_run_input *in, const pm_tas
              pm_v(one / w));
   }
   for (int i = 0, k = 0; i < in->ncodelets; i++) {
-    double cw, c1, cs;
-    if (!first_of_name(in, i) || !pm_task_reference_codelet(in, in->codelets[i].name, &cw, &c1, &cs, why, sizeof why))
-      continue;
+    const int g = names.name_of[i];
+    if (!names.first[i] || !names.ok[g]) continue;
+    const double cw = names.w[g], c1 = names.one[g], cs = names.seq[g];
     snprintf(id, sizeof id, "c%d_granularity", k);
     snprintf(name, sizeof name, "%.100s: granularity", in->codelets[i].name);
     pm__leaf(r, id, name, "", "Sequential kernel time over one-worker task time, this codelet.",
@@ -139,6 +137,7 @@ static void add_references(pm_metric *root, const pm_run_input *in, const pm_tas
              pm_v_div(pm_v(c1), pm_v(cw), "no task time"));
     k++;
   }
+  pm__task_ref_names_free(&names);
 }
 
 /* What lies on the critical path: children of the critical-path bound, in seconds. Parts by

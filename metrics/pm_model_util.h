@@ -93,4 +93,20 @@ void pm__set(pm_metric *m, pm_val v);
 /* Returns root when the tree was built completely, else frees it and returns NULL. */
 pm_metric *pm__finish(pm_metric *root);
 
+/* The reference-run match of every codelet name of a run (task_reference.c, docs/metrics.md §6.3):
+ * for each name, its totals in the three runs and whether it is matched, in O(n log n) over the
+ * three runs' entries (one entry per name, process and worker type: a scan per entry was quadratic). */
+typedef struct {
+  int n;                /* entries of in->codelets */
+  int *name_of;         /* [n]: the entry's name, an index into the arrays below; -1: unnamed */
+  unsigned char *first; /* [n]: 1 at the first entry of each name */
+  int nnames;
+  double *w, *one, *seq; /* [nnames]: the name's totals here, on one worker, in the sequential run */
+  unsigned char *ok;     /* [nnames]: matched (the same task count in all three) */
+  char (*why)[96];       /* [nnames]: why not */
+} pm__task_ref_names;
+/* 0, or -1 when out of memory (t is then empty). */
+int pm__task_ref_names_build(const pm_run_input *in, pm__task_ref_names *t);
+void pm__task_ref_names_free(pm__task_ref_names *t);
+
 #endif

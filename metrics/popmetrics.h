@@ -40,9 +40,6 @@ typedef struct {
   char unmatched[512]; /* "name (why), ..." */
 } pm_task_ref;
 int pm_task_reference(const pm_run_input *in, pm_task_ref *r);
-/* One codelet name: its total time in in (w) and in the references; 1 when matched, else 0 with why. */
-int pm_task_reference_codelet(const pm_run_input *in, const char *name, double *w, double *one, double *seq, char *why,
-                              size_t whylen);
 
 /* ------------------------------------------------------------------ scalability across runs (§8) */
 typedef enum {

@@ -420,13 +420,64 @@ static void test_reference_runs(void **state) {
   pm_metric_free(t);
 }
 
+/* A codelet name has one entry per process and worker type, in any order, and unnamed entries
+ * take no part. This run (2 types): B 2 s (1 task, CPU), A 3 s (2, CPU), an unnamed 5 s, B 1 s (1,
+ * accelerator), A 1 s (1, accelerator), C 4 s (2, CPU): per name B 3 s (2 tasks), A 4 s (3), C 4 s
+ * (2). One worker: A 2 s (1) and A 2 s (2), B 1.5 s (2): A 4 s (3), B 1.5 s (2), no C. Sequential:
+ * B 1.2 (2), A 1 (1) and 2 (2), C 2 (2): B 1.2, A 3. Matched: B and A (7 of the 11 s), in the order
+ * they first appear; C not in the one-worker run.
+ *   coverage 7/11; e_granularity (1.2 + 3)/(1.5 + 4) = 4.2/5.5, e_locality 5.5/7
+ *   CPU: B 2 s -> one 1.5 x 2/3 = 1, seq 1.2 x 2/3 = 0.8; A 3 s -> one 4 x 3/4 = 3, seq 3 x 3/4 = 2.25
+ *        granularity 3.05/4 = 0.7625, locality 4/5 = 0.8
+ *   accelerator: B 1 s -> one 0.5, seq 0.4; A 1 s -> one 1, seq 0.75: granularity 1.15/1.5, locality 1.5/2
+ *   c0 = B: granularity 1.2/1.5 = 0.8, locality 1.5/3 = 0.5; c1 = A: granularity 3/4, locality 4/4 = 1 */
+static void test_reference_runs_by_name(void **state) {
+  (void)state;
+  pm_location_input l[2] = {worker(0, PM_LOC_WORKER, 6, 1), worker(0, PM_LOC_WORKER, 6, 1)};
+  pm_codelet_input run[6] = {{"B", 0, 2, 0, 1}, {"A", 0, 3, 0, 2}, {NULL, 0, 5, 0, 9},
+                             {"B", 1, 1, 0, 1}, {"A", 1, 1, 0, 1}, {"C", 0, 4, 0, 2}};
+  pm_codelet_input one[3] = {{"A", 0, 2, 0, 1}, {"B", 0, 1.5, 0, 2}, {"A", 0, 2, 0, 2}};
+  pm_codelet_input seq[4] = {{"B", 0, 1.2, 0, 2}, {"A", 0, 1, 0, 1}, {"A", 0, 2, 0, 2}, {"C", 0, 2, 0, 2}};
+  pm_run_input in = tm_run(l, 2, 1, 10.0);
+  in.codelets = run;
+  in.ncodelets = 6;
+  in.nworker_types = 2;
+  in.ref_one = one;
+  in.nref_one = 3;
+  in.ref_seq = seq;
+  in.nref_seq = 4;
+  pm_task_ref ref;
+  assert_int_equal(pm_task_reference(&in, &ref), 1);
+  assert_int_equal(ref.nmatched, 2);
+  assert_int_equal(ref.nunmatched, 1);
+  assert_double_equal(ref.w_total, 11.0, 1e-12);
+  assert_double_equal(ref.w_matched, 7.0, 1e-12);
+  assert_string_equal(ref.unmatched, "C (not in the one-worker run)");
+  pm_metric *t = pm_model_task(&in);
+  ASSERT_VAL(t, "reference/coverage", 100.0 * 7.0 / 11.0);
+  ASSERT_VAL(t, "e/e_granularity", 4.2 / 5.5);
+  ASSERT_VAL(t, "e/e_locality", 5.5 / 7.0);
+  ASSERT_VAL(t, "reference/type0_granularity", 0.7625);
+  ASSERT_VAL(t, "reference/type0_locality", 0.8);
+  ASSERT_VAL(t, "reference/type1_granularity", 1.15 / 1.5);
+  ASSERT_VAL(t, "reference/type1_locality", 0.75);
+  ASSERT_VAL(t, "reference/c0_granularity", 0.8);
+  ASSERT_VAL(t, "reference/c0_locality", 0.5);
+  ASSERT_VAL(t, "reference/c1_granularity", 0.75);
+  ASSERT_VAL(t, "reference/c1_locality", 1.0);
+  assert_null(pm_metric_find(t, "reference/c2_granularity"));
+  assert_string_equal(pm_metric_find(t, "e/e_granularity")->warning,
+                      "on 63.6 % of the task time; not matched: C (not in the one-worker run)");
+  pm_metric_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_balanced),           cmocka_unit_test(test_imbalanced),
       cmocka_unit_test(test_runtime_unobserved), cmocka_unit_test(test_serialized),
       cmocka_unit_test(test_cp_composition),     cmocka_unit_test(test_area_bound_two_types),
       cmocka_unit_test(test_area_bound_cases),   cmocka_unit_test(test_edges),
-      cmocka_unit_test(test_reference_runs),
+      cmocka_unit_test(test_reference_runs),     cmocka_unit_test(test_reference_runs_by_name),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
