@@ -16,33 +16,36 @@ static void nothing(void) {}
 
 #ifdef BENCH_OMPT_TIMED
 #include "bench_floor_stamp.h"
-/* exported, so that the compiler keeps every read (nobody reads them) */
+/* exported, so that the compiler keeps every read (nobody reads them); an interval of each kind
+ * (implicit task, synchronisation region, task body) has its own start, as they nest */
+enum { IMPLICIT, SYNC, TASK };
 __thread uint64_t bench_ompt_floor_total __attribute__((tls_model("initial-exec")));
-__thread uint64_t bench_ompt_floor_since __attribute__((tls_model("initial-exec")));
+__thread uint64_t bench_ompt_floor_since[3] __attribute__((tls_model("initial-exec")));
 
-static inline void edge(ompt_scope_endpoint_t endpoint) {
+static inline void edge(int kind, ompt_scope_endpoint_t endpoint) {
   uint64_t t = floor_stamp();
   if (endpoint == ompt_scope_begin)
-    bench_ompt_floor_since = t;
+    bench_ompt_floor_since[kind] = t;
   else
-    bench_ompt_floor_total += t - bench_ompt_floor_since;
+    bench_ompt_floor_total += t - bench_ompt_floor_since[kind];
 }
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data, ompt_data_t *task_data,
                              unsigned int actual_parallelism, unsigned int index, int flags) {
   (void)parallel_data, (void)task_data, (void)actual_parallelism, (void)index, (void)flags;
-  edge(endpoint);
+  edge(IMPLICIT, endpoint);
 }
 static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
                            ompt_data_t *task_data, const void *codeptr_ra) {
   (void)kind, (void)parallel_data, (void)task_data, (void)codeptr_ra;
-  edge(endpoint);
+  edge(SYNC, endpoint);
 }
+/* a switch ends the body that ran since the last one and starts the next */
 static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
                              ompt_data_t *next_task_data) {
   (void)prior_task_data, (void)prior_task_status, (void)next_task_data;
   uint64_t t = floor_stamp();
-  bench_ompt_floor_total += t - bench_ompt_floor_since;
-  bench_ompt_floor_since = t;
+  bench_ompt_floor_total += t - bench_ompt_floor_since[TASK];
+  bench_ompt_floor_since[TASK] = t;
 }
 #endif
 
