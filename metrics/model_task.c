@@ -93,22 +93,21 @@ static pm_val locality(const pm_run_input *in, double sumexec, const pm_task_ref
 /* With reference runs: the share of the task time they cover, granularity and locality per worker
  * type (two types: each codelet's reference times split in proportion to its time on each type)
  * and per matched codelet (in the order of the run's codelets). */
-static void add_references(pm_metric *root, const pm_run_input *in, const pm_task_ref *ref) {
+static void add_references(pm_metric *root, const pm_run_input *in, const pm_task_ref *ref,
+                           const pm__task_ref_names *names) {
   pm_metric *r = pm_metric_add_new(root, "reference", "Reference runs", "",
                                    "Granularity and locality from the one-worker and sequential reference runs.");
   pm__leaf(r, "coverage", "Task time matched by the reference runs", "%",
            "Share of the task time whose codelets the reference runs have, with the same task counts.",
            pm_v(100.0 * (ref->w_matched / ref->w_total))); /* exactly 100 when all matched */
-  pm__task_ref_names names;
-  if (pm__task_ref_names_build(in, &names) != 0) return; /* out of memory: the coverage alone */
   char id[32], name[160];
   for (int type = 0; in->nworker_types > 1 && type < 2; type++) {
     double w = 0, one = 0, seq = 0;
     for (int i = 0; i < in->ncodelets; i++) {
       const pm_codelet_input *c = &in->codelets[i];
-      const int g = names.name_of[i];
-      if (c->worker_type != type || g < 0 || !names.ok[g] || names.w[g] <= 0) continue;
-      const double cw = names.w[g], c1 = names.one[g], cs = names.seq[g];
+      const int g = names->name_of[i];
+      if (c->worker_type != type || g < 0 || !names->ok[g] || names->w[g] <= 0) continue;
+      const double cw = names->w[g], c1 = names->one[g], cs = names->seq[g];
       w += c->exec;
       one += c1 * c->exec / cw;
       seq += cs * c->exec / cw;
@@ -124,9 +123,9 @@ static void add_references(pm_metric *root, const pm_run_input *in, const pm_tas
              pm_v(one / w));
   }
   for (int i = 0, k = 0; i < in->ncodelets; i++) {
-    const int g = names.name_of[i];
-    if (!names.first[i] || !names.ok[g]) continue;
-    const double cw = names.w[g], c1 = names.one[g], cs = names.seq[g];
+    const int g = names->name_of[i];
+    if (!names->first[i] || !names->ok[g]) continue;
+    const double cw = names->w[g], c1 = names->one[g], cs = names->seq[g];
     snprintf(id, sizeof id, "c%d_granularity", k);
     snprintf(name, sizeof name, "%.100s: granularity", in->codelets[i].name);
     pm__leaf(r, id, name, "", "Sequential kernel time over one-worker task time, this codelet.",
@@ -137,7 +136,6 @@ static void add_references(pm_metric *root, const pm_run_input *in, const pm_tas
              pm_v_div(pm_v(c1), pm_v(cw), "no task time"));
     k++;
   }
-  pm__task_ref_names_free(&names);
 }
 
 /* What lies on the critical path: children of the critical-path bound, in seconds. Parts by
@@ -172,6 +170,7 @@ pm_metric *pm_model_task(const pm_run_input *in) {
   pm_metric *root, *n;
   pm_val e, gran, loc, rte, ppl, bound, cpb, abe;
   pm_task_ref ref = {0};
+  pm__task_ref_names names = {0}; /* the reference runs' match per codelet name, built once */
   const char *why = pm__input_problem(in);
   int i, W = 0, w0 = 0, w1 = 0;
   double sexec = 0.0, sruntime = 0.0;
@@ -203,7 +202,7 @@ pm_metric *pm_model_task(const pm_run_input *in) {
               ? pm_v_na(NA_RUNTIME_UNOBSERVED)
               : pm_v_div(pm_v(sexec), pm_v(sexec + sruntime), "no task execution or runtime time");
     ppl = pm_v_div(pm_v(sexec + sruntime), pm_v(W * in->runtime), PM_NA_ZERO_RUNTIME);
-    pm_task_reference(in, &ref);
+    pm__task_reference_names(in, &names, &ref);
     loc = locality(in, sexec, &ref);
     if (ref.valid)
       gran = pm_v(ref.seq / ref.one);
@@ -268,6 +267,8 @@ pm_metric *pm_model_task(const pm_run_input *in) {
   }
   pm__leaf(n, "abe", "Area bound", "s", "Least makespan if the task work were spread perfectly over the workers.", abe);
   if (!why) add_per_process(root, in);
-  if (!why && in->ref_one && in->ref_seq && ref.w_total > 0) add_references(root, in, &ref);
+  /* w_total > 0: the table was built */
+  if (!why && in->ref_one && in->ref_seq && ref.w_total > 0) add_references(root, in, &ref, &names);
+  pm__task_ref_names_free(&names);
   return pm__finish(root);
 }

@@ -4,6 +4,7 @@
 #define PM_MODEL_UTIL_H
 #include "pm_input.h"
 #include "pm_metric.h"
+#include "popmetrics.h"
 
 /* A number or "n/a because <na>". Arithmetic propagates the first reason, so a model is written as
  * plain formulas and every undefined step (division by zero, missing input) surfaces as n/a.
@@ -108,5 +109,8 @@ typedef struct {
 /* 0, or -1 when out of memory (t is then empty). */
 int pm__task_ref_names_build(const pm_run_input *in, pm__task_ref_names *t);
 void pm__task_ref_names_free(pm__task_ref_names *t);
+/* pm_task_reference (popmetrics.h), keeping the table it builds in *t for the per-codelet figures
+ * (empty without reference runs or memory); the caller frees it. */
+int pm__task_reference_names(const pm_run_input *in, pm__task_ref_names *t, pm_task_ref *r);
 
 #endif

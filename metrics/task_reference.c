@@ -45,6 +45,19 @@ static entry *sorted_entries(const pm_codelet_input *c, int n, int *m) {
   return e;
 }
 
+/* The sum of c's exec and count over the sorted entries from e[k] on that have e[k]'s name;
+ * returns the index after them. */
+static int sum_name(const pm_codelet_input *c, const entry *e, int m, int k, double *exec, int64_t *count) {
+  const char *name = e[k].name;
+  *exec = 0;
+  *count = 0;
+  for (; k < m && !strcmp(e[k].name, name); k++) {
+    *exec += c[e[k].at].exec;
+    *count += c[e[k].at].count;
+  }
+  return k;
+}
+
 /* The totals of one name in a reference run, from its sorted entries (binary search). */
 static void sorted_totals(const pm_codelet_input *c, const entry *e, int m, const char *name, double *exec,
                           int64_t *count) {
@@ -58,10 +71,7 @@ static void sorted_totals(const pm_codelet_input *c, const entry *e, int m, cons
   }
   *exec = 0;
   *count = 0;
-  for (; lo < m && !strcmp(e[lo].name, name); lo++) {
-    *exec += c[e[lo].at].exec;
-    *count += c[e[lo].at].count;
-  }
+  if (lo < m && !strcmp(e[lo].name, name)) sum_name(c, e, m, lo, exec, count);
 }
 
 void pm__task_ref_names_free(pm__task_ref_names *t) {
@@ -94,16 +104,12 @@ int pm__task_ref_names_build(const pm_run_input *in, pm__task_ref_names *t) {
   int fail = !e || !e1 || !es || !t->name_of || !t->first || !t->w || !t->one || !t->seq || !t->ok || !t->why;
   if (!fail) {
     for (int i = 0; i < n; i++) t->name_of[i] = -1;
-    for (int k = 0; k < m;) {
+    for (int k = 0, next; k < m; k = next) {
       int g = t->nnames++, k0 = k;
-      int64_t nw = 0, n1, ns;
-      t->w[g] = 0;
+      int64_t nw, n1, ns;
+      next = sum_name(in->codelets, e, m, k, &t->w[g], &nw);
       t->first[e[k].at] = 1;
-      for (; k < m && !strcmp(e[k].name, e[k0].name); k++) {
-        t->name_of[e[k].at] = g;
-        t->w[g] += in->codelets[e[k].at].exec;
-        nw += in->codelets[e[k].at].count;
-      }
+      for (; k < next; k++) t->name_of[e[k].at] = g;
       sorted_totals(in->ref_one, e1, m1, e[k0].name, &t->one[g], &n1);
       sorted_totals(in->ref_seq, es, ms, e[k0].name, &t->seq[g], &ns);
       t->ok[g] = (unsigned char)verdict(nw, n1, ns, t->why[g], sizeof t->why[g]);
@@ -125,29 +131,35 @@ static void note(pm_task_ref *r, const char *name, const char *why) {
   snprintf(r->unmatched + len, sizeof r->unmatched - len, "%s%s (%s)", len ? ", " : "", name, why);
 }
 
-int pm_task_reference(const pm_run_input *in, pm_task_ref *r) {
+int pm__task_reference_names(const pm_run_input *in, pm__task_ref_names *t, pm_task_ref *r) {
   memset(r, 0, sizeof *r);
+  memset(t, 0, sizeof *t);
   if (!in || !in->ref_one || !in->ref_seq || !in->codelets) return 0;
-  pm__task_ref_names t;
-  if (pm__task_ref_names_build(in, &t) != 0) {
+  if (pm__task_ref_names_build(in, t) != 0) {
     snprintf(r->unmatched, sizeof r->unmatched, "out of memory");
     return 0;
   }
   for (int i = 0; i < in->ncodelets; i++) { /* names in the order they first appear */
-    if (!t.first[i]) continue;
-    const int g = t.name_of[i];
-    r->w_total += t.w[g];
-    if (!t.ok[g]) {
-      note(r, in->codelets[i].name, t.why[g]);
+    if (!t->first[i]) continue;
+    const int g = t->name_of[i];
+    r->w_total += t->w[g];
+    if (!t->ok[g]) {
+      note(r, in->codelets[i].name, t->why[g]);
       r->nunmatched++;
       continue;
     }
-    r->w_matched += t.w[g];
-    r->one += t.one[g];
-    r->seq += t.seq[g];
+    r->w_matched += t->w[g];
+    r->one += t->one[g];
+    r->seq += t->seq[g];
     r->nmatched++;
   }
-  pm__task_ref_names_free(&t);
   r->valid = r->nmatched > 0 && r->w_matched > 0 && r->one > 0 && r->seq > 0;
   return r->valid;
+}
+
+int pm_task_reference(const pm_run_input *in, pm_task_ref *r) {
+  pm__task_ref_names t;
+  int valid = pm__task_reference_names(in, &t, r);
+  pm__task_ref_names_free(&t);
+  return valid;
 }

@@ -52,21 +52,17 @@ void GOMP_parallel(body_fn fn, void *data, unsigned num_threads, unsigned flags)
   next(member, &b, num_threads, flags);
 }
 
-void GOMP_barrier(void) {
-  static void (*next)(void);
-  if (!next) next = (void (*)(void))real("GOMP_barrier");
-  uint64_t t0 = floor_stamp();
-  next();
-  total += floor_stamp() - t0;
-}
-
-void GOMP_taskwait(void) {
-  static void (*next)(void);
-  if (!next) next = (void (*)(void))real("GOMP_taskwait");
-  uint64_t t0 = floor_stamp();
-  next();
-  total += floor_stamp() - t0;
-}
+/* A wait without arguments (barrier, taskwait), timed around the runtime's own. */
+#define TIMED_WAIT(name)                           \
+  void name(void) {                                \
+    static void (*next)(void);                     \
+    if (!next) next = (void (*)(void))real(#name); \
+    uint64_t t0 = floor_stamp();                   \
+    next();                                        \
+    total += floor_stamp() - t0;                   \
+  }
+TIMED_WAIT(GOMP_barrier)
+TIMED_WAIT(GOMP_taskwait)
 
 typedef struct {
   body_fn fn;

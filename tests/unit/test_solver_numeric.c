@@ -909,15 +909,12 @@ static void test_assemble_paths(void **state) {
    * the indexed path and the operations of more than 128 runs */
   for (size_t t = 0; t < 6; t++) {
     mfs_matrix A;
-    mfs_error err;
-    assert_int_equal(mfs_matrix_generate(specs[t % 3], &A, &err), MFS_OK);
     mfs_options o;
     mfs_options_default(&o);
     if (mfs_ordering_available(MFS_ORDER_METIS)) o.ordering = MFS_ORDER_METIS;
     o.nb = nbs[t % 3];
     o.keep_column_order = t >= 3;
-    mfs_symbolic *S;
-    if (mfs_analyze(&A, &o, &S, &err) != MFS_OK) fail_msg("%s: %s", specs[t % 3], err.msg);
+    mfs_symbolic *S = analyze_spec_with(specs[t % 3], &o, &A);
     for (int64_t o = 0; o < S->nops; o++) {
       const mfs_op *op = &S->ops[o];
       if (op->type != MFS_OP_ASSEMBLE) continue;
