@@ -143,6 +143,15 @@ PM_HIDDEN uint32_t pm_loc_fork_point(const pm_loc *L);
  * and the members' parallel-region time into one call path (as Score-P does); leaving it returns
  * L to its own call path. */
 PM_HIDDEN void pm_call_enter_under(pm_loc *L, pm_region_id r, pm_state s, uint32_t fork_point, uint64_t now);
+/* A team member passing from one instance of a region to the next without leaving its node: the
+ * same as popping every level above depth `keep` at t_leave, popping the node at `keep` too, moving
+ * to (out_ctx, out_state) until now and entering the same node again in (in_ctx, in_state) at now
+ * (pm_ctx_set, pm_call_enter_under), in one step: the node stays, the interval between the two
+ * instances is charged to its parent. Returns 0, having changed nothing, where that step would not
+ * be exact: observers attached (they must see the leave and the enter), polls not yet charged, the
+ * levels folded beyond PM_MAX_DEPTH, or fewer than `keep` levels. */
+PM_HIDDEN int pm_call_pass(pm_loc *L, uint32_t keep, uint64_t t_leave, int out_ctx, pm_state out_state, int in_ctx,
+                           pm_state in_state, uint64_t now);
 /* Region enter/exit without a state change (user regions, codelets whose state is set apart). */
 PM_HIDDEN void pm_region_enter(pm_loc *L, pm_region_id r, uint64_t now);
 PM_HIDDEN void pm_region_exit(pm_loc *L, uint64_t now);

@@ -388,6 +388,34 @@ static inline void pop(pm_loc *L, uint64_t now) {
   L->state = L->stack_state[d];
 }
 
+int pm_call_pass(pm_loc *L, uint32_t keep, uint64_t t_leave, int out_ctx, pm_state out_state, int in_ctx,
+                 pm_state in_state, uint64_t now) {
+  if (L->nobs || L->poll_pending || L->poll_deferred || keep == 0 || L->depth < keep || L->depth > PM_MAX_DEPTH)
+    return 0;
+  /* the levels above the node get their time up to t_leave; popping them then would charge no more */
+  charge(L, t_leave);
+  const uint32_t d = keep - 1; /* the level that entered the node: stack_node[d] is its parent */
+  if (L->depth > keep) {
+    L->cur = L->stack_node[keep];
+    L->cur_node = pm_loc_node(L, L->cur);
+    L->depth = keep;
+  }
+  /* from the leave (or the last transition, if later) to now: the parent, in (out_ctx, out_state) */
+  if (now > L->t_last) {
+    uint64_t dt = now - L->t_last;
+    L->t_last = now;
+    pm_loc_node(L, L->stack_node[d])->time[out_state] += dt;
+    L->ctx = out_ctx ? PM_CTX_PARALLEL : PM_CTX_SERIAL;
+    account(L, out_state, dt);
+  }
+  /* entered again: what pm_call_enter_under records for the node */
+  L->stack_state[d] = (uint8_t)out_state;
+  L->byte_node = L->cur_node;
+  L->cur_node->visits++;
+  L->ctx = in_ctx ? PM_CTX_PARALLEL : PM_CTX_SERIAL;
+  L->state = in_state;
+  return 1;
+}
 void pm_call_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) { push(L, r, s, L->cur, now); }
 void pm_call_exit(pm_loc *L, uint64_t now) { pop(L, now); }
 void pm_region_enter(pm_loc *L, pm_region_id r, uint64_t now) { push(L, r, (pm_state)L->state, L->cur, now); }

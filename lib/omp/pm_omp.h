@@ -62,8 +62,10 @@ PM_HIDDEN pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, ui
 /* Two words of adapter data carried by a team (GOMP: the outlined function and its argument). */
 PM_HIDDEN void **pm_omp_team_user(pm_omp_team *t);
 /* Every member (master included, tid 0) at the start of its implicit task in team t: closes a
- * finished frame whose join is known, takes the master's clock, starts useful time. Returns the
- * frame to pass to pm_omp_implicit_end, or NULL (t NULL, nesting too deep). */
+ * finished frame whose join is known, takes the master's clock, starts useful time. nthreads: the
+ * team's size, or 0 when the member does not know it (the team keeps the last size given, at
+ * first the fork's bound). Returns the frame to pass to pm_omp_implicit_end, or NULL (t NULL,
+ * nesting too deep). */
 PM_HIDDEN pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uint32_t nthreads, uint64_t now);
 /* A member at the end of its implicit task. join_wait = 1 when the runtime's join barrier follows
  * unobserved (GOMP): the member then waits in sync_wait until the join. A frame already closed (the

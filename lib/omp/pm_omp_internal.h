@@ -39,6 +39,9 @@ struct pm_omp_frame {
   pm_cp_clock join_own;    /* ... with this own clock: pm_omp_join merges at that point */
   uint64_t join_t;         /* ... at this time */
   int after_join;          /* a member's implicit task ended after it left the join barrier */
+  /* a worker's region node: the region and the master's call path it was entered under */
+  pm_region_id rid;
+  uint32_t fork_point;
 };
 
 typedef struct pm_omp_thread {

@@ -225,8 +225,11 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
   t->region = r;
   t->code = code;
   /* the team line is written only when a value changes (nthreads: by the members that see a
-   * change; the master is the first) */
+   * change; the master is the first). Until a member gives the team's size (with libgomp, only
+   * the master does), the bound: a member's taskwait before that reads the slots of cap members,
+   * never fewer than there are. */
   if (t->rid != r->rid) t->rid = r->rid;
+  if (!__atomic_load_n(&t->nthreads, __ATOMIC_RELAXED)) __atomic_store_n(&t->nthreads, cap, __ATOMIC_RELAXED);
   t->master = th;
   t->ctx_saved = L->ctx;
   t->state_saved = pm_state_get(L);
@@ -322,10 +325,38 @@ static void close_finished(pm_omp_thread *th, pm_loc *L, uint64_t now) {
   }
 }
 
+/* A worker beginning an instance of the region whose last instance it is leaving (a loop of
+ * parallel regions: the common case) stays in the region's node: its bottom frame closes and the
+ * new instance's node is entered in one step (pm_call_pass), where frame_close and the enter take
+ * five transitions, with the same result. Only without a trace (its events need each transition)
+ * and where the slow way would enter the very node it leaves: same region, same fork point. Returns
+ * whether it did; *depth0 and *ctx_saved then get the closed frame's. */
+static int pass_to_next_instance(pm_omp_thread *th, pm_loc *L, const pm_omp_team *t, uint64_t now, uint32_t *depth0,
+                                 uint32_t *ctx_saved) {
+  if (th->depth != 1 || th->overflow || t->trace_team != UINT32_MAX || t->rid == PM_REGION_NONE) return 0;
+  pm_omp_frame *f = &th->frame[0];
+  if (f->is_master || f->trace_team != UINT32_MAX || f->rid != t->rid || f->fork_point != t->fork_point) return 0;
+  if (f->status != PM_OMP_ENDED && f->status != PM_OMP_IN_BARRIER) return 0;
+  uint64_t tj = pm_omp_join_time(f);
+  if (f->status == PM_OMP_IN_BARRIER && !tj) return 0; /* still in a barrier of an enclosing region */
+  pm_loc_cp_settle(L);                                 /* before the team's slots can be reused */
+  if (!pm_call_pass(L, f->depth0 + 1, tj && tj <= now ? tj : now, (int)f->ctx_saved, (pm_state)f->state_saved,
+                    PM_CTX_PARALLEL, PM_STATE_USEFUL, now))
+    return 0;
+  *depth0 = f->depth0;
+  *ctx_saved = f->ctx_saved;
+  f->status = PM_OMP_CLOSED;
+  th->depth--;
+  pm_omp_tasks_release(th);
+  return 1;
+}
+
 pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uint32_t nthreads, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   if (!th) return NULL;
-  close_finished(th, L, now);
+  uint32_t depth0 = 0, ctx_saved = 0;
+  int passed = t && !(tid == 0 && t->master == th) && pass_to_next_instance(th, L, t, now, &depth0, &ctx_saved);
+  if (!passed) close_finished(th, L, now);
   if (!t || th->overflow || th->depth >= PM_OMP_MAX_NEST) {
     th->overflow++;
     return NULL;
@@ -350,15 +381,21 @@ pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uin
       pm_loc_set_role(L, PM_ROLE_THREAD, name);
       th->named = 1;
     }
-    f->ctx_saved = L->ctx;
     /* a worker's bottom frame returns it to idle; a nested one to what it was doing */
     f->state_saved = th->depth == 1 ? PM_STATE_IDLE : pm_state_get(L);
-    f->depth0 = L->depth;
-    pm_ctx_set(L, PM_CTX_PARALLEL, now);
-    /* the member's region node is the master's: the same call path in the profile (Score-P's
-     * placement; a Cube user selecting the region sees every thread of the team) */
-    pm_call_enter_under(L, t->rid != PM_REGION_NONE ? t->rid : L->cur_node->region, PM_STATE_USEFUL, t->fork_point,
-                        now);
+    f->rid = t->rid != PM_REGION_NONE ? t->rid : L->cur_node->region;
+    f->fork_point = t->fork_point;
+    if (passed) { /* in the region's node already */
+      f->ctx_saved = ctx_saved;
+      f->depth0 = depth0;
+    } else {
+      f->ctx_saved = L->ctx;
+      f->depth0 = L->depth;
+      pm_ctx_set(L, PM_CTX_PARALLEL, now);
+      /* the member's region node is the master's: the same call path in the profile (Score-P's
+       * placement; a Cube user selecting the region sees every thread of the team) */
+      pm_call_enter_under(L, f->rid, PM_STATE_USEFUL, f->fork_point, now);
+    }
     pm_omp_merge(L, &t->fork_cp);
   }
   f->useful0 = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL];

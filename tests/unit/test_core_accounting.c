@@ -505,6 +505,73 @@ static void test_parallel_context(void **state) {
   assert_int_equal(pm_cp_process(L).com, 100);
 }
 
+/* A member passing from one instance of region R to the next in R's node (pm_call_pass):
+ *   0 idle | 50 parallel, enter R (useful) | 120 enter B (sync_wait) | 140 enter C (runtime)
+ *   | pass at 200, left at 170 | 260 enter B | pass at 300, left at 280 | 300 useful | pass at
+ *   350, "left" at 290: before the last transition (300), from which the interval then starts
+ *   | 400 serial, leave R.
+ * serial idle (root) 50 + 30 + 20 + 50 = 150; R: useful 70 + 60 + 50 = 180, 4 visits; B:
+ * sync_wait 20 + 20 = 40, 2 visits; C: runtime 30, 1 visit. cue = the useful time, 180. */
+static void test_call_pass(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id r = pm_region_register("R", PM_PARADIGM_OPENMP, PM_ROLE_FUNCTION);
+  pm_region_id b = pm_region_register("B", PM_PARADIGM_OPENMP, PM_ROLE_BARRIER);
+  pm_region_id c = pm_region_register("C", PM_PARADIGM_OPENMP, PM_ROLE_FUNCTION);
+  pm_state_set(L, PM_STATE_IDLE, T0);
+  pm_ctx_set(L, PM_CTX_PARALLEL, T0 + 50);
+  pm_call_enter(L, r, PM_STATE_USEFUL, T0 + 50);
+  pm_call_enter(L, b, PM_STATE_SYNC_WAIT, T0 + 120);
+  pm_call_enter(L, c, PM_STATE_RUNTIME, T0 + 140);
+  /* nothing to keep, or more than the stack holds: refused, nothing changed */
+  assert_int_equal(
+      pm_call_pass(L, 0, T0 + 170, PM_CTX_SERIAL, PM_STATE_IDLE, PM_CTX_PARALLEL, PM_STATE_USEFUL, T0 + 200), 0);
+  assert_int_equal(
+      pm_call_pass(L, 4, T0 + 170, PM_CTX_SERIAL, PM_STATE_IDLE, PM_CTX_PARALLEL, PM_STATE_USEFUL, T0 + 200), 0);
+  assert_int_equal(L->depth, 3);
+  assert_int_equal(L->t_last, T0 + 140);
+  assert_int_equal(
+      pm_call_pass(L, 1, T0 + 170, PM_CTX_SERIAL, PM_STATE_IDLE, PM_CTX_PARALLEL, PM_STATE_USEFUL, T0 + 200), 1);
+  assert_int_equal(L->depth, 1);
+  assert_int_equal(L->ctx, PM_CTX_PARALLEL);
+  assert_int_equal(pm_state_get(L), PM_STATE_USEFUL);
+  pm_call_enter(L, b, PM_STATE_SYNC_WAIT, T0 + 260);
+  assert_int_equal(
+      pm_call_pass(L, 1, T0 + 280, PM_CTX_SERIAL, PM_STATE_IDLE, PM_CTX_PARALLEL, PM_STATE_USEFUL, T0 + 300), 1);
+  /* the same again with the leave before the last transition: only the time after it is idle */
+  pm_state_set(L, PM_STATE_USEFUL, T0 + 300);
+  assert_int_equal(
+      pm_call_pass(L, 1, T0 + 290, PM_CTX_SERIAL, PM_STATE_IDLE, PM_CTX_PARALLEL, PM_STATE_USEFUL, T0 + 350), 1);
+  pm_ctx_set(L, PM_CTX_SERIAL, T0 + 400);
+  pm_call_exit(L, T0 + 400);
+  pm_loc_flush(L, T0 + 400);
+  assert_int_equal(L->depth, 0);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_IDLE], 150);
+  assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 180);
+  assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 40);
+  assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_RUNTIME], 30);
+  assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_IDLE], 0);
+  assert_int_equal(pm_loc_node_count(L), 4);
+  const pm_cpnode *root = pm_loc_node(L, 0), *nr = NULL, *nb = NULL, *nc = NULL;
+  for (uint32_t i = 1; i < 4; i++) {
+    const pm_cpnode *n = pm_loc_node(L, i);
+    if (n->region == r) nr = n;
+    if (n->region == b) nb = n;
+    if (n->region == c) nc = n;
+  }
+  assert_non_null(nr);
+  assert_non_null(nb);
+  assert_non_null(nc);
+  assert_int_equal(root->time[PM_STATE_IDLE], 150);
+  assert_int_equal(nr->visits, 4);
+  assert_int_equal(nr->time[PM_STATE_USEFUL], 180);
+  assert_int_equal(nb->visits, 2);
+  assert_int_equal(nb->time[PM_STATE_SYNC_WAIT], 40);
+  assert_int_equal(nc->visits, 1);
+  assert_int_equal(nc->time[PM_STATE_RUNTIME], 30);
+  assert_int_equal(pm_cp_process(L).cue, 180);
+}
+
 /* Lamport merge: the clock becomes the componentwise max. */
 static void test_cp_merge(void **state) {
   (void)state;
@@ -939,6 +1006,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_polls_slow_run_and_transition, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bytes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_parallel_context, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_call_pass, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cp_merge, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cp_wait_credit, setup, teardown),
       cmocka_unit_test(test_clock_tsc_anchor),

@@ -125,6 +125,86 @@ static void test_fork_join_lazy_close(void **state) {
   assert_int_equal(pm_cp_process(L0).com, 500);
 }
 
+/* The node of L for region r (the first one), or NULL. */
+static const pm_cpnode *node_of(const pm_loc *L, pm_region_id r) {
+  for (uint32_t i = 0; i < pm_loc_node_count(L); i++)
+    if (pm_loc_node(L, i)->region == r) return pm_loc_node(L, i);
+  return NULL;
+}
+
+/* Two instances of one GOMP-style region in a row: the worker passes from the first to the
+ * second in its region's node (pm_call_pass), with the times, visits and clocks of leaving and
+ * entering it again:
+ *   100 fork | 110 both begin | 200 master ends | 250 worker ends | 260 join
+ *   | 300 fork | 320 both begin (the worker's first frame closes at the join, 260) | 400 worker
+ *   ends | 420 master ends | 430 join | 500 finalize (the worker's frame closes at 430).
+ * worker: serial idle 110 + 60 + 70 = 240, parallel useful 140 + 80 = 220, sync_wait 10 + 30 = 40;
+ *   its region node: 2 visits, 220 useful; implicit barrier node: 2 visits, 40 sync_wait; root:
+ *   240 idle; three nodes in all.
+ * region: span 160 + 130 = 290, useful [90 + 100, 220], idle [10 + 60 + 20 + 10, 10 + 30].
+ * cue: master 100 at the 1st fork; worker 100 + 140 = 240; master max(190, 240) = 240 at the
+ *   join, 280 at the 2nd fork; worker max(240, 280) + 80 = 360; master 280 + 100 = 380, max(380,
+ *   360) = 380 at the join, + 70 = 450. */
+static void test_worker_passes_between_instances(void **state) {
+  (void)state;
+  const uint64_t fork_at[2] = {100, 300}, begin_at[2] = {110, 320}, end0[2] = {200, 420}, end1[2] = {250, 400},
+                 join_at[2] = {260, 430};
+  pm_omp_team *t = NULL;
+  for (int k = 0; k < 2; k++) {
+    at(fork_at[k]);
+    t = pm_omp_fork(L0, (const void *)omp_test_region_a, 2, now());
+    assert_non_null(t);
+    at(begin_at[k]);
+    pm_omp_frame *f0 = pm_omp_implicit_begin(L0, t, 0, 2, now());
+    pm_omp_frame *f1 = pm_omp_implicit_begin(L1, t, 1, 2, now());
+    assert_non_null(f0);
+    assert_non_null(f1);
+    assert_int_equal(L1->ctx, PM_CTX_PARALLEL);
+    assert_int_equal(pm_state_get(L1), PM_STATE_USEFUL);
+    assert_int_equal(L1->depth, 1);
+    at(end0[k] < end1[k] ? end0[k] : end1[k]);
+    pm_omp_implicit_end(end0[k] < end1[k] ? L0 : L1, end0[k] < end1[k] ? f0 : f1, 1, now());
+    at(end0[k] < end1[k] ? end1[k] : end0[k]);
+    pm_omp_implicit_end(end0[k] < end1[k] ? L1 : L0, end0[k] < end1[k] ? f1 : f0, 1, now());
+    at(join_at[k]);
+    pm_omp_join(L0, t, now());
+  }
+  at(500);
+  pm_omp_finalize(now());
+  pm_loc_flush(L0, now());
+  pm_loc_flush(L1, now());
+
+  assert_int_equal(L1->time[PM_CTX_SERIAL][PM_STATE_IDLE], 240);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 220);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 40);
+  assert_int_equal(L1->time[PM_CTX_PARALLEL][PM_STATE_IDLE], 0);
+  assert_int_equal(L1->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 0);
+  assert_int_equal(L1->depth, 0);
+  assert_int_equal(L1->ctx, PM_CTX_SERIAL);
+  assert_int_equal(pm_state_get(L1), PM_STATE_IDLE);
+  pm_omp_rstat *r = region_of((const void *)omp_test_region_a);
+  const pm_cpnode *rn = node_of(L1, r->rid), *bn = node_of(L1, pm_omp_region(PM_OMP_R_IMPLICIT_BARRIER));
+  assert_non_null(rn);
+  assert_non_null(bn);
+  assert_int_equal(pm_loc_node_count(L1), 3);
+  assert_int_equal(rn->visits, 2);
+  assert_int_equal(rn->time[PM_STATE_USEFUL], 220);
+  assert_int_equal(rn->time[PM_STATE_IDLE], 0);
+  assert_int_equal(bn->visits, 2);
+  assert_int_equal(bn->time[PM_STATE_SYNC_WAIT], 40);
+  assert_int_equal(pm_loc_node(L1, 0)->time[PM_STATE_IDLE], 240);
+
+  assert_int_equal(r->instances, 2);
+  assert_int_equal(r->span, 290);
+  assert_int_equal(r->useful[0], 190);
+  assert_int_equal(r->useful[1], 220);
+  assert_int_equal(r->idle[0], 100);
+  assert_int_equal(r->idle[1], 40);
+  assert_int_equal(pm_cp_process(L1).cue, 360);
+  assert_int_equal(pm_cp_process(L0).cue, 450);
+  assert_int_equal(pm_cp_global(L0).cue, 450);
+}
+
 /* Two barriers in a row, the worker slow to leave the first (parity of the slot halves):
  *   100 fork, both begin | 150 worker arrives (cue 150) | 200 master arrives (cue 200), leaves:
  *   max(200, 150) = 200 | 230 master arrives at the 2nd barrier (cue 230, other half)
@@ -737,6 +817,7 @@ static void test_nesting_overflow(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_fork_join_lazy_close, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_worker_passes_between_instances, setup, teardown),
       cmocka_unit_test_setup_teardown(test_barrier_parity, setup, teardown),
       cmocka_unit_test_setup_teardown(test_barrier_exchange_owed, setup, teardown),
       cmocka_unit_test_setup_teardown(test_peek_leaves_owed_exchange, setup, teardown),

@@ -38,11 +38,15 @@ static void region_join(pm_omp_team *t) {
   pm_leave_tool(L);
 }
 
+/* Only the master asks libgomp for the team's size: omp_get_num_threads reads libgomp's team
+ * record, a line the master has just written, and on a worker that read is a transfer between
+ * cores on the way into every region (a third of a worker's cost per empty region on the
+ * development VM). The workers pass 0: the team keeps the master's count (pm_omp_fork). */
 static pm_omp_frame *member_begin(pm_omp_team *t) {
   pm_loc *L = pm_enter_tool();
   if (!L) return NULL;
-  pm_omp_frame *f =
-      pm_omp_implicit_begin(L, t, (uint32_t)pm_gomp_thread_num(), (uint32_t)pm_gomp_num_threads(), pm_clock_now());
+  uint32_t tid = (uint32_t)pm_gomp_thread_num();
+  pm_omp_frame *f = pm_omp_implicit_begin(L, t, tid, tid == 0 ? (uint32_t)pm_gomp_num_threads() : 0, pm_clock_now());
   pm_leave_tool(L);
   return f;
 }
