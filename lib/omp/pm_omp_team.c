@@ -18,6 +18,7 @@
 #include "pm_omp_internal.h"
 #include "pm_lifecycle.h"
 #include "pm_events.h"
+#include "pm_cacheline.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -609,6 +610,11 @@ void pm_omp_barrier_prefetch(const pm_loc *L) {
   uint32_t n = slotted_members(t), e = f->epoch & 1;
   for (uint32_t j = 0; j < n; j++)
     if (j != f->tid) __builtin_prefetch(&t->slot[j].cp[e].c);
+  /* The half this member writes at its next arrival: the others read it last for the barrier
+   * before this one, and have all done so (each reads at the latest when it arrives here). Taken
+   * exclusive now, the write finds it so: otherwise the write's transfer from the last reader
+   * stalls the runtime's next barrier, whose atomic waits for every earlier store. */
+  if (f->tid < t->cap) pm_line_prefetch_write(&t->slot[f->tid].cp[e ^ 1].c);
 }
 
 int pm_omp_late_join(pm_loc *L) {
