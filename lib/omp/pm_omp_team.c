@@ -402,6 +402,15 @@ pm_omp_frame *pm_omp_implicit_begin(pm_loc *L, pm_omp_team *t, uint32_t tid, uin
   f->useful0 = L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL];
   f->idle0 = pm_omp_idle_ns(L);
   f->trace_team = t->trace_team;
+  /* A hint: the lines a worker's arrival writes, which the master read at the last join, taken
+   * exclusive while the body runs (the write would otherwise wait for them on the way to the
+   * join). Paired runs: an empty region -78 / -87 ns (libgomp), -173 / -312 (libomp), with the
+   * join's (join_prefetch). */
+  if (!f->is_master && tid < t->cap) {
+    pm_line_prefetch_write(&t->slot[tid].last);
+    pm_line_prefetch_write(&t->slot[tid].useful);
+    pm_line_prefetch_write(&t->slot[tid].cp[0]);
+  }
   if (f->trace_team != UINT32_MAX) pm_event_team_begin(L, f->trace_team, tid, now);
   return f;
 }
@@ -427,9 +436,29 @@ void pm_omp_implicit_end(pm_loc *L, pm_omp_frame *f, int join_wait, uint64_t now
   f->status = PM_OMP_ENDED;
 }
 
+/* The members of t's current instance that have a slot (members beyond cap have none). */
+static uint32_t slotted_members(const pm_omp_team *t) {
+  uint32_t n = __atomic_load_n(&t->nthreads, __ATOMIC_RELAXED);
+  return n < t->cap ? n : t->cap;
+}
+
+/* Hints at the join (no effect on any value): the members' last clocks and times, read below
+ * after the master's own bookkeeping, asked for first so that the transfers overlap it; and the
+ * fork line, which every member has read by now and the next fork writes, taken exclusive, so
+ * that the next fork's writes do not wait for it on the way to the runtime's start of the team. */
+static void join_prefetch(const pm_omp_team *t) {
+  uint32_t n = slotted_members(t);
+  for (uint32_t j = 1; j < n; j++) {
+    __builtin_prefetch(&t->slot[j].last);
+    __builtin_prefetch(&t->slot[j].useful);
+  }
+  pm_line_prefetch_write(&t->fork_cp);
+}
+
 void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   if (!th || !t) return;
+  join_prefetch(t);
   pm_loc_cp_settle(L); /* an explicit barrier's exchange: before the next fork reuses the slots */
   pm_omp_frame *f = pm_omp_top(th);
   pm_cp_clock own_then = {0, 0, 0}; /* the master's own clock when it left its join barrier, if reported */
@@ -501,12 +530,6 @@ void pm_omp_barrier_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) {
  * end (libomp reports it at the next fork) is late. 0 otherwise. */
 static uint64_t late_join_time(const pm_omp_frame *f) {
   return f && !f->is_master && f->status == PM_OMP_IN_BARRIER ? pm_omp_join_time(f) : 0;
-}
-
-/* The members of t's current instance that have a slot (members beyond cap have none). */
-static uint32_t slotted_members(const pm_omp_team *t) {
-  uint32_t n = __atomic_load_n(&t->nthreads, __ATOMIC_RELAXED);
-  return n < t->cap ? n : t->cap;
 }
 
 /* The exchange of a barrier the thread left (pm_omp_barrier_exit): the other members' arrivals and
