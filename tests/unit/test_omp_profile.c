@@ -94,6 +94,44 @@ static void test_build_and_roundtrip(void **state) {
   pm_profile_free(q);
 }
 
+/* One instance of the region on master L alone: fork at f, begin at b, end at e (its join wait),
+ * join at j. */
+static void one_thread_instance(pm_loc *L, uint64_t f, uint64_t b, uint64_t e, uint64_t j) {
+  at(f);
+  pm_omp_team *t = pm_omp_fork(L, (const void *)omp_profile_region, 1, pm_clock_now());
+  assert_non_null(t);
+  at(b);
+  pm_omp_frame *fr = pm_omp_implicit_begin(L, t, 0, 1, pm_clock_now());
+  at(e);
+  pm_omp_implicit_end(L, fr, 1, pm_clock_now());
+  at(j);
+  pm_omp_join(L, t, pm_clock_now());
+}
+
+/* Two masters join the same region (two threads forking the same code): L0 at [200, 260) and
+ * [400, 425), L1 at [300, 345). Per instance useful = end - begin, idle = (begin - fork) + (join -
+ * end): L0 50 / 10 and 10 / 15, L1 30 / 15. The region's record holds all three instances: span
+ * 60 + 45 + 25 = 130, useful 90, idle 40. */
+static void test_region_of_two_masters(void **state) {
+  (void)state;
+  pm_loc *L0 = pm_loc_self(), *L1 = pm_loc_create_virtual(PM_ROLE_THREAD, NULL);
+  pm_state_set(L1, PM_STATE_IDLE, pm_clock_now());
+  one_thread_instance(L0, 200, 200, 250, 260);
+  one_thread_instance(L1, 300, 300, 330, 345);
+  one_thread_instance(L0, 400, 410, 420, 425);
+  at(500);
+  pm_profile *p = pm_profile_build_process(T0, pm_clock_now());
+  assert_non_null(p);
+  assert_int_equal(p->nomp_regions, 1);
+  const pm_prof_omp_region *r = &p->omp_region[0];
+  assert_int_equal(r->nthreads, 1);
+  assert_int_equal(r->instances, 3);
+  assert_double_equal(r->span, 130 * NS, 1e-18);
+  assert_double_equal(r->thread_useful[0], 90 * NS, 1e-18);
+  assert_double_equal(r->thread_idle[0], 40 * NS, 1e-18);
+  pm_profile_free(p);
+}
+
 /* The call path of a cnode as "a/b/c" (region names from the root). */
 static void path_of(const pm_profile *p, int c, char *out, size_t len) {
   if (p->cnode[c].parent >= 0) {
@@ -322,6 +360,7 @@ int main(void) {
   pm_module_register(&pm_omp_module); /* what libpopmeter.so registers (lib/pm_modules.c) */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_build_and_roundtrip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_region_of_two_masters, setup, teardown),
       cmocka_unit_test_setup_teardown(test_reader_validates, setup, teardown),
       cmocka_unit_test_setup_teardown(test_members_under_fork_point, setup, teardown),
       cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
