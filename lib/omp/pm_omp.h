@@ -61,6 +61,10 @@ PM_HIDDEN pm_region_id pm_omp_region(pm_omp_rkind k);
 PM_HIDDEN pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now);
 /* Two words of adapter data carried by a team (GOMP: the outlined function and its argument). */
 PM_HIDDEN void **pm_omp_team_user(pm_omp_team *t);
+/* A member about to begin its implicit task in team t: asks for the team's fork line (the master's
+ * clocks at the fork, the instance, the last join's time), which the master has just written and
+ * pm_omp_implicit_begin reads, so that its transfer overlaps the work before (a hint). */
+PM_HIDDEN void pm_omp_member_prefetch(const pm_omp_team *t);
 /* Every member (master included, tid 0) at the start of its implicit task in team t: closes a
  * finished frame whose join is known, takes the master's clock, starts useful time. nthreads: the
  * team's size, or 0 when the member does not know it (the team keeps the last size given, at

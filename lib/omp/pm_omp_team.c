@@ -262,6 +262,7 @@ pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now
 }
 
 void **pm_omp_team_user(pm_omp_team *t) { return t->user; }
+void pm_omp_member_prefetch(const pm_omp_team *t) { __builtin_prefetch(&t->fork_cp); }
 
 /* Whether f's slot belongs to f's instance: not after the team was forked again (a frame a late
  * exit from the join barrier left open: settle_barrier), when the slot is the next instance's. */

@@ -62,6 +62,7 @@ static void member_end(pm_omp_frame *f) {
 /* What every member runs instead of the outlined function. */
 static void trampoline(void *arg) {
   pm_omp_team *t = arg;
+  pm_omp_member_prefetch(t);
   void **u = pm_omp_team_user(t);
   pm_gomp_fn fn = (pm_gomp_fn)u[0];
   void *data = u[1]; /* read before the body: the master reuses the team later */
