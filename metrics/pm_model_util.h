@@ -106,8 +106,6 @@ typedef struct {
   unsigned char *ok;     /* [nnames]: matched (the same task count in all three) */
   char (*why)[96];       /* [nnames]: why not */
 } pm__task_ref_names;
-/* 0, or -1 when out of memory (t is then empty). */
-int pm__task_ref_names_build(const pm_run_input *in, pm__task_ref_names *t);
 void pm__task_ref_names_free(pm__task_ref_names *t);
 /* pm_task_reference (popmetrics.h), keeping the table it builds in *t for the per-codelet figures
  * (empty without reference runs or memory); the caller frees it. */

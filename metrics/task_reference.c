@@ -85,7 +85,8 @@ void pm__task_ref_names_free(pm__task_ref_names *t) {
   memset(t, 0, sizeof *t);
 }
 
-int pm__task_ref_names_build(const pm_run_input *in, pm__task_ref_names *t) {
+/* 0, or -1 when out of memory (t is then empty). */
+static int build_names(const pm_run_input *in, pm__task_ref_names *t) {
   memset(t, 0, sizeof *t);
   const int n = in->codelets && in->ncodelets > 0 ? in->ncodelets : 0;
   int m = 0, m1 = 0, ms = 0;
@@ -135,7 +136,7 @@ int pm__task_reference_names(const pm_run_input *in, pm__task_ref_names *t, pm_t
   memset(r, 0, sizeof *r);
   memset(t, 0, sizeof *t);
   if (!in || !in->ref_one || !in->ref_seq || !in->codelets) return 0;
-  if (pm__task_ref_names_build(in, t) != 0) {
+  if (build_names(in, t) != 0) {
     snprintf(r->unmatched, sizeof r->unmatched, "out of memory");
     return 0;
   }

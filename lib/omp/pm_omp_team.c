@@ -296,6 +296,14 @@ void pm_omp_publish(pm_loc *L, pm_omp_frame *f, uint64_t now) {
 
 /* Closes the top frame f at time t: pops what the implicit task left on the location's stack (a
  * worker's region node too), restores a worker's context and state. */
+/* The thread's top frame f, closed on the location: off the thread's stack; its task records with
+ * dependences are free to reuse. */
+static void frame_pop(pm_omp_thread *th, pm_omp_frame *f) {
+  f->status = PM_OMP_CLOSED;
+  th->depth--;
+  pm_omp_tasks_release(th);
+}
+
 static void frame_close(pm_omp_thread *th, pm_loc *L, pm_omp_frame *f, uint64_t t) {
   pm_loc_cp_settle(L); /* before the team's slots can be reused */
   if (f->trace_team != UINT32_MAX) {
@@ -308,9 +316,7 @@ static void frame_close(pm_omp_thread *th, pm_loc *L, pm_omp_frame *f, uint64_t 
     pm_ctx_set(L, (int)f->ctx_saved, t);
     pm_state_set(L, (pm_state)f->state_saved, t);
   }
-  f->status = PM_OMP_CLOSED;
-  th->depth--;
-  pm_omp_tasks_release(th);
+  frame_pop(th, f);
 }
 
 /* Closes the finished frames on top of the thread's stack: those whose implicit task ended, and
@@ -347,9 +353,7 @@ static int pass_to_next_instance(pm_omp_thread *th, pm_loc *L, const pm_omp_team
     return 0;
   *depth0 = f->depth0;
   *ctx_saved = f->ctx_saved;
-  f->status = PM_OMP_CLOSED;
-  th->depth--;
-  pm_omp_tasks_release(th);
+  frame_pop(th, f);
   return 1;
 }
 
