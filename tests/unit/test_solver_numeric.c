@@ -863,6 +863,88 @@ static void test_trsm_kernel_exact(void **state) {
   }
 }
 
+/* L of the Cholesky tests below: powers of two on the diagonal, small integers below it, so that
+ * A = L L^T is an integer matrix whose factorization is exact in any order of the sums (every pivot's
+ * square root is a power of two, every division by one exact). */
+static double chol_l(int i, int j) {
+  return i == j ? (double)(1 << (j % 3)) : i > j ? (double)((i * 7 + j * 3) % 5 - 2) : 0;
+}
+
+/* A = L L^T in the lower triangle of an n x n array of leading dimension lda; -99 elsewhere. */
+static double *chol_a(int n, int lda) {
+  double *a = zeroed(lda, n);
+  for (int j = 0; j < n; j++)
+    for (int i = 0; i < lda; i++) {
+      double v = -99;
+      if (i >= j && i < n) {
+        v = 0;
+        for (int t = 0; t <= j; t++) v += chol_l(i, t) * chol_l(j, t);
+      }
+      a[i + (size_t)j * lda] = v;
+    }
+  return a;
+}
+
+/* The recursive Cholesky of a tile (dpotrf at 128 columns and below) on the exact data of chol_l:
+ * L to the last bit, the upper triangle and the padding rows left alone. Sizes at the leaf, just
+ * above it, odd splits and two levels of recursion. */
+static void test_potrf_kernel_exact(void **state) {
+  (void)state;
+  const int sizes[] = {1, 128, 129, 200, 256, 301, 520};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    int n = sizes[s], lda = n + 3;
+    double *a = chol_a(n, lda);
+    assert_int_equal(mfs_kernel_potrf(n, a, lda), 0);
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < lda; i++) {
+        double want = i >= j && i < n ? chol_l(i, j) : -99;
+        if (a[i + (size_t)j * lda] != want)
+          fail_msg("n %d: a(%d,%d) = %.17g, expected %g", n, i, j, a[i + (size_t)j * lda], want);
+      }
+    free(a);
+  }
+}
+
+/* A failed pivot inside the recursion: A = L L^T with its entry (200, 200) lowered by
+ * L(200,200)^2 + 3, so that the pivot of column 200 is exactly -3 (the first 200 columns are L's).
+ * The kernel reports column 201 (1-based, past the split at 150 of the 301 columns, and at 75 of
+ * the second half's 151) and leaves the rows up to 200 exact in those columns (the failed pivot's
+ * value is recomputed from its row; rows below the failing block are not reached, as with
+ * dpotrf); through the factorization of the matrix
+ * (one front of 301 columns, one tile), the message names column 201 and the pivot's value. */
+static void test_potrf_kernel_failed_pivot(void **state) {
+  (void)state;
+  const int n = 301, bad = 200;
+  double *a = chol_a(n, n);
+  a[bad + (size_t)bad * n] -= chol_l(bad, bad) * chol_l(bad, bad) + 3;
+  int32_t nz = n * (n + 1) / 2, k = 0;
+  int32_t *ri = malloc(sizeof *ri * (size_t)nz), *ci = malloc(sizeof *ci * (size_t)nz);
+  double *v = malloc(sizeof *v * (size_t)nz);
+  assert_non_null(ri);
+  assert_non_null(ci);
+  assert_non_null(v);
+  for (int j = 0; j < n; j++)
+    for (int i = j; i < n; i++, k++) {
+      ri[k] = i;
+      ci[k] = j;
+      v[k] = a[i + (size_t)j * n];
+    }
+  assert_int_equal(mfs_kernel_potrf(n, a, n), bad + 1);
+  for (int j = 0; j < bad; j++)
+    for (int i = j; i <= bad; i++)
+      if (a[i + (size_t)j * n] != chol_l(i, j))
+        fail_msg("a(%d,%d) = %.17g, expected %g", i, j, a[i + (size_t)j * n], chol_l(i, j));
+  int64_t col;
+  const char *msg = pivot_message(n, nz, ri, ci, v, 512, &col);
+  assert_int_equal(col, bad);
+  expect_in(msg, "column 201 ");
+  expect_in(msg, "not positive: -3 ");
+  free(a);
+  free(ri);
+  free(ci);
+  free(v);
+}
+
 /* The same solve on rounded data: L with diagonal in [1, 2) and off-diagonal entries in
  * [-1/n, 1/n) below it (condition number about 2), X uniform in [-1, 1), B = X L^T summed in long
  * double then rounded. The leaves multiply by their triangle's inverse: the solution must still be X
@@ -978,6 +1060,8 @@ int main(void) {
       cmocka_unit_test(test_ops_out_of_order),
       cmocka_unit_test(test_not_spd),
       cmocka_unit_test(test_pivot_messages),
+      cmocka_unit_test(test_potrf_kernel_exact),
+      cmocka_unit_test(test_potrf_kernel_failed_pivot),
       cmocka_unit_test(test_memory_prediction),
       cmocka_unit_test(test_progress_and_args),
       cmocka_unit_test(test_arena_faults_on_first_write),
