@@ -205,6 +205,8 @@ typedef struct {
   int nb;                    /* tile size (default MFS_DEFAULT_NB) */
   int nb_big;                /* tile size of the large fronts; 0 (default): nb everywhere */
   int nb_big_from;           /* a front is large from this many rows on; 0 (default): MFS_BIG_FRONT_TILES * nb */
+  int nb_huge;               /* tile size of the largest fronts, over nb_big's; 0 (default): none */
+  int nb_huge_from;          /* the largest fronts from this many rows on; 0 (default): 2 * nb_huge */
   double amalg;              /* amalgamation zero threshold (default 0.05); <= 0: fundamental supernodes */
   int keep_column_order;     /* 1: the columns inside each supernode in the ordering's order; 0 (default):
                                 in the order that makes the extend-add's runs long (same factor) */
@@ -213,7 +215,10 @@ typedef struct {
 void mfs_options_default(mfs_options *o);
 /* The rows from which a front is large under options o (nb_big_from, or MFS_BIG_FRONT_TILES * nb). */
 int64_t mfs_big_front_rows(const mfs_options *o);
-/* The tile size of a front of nrow rows under options o (nb, or nb_big for a large front). */
+/* The rows from which a front is one of the largest under options o (nb_huge_from, or 2 * nb_huge). */
+int64_t mfs_huge_front_rows(const mfs_options *o);
+/* The tile size of a front of nrow rows under options o (nb, nb_big for a large front, nb_huge for
+ * one of the largest). */
 int mfs_front_nb(const mfs_options *o, int32_t nrow);
 
 typedef struct {

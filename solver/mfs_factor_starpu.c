@@ -554,6 +554,8 @@ static uint64_t problem_hash(const mfs_symbolic *S, const mfs_matrix *A) {
   h = fnv(h, &S->opts.nb, sizeof S->opts.nb);
   h = fnv(h, &S->opts.nb_big, sizeof S->opts.nb_big);
   h = fnv(h, &S->opts.nb_big_from, sizeof S->opts.nb_big_from);
+  h = fnv(h, &S->opts.nb_huge, sizeof S->opts.nb_huge);
+  h = fnv(h, &S->opts.nb_huge_from, sizeof S->opts.nb_huge_from);
   h = fnv(h, S->perm, (size_t)S->n * sizeof *S->perm);
   for (int32_t f = 0; f < S->nfronts; f++) {
     const mfs_front *F = &S->fronts[f];

@@ -36,7 +36,12 @@ int64_t mfs_big_front_rows(const mfs_options *o) {
   return o->nb_big_from > 0 ? o->nb_big_from : (int64_t)MFS_BIG_FRONT_TILES * o->nb;
 }
 
+int64_t mfs_huge_front_rows(const mfs_options *o) {
+  return o->nb_huge_from > 0 ? o->nb_huge_from : 2 * (int64_t)o->nb_huge;
+}
+
 int mfs_front_nb(const mfs_options *o, int32_t nrow) {
+  if (o->nb_huge > 0 && nrow >= mfs_huge_front_rows(o)) return o->nb_huge;
   return o->nb_big > 0 && nrow >= mfs_big_front_rows(o) ? o->nb_big : o->nb;
 }
 

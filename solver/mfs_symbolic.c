@@ -641,6 +641,12 @@ static mfs_status check_options(const mfs_options *opt_in, mfs_options *opt, mfs
   if (opt->nb_big_from < 0)
     return err__set(err, MFS_ERR_ARG, 0, -1, "large fronts' first row count nb_big_from = %d is negative",
                     opt->nb_big_from);
+  if (opt->nb_huge < 0 || opt->nb_huge > 65536)
+    return err__set(err, MFS_ERR_ARG, 0, -1, "largest fronts' tile size nb_huge = %d is outside 0..65536",
+                    opt->nb_huge);
+  if (opt->nb_huge_from < 0)
+    return err__set(err, MFS_ERR_ARG, 0, -1, "largest fronts' first row count nb_huge_from = %d is negative",
+                    opt->nb_huge_from);
   if (!isfinite(opt->amalg)) return err__set(err, MFS_ERR_ARG, 0, -1, "amalgamation threshold is not a finite number");
   return MFS_OK;
 }

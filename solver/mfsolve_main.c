@@ -28,6 +28,9 @@ static const char *prog = "mfsolve";
 
 /* Large fronts' tiles: this many times nb, unless --nb is given (parse_args says where and why). */
 #define LARGE_TILES 2
+/* The sequential executor's largest fronts' tiles: this many times nb, in fronts of twice as many
+ * rows (parse_args). */
+#define HUGE_TILES 4
 
 static void usage(FILE *out) {
   mfs_options d;
@@ -43,9 +46,10 @@ static void usage(FILE *out) {
           "                        (N may be NXxNY / NXxNYxNZ for rectangular grids)\n"
           "Options:\n"
           "  -o, --ordering NAME   fill-reducing ordering: metis, amd or natural (default %s)\n"
-          "      --nb N            tile size of the fronts (default %d; %d in fronts of >= %d rows\n"
-          "                        (sequential executor) or >= %d rows (task-based, <= 2 workers per\n"
-          "                        process), unless --no-subtrees)\n"
+          "      --nb N            tile size of the fronts (default %d; %d in fronts of >= %d rows and\n"
+          "                        %d in fronts of >= %d (sequential executor), %d in fronts of\n"
+          "                        >= %d rows (task-based, <= 2 workers per process), unless\n"
+          "                        --no-subtrees)\n"
           "      --amalg T         amalgamation: fraction of explicit zeros a merged front may hold\n"
           "                        (default %.2f; fronts of <= 48 columns merge more freely, as in\n"
           "                        CHOLMOD; 0 keeps the fundamental supernodes)\n"
@@ -79,7 +83,8 @@ static void usage(FILE *out) {
           "\n"
           "Orderings built in:%s%s natural. Task-based executor: %s.\n",
           prog, prog, mfs_ordering_name(d.ordering), d.nb, LARGE_TILES * d.nb, MFS_BIG_FRONT_TILES * d.nb,
-          MFS_BIG_FRONT_TILES * LARGE_TILES * d.nb, d.amalg, mfs_ordering_available(MFS_ORDER_METIS) ? " metis" : "",
+          HUGE_TILES * d.nb, 2 * HUGE_TILES * d.nb, LARGE_TILES * d.nb, MFS_BIG_FRONT_TILES * LARGE_TILES * d.nb,
+          d.amalg, mfs_ordering_available(MFS_ORDER_METIS) ? " metis" : "",
           mfs_ordering_available(MFS_ORDER_AMD) ? " amd" : "",
           mfs_starpu_built() ? "StarPU + StarPU-MPI" : "not built (no StarPU)");
 }
@@ -322,10 +327,19 @@ static int parse_args(int argc, char **argv, cli *c) {
    * lost 5 % on lap3d27:40 (its top fronts, 2400 rows, left the workers too few tiles). More
    * workers per process keep 512 (not measured: a machine of 2 CPUs).
    * --no-subtrees keeps 512 everywhere: the task model's reference runs (popmeter scale --sequential)
-   * must run the very operations the task-based runs do. */
+   * must run the very operations the task-based runs do.
+   * The sequential executor takes tiles of 2048 in fronts of at least twice that many rows
+   * (lap3d:60's top fronts; none on lap3d:50 or lap3d27:40): one core, per-operation timers in the
+   * fronts of >= 4096 rows, interleaved pairs against 1024 there: 5 of 6, 7 of 10 faster (medians
+   * -0.12 and -0.22 s of 2.3-3.2 s), the whole factorization 4 of 6 and 7 of 10 (-0.14, -0.26 s of
+   * ~5-6); predicted peak +4.9 % (1089 MB against CHOLMOD's 1048). Tiles of 2048 from 2048 rows
+   * instead lost on lap3d:50 (+0.30 s, 5 of 6 slower). */
   if (!c->nb_given && c->prune && (c->executor == 0 || c->workers <= 2)) {
     c->opt.nb_big = LARGE_TILES * c->opt.nb;
-    if (c->executor) c->opt.nb_big_from = MFS_BIG_FRONT_TILES * c->opt.nb_big;
+    if (c->executor)
+      c->opt.nb_big_from = MFS_BIG_FRONT_TILES * c->opt.nb_big;
+    else
+      c->opt.nb_huge = HUGE_TILES * c->opt.nb;
   }
   return -1;
 }
@@ -345,10 +359,13 @@ static void report_analysis(const cli *c, const mfs_symbolic *S, int nranks) {
   int32_t big = 0;
   for (int32_t f = 1; f < S->nfronts; f++)
     if (S->fronts[f].nrow > S->fronts[big].nrow) big = f;
-  char nb_big[64] = "";
+  char nb_big[96] = "", nb_huge[48] = "";
+  if (c->opt.nb_huge > 0)
+    snprintf(nb_huge, sizeof nb_huge, ", %d in fronts of >= %lld", c->opt.nb_huge,
+             (long long)mfs_huge_front_rows(&c->opt));
   if (c->opt.nb_big > 0)
-    snprintf(nb_big, sizeof nb_big, " (%d in fronts of >= %lld rows)", c->opt.nb_big,
-             (long long)mfs_big_front_rows(&c->opt));
+    snprintf(nb_big, sizeof nb_big, " (%d in fronts of >= %lld%s rows)", c->opt.nb_big,
+             (long long)mfs_big_front_rows(&c->opt), nb_huge);
   printf("fronts          %d (%d fundamental supernodes, amalgamation %.3g), largest %d x %d with %d own columns, "
          "nb = %d%s, tiles %lld\n",
          S->nfronts, S->nsupernodes, c->opt.amalg, S->fronts[big].nrow, S->fronts[big].nrow, S->fronts[big].ncol,

@@ -172,10 +172,11 @@ static void test_executors(void **state) {
   if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
   assert_non_null(strstr(r.out, "executor        sequential"));
   assert_non_null(strstr(r.out, "nb = 16, tiles")); /* the tile size given is the only one */
-  /* without --nb the sequential executor's large fronts take tiles twice as large */
+  /* without --nb the sequential executor's large fronts take tiles twice as large, its largest ones
+   * 4 times */
   RUN(&r, "--gen", "lap2d:20", "--executor", "seq", "-q");
   if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);
-  assert_non_null(strstr(r.out, "nb = 512 (1024 in fronts of >= 2048 rows), tiles"));
+  assert_non_null(strstr(r.out, "nb = 512 (1024 in fronts of >= 2048, 2048 in fronts of >= 4096 rows), tiles"));
   /* the task model's sequential reference runs the task-based executor's operations */
   RUN(&r, "--gen", "lap2d:20", "--executor", "seq", "--no-subtrees", "-q");
   if (r.code != 0) fail_msg("exit %d: %s", r.code, r.err);

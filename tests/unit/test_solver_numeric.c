@@ -99,6 +99,8 @@ static void test_residual_stencils(void **state) {
     o.nb = 7; /* larger tiles in the fronts of >= 28 rows (the sequential executor's default) */
     o.nb_big = 20;
     factor_solve(&A, &o, "natural nb=7 nb_big=20");
+    o.nb_huge = 33; /* and the largest tiles in the fronts of >= 66 rows (the same executor's) */
+    factor_solve(&A, &o, "natural nb=7 nb_big=20 nb_huge=33");
     mfs_matrix_free(&A);
   }
 }
@@ -456,13 +458,16 @@ static void test_memory_prediction(void **state) {
     assert_int_equal(mfs_matrix_generate(specs[t], &A, &err), MFS_OK);
     for (size_t c = 0; c < 2; c++) {
       if (!mfs_ordering_available(ords[c])) continue;
-      for (int v = 0; v < 3; v++) {
-        int nb = v == 1 ? 256 : 32; /* and 32 with twice as large tiles in the fronts of >= 128 rows */
+      for (int v = 0; v < 4; v++) {
+        /* and 32 with twice as large tiles in the fronts of >= 128 rows, then also 4 times as large
+         * ones in those of >= 256 */
+        int nb = v == 1 ? 256 : 32;
         mfs_options o;
         mfs_options_default(&o);
         o.ordering = ords[c];
         o.nb = nb;
-        o.nb_big = v == 2 ? 64 : 0;
+        o.nb_big = v >= 2 ? 64 : 0;
+        o.nb_huge = v == 3 ? 128 : 0;
         mfs_symbolic *S;
         mfs_factor *F;
         assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_OK);

@@ -457,7 +457,10 @@ static void check_analysis(const mfs_matrix *A, const mfs_options *o, const char
     assert_int_equal(b[F->nbt], F->nrow);
     int32_t mn[2] = {1 << 30, 1 << 30}, mx[2] = {0, 0};
     const int from = o->nb_big_from > 0 ? o->nb_big_from : MFS_BIG_FRONT_TILES * o->nb;
-    const int nb = o->nb_big > 0 && F->nrow >= from ? o->nb_big : o->nb;
+    const int huge_from = o->nb_huge_from > 0 ? o->nb_huge_from : 2 * o->nb_huge;
+    const int nb = o->nb_huge > 0 && F->nrow >= huge_from ? o->nb_huge
+                   : o->nb_big > 0 && F->nrow >= from     ? o->nb_big
+                                                          : o->nb;
     assert_int_equal(mfs_front_nb(o, F->nrow), nb);
     for (int32_t t = 0; t < F->nbt; t++) {
       int32_t sz = b[t + 1] - b[t], part = t >= F->nbp;
@@ -547,6 +550,13 @@ static void test_analysis_invariants(void **state) {
     o.nb_big_from = 50;
     snprintf(what, sizeof what, "%s nb 8 nb_big 21 from 50 rows", big_specs[t]);
     check_analysis(&A, &o, what);
+    o.nb_huge = 30; /* three sizes: 8, 21 from 50 rows, 30 from 60 */
+    snprintf(what, sizeof what, "%s nb 8 nb_big 21 from 50 rows, nb_huge 30", big_specs[t]);
+    check_analysis(&A, &o, what);
+    o.nb_huge_from = 45; /* a count below nb_big's: the largest tiles from 45 rows on */
+    snprintf(what, sizeof what, "%s nb 8 nb_big 21 from 50 rows, nb_huge 30 from 45", big_specs[t]);
+    check_analysis(&A, &o, what);
+    o.nb_huge = o.nb_huge_from = 0;
     o.nb_big_from = 0;
     mfs_symbolic *S;
     assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_OK);
@@ -579,7 +589,7 @@ static void test_analysis_invariants(void **state) {
 }
 
 /* Which tile size a front takes: nb below MFS_BIG_FRONT_TILES tiles of rows, nb_big from there
- * when it is set. */
+ * when it is set, nb_huge from twice its own size (or nb_huge_from) when that is set. */
 static void test_front_nb(void **state) {
   (void)state;
   mfs_options o;
@@ -601,6 +611,20 @@ static void test_front_nb(void **state) {
   assert_int_equal(mfs_front_nb(&o, 100), 3);
   o.nb_big = 5;
   o.nb_big_from = 0;
+  /* the largest fronts: nb_huge from twice as many rows, or from a count of its own */
+  o.nb_huge = 9;
+  assert_int_equal(mfs_huge_front_rows(&o), 18);
+  assert_int_equal(mfs_front_nb(&o, 11), 3);
+  assert_int_equal(mfs_front_nb(&o, 17), 5);
+  assert_int_equal(mfs_front_nb(&o, 18), 9);
+  o.nb_huge_from = 30;
+  assert_int_equal(mfs_front_nb(&o, 29), 5);
+  assert_int_equal(mfs_front_nb(&o, 30), 9);
+  o.nb_big = 0; /* without large tiles, still the largest */
+  assert_int_equal(mfs_front_nb(&o, 29), 3);
+  assert_int_equal(mfs_front_nb(&o, 30), 9);
+  o.nb_big = 5;
+  o.nb_huge = o.nb_huge_from = 0;
   /* a bad value is named by the analysis */
   mfs_matrix A;
   mfs_error err;
@@ -614,6 +638,16 @@ static void test_front_nb(void **state) {
   o.nb_big_from = -1;
   assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_ERR_ARG);
   assert_non_null(strstr(err.msg, "nb_big_from"));
+  assert_null(S);
+  o.nb_big_from = 0;
+  o.nb_huge = 65537;
+  assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_ERR_ARG);
+  assert_non_null(strstr(err.msg, "nb_huge = 65537"));
+  assert_null(S);
+  o.nb_huge = 9;
+  o.nb_huge_from = -2;
+  assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_ERR_ARG);
+  assert_non_null(strstr(err.msg, "nb_huge_from = -2"));
   assert_null(S);
   mfs_matrix_free(&A);
 }
