@@ -198,10 +198,10 @@ mfs_status factor__potrf(const mfs_symbolic *S, int32_t f, int32_t k, double *a,
   const int32_t *b = S->blkptr + Fr->blk;
   int nk = b[k + 1] - b[k];
   /* the diagonal before the kernel overwrites it, for the value of a failed pivot: O(nk) against
-   * the kernel's O(nk^3), on the stack for tiles up to twice the default size (8 KiB: the large
-   * fronts' tiles of the sequential executor), so that no heap block outside the memory prediction
-   * is taken while the workers run */
-  double small[2 * MFS_DEFAULT_NB], *diag = nk <= 2 * MFS_DEFAULT_NB ? small : mem__alloc((size_t)nk * sizeof *diag);
+   * the kernel's O(nk^3), on the stack for tiles up to 4 times the default size (16 KiB: the
+   * largest fronts' tiles of the sequential executor), so that no heap block outside the memory
+   * prediction is taken while the workers run */
+  double small[4 * MFS_DEFAULT_NB], *diag = nk <= 4 * MFS_DEFAULT_NB ? small : mem__alloc((size_t)nk * sizeof *diag);
   if (diag)
     for (int t = 0; t < nk; t++) diag[t] = a[t + (int64_t)t * nk];
   int info = mfs_kernel_potrf(nk, a, nk);
