@@ -915,8 +915,8 @@ static void test_potrf_kernel_exact(void **state) {
  * The kernel reports column 201 (1-based, past the split at 150 of the 301 columns, and at 75 of
  * the second half's 151) and leaves the rows up to 200 exact in those columns (the failed pivot's
  * value is recomputed from its row; rows below the failing block are not reached, as with
- * dpotrf); through the factorization of the matrix
- * (one front of 301 columns, one tile), the message names column 201 and the pivot's value. */
+ * dpotrf); through the factorization of the matrix (one front of 301 columns, one tile), the
+ * message names column 201 and the pivot's value. */
 static void test_potrf_kernel_failed_pivot(void **state) {
   (void)state;
   const int n = 301, bad = 200;

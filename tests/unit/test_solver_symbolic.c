@@ -588,6 +588,16 @@ static void test_analysis_invariants(void **state) {
   }
 }
 
+/* The analysis of A under options o is refused as a bad argument, its message naming `what`, and
+ * no analysis is returned. */
+static void expect_bad_option(const mfs_matrix *A, const mfs_options *o, const char *what) {
+  mfs_symbolic *S = NULL;
+  mfs_error err;
+  assert_int_equal(mfs_analyze(A, o, &S, &err), MFS_ERR_ARG);
+  assert_non_null(strstr(err.msg, what));
+  assert_null(S);
+}
+
 /* Which tile size a front takes: nb below MFS_BIG_FRONT_TILES tiles of rows, nb_big from there
  * when it is set, nb_huge from twice its own size (or nb_huge_from) when that is set. */
 static void test_front_nb(void **state) {
@@ -629,26 +639,17 @@ static void test_front_nb(void **state) {
   mfs_matrix A;
   mfs_error err;
   assert_int_equal(mfs_matrix_generate("lap2d:4", &A, &err), MFS_OK);
-  mfs_symbolic *S = NULL;
   o.nb_big = -1;
-  assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_ERR_ARG);
-  assert_non_null(strstr(err.msg, "nb_big"));
-  assert_null(S);
+  expect_bad_option(&A, &o, "nb_big");
   o.nb_big = 5;
   o.nb_big_from = -1;
-  assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_ERR_ARG);
-  assert_non_null(strstr(err.msg, "nb_big_from"));
-  assert_null(S);
+  expect_bad_option(&A, &o, "nb_big_from");
   o.nb_big_from = 0;
   o.nb_huge = 65537;
-  assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_ERR_ARG);
-  assert_non_null(strstr(err.msg, "nb_huge = 65537"));
-  assert_null(S);
+  expect_bad_option(&A, &o, "nb_huge = 65537");
   o.nb_huge = 9;
   o.nb_huge_from = -2;
-  assert_int_equal(mfs_analyze(&A, &o, &S, &err), MFS_ERR_ARG);
-  assert_non_null(strstr(err.msg, "nb_huge_from = -2"));
-  assert_null(S);
+  expect_bad_option(&A, &o, "nb_huge_from = -2");
   mfs_matrix_free(&A);
 }
 
