@@ -152,6 +152,12 @@ PM_HIDDEN void pm_call_enter_under(pm_loc *L, pm_region_id r, pm_state s, uint32
  * levels folded beyond PM_MAX_DEPTH, or fewer than `keep` levels. */
 PM_HIDDEN int pm_call_pass(pm_loc *L, uint32_t keep, uint64_t t_leave, int out_ctx, pm_state out_state, int in_ctx,
                            pm_state in_state, uint64_t now);
+/* Leaving levels at one instant: the same as popping every level above `depth` at now, then
+ * pm_ctx_set(ctx) and pm_state_set(s) at now, in one step (a team's join: the master leaves its
+ * implicit barrier and the region's node and returns to what it did before the fork). The intervals
+ * after the first pop are empty, so one charge does it all; with observers attached (they must see
+ * each leave and each change) or levels folded beyond PM_MAX_DEPTH, it takes those steps one by one. */
+PM_HIDDEN void pm_call_unwind(pm_loc *L, uint32_t depth, int ctx, pm_state s, uint64_t now);
 /* Region enter/exit without a state change (user regions, codelets whose state is set apart). */
 PM_HIDDEN void pm_region_enter(pm_loc *L, pm_region_id r, uint64_t now);
 PM_HIDDEN void pm_region_exit(pm_loc *L, uint64_t now);

@@ -416,6 +416,22 @@ int pm_call_pass(pm_loc *L, uint32_t keep, uint64_t t_leave, int out_ctx, pm_sta
   L->state = in_state;
   return 1;
 }
+void pm_call_unwind(pm_loc *L, uint32_t depth, int ctx, pm_state s, uint64_t now) {
+  if (PM_UNLIKELY(L->nobs || L->depth > PM_MAX_DEPTH)) {
+    while (L->depth > depth) pop(L, now);
+    pm_ctx_set(L, ctx, now);
+    pm_state_set(L, s, now);
+    return;
+  }
+  charge(L, now);
+  if (L->depth > depth) { /* what the pops leave: the node and stack entry below the lowest one */
+    L->cur = L->stack_node[depth];
+    L->cur_node = pm_loc_node(L, L->cur);
+    L->depth = depth;
+  }
+  L->ctx = ctx ? PM_CTX_PARALLEL : PM_CTX_SERIAL;
+  L->state = s;
+}
 void pm_call_enter(pm_loc *L, pm_region_id r, pm_state s, uint64_t now) { push(L, r, s, L->cur, now); }
 void pm_call_exit(pm_loc *L, uint64_t now) { pop(L, now); }
 void pm_region_enter(pm_loc *L, pm_region_id r, uint64_t now) { push(L, r, (pm_state)L->state, L->cur, now); }

@@ -475,16 +475,30 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   pm_cp_clock own_then = {0, 0, 0}; /* the master's own clock when it left its join barrier, if reported */
   int at_barrier = 0;
   unsigned e = 0; /* the slots' half of that barrier */
-  if (f && f->team == t && f->is_master) {
+  int master_frame = f && f->team == t && f->is_master;
+  /* Without a trace or counters, the master's levels (its implicit task's, then the region's
+   * node) are left and its context and state restored in one step (pm_call_unwind: the same times,
+   * fewer steps); a trace needs each event in its order, counters each transition where it is. */
+  const int one_step = !pm_events_on() && !L->nobs && !(master_frame && f->trace_team != UINT32_MAX);
+  if (master_frame) {
     if ((at_barrier = f->join_exited)) {
       own_then = f->join_own;
       e = f->epoch & 1;
     }
-    frame_close(th, L, f, now);
+    if (one_step) {
+      pm_loc_cp_settle(L);
+      frame_pop(th, f);
+    } else {
+      frame_close(th, L, f, now);
+    }
   }
-  while (L->depth > t->depth0) pm_call_exit(L, now); /* the region node of the fork */
-  pm_event_team_join(L, now);                        /* the trace: after the region's Leave */
-  charge(L, now);
+  if (one_step) {
+    pm_call_unwind(L, t->depth0, (int)t->ctx_saved, (pm_state)t->state_saved, now);
+  } else {
+    while (L->depth > t->depth0) pm_call_exit(L, now); /* the region node of the fork */
+    pm_event_team_join(L, now);                        /* the trace: after the region's Leave */
+    charge(L, now);
+  }
   pm_omp_rstat *r = t->region;
   uint32_t n = __atomic_load_n(&t->nthreads, __ATOMIC_RELAXED);
   uint64_t span = now > t->t_fork ? now - t->t_fork : 0;
@@ -521,8 +535,10 @@ void pm_omp_join(pm_loc *L, pm_omp_team *t, uint64_t now) {
   tasks_max(&m, t, n, 1);
   merge_at(L, at_barrier ? &own_then : &L->cp_own, &m);
   if (at_barrier) pm_omp_merge(L, &m_now);
-  pm_ctx_set(L, (int)t->ctx_saved, now);
-  pm_state_set(L, (pm_state)t->state_saved, now);
+  if (!one_step) {
+    pm_ctx_set(L, (int)t->ctx_saved, now);
+    pm_state_set(L, (pm_state)t->state_saved, now);
+  }
   th->forks--;
 }
 

@@ -572,6 +572,60 @@ static void test_call_pass(void **state) {
   assert_int_equal(pm_cp_process(L).cue, 180);
 }
 
+/* A team's join in one step (pm_call_unwind): popping to a depth, then the context and the state,
+ * at one instant:
+ *   0 serial useful | 10 parallel, enter R (runtime) | 30 useful | 100 enter B (sync_wait)
+ *   | 160 unwind to depth 0, serial useful | 200 parallel, enter R again (runtime)
+ *   | 230 unwind to depth 1 (nothing to pop), parallel useful | 260 unwind to 0, serial idle | 300.
+ * root: serial useful 10 + 40 = 50, serial idle 40; R: runtime 20 + 30 = 50, useful 70 + 30 = 100,
+ * 2 visits (the node the unwind returned to is R's parent: R is found again, not made twice);
+ * B: sync_wait 60, 1 visit. */
+static void test_call_unwind(void **state) {
+  (void)state;
+  pm_loc *L = pm_loc_self();
+  pm_region_id r = pm_region_register("R", PM_PARADIGM_OPENMP, PM_ROLE_FUNCTION);
+  pm_region_id b = pm_region_register("B", PM_PARADIGM_OPENMP, PM_ROLE_BARRIER);
+  pm_ctx_set(L, PM_CTX_PARALLEL, T0 + 10);
+  pm_call_enter(L, r, PM_STATE_RUNTIME, T0 + 10);
+  pm_state_set(L, PM_STATE_USEFUL, T0 + 30);
+  pm_call_enter(L, b, PM_STATE_SYNC_WAIT, T0 + 100);
+  pm_call_unwind(L, 0, PM_CTX_SERIAL, PM_STATE_USEFUL, T0 + 160);
+  assert_int_equal(L->depth, 0);
+  assert_int_equal(L->cur, 0);
+  assert_int_equal(L->ctx, PM_CTX_SERIAL);
+  assert_int_equal(pm_state_get(L), PM_STATE_USEFUL);
+  pm_ctx_set(L, PM_CTX_PARALLEL, T0 + 200);
+  pm_call_enter(L, r, PM_STATE_RUNTIME, T0 + 200);
+  pm_call_unwind(L, 1, PM_CTX_PARALLEL, PM_STATE_USEFUL, T0 + 230);
+  assert_int_equal(L->depth, 1);
+  assert_int_equal(pm_loc_node(L, L->cur)->region, r);
+  pm_call_unwind(L, 0, PM_CTX_SERIAL, PM_STATE_IDLE, T0 + 260);
+  pm_loc_flush(L, T0 + 300);
+  assert_int_equal(L->depth, 0);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_USEFUL], 50);
+  assert_int_equal(L->time[PM_CTX_SERIAL][PM_STATE_IDLE], 40);
+  assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_RUNTIME], 50);
+  assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 100);
+  assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 60);
+  assert_int_equal(pm_loc_node_count(L), 3);
+  const pm_cpnode *root = pm_loc_node(L, 0), *nr = NULL, *nb = NULL;
+  for (uint32_t i = 1; i < 3; i++) {
+    const pm_cpnode *n = pm_loc_node(L, i);
+    if (n->region == r) nr = n;
+    if (n->region == b) nb = n;
+  }
+  assert_non_null(nr);
+  assert_non_null(nb);
+  assert_int_equal(root->time[PM_STATE_USEFUL], 50);
+  assert_int_equal(root->time[PM_STATE_IDLE], 40);
+  assert_int_equal(nr->visits, 2);
+  assert_int_equal(nr->time[PM_STATE_RUNTIME], 50);
+  assert_int_equal(nr->time[PM_STATE_USEFUL], 100);
+  assert_int_equal(nb->visits, 1);
+  assert_int_equal(nb->time[PM_STATE_SYNC_WAIT], 60);
+  assert_int_equal(pm_cp_process(L).cue, 150); /* useful: 50 + 100 */
+}
+
 /* Lamport merge: the clock becomes the componentwise max. */
 static void test_cp_merge(void **state) {
   (void)state;
@@ -1007,6 +1061,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bytes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_parallel_context, setup, teardown),
       cmocka_unit_test_setup_teardown(test_call_pass, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_call_unwind, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cp_merge, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cp_wait_credit, setup, teardown),
       cmocka_unit_test(test_clock_tsc_anchor),

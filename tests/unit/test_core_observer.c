@@ -127,6 +127,26 @@ static void test_two_observers_depth_and_restart(void **state) {
   assert_string_equal(log_buf, "R@7 ");
 }
 
+/* With an observer, a join in one step (pm_call_unwind) is taken step by step, so the observer sees
+ * each leave and the state change: enter R (runtime) at +10, B (sync_wait) at +30, unwind to depth 0
+ * into idle at +50: B's 20 ns charged, then the two leaves (deepest first) and the state change
+ * from the one before R (useful) to idle, with empty charges between them. */
+static void test_unwind_seen_step_by_step(void **state) {
+  (void)state;
+  assert_int_equal(pm_loc_observer_add(&full), 0);
+  assert_int_equal(pm_core_activate(), 1);
+  pm_loc *L = pm_loc_self();
+  pm_region_id r = pm_region_register("R", PM_PARADIGM_OPENMP, PM_ROLE_FUNCTION);
+  pm_region_id b = pm_region_register("B", PM_PARADIGM_OPENMP, PM_ROLE_BARRIER);
+  pm_call_enter(L, r, PM_STATE_RUNTIME, T0 + 10);
+  pm_call_enter(L, b, PM_STATE_SYNC_WAIT, T0 + 30);
+  log_buf[0] = '\0';
+  pm_call_unwind(L, 0, PM_CTX_SERIAL, PM_STATE_IDLE, T0 + 50);
+  assert_string_equal(log_buf, "csync_wait+20 L2@50 cruntime+0 L1@50 cuseful+0 cuseful+0 Suseful>idle@50 ");
+  assert_int_equal(L->depth, 0);
+  assert_int_equal(pm_state_get(L), PM_STATE_IDLE);
+}
+
 /* An observer added after a location registered does not apply to it; a fifth one is refused. */
 static void test_late_and_too_many(void **state) {
   (void)state;
@@ -144,6 +164,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_callbacks_in_order, setup, teardown),
       cmocka_unit_test_setup_teardown(test_two_observers_depth_and_restart, setup, teardown),
       cmocka_unit_test_setup_teardown(test_late_and_too_many, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unwind_seen_step_by_step, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
