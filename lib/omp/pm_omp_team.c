@@ -311,11 +311,10 @@ static void frame_close(pm_omp_thread *th, pm_loc *L, pm_omp_frame *f, uint64_t 
     while (L->depth > f->depth0 + !f->is_master) pm_call_exit(L, t);
     pm_event_team_end(L, f->trace_team, t);
   }
-  while (L->depth > f->depth0) pm_call_exit(L, t);
-  if (!f->is_master) {
-    pm_ctx_set(L, (int)f->ctx_saved, t);
-    pm_state_set(L, (pm_state)f->state_saved, t);
-  }
+  if (f->is_master)
+    while (L->depth > f->depth0) pm_call_exit(L, t);
+  else /* the pops, the context and the state at t, in one step */
+    pm_call_unwind(L, f->depth0, (int)f->ctx_saved, (pm_state)f->state_saved, t);
   frame_pop(th, f);
 }
 
