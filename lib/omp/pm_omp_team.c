@@ -223,7 +223,10 @@ static pm_omp_team *team_get(pm_omp_thread *th, uint32_t cap) {
 pm_omp_team *pm_omp_fork(pm_loc *L, const void *code, uint32_t cap, uint64_t now) {
   pm_omp_thread *th = pm_omp_thread_of(L);
   if (!th || th->overflow || th->forks >= PM_OMP_MAX_NEST) return NULL;
-  pm_omp_rstat *r = pm_omp_region_get(code);
+  /* a loop of one region (the common case) forks the same code again: its statistics are those of
+   * the team's last fork, without the registry's lookup (the registry outlives the teams) */
+  const pm_omp_team *last = th->team_cache[th->forks];
+  pm_omp_rstat *r = last && last->code == code && last->region ? last->region : pm_omp_region_get(code);
   pm_omp_team *t = r ? team_get(th, cap) : NULL;
   if (!t) return NULL;
   th->forks++;
