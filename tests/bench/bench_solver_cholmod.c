@@ -5,8 +5,11 @@
  * interleaved so that machine noise hits both alike. Prints times (min and median), GFlop/s on the
  * exact factor's flops, nnz(L), peak memory and the ratios.
  *
- * Both use the same OpenBLAS instance: set OPENBLAS_CORETYPE (e.g. SkylakeX) in the environment and
- * it applies to both. A tuning aid for the sequential executor (tile size, amalgamation); the 1- and
+ * Both use the same OpenBLAS instance, with the kernels mfsolve runs with: where OpenBLAS chose an
+ * older kernel set than the CPU supports, the program starts itself again with a better one, as
+ * mfsolve does (solver/mfs_blas_core.c; without that, on a VM that hides the CPU model, both ran
+ * OpenBLAS's SSE3 kernels at a sixth of the speed). OPENBLAS_CORETYPE in the environment overrides
+ * the choice for both. A tuning aid for the sequential executor (tile size, amalgamation); the 1- and
  * 2-core comparison with CHOLMOD and MUMPS that `make bench` runs is bench_solver_compare.
  * Build and run: make -C tests bench/bench_solver_cholmod && tests/bench/bench_solver_cholmod
  * Usage: bench_solver_cholmod [--ordering metis|amd] [--nb N] [--amalg T] [--reps R] [SPEC...]
@@ -114,6 +117,7 @@ int main(int argc, char **argv) {
     setenv("OMP_THREAD_LIMIT", "1", 0);
     execv("/proc/self/exe", argv);
   }
+  mfs_blas_core_restart(argv); /* the kernels mfsolve runs with (may start the program again) */
   openblas_set_num_threads(1);
   mfs_options opt;
   mfs_options_default(&opt);
@@ -144,13 +148,11 @@ int main(int argc, char **argv) {
     specs = defaults;
     nspecs = 3;
   }
-  const char *core = getenv("OPENBLAS_CORETYPE");
   printf("# mfsolve (sequential multifrontal, nb %d, amalg %.2f) vs CHOLMOD %d.%d.%d supernodal; ordering %s "
-         "given to both; 1 BLAS thread, OMP_NUM_THREADS=%s, OMP_THREAD_LIMIT=%s; OPENBLAS_CORETYPE=%s; %d interleaved "
-         "runs each\n",
+         "given to both; 1 BLAS thread, OMP_NUM_THREADS=%s, OMP_THREAD_LIMIT=%s; %s; %d interleaved runs each\n",
          opt.nb, opt.amalg, CHOLMOD_MAIN_VERSION, CHOLMOD_SUB_VERSION, CHOLMOD_SUBSUB_VERSION,
-         mfs_ordering_name(opt.ordering), getenv("OMP_NUM_THREADS"), getenv("OMP_THREAD_LIMIT"),
-         core ? core : "(unset)", reps);
+         mfs_ordering_name(opt.ordering), getenv("OMP_NUM_THREADS"), getenv("OMP_THREAD_LIMIT"), mfs_blas_core_note(),
+         reps);
   for (int a = 0; a < nspecs; a++) {
     mfs_matrix A;
     mfs_error err;
