@@ -20,7 +20,9 @@
 #   ref: another libpopmeter.so (critical path on) when POPMETER_BENCH_REF names one: an older
 #        build, to compare two versions in the same interleaved runs; the column pm-ref is then the
 #        median over the repetitions of (popmeter - ref) within one repetition: paired runs, adjacent
-#        in time, see differences of 50-300 ns that min / median of the columns miss on a noisy host.
+#        in time (in alternating order), see differences of 50-300 ns that min / median of the columns
+#        miss on a noisy host. Its own noise: the same library as both, 41 repetitions, came out at
+#        +101 and -87 ns for the libomp region and +5 and +14 for the libgomp one on the development VM.
 # A run is killed after BENCH_RUN_TIMEOUT seconds (default 120) and left out.
 # Each cell is the time a configuration adds per event over base: min(config) - min(base) and
 # median(config) - median(base), in ns. Runs are started with "chrt -f 20" when allowed (root),
@@ -52,7 +54,7 @@ while [ $# -gt 0 ]; do
   --load) LOAD=1 ;;
   --instructions) INSTR=1 ;;
   --functions) INSTR=1 FUNCS=$2; shift ;;
-  -h | --help) sed -n '2,40p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,/^set -u$/{/^set -u$/!p}' "$0"; exit 0 ;;
   *) EVENTS+=("$1") ;;
   esac
   shift
@@ -251,7 +253,16 @@ while IFS='|' read -r id prog arg n _calls label; do
   f=$(floor_tool "$prog")
   [ -n "$f" ] && [ -r "$BENCH_DIR/$f" ] && cfgs+=(floor)
   for r in $(seq "$REPS"); do
-    for c in "${cfgs[@]}"; do
+    order=("${cfgs[@]}")
+    # popmeter and ref swap places every other repetition: still adjacent, and neither always runs
+    # second, so that what a run's place after another does to it (caches, the clock's ramp) cannot
+    # favour one of the two in pm-ref
+    if [ -n "$REF" ] && [ $((r % 2)) = 0 ]; then
+      for i in "${!order[@]}"; do
+        case ${order[$i]} in popmeter) order[$i]=ref ;; ref) order[$i]=popmeter ;; esac
+      done
+    fi
+    for c in "${order[@]}"; do
       v=$(run "$c" "$prog" "$arg" "$n")
       [ -n "$v" ] && echo "$id|$c|$v|$r" >>"$RESULTS"
     done
