@@ -111,8 +111,9 @@ PM_HIDDEN uint32_t pm_loc_id(const pm_loc *L);
 /* Registers a location that is not a thread (a device stream); it is fed by explicit timestamps. */
 PM_HIDDEN pm_loc *pm_loc_create_virtual(pm_loc_role role, const char *name);
 /* A thread that existed, idle, before its first event (a task-runtime worker started during the
- * runtime's initialisation): moves the location's registration back to t and starts it in state s,
- * provided nothing was charged to it yet; otherwise only switches it to s at 'now'. */
+ * runtime's initialisation): moves the location's registration back to t (or leaves it, t equal
+ * to it) and starts it in state s, provided nothing was charged to it yet; otherwise only switches it
+ * to s at 'now'. */
 PM_HIDDEN void pm_loc_backdate(pm_loc *L, uint64_t t, pm_state s, uint64_t now);
 /* Called on every new thread location right after its registration, on that thread (adapters use
  * it to recognise threads they do not create, e.g. StarPU-MPI's progress thread by its name). */

@@ -244,8 +244,8 @@ void pm_set_in_tool(int v) { pm_tls_guard = v; }
 pm_loc *pm_loc_create_virtual(pm_loc_role role, const char *name) { return loc_new(role, name, 1); }
 
 void pm_loc_backdate(pm_loc *L, uint64_t t, pm_state s, uint64_t now) {
-  if (L->t_last == L->t_registered && L->depth == 0 && t < L->t_registered) {
-    L->t_registered = L->t_last = t; /* nothing charged yet: the interval simply starts earlier */
+  if (L->t_last == L->t_registered && L->depth == 0 && t <= L->t_registered) {
+    L->t_registered = L->t_last = t; /* nothing charged yet: the interval simply starts at t */
     L->state = s;
   } else {
     pm_state_set(L, s, now);
