@@ -505,6 +505,13 @@ static void test_parallel_context(void **state) {
   assert_int_equal(pm_cp_process(L).com, 100);
 }
 
+/* The node of L for region r (the first one), or NULL. */
+static const pm_cpnode *node_of(const pm_loc *L, pm_region_id r) {
+  for (uint32_t i = 0; i < pm_loc_node_count(L); i++)
+    if (pm_loc_node(L, i)->region == r) return pm_loc_node(L, i);
+  return NULL;
+}
+
 /* A member passing from one instance of region R to the next in R's node (pm_call_pass):
  *   0 idle | 50 parallel, enter R (useful) | 120 enter B (sync_wait) | 140 enter C (runtime)
  *   | pass at 200, left at 170 | 260 enter B | pass at 300, left at 280 | 300 useful | pass at
@@ -552,13 +559,7 @@ static void test_call_pass(void **state) {
   assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_RUNTIME], 30);
   assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_IDLE], 0);
   assert_int_equal(pm_loc_node_count(L), 4);
-  const pm_cpnode *root = pm_loc_node(L, 0), *nr = NULL, *nb = NULL, *nc = NULL;
-  for (uint32_t i = 1; i < 4; i++) {
-    const pm_cpnode *n = pm_loc_node(L, i);
-    if (n->region == r) nr = n;
-    if (n->region == b) nb = n;
-    if (n->region == c) nc = n;
-  }
+  const pm_cpnode *root = pm_loc_node(L, 0), *nr = node_of(L, r), *nb = node_of(L, b), *nc = node_of(L, c);
   assert_non_null(nr);
   assert_non_null(nb);
   assert_non_null(nc);
@@ -608,12 +609,7 @@ static void test_call_unwind(void **state) {
   assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_USEFUL], 100);
   assert_int_equal(L->time[PM_CTX_PARALLEL][PM_STATE_SYNC_WAIT], 60);
   assert_int_equal(pm_loc_node_count(L), 3);
-  const pm_cpnode *root = pm_loc_node(L, 0), *nr = NULL, *nb = NULL;
-  for (uint32_t i = 1; i < 3; i++) {
-    const pm_cpnode *n = pm_loc_node(L, i);
-    if (n->region == r) nr = n;
-    if (n->region == b) nb = n;
-  }
+  const pm_cpnode *root = pm_loc_node(L, 0), *nr = node_of(L, r), *nb = node_of(L, b);
   assert_non_null(nr);
   assert_non_null(nb);
   assert_int_equal(root->time[PM_STATE_USEFUL], 50);
